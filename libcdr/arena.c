@@ -1,0 +1,86 @@
+/* arena.c - decode arenas: bump allocation from blocks that double in size. */
+#include "internal.h"
+#include <cdr/arena.h>
+
+struct cdr_arena_block {
+  cdr_arena_block *next;
+  size_t size;              /* octets after the header */
+  max_align_t data[];
+};
+
+#define ARENA_FIRST_BLOCK 4096
+#define ARENA_MAX_BLOCK (1u << 22)
+
+void cdr_arena_init(cdr_arena *a, const cdr_allocator *alloc)
+{
+  a->cur = a->lim = NULL;
+  a->blocks = NULL;
+  a->block_size = ARENA_FIRST_BLOCK;
+  a->used = 0;
+  a->max = SIZE_MAX;
+  a->alloc = cdr__alloc_or_global(alloc);
+}
+
+void cdr_arena_set_max(cdr_arena *a, size_t max) { a->max = max; }
+
+void cdr_arena_free(cdr_arena *a)
+{
+  cdr_arena_block *b = a->blocks;
+  while (b) {
+    cdr_arena_block *next = b->next;
+    cdr__free(a->alloc, b);
+    b = next;
+  }
+  a->blocks = NULL;
+  a->cur = a->lim = NULL;
+  a->used = 0;
+  a->block_size = ARENA_FIRST_BLOCK;
+}
+
+void cdr_arena_reset(cdr_arena *a)
+{
+  /* Blocks are newest first and grow, so the head is the largest: keep it. */
+  cdr_arena_block *keep = a->blocks;
+  if (keep) {
+    cdr_arena_block *b = keep->next;
+    while (b) {
+      cdr_arena_block *next = b->next;
+      cdr__free(a->alloc, b);
+      b = next;
+    }
+    keep->next = NULL;
+    a->cur = (uint8_t *)keep->data;
+    a->lim = a->cur + keep->size;
+  }
+  a->used = 0;
+}
+
+void *cdr_arena__alloc_slow(cdr_arena *a, size_t size, size_t align)
+{
+  if (size > a->max - a->used)
+    return NULL;
+  /* Room in the current block was checked by the inline path; a new block
+   * is needed.  Big requests get a block of their own size. */
+  size_t want = size + align;
+  size_t bsize = a->block_size;
+  while (bsize < want && bsize < ARENA_MAX_BLOCK)
+    bsize *= 2;
+  if (bsize < want)
+    bsize = want;
+  if (bsize > SIZE_MAX - sizeof(cdr_arena_block))
+    return NULL;
+  cdr_arena_block *b = cdr__malloc(a->alloc, sizeof(cdr_arena_block) + bsize);
+  if (!b)
+    return NULL;
+  b->size = bsize;
+  b->next = a->blocks;
+  a->blocks = b;
+  if (a->block_size < ARENA_MAX_BLOCK)
+    a->block_size = bsize * 2 < ARENA_MAX_BLOCK ? bsize * 2 : ARENA_MAX_BLOCK;
+  a->cur = (uint8_t *)b->data;
+  a->lim = a->cur + bsize;
+  uintptr_t p = ((uintptr_t)a->cur + (align - 1)) & ~(uintptr_t)(align - 1);
+  a->cur = (uint8_t *)(p + size);
+  a->used += size;
+  return (void *)p;
+}

@@ -1,0 +1,589 @@
+/* in.c - the CDR input stream: errors, strings, wide strings, bulk arrays,
+ * sequences, encapsulations.  The primitive readers are inline in cdr/in.h. */
+#include "internal.h"
+#include "ext.h"
+#include <cdr/in.h>
+
+static int in_setup(cdr_in *i, const void *buf, size_t len, const cdr_opts *opts)
+{
+  memset(i, 0, offsetof(cdr_in, encap));
+  if (opts)
+    i->opts = *opts;
+  else
+    cdr_opts_default(&i->opts);
+  i->buf = buf;
+  i->len = i->end = len;
+  int rc = cdr__opts_check(&i->opts);
+  if (rc == CDR_OK && !buf && len)
+    rc = CDR_E_INVALID;
+  if (rc != CDR_OK)
+    cdr_in_fail(i, rc, "invalid stream options");
+  return rc;
+}
+
+static void in_set_order(cdr_in *i, int order)
+{
+  i->order = (uint8_t)order;
+  i->opts.byte_order = (uint8_t)order;
+  i->swap = order != CDR_HOST_ORDER;
+}
+
+int cdr_in_init(cdr_in *i, const void *buf, size_t len, int byte_order, const cdr_opts *opts)
+{
+  int rc = in_setup(i, buf, len, opts);
+  if (byte_order != CDR_BIG_ENDIAN && byte_order != CDR_LITTLE_ENDIAN) {
+    in_set_order(i, CDR_HOST_ORDER);
+    return cdr_in_fail(i, CDR_E_INVALID, "byte order must be 0 or 1");
+  }
+  in_set_order(i, byte_order);
+  return rc;
+}
+
+int cdr_in_init_encap(cdr_in *i, const void *buf, size_t len, const cdr_opts *opts)
+{
+  int rc = in_setup(i, buf, len, opts);
+  in_set_order(i, CDR_HOST_ORDER);
+  if (rc != CDR_OK)
+    return rc;
+  uint8_t bo = cdr_get_octet(i);
+  if (i->status != CDR_OK)
+    return i->status;
+  if (bo > 1)
+    return cdr_in_fail(i, CDR_E_VALUE, "encapsulation byte-order octet other than 0 or 1");
+  in_set_order(i, bo);
+  return CDR_OK;
+}
+
+void cdr_in_close(cdr_in *i)
+{
+  if (i->closed)
+    return;
+  if (i->ext) {
+    ((cdr__ext *)i->ext)->release(i->ext);
+    i->ext = NULL;
+  }
+  cdr_in_fail(i, CDR_E_STATE, "stream closed");
+  i->closed = 1;
+}
+
+int cdr_in_fail(cdr_in *i, int err, const char *msg)
+{
+  if (i->status == CDR_OK && err != CDR_OK) {
+    i->status = err;
+    i->err_pos = i->pos;
+    i->err_msg = msg ? msg : cdr_strerror(err);
+    i->end = i->pos;
+  }
+  return i->status;
+}
+
+/* Inside a chunked value the fast path's end is the current chunk's end.
+ * When a read finds the chunk used up (the position, after alignment, at or
+ * past the chunk's end), the next long must be another chunk's length
+ * (1..0x7ffffeff, CORBA 3.x "Value Chunking"); anything else (an end tag, a
+ * nested value's tag) means the value's state ends before what the reader
+ * expects. */
+int cdr__chunk_next(cdr_in *i)
+{
+  size_t q = i->end + ((i->origin - i->end) & 3);
+  if (q > i->chunk_lim || i->chunk_lim - q < 4)
+    return cdr_in_fail(i, CDR_E_SHORT, "input ends inside a chunked value");
+  uint32_t u;
+  memcpy(&u, i->buf + q, 4);
+  if (i->swap)
+    u = __builtin_bswap32(u);
+  if (u == 0 || u >= 0x7fffff00u) {
+    i->pos = q;
+    return cdr_in_fail(i, CDR_E_TAG, u == 0 ? "chunk length 0"
+                                            : "value state ends before the data read");
+  }
+  if (u > i->chunk_lim - q - 4) {
+    i->pos = q;
+    return cdr_in_fail(i, CDR_E_LENGTH, "chunk longer than what remains");
+  }
+  i->pos = q + 4;
+  i->end = i->pos + u;
+  return CDR_OK;
+}
+
+const uint8_t *cdr_in__slow(cdr_in *i, size_t n, size_t align)
+{
+  if (i->in_chunk && i->status == CDR_OK) {
+    size_t pad = (i->origin - i->pos) & (align - 1);
+    if (i->pos + pad >= i->end) {
+      if (cdr__chunk_next(i) != CDR_OK)
+        return NULL;
+      return cdr_in__take(i, n, align);
+    }
+    cdr_in_fail(i, CDR_E_TAG, "primitive split across value chunks");
+    return NULL;
+  }
+  cdr_in_fail(i, CDR_E_SHORT, i->depth ? "read past the end of an encapsulation"
+                                       : "read past the end of the input");
+  return NULL;
+}
+
+int cdr_in_set_origin(cdr_in *i, size_t pos)
+{
+  if (i->depth)
+    return cdr_in_fail(i, CDR_E_STATE, "origin moved inside an encapsulation");
+  i->origin = pos;
+  return i->status;
+}
+
+int cdr_in_seek(cdr_in *i, size_t pos)
+{
+  if (i->status != CDR_OK)
+    return i->status;
+  if (pos > i->end)
+    return cdr_in_fail(i, CDR_E_LENGTH, "seek past the end");
+  i->pos = pos;
+  return CDR_OK;
+}
+
+void cdr_in_align(cdr_in *i, size_t align)
+{
+  if (align > 1)
+    (void)cdr_in__take(i, 0, align);
+}
+
+const uint8_t *cdr_get_raw_view(cdr_in *i, size_t n)
+{
+  return cdr_in__take(i, n, 1);
+}
+
+/* ---------------------------------------------------------------- bulk */
+
+/* Octets that may still follow: inside a chunked value, up to the limit of
+ * all its chunks (for bounding counts before allocation). */
+static size_t n_pad(const cdr_in *i, size_t align)
+{
+  return (i->origin - i->pos) & (align - 1);
+}
+
+static size_t in_left(const cdr_in *i)
+{
+  return i->in_chunk ? i->chunk_lim - i->pos : i->end - i->pos;
+}
+
+/* Before a bulk read: a used-up chunk moves to the next one, so that bulk
+ * data may start a chunk (it may not span two). */
+static int in_bulk_start(cdr_in *i, size_t align)
+{
+  if (i->in_chunk && i->status == CDR_OK && n_pad(i, align) + i->pos >= i->end)
+    return cdr__chunk_next(i);
+  return i->status;
+}
+
+int cdr_get_array(cdr_in *i, void *dst, size_t n, size_t esize)
+{
+  if (esize != 1 && esize != 2 && esize != 4 && esize != 8)
+    return cdr_in_fail(i, CDR_E_INVALID, "array element size not 1, 2, 4 or 8");
+  if (n && in_bulk_start(i, esize) != CDR_OK)
+    return i->status;
+  if (n > (i->end - i->pos) / esize) {
+    /* Still align first so the error offset is where the data would be. */
+    cdr_in_align(i, esize);
+    return cdr_in_fail(i, CDR_E_SHORT, "array longer than the input");
+  }
+  const uint8_t *p = cdr_in__take(i, n * esize, esize);
+  if (!p)
+    return i->status;
+  if (!n)
+    return CDR_OK;
+  if (i->swap && esize > 1)
+    cdr__swap_copy(dst, p, n, esize);
+  else
+    memcpy(dst, p, n * esize);
+  return CDR_OK;
+}
+
+int cdr_get_array_boolean(cdr_in *i, bool *dst, size_t n)
+{
+  if (n && in_bulk_start(i, 1) != CDR_OK)
+    return i->status;
+  if (n > i->end - i->pos)
+    return cdr_in_fail(i, CDR_E_SHORT, "boolean array longer than the input");
+  const uint8_t *p = i->buf + i->pos;
+  for (size_t k = 0; k < n; k++)
+    if (p[k] > 1) {
+      i->pos += k;
+      return cdr_in_fail(i, CDR_E_VALUE, "boolean octet other than 0 or 1");
+    }
+  for (size_t k = 0; k < n; k++)
+    dst[k] = p[k] != 0;
+  i->pos += n;
+  return CDR_OK;
+}
+
+uint32_t cdr_get_seq_count(cdr_in *i, size_t min_esize)
+{
+  size_t at = i->pos;
+  uint32_t n = cdr_get_ulong(i);
+  if (i->status != CDR_OK)
+    return 0;
+  if ((uint64_t)n * (uint64_t)min_esize > (uint64_t)in_left(i)) {
+    i->pos = at;
+    cdr_in_fail(i, CDR_E_LENGTH, "sequence count exceeds the octets that remain");
+    return 0;
+  }
+  if (n > i->opts.max_seq) {
+    i->pos = at;
+    cdr_in_fail(i, CDR_E_LIMIT, "sequence count exceeds the configured maximum");
+    return 0;
+  }
+  return n;
+}
+
+static void *in_alloc(cdr_in *i, size_t size, size_t align)
+{
+  if (!i->arena) {
+    cdr_in_fail(i, CDR_E_STATE, "no arena to decode into");
+    return NULL;
+  }
+  void *p = cdr_arena_alloc(i->arena, size ? size : 1, align);
+  if (!p)
+    cdr_in_fail(i, CDR_E_NOMEM, "arena allocation failed");
+  return p;
+}
+
+void *cdr_get_seq(cdr_in *i, size_t esize, uint32_t *n)
+{
+  if (esize != 1 && esize != 2 && esize != 4 && esize != 8) {
+    cdr_in_fail(i, CDR_E_INVALID, "sequence element size not 1, 2, 4 or 8");
+    return NULL;
+  }
+  uint32_t cnt = cdr_get_seq_count(i, esize);
+  if (i->status != CDR_OK)
+    return NULL;
+  void *d = in_alloc(i, (size_t)cnt * esize, esize < 8 ? esize : 8);
+  if (!d || cdr_get_array(i, d, cnt, esize) != CDR_OK)
+    return NULL;
+  *n = cnt;
+  return d;
+}
+
+int cdr_get_octets_view(cdr_in *i, const uint8_t **data, uint32_t *n)
+{
+  uint32_t cnt = cdr_get_seq_count(i, 1);
+  if (i->status != CDR_OK)
+    return i->status;
+  const uint8_t *p = cdr_in__take(i, cnt, 1);
+  if (!p)
+    return i->status;
+  *data = p;
+  *n = cnt;
+  return CDR_OK;
+}
+
+/* ---------------------------------------------------------------- encapsulation */
+
+int cdr_in_begin_encap(cdr_in *i)
+{
+  if (i->status != CDR_OK)
+    return i->status;
+  if (i->depth >= CDR_ENCAP_MAX || i->depth >= i->opts.max_depth)
+    return cdr_in_fail(i, CDR_E_LIMIT, "encapsulations nested too deeply");
+  size_t at = i->pos;
+  uint32_t len = cdr_get_ulong(i);
+  if (i->status != CDR_OK)
+    return i->status;
+  if (len == 0 || len > i->end - i->pos) {
+    i->pos = at;
+    return cdr_in_fail(i, CDR_E_LENGTH, len ? "encapsulation longer than what remains"
+                                            : "encapsulation of length 0 has no byte-order octet");
+  }
+  uint8_t bo = i->buf[i->pos];
+  if (bo > 1)
+    return cdr_in_fail(i, CDR_E_VALUE, "encapsulation byte-order octet other than 0 or 1");
+  unsigned d = i->depth++;
+  i->encap[d].end = i->end;
+  i->encap[d].origin = i->origin;
+  i->encap[d].order = i->order;
+  i->encap[d].swap = i->swap;
+  i->origin = i->pos;
+  i->end = i->pos + len;
+  i->pos++;
+  in_set_order(i, bo);
+  return CDR_OK;
+}
+
+int cdr_in_end_encap(cdr_in *i)
+{
+  if (i->status != CDR_OK)
+    return i->status;
+  if (!i->depth)
+    return cdr_in_fail(i, CDR_E_STATE, "end of an encapsulation that was not begun");
+  unsigned d = --i->depth;
+  i->pos = i->end;
+  i->end = i->encap[d].end;
+  i->origin = i->encap[d].origin;
+  in_set_order(i, i->encap[d].order);
+  return CDR_OK;
+}
+
+/* ---------------------------------------------------------------- long double, fixed */
+
+long double cdr_get_longdouble(cdr_in *i)
+{
+  const uint8_t *p = cdr_in__take(i, 16, 8);
+  if (!p)
+    return 0;
+  cdr_u128 b = cdr_u128_load(p, i->order == CDR_LITTLE_ENDIAN);
+  if (!(i->opts.flags & CDR_F_LDOUBLE_X87))
+    return cdr_ldouble_from_binary128(b);
+  long double v = 0;
+  if (cdr_ldouble_from_x87pad(b, &v) != CDR_OK) {
+    i->pos -= 16;
+    cdr_in_fail(i, CDR_E_VALUE, "x87 long double encoding no FPU produces");
+    return 0;
+  }
+  return v;
+}
+
+int cdr_get_fixed(cdr_in *i, unsigned digits, int scale, cdr_fixed *f)
+{
+  if (digits < 1 || digits > 31 || scale < 0 || scale > (int)digits)
+    return cdr_in_fail(i, CDR_E_INVALID, "fixed digits/scale out of range");
+  size_t n = (digits + 2) / 2;
+  const uint8_t *p = cdr_in__take(i, n, 1);
+  if (!p)
+    return i->status;
+  cdr_fixed tmp;
+  int rc = cdr_fixed_decode(p, n, digits, scale, &tmp);
+  if (rc != CDR_OK) {
+    i->pos -= n;
+    return cdr_in_fail(i, rc, "malformed fixed-point packed decimal");
+  }
+  *f = tmp;
+  return CDR_OK;
+}
+
+/* ---------------------------------------------------------------- strings */
+
+int cdr_get_string_view(cdr_in *i, const char **s, uint32_t *len)
+{
+  size_t at = i->pos;
+  uint32_t n = cdr_get_ulong(i);
+  if (i->status != CDR_OK)
+    return i->status;
+  if (n == 0) {
+    if (i->opts.flags & CDR_F_LENIENT_EMPTY_STRING) {
+      *s = "";
+      if (len)
+        *len = 0;
+      return CDR_OK;
+    }
+    i->pos = at;
+    return cdr_in_fail(i, CDR_E_STRING, "string length 0 (no terminating NUL)");
+  }
+  if (n > i->end - i->pos) {
+    i->pos = at;
+    return cdr_in_fail(i, CDR_E_LENGTH, "string length exceeds the octets that remain");
+  }
+  if (n > i->opts.max_string) {
+    i->pos = at;
+    return cdr_in_fail(i, CDR_E_LIMIT, "string length exceeds the configured maximum");
+  }
+  const char *p = (const char *)i->buf + i->pos;
+  if (p[n - 1] != 0) {
+    i->pos = at;
+    return cdr_in_fail(i, CDR_E_STRING, "string not terminated by NUL");
+  }
+  if (n > 1 && memchr(p, 0, n - 1)) {
+    i->pos = at;
+    return cdr_in_fail(i, CDR_E_STRING, "NUL inside a string");
+  }
+  i->pos += n;
+  *s = p;
+  if (len)
+    *len = n - 1;
+  return CDR_OK;
+}
+
+char *cdr_get_string(cdr_in *i, uint32_t *len)
+{
+  const char *v;
+  uint32_t n;
+  if (cdr_get_string_view(i, &v, &n) != CDR_OK)
+    return NULL;
+  if (i->opts.ncs_c != i->opts.tcs_c)
+    return cdr__get_string_convert(i, v, n, len);
+  char *d = in_alloc(i, (size_t)n + 1, 1);
+  if (!d)
+    return NULL;
+  memcpy(d, v, n);
+  d[n] = 0;
+  if (len)
+    *len = n;
+  return d;
+}
+
+static int in_wide_ok(cdr_in *i)
+{
+  if (i->status != CDR_OK)
+    return 0;
+  if (i->opts.giop_minor == 0) {
+    cdr_in_fail(i, CDR_E_UNSUPPORTED, "wchar/wstring not allowed in GIOP 1.0");
+    return 0;
+  }
+  if (i->opts.tcs_w == 0) {
+    cdr_in_fail(i, CDR_E_CODESET, "no wchar transmission code set negotiated");
+    return 0;
+  }
+  return 1;
+}
+
+static inline uint16_t unit_at(const uint8_t *p, int be)
+{
+  return be ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+}
+
+/* Decode COUNT UTF-16 units at P into D (room for COUNT code points),
+ * combining surrogate pairs.  Returns the number of code points, or -1
+ * (error recorded) on a lone surrogate. */
+static long utf16_decode(cdr_in *i, const uint8_t *p, size_t count, int be, cdr_wchar *d)
+{
+  size_t k = 0, out = 0;
+  int replace = (i->opts.flags & CDR_F_WCHAR_REPLACE_INVALID) != 0;
+  while (k < count) {
+    uint32_t u = unit_at(p + 2 * k, be);
+    k++;
+    if (u >= 0xD800 && u <= 0xDBFF && k < count) {
+      uint32_t v = unit_at(p + 2 * k, be);
+      if (v >= 0xDC00 && v <= 0xDFFF) {
+        k++;
+        d[out++] = 0x10000 + ((u - 0xD800) << 10) + (v - 0xDC00);
+        continue;
+      }
+    }
+    if (u >= 0xD800 && u <= 0xDFFF) {
+      if (!replace) {
+        cdr_in_fail(i, CDR_E_CODESET, "lone UTF-16 surrogate");
+        return -1;
+      }
+      u = 0xFFFD;
+    }
+    d[out++] = u;
+  }
+  return (long)out;
+}
+
+cdr_wchar cdr_get_wchar(cdr_in *i)
+{
+  if (!in_wide_ok(i))
+    return 0;
+  uint32_t u;
+  if (i->opts.giop_minor >= 2) {
+    size_t at = i->pos;
+    uint8_t n = cdr_get_octet(i);
+    if (i->status != CDR_OK)
+      return 0;
+    if (n != 2 && n != 4) {
+      i->pos = at;
+      cdr_in_fail(i, CDR_E_LENGTH, "wchar octet count not 2 or 4");
+      return 0;
+    }
+    const uint8_t *p = cdr_in__take(i, n, 1);
+    if (!p)
+      return 0;
+    int be = !(i->opts.flags & CDR_F_WCHAR_NOBOM_STREAM_ORDER) || i->order == CDR_BIG_ENDIAN;
+    if (n == 4) {
+      if (p[0] == 0xFE && p[1] == 0xFF)
+        be = 1;
+      else if (p[0] == 0xFF && p[1] == 0xFE)
+        be = 0;
+      else {
+        cdr_in_fail(i, CDR_E_CODESET, "wchar of 4 octets without a byte-order mark");
+        return 0;
+      }
+      p += 2;
+    }
+    u = unit_at(p, be);
+  } else {
+    u = cdr_get_ushort(i);
+  }
+  if (u >= 0xD800 && u <= 0xDFFF) {
+    if (!(i->opts.flags & CDR_F_WCHAR_REPLACE_INVALID)) {
+      cdr_in_fail(i, CDR_E_CODESET, "wchar is a UTF-16 surrogate");
+      return 0;
+    }
+    u = 0xFFFD;
+  }
+  return u;
+}
+
+cdr_wchar *cdr_get_wstring(cdr_in *i, uint32_t *len)
+{
+  if (!in_wide_ok(i))
+    return NULL;
+  size_t at = i->pos;
+  uint32_t n = cdr_get_ulong(i);
+  if (i->status != CDR_OK)
+    return NULL;
+  int gi12 = i->opts.giop_minor >= 2;
+  uint64_t octets = gi12 ? n : (uint64_t)n * 2;
+  if (!gi12 && n == 0 && !(i->opts.flags & CDR_F_LENIENT_EMPTY_STRING)) {
+    i->pos = at;
+    cdr_in_fail(i, CDR_E_STRING, "GIOP 1.1 wstring length 0 (no terminating NUL)");
+    return NULL;
+  }
+  if (gi12 && (n & 1)) {
+    i->pos = at;
+    cdr_in_fail(i, CDR_E_LENGTH, "wstring octet length is odd");
+    return NULL;
+  }
+  /* GIOP 1.1 units are aligned on 2 (only after a zero-length string
+   * could the padding matter, and then there are no units). */
+  size_t pad = gi12 || !n ? 0 : ((i->origin - i->pos) & 1);
+  if (octets + pad > i->end - i->pos) {
+    i->pos = at;
+    cdr_in_fail(i, CDR_E_LENGTH, "wstring length exceeds the octets that remain");
+    return NULL;
+  }
+  if (octets > i->opts.max_string) {
+    i->pos = at;
+    cdr_in_fail(i, CDR_E_LIMIT, "wstring length exceeds the configured maximum");
+    return NULL;
+  }
+  const uint8_t *p = cdr_in__take(i, (size_t)octets, gi12 ? 1 : 2);
+  if (!p)
+    return NULL;
+  size_t units = (size_t)octets / 2;
+  int be;
+  if (gi12) {
+    be = !(i->opts.flags & CDR_F_WCHAR_NOBOM_STREAM_ORDER) || i->order == CDR_BIG_ENDIAN;
+    if (units && p[0] == 0xFE && p[1] == 0xFF) {
+      be = 1;
+      p += 2;
+      units--;
+    } else if (units && p[0] == 0xFF && p[1] == 0xFE) {
+      be = 0;
+      p += 2;
+      units--;
+    }
+  } else {
+    be = i->order == CDR_BIG_ENDIAN;
+    if (unit_at(p + 2 * (units - 1), be) != 0) {
+      i->pos = at;
+      cdr_in_fail(i, CDR_E_STRING, "GIOP 1.1 wstring not terminated by NUL");
+      return NULL;
+    }
+    units--;
+  }
+  cdr_wchar *d = in_alloc(i, (units + 1) * sizeof(cdr_wchar), sizeof(cdr_wchar));
+  if (!d)
+    return NULL;
+  long cps = utf16_decode(i, p, units, be, d);
+  if (cps < 0)
+    return NULL;
+  for (long k = 0; k < cps; k++)
+    if (d[k] == 0) {
+      cdr_in_fail(i, CDR_E_STRING, "NUL inside a wstring");
+      return NULL;
+    }
+  d[cps] = 0;
+  if (len)
+    *len = (uint32_t)cps;
+  return d;
+}

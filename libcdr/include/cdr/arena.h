@@ -1,0 +1,85 @@
+/* cdr/arena.h - decode arenas.
+ *
+ * Everything a decoder copies out of a message (strings, sequences, value
+ * graphs) is allocated from an arena owned by the caller; one reset or free
+ * releases all of it, so cyclic value graphs need no reference counting.
+ * Arenas hold their memory in blocks from an allocator.  cdr_arena_reset()
+ * keeps the first block for the next message, and cdr_arena_get()/put() keep
+ * reset arenas in a per-thread pool so that a steady stream of calls allocates
+ * nothing.  An arena is not thread-safe; use one per thread or per call.
+ */
+#ifndef CDR_ARENA_H
+#define CDR_ARENA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cdr/export.h>
+#include <cdr/mem.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cdr_arena_block cdr_arena_block;
+
+/* The fields are private: the struct is visible so that cdr_arena_alloc()
+ * is inline and an arena can live on the stack. */
+typedef struct cdr_arena {
+  uint8_t *cur, *lim;            /* free space of the current block */
+  cdr_arena_block *blocks;       /* newest first */
+  size_t block_size;             /* next block's size (doubles, capped) */
+  size_t used;                   /* octets handed out since the last reset */
+  size_t max;                    /* most octets handed out before CDR_E_LIMIT-style NULL */
+  const cdr_allocator *alloc;
+} cdr_arena;
+
+/* Initialise A over allocator ALLOC (NULL: global).  Allocates nothing until
+ * the first cdr_arena_alloc(). */
+CDR_API void cdr_arena_init(cdr_arena *a, const cdr_allocator *alloc) CDR_NONNULL(1);
+
+/* Free every block of A.  A may be initialised again afterwards. */
+CDR_API void cdr_arena_free(cdr_arena *a) CDR_NONNULL(1);
+
+/* Forget everything allocated from A, keeping its largest block for reuse. */
+CDR_API void cdr_arena_reset(cdr_arena *a) CDR_NONNULL(1);
+
+/* Octets handed out since the last reset. */
+static inline size_t cdr_arena_used(const cdr_arena *a) { return a->used; }
+
+/* Limit the octets handed out between resets (default: unlimited, i.e.
+ * SIZE_MAX); past it cdr_arena_alloc() returns NULL. */
+CDR_API void cdr_arena_set_max(cdr_arena *a, size_t max) CDR_NONNULL(1);
+
+/* Slow path of cdr_arena_alloc(); not for direct use. */
+CDR_API void *cdr_arena__alloc_slow(cdr_arena *a, size_t size, size_t align);
+
+/* SIZE octets aligned to ALIGN (a power of two <= 16) from A, uninitialised.
+ * NULL when the allocator fails or the arena's maximum would be passed. */
+static inline void *cdr_arena_alloc(cdr_arena *a, size_t size, size_t align)
+{
+  uintptr_t p = ((uintptr_t)a->cur + (align - 1)) & ~(uintptr_t)(align - 1);
+  if (__builtin_expect(p <= (uintptr_t)a->lim && size <= (uintptr_t)a->lim - p
+                       && size <= a->max - a->used, 1)) {
+    a->cur = (uint8_t *)(p + size);
+    a->used += size;
+    return (void *)p;
+  }
+  return cdr_arena__alloc_slow(a, size, align);
+}
+
+/* A reset arena from the calling thread's pool (or a new one over the global
+ * allocator); NULL only when allocation fails.  Give it back with
+ * cdr_arena_put(), which resets it; an arena may be put on another thread
+ * than the one that got it.  The pool holds at most 4 arenas a thread, and
+ * frees an arena whose blocks exceed 1 MiB instead of pooling it. */
+CDR_API cdr_arena *cdr_arena_get(void);
+CDR_API void cdr_arena_put(cdr_arena *a);
+
+/* Free the calling thread's pooled arenas and output buffers (tests use it
+ * before checking for leaks; it also runs at thread exit). */
+CDR_API void cdr_pool_flush(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,215 @@
+/* cdr/out.h - the CDR output stream.
+ *
+ * Writes the CDR transfer syntax (OMG CORBA 3.x, GIOP chapter, section "CDR
+ * Transfer Syntax": primitive types and their alignment, strings, wide
+ * strings, sequences, arrays, encapsulations).  Every primitive is aligned
+ * on its own size (long double on 8) relative to the stream's origin
+ * (position 0 unless cdr_out_set_origin() moved it, or the first octet of
+ * the innermost open encapsulation).  Padding octets are written as zero.
+ * The stream writes in the byte order chosen in its options (the host's by
+ * default) and never swaps in that case.
+ *
+ * Errors are sticky: the first failure (out of memory, size limit, invalid
+ * argument, code-set error) is recorded, later writes do nothing, and the
+ * caller checks cdr_out_status() once at the end.
+ *
+ * Memory: the stream owns its buffer (taken from a per-thread buffer pool,
+ * grown on demand up to opts.max_size) unless cdr_out_init_buffer() gave it
+ * a caller's fixed buffer.  cdr_out_close() returns it to the pool.
+ *
+ * A stream is not thread-safe; it may be closed on another thread than the
+ * one that opened it.
+ */
+#ifndef CDR_OUT_H
+#define CDR_OUT_H
+
+#include <stdbool.h>
+#include <string.h>
+#include <cdr/stream.h>
+#include <cdr/codeset.h>
+#include <cdr/numeric.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The fields are private.  The struct is visible so that the primitive
+ * writers below are inline and a stream can live on the stack. */
+typedef struct cdr_out {
+  uint8_t *buf;          /* start of the buffer */
+  size_t pos;            /* next octet to write */
+  size_t lim;            /* octets writable without growing; == pos after an error */
+  size_t cap;            /* octets allocated */
+  size_t origin;         /* alignment origin */
+  uint8_t swap;          /* 1 when opts.byte_order is not the host's */
+  uint8_t owned;         /* 1 when buf is ours */
+  uint8_t closed;
+  uint8_t depth;         /* open encapsulations */
+  int status;            /* sticky error, CDR_OK while none */
+  cdr_opts opts;
+  struct { size_t len_pos, origin; uint8_t order, swap; } encap[CDR_ENCAP_MAX];
+  void *ext;             /* value-graph state (indirection tables), created on demand */
+} cdr_out;
+
+/* Initialise O with options OPTS (NULL: cdr_opts_default()).  Allocates
+ * nothing until the first write.  Errors: CDR_E_INVALID (an option out of
+ * range: byte order not 0/1, GIOP version not 1.0-1.2, an unsupported code
+ * set), also recorded as the stream's status. */
+CDR_API int cdr_out_init(cdr_out *o, const cdr_opts *opts) CDR_NONNULL(1);
+
+/* Like cdr_out_init(), writing into the caller's BUF of CAP octets, which
+ * the stream never frees or grows: a write past CAP fails with CDR_E_LIMIT. */
+CDR_API int cdr_out_init_buffer(cdr_out *o, const cdr_opts *opts, void *buf, size_t cap)
+  CDR_NONNULL(1);
+
+/* Empty O for reuse (position and origin 0, no open encapsulation, status
+ * cleared, indirection tables emptied), keeping its buffer. */
+CDR_API void cdr_out_reset(cdr_out *o) CDR_NONNULL(1);
+
+/* Release O's buffer and tables to the per-thread pools.  Idempotent; after
+ * it every write fails with CDR_E_STATE (until cdr_out_init()). */
+CDR_API void cdr_out_close(cdr_out *o) CDR_NONNULL(1);
+
+/* Hand the buffer to the caller: *DATA (free it with the stream's allocator,
+ * or give it to cdr_out_buffer_free()) and its length; O is closed.  Errors:
+ * the stream's status, CDR_E_STATE (closed or encapsulation open). */
+CDR_API int cdr_out_detach(cdr_out *o, uint8_t **data, size_t *len) CDR_NONNULL(1, 2, 3);
+/* Free a buffer obtained by cdr_out_detach() from a stream with options OPTS
+ * (NULL: default allocator). */
+CDR_API void cdr_out_buffer_free(const cdr_opts *opts, uint8_t *data);
+
+static inline int cdr_out_status(const cdr_out *o) { return o->status; }
+/* The octets written so far (valid until the next write, reset or close). */
+static inline const uint8_t *cdr_out_data(const cdr_out *o) { return o->buf; }
+static inline size_t cdr_out_size(const cdr_out *o) { return o->pos; }
+/* The byte order written (CDR_BIG_ENDIAN or CDR_LITTLE_ENDIAN). */
+static inline int cdr_out_byte_order(const cdr_out *o) { return o->opts.byte_order; }
+static inline const cdr_opts *cdr_out_opts(const cdr_out *o) { return &o->opts; }
+
+/* Make alignment relative to position POS (octets from the buffer start);
+ * GIOP sets it to the message start.  CDR_E_STATE inside an encapsulation. */
+CDR_API int cdr_out_set_origin(cdr_out *o, size_t pos) CDR_NONNULL(1);
+
+/* Record ERR as O's status if none is recorded yet (for custom marshallers);
+ * returns the stream's status. */
+CDR_API int cdr_out_fail(cdr_out *o, int err) CDR_NONNULL(1);
+
+/* Slow path of the writers: make room for N more octets.  Not for direct use. */
+CDR_API uint8_t *cdr_out__grow(cdr_out *o, size_t n);
+
+/* Reserve ALIGN-aligned room for N octets (N >= ALIGN is not required),
+ * zeroing the padding; NULL once the stream has failed. */
+static inline uint8_t *cdr_out__reserve(cdr_out *o, size_t n, size_t align)
+{
+  size_t pad = (o->origin - o->pos) & (align - 1);
+  if (__builtin_expect(o->lim - o->pos < pad + n, 0)) {
+    if (!cdr_out__grow(o, pad + n))
+      return NULL;
+  }
+  uint8_t *p = o->buf + o->pos;
+  for (size_t i = 0; i < pad; i++)
+    p[i] = 0;
+  o->pos += pad + n;
+  return p + pad;
+}
+
+#define CDR__OUT_PRIM(name, ctype, utype, size, swapfn)                    \
+  static inline void name(cdr_out *o, ctype v)                               \
+  {                                                                          \
+    size_t pad = (o->origin - o->pos) & (size - 1);                          \
+    if (__builtin_expect(o->lim - o->pos < pad + size, 0)) {                 \
+      if (!cdr_out__grow(o, pad + size))                                     \
+        return;                                                              \
+    }                                                                        \
+    uint8_t *p = o->buf + o->pos;                                            \
+    if (size > 1) /* zero the padding: pad < size <= room */                 \
+      memset(p, 0, size);                                                    \
+    utype u;                                                                 \
+    memcpy(&u, &v, size);                                                    \
+    if (o->swap)                                                             \
+      u = swapfn(u);                                                         \
+    memcpy(p + pad, &u, size);                                               \
+    o->pos += pad + size;                                                    \
+  }
+
+#define CDR__NOSWAP(x) (x)
+/* octet, char (one octet in the char transmission code set: no conversion
+ * is done for a single char), and the numeric primitives: aligned on their
+ * size, in the stream's byte order. */
+CDR__OUT_PRIM(cdr_put_octet, uint8_t, uint8_t, 1, CDR__NOSWAP)
+CDR__OUT_PRIM(cdr_put_char, char, uint8_t, 1, CDR__NOSWAP)
+CDR__OUT_PRIM(cdr_put_short, int16_t, uint16_t, 2, __builtin_bswap16)
+CDR__OUT_PRIM(cdr_put_ushort, uint16_t, uint16_t, 2, __builtin_bswap16)
+CDR__OUT_PRIM(cdr_put_long, int32_t, uint32_t, 4, __builtin_bswap32)
+CDR__OUT_PRIM(cdr_put_ulong, uint32_t, uint32_t, 4, __builtin_bswap32)
+CDR__OUT_PRIM(cdr_put_longlong, int64_t, uint64_t, 8, __builtin_bswap64)
+CDR__OUT_PRIM(cdr_put_ulonglong, uint64_t, uint64_t, 8, __builtin_bswap64)
+CDR__OUT_PRIM(cdr_put_float, float, uint32_t, 4, __builtin_bswap32)
+CDR__OUT_PRIM(cdr_put_double, double, uint64_t, 8, __builtin_bswap64)
+
+/* boolean: one octet, 0 or 1. */
+static inline void cdr_put_boolean(cdr_out *o, bool v) { cdr_put_octet(o, v ? 1 : 0); }
+
+/* long double: 16 octets aligned on 8, IEEE 754 binary128 (or, with
+ * CDR_F_LDOUBLE_X87, the x87 80-bit format padded to 16 octets). */
+CDR_API void cdr_put_longdouble(cdr_out *o, long double v) CDR_NONNULL(1);
+
+/* wchar (code point C): GIOP 1.2: an octet count then the UTF-16 code unit
+ * big-endian without a byte-order mark (as omniORB sends it); GIOP 1.1: one
+ * UTF-16 code unit as an aligned ushort in the stream's order.  C must be in
+ * the BMP and not a surrogate (else CDR_E_CODESET).  GIOP 1.0: CDR_E_UNSUPPORTED;
+ * no wchar code set: CDR_E_CODESET. */
+CDR_API void cdr_put_wchar(cdr_out *o, cdr_wchar c) CDR_NONNULL(1);
+
+/* fixed<digits,scale>: (digits + 2) / 2 octets of packed decimal, no
+ * alignment.  CDR_E_VALUE when F is malformed. */
+CDR_API void cdr_put_fixed(cdr_out *o, const cdr_fixed *f) CDR_NONNULL(1, 2);
+
+/* string: ulong length (octets including the terminating NUL, always >= 1),
+ * the octets, the NUL.  S holds LEN octets in the native char code set
+ * (opts.ncs_c), converted to the transmission code set if they differ
+ * (CDR_E_CODESET if a character has no equivalent).  A NUL inside S is
+ * CDR_E_STRING.  cdr_put_string() takes a NUL-terminated S. */
+CDR_API void cdr_put_string_n(cdr_out *o, const char *s, size_t len) CDR_NONNULL(1);
+CDR_API void cdr_put_string(cdr_out *o, const char *s) CDR_NONNULL(1, 2);
+
+/* wstring of LEN code points: GIOP 1.2: ulong length in octets, then (when
+ * LEN > 0) the byte-order mark and the UTF-16 code units in the stream's
+ * byte order, no terminator; GIOP 1.1: ulong length in code units including
+ * a terminating NUL, then aligned ushort units.  Surrogate code points and
+ * values above 0x10FFFF: CDR_E_CODESET.  Errors as cdr_put_wchar(). */
+CDR_API void cdr_put_wstring(cdr_out *o, const cdr_wchar *s, size_t len) CDR_NONNULL(1);
+
+/* N elements of ESIZE octets (1, 2, 4 or 8) from host memory V, aligned on
+ * ESIZE, without a count: an IDL array of a primitive type.  One memcpy when
+ * the byte orders match, a swap loop otherwise.  For boolean arrays each
+ * element must be 0 or 1 (CDR_E_VALUE otherwise; nothing is written). */
+CDR_API void cdr_put_array(cdr_out *o, const void *v, size_t n, size_t esize) CDR_NONNULL(1);
+CDR_API void cdr_put_array_boolean(cdr_out *o, const bool *v, size_t n) CDR_NONNULL(1);
+/* A sequence: ulong count N, then the elements as cdr_put_array(). */
+CDR_API void cdr_put_seq(cdr_out *o, const void *v, uint32_t n, size_t esize) CDR_NONNULL(1);
+/* Raw octets with no alignment and no count. */
+CDR_API void cdr_put_raw(cdr_out *o, const void *v, size_t n) CDR_NONNULL(1);
+
+/* Encapsulation (CDR chapter, "Encapsulation"): writes a ulong length
+ * placeholder, then the byte-order octet; alignment inside restarts at that
+ * octet.  cdr_out_begin_encap_order() writes the inside in BYTE_ORDER.
+ * cdr_out_end_encap() patches the length (octets after the length field,
+ * byte-order octet included).  Errors: CDR_E_LIMIT past CDR_ENCAP_MAX or
+ * opts.max_depth open encapsulations, CDR_E_STATE for an end without begin. */
+CDR_API void cdr_out_begin_encap(cdr_out *o) CDR_NONNULL(1);
+CDR_API void cdr_out_begin_encap_order(cdr_out *o, int byte_order) CDR_NONNULL(1);
+CDR_API void cdr_out_end_encap(cdr_out *o) CDR_NONNULL(1);
+
+/* Write padding (zero octets) so that the position is aligned on ALIGN
+ * (1, 2, 4, 8). */
+CDR_API void cdr_out_align(cdr_out *o, size_t align) CDR_NONNULL(1);
+
+/* Overwrite a ulong already written at position POS (aligned, in the
+ * stream's byte order at that point).  CDR_E_INVALID if POS + 4 > size. */
+CDR_API int cdr_out_patch_ulong(cdr_out *o, size_t pos, uint32_t v, int byte_order) CDR_NONNULL(1);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,493 @@
+/* out.c - the CDR output stream: growth, strings, wide strings, bulk
+ * arrays, encapsulations.  The primitive writers are inline in cdr/out.h. */
+#include "internal.h"
+#include "pool.h"
+#include "ext.h"
+#include <cdr/out.h>
+
+void cdr_opts_default(cdr_opts *o)
+{
+  memset(o, 0, sizeof *o);
+  o->byte_order = CDR_HOST_ORDER;
+  o->giop_major = 1;
+  o->giop_minor = 2;
+  o->tcs_c = CDR_CS_ISO8859_1;
+  o->ncs_c = CDR_CS_ISO8859_1;
+  o->tcs_w = CDR_CS_UTF16;
+  o->max_string = 64u << 20;
+  o->max_seq = 16u << 20;
+  o->max_depth = 64;
+  o->max_size = (size_t)1 << 30;
+}
+
+int cdr__opts_check(const cdr_opts *o)
+{
+  if (o->byte_order > 1 || o->giop_major != 1 || o->giop_minor > 2)
+    return CDR_E_INVALID;
+  if (o->tcs_c != CDR_CS_ISO8859_1 && o->tcs_c != CDR_CS_UTF8)
+    return CDR_E_INVALID;
+  if (o->ncs_c != CDR_CS_ISO8859_1 && o->ncs_c != CDR_CS_UTF8)
+    return CDR_E_INVALID;
+  if (o->tcs_w != 0 && o->tcs_w != CDR_CS_UTF16 && o->tcs_w != CDR_CS_UCS2)
+    return CDR_E_INVALID;
+  return CDR_OK;
+}
+
+static int out_setup(cdr_out *o, const cdr_opts *opts)
+{
+  memset(o, 0, offsetof(cdr_out, encap));
+  if (opts)
+    o->opts = *opts;
+  else
+    cdr_opts_default(&o->opts);
+  o->swap = o->opts.byte_order != CDR_HOST_ORDER;
+  int rc = cdr__opts_check(&o->opts);
+  if (rc != CDR_OK)
+    o->status = rc;
+  return rc;
+}
+
+int cdr_out_init(cdr_out *o, const cdr_opts *opts)
+{
+  int rc = out_setup(o, opts);
+  o->owned = 1;
+  return rc;
+}
+
+int cdr_out_init_buffer(cdr_out *o, const cdr_opts *opts, void *buf, size_t cap)
+{
+  int rc = out_setup(o, opts);
+  if (rc == CDR_OK && !buf && cap)
+    rc = o->status = CDR_E_INVALID;
+  if (rc == CDR_OK) {
+    o->buf = buf;
+    o->cap = o->lim = cap;
+  }
+  return rc;
+}
+
+void cdr_out_reset(cdr_out *o)
+{
+  if (o->closed)
+    return;
+  o->pos = 0;
+  o->origin = 0;
+  o->depth = 0;
+  o->status = CDR_OK;
+  o->lim = o->cap;
+  o->swap = o->opts.byte_order != CDR_HOST_ORDER;
+  if (o->ext)
+    ((cdr__ext *)o->ext)->reset(o->ext);
+}
+
+static void out_free_buffer(cdr_out *o)
+{
+  if (o->owned && o->buf) {
+    if (o->opts.alloc)
+      cdr__free(o->opts.alloc, o->buf);
+    else
+      cdr__buf_put(o->buf, o->cap);
+  }
+  o->buf = NULL;
+  o->cap = o->lim = 0;
+}
+
+void cdr_out_close(cdr_out *o)
+{
+  if (o->closed)
+    return;
+  if (o->ext) {
+    ((cdr__ext *)o->ext)->release(o->ext);
+    o->ext = NULL;
+  }
+  out_free_buffer(o);
+  o->closed = 1;
+  o->pos = 0;
+  o->status = CDR_E_STATE;
+}
+
+int cdr_out_detach(cdr_out *o, uint8_t **data, size_t *len)
+{
+  if (o->status != CDR_OK)
+    return o->status;
+  if (o->depth)
+    return CDR_E_STATE;
+  uint8_t *d = o->buf;
+  size_t n = o->pos;
+  if (!o->owned) {
+    d = cdr__malloc(o->opts.alloc, n ? n : 1);
+    if (!d)
+      return cdr_out_fail(o, CDR_E_NOMEM);
+    if (n)
+      memcpy(d, o->buf, n);
+  } else if (!d) {
+    d = cdr__malloc(o->opts.alloc, 1);
+    if (!d)
+      return cdr_out_fail(o, CDR_E_NOMEM);
+  } else {
+    o->buf = NULL; /* ours now; pool buffers come from the global allocator */
+  }
+  *data = d;
+  *len = n;
+  cdr_out_close(o);
+  return CDR_OK;
+}
+
+void cdr_out_buffer_free(const cdr_opts *opts, uint8_t *data)
+{
+  cdr__free(opts ? opts->alloc : NULL, data);
+}
+
+int cdr_out_set_origin(cdr_out *o, size_t pos)
+{
+  if (o->depth)
+    return cdr_out_fail(o, CDR_E_STATE);
+  o->origin = pos;
+  return CDR_OK;
+}
+
+int cdr_out_fail(cdr_out *o, int err)
+{
+  if (o->status == CDR_OK && err != CDR_OK) {
+    o->status = err;
+    o->lim = o->pos;
+  }
+  return o->status;
+}
+
+uint8_t *cdr_out__grow(cdr_out *o, size_t n)
+{
+  if (o->status != CDR_OK)
+    return NULL;
+  if (o->closed) {
+    cdr_out_fail(o, CDR_E_STATE);
+    return NULL;
+  }
+  if (n > o->opts.max_size || o->pos > o->opts.max_size - n
+      || (!o->owned)) {
+    cdr_out_fail(o, CDR_E_LIMIT);
+    return NULL;
+  }
+  size_t need = o->pos + n;
+  size_t ncap = o->cap ? o->cap : CDR_BUF_MIN;
+  while (ncap < need)
+    ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
+  if (ncap > o->opts.max_size)
+    ncap = o->opts.max_size;
+  uint8_t *nb;
+  if (o->opts.alloc) {
+    nb = cdr__realloc(o->opts.alloc, o->buf, ncap);
+  } else if (!o->buf) {
+    nb = cdr__buf_get(ncap, &ncap);
+  } else {
+    nb = cdr__realloc(NULL, o->buf, ncap);
+  }
+  if (!nb) {
+    cdr_out_fail(o, CDR_E_NOMEM);
+    return NULL;
+  }
+  o->buf = nb;
+  o->cap = o->lim = ncap;
+  return nb + o->pos;
+}
+
+void cdr_put_raw(cdr_out *o, const void *v, size_t n)
+{
+  uint8_t *p = cdr_out__reserve(o, n, 1);
+  if (p && n)
+    memcpy(p, v, n);
+}
+
+void cdr_out_align(cdr_out *o, size_t align)
+{
+  if (align > 1)
+    (void)cdr_out__reserve(o, 0, align);
+}
+
+int cdr_out_patch_ulong(cdr_out *o, size_t pos, uint32_t v, int byte_order)
+{
+  if (o->status != CDR_OK)
+    return o->status;
+  if (pos > o->pos || o->pos - pos < 4)
+    return CDR_E_INVALID;
+  if (byte_order != CDR_HOST_ORDER)
+    v = __builtin_bswap32(v);
+  memcpy(o->buf + pos, &v, 4);
+  return CDR_OK;
+}
+
+/* ---------------------------------------------------------------- bulk */
+
+static void swap_copy(uint8_t *dst, const uint8_t *src, size_t n, size_t esize)
+{
+  switch (esize) {
+  case 2:
+    for (size_t k = 0; k < n; k++) {
+      uint16_t u;
+      memcpy(&u, src + 2 * k, 2);
+      u = __builtin_bswap16(u);
+      memcpy(dst + 2 * k, &u, 2);
+    }
+    break;
+  case 4:
+    for (size_t k = 0; k < n; k++) {
+      uint32_t u;
+      memcpy(&u, src + 4 * k, 4);
+      u = __builtin_bswap32(u);
+      memcpy(dst + 4 * k, &u, 4);
+    }
+    break;
+  case 8:
+    for (size_t k = 0; k < n; k++) {
+      uint64_t u;
+      memcpy(&u, src + 8 * k, 8);
+      u = __builtin_bswap64(u);
+      memcpy(dst + 8 * k, &u, 8);
+    }
+    break;
+  default:
+    memcpy(dst, src, n * esize);
+  }
+}
+
+void cdr__swap_copy(uint8_t *dst, const uint8_t *src, size_t n, size_t esize)
+{
+  swap_copy(dst, src, n, esize);
+}
+
+void cdr_put_array(cdr_out *o, const void *v, size_t n, size_t esize)
+{
+  if (esize != 1 && esize != 2 && esize != 4 && esize != 8) {
+    cdr_out_fail(o, CDR_E_INVALID);
+    return;
+  }
+  if (n > SIZE_MAX / esize) {
+    cdr_out_fail(o, CDR_E_LIMIT);
+    return;
+  }
+  uint8_t *p = cdr_out__reserve(o, n * esize, esize);
+  if (!p || !n)
+    return;
+  if (o->swap && esize > 1)
+    swap_copy(p, v, n, esize);
+  else
+    memcpy(p, v, n * esize);
+}
+
+void cdr_put_array_boolean(cdr_out *o, const bool *v, size_t n)
+{
+  const uint8_t *b = (const uint8_t *)v;
+  for (size_t k = 0; k < n; k++)
+    if (b[k] > 1) {
+      cdr_out_fail(o, CDR_E_VALUE);
+      return;
+    }
+  cdr_put_raw(o, v, n);
+}
+
+void cdr_put_seq(cdr_out *o, const void *v, uint32_t n, size_t esize)
+{
+  cdr_put_ulong(o, n);
+  cdr_put_array(o, v, n, esize);
+}
+
+/* ---------------------------------------------------------------- encapsulation */
+
+void cdr_out_begin_encap_order(cdr_out *o, int byte_order)
+{
+  if (o->status != CDR_OK)
+    return;
+  if (byte_order != CDR_BIG_ENDIAN && byte_order != CDR_LITTLE_ENDIAN) {
+    cdr_out_fail(o, CDR_E_INVALID);
+    return;
+  }
+  if (o->depth >= CDR_ENCAP_MAX || o->depth >= o->opts.max_depth) {
+    cdr_out_fail(o, CDR_E_LIMIT);
+    return;
+  }
+  cdr_put_ulong(o, 0);
+  if (o->status != CDR_OK)
+    return;
+  unsigned d = o->depth++;
+  o->encap[d].len_pos = o->pos - 4;
+  o->encap[d].origin = o->origin;
+  o->encap[d].order = o->opts.byte_order;
+  o->encap[d].swap = o->swap;
+  o->origin = o->pos;
+  o->opts.byte_order = (uint8_t)byte_order;
+  o->swap = byte_order != CDR_HOST_ORDER;
+  cdr_put_octet(o, (uint8_t)byte_order);
+}
+
+void cdr_out_begin_encap(cdr_out *o)
+{
+  cdr_out_begin_encap_order(o, o->opts.byte_order);
+}
+
+void cdr_out_end_encap(cdr_out *o)
+{
+  if (o->status != CDR_OK)
+    return;
+  if (!o->depth) {
+    cdr_out_fail(o, CDR_E_STATE);
+    return;
+  }
+  unsigned d = --o->depth;
+  size_t len = o->pos - o->origin;
+  if (len > UINT32_MAX) {
+    cdr_out_fail(o, CDR_E_LIMIT);
+    return;
+  }
+  o->origin = o->encap[d].origin;
+  o->opts.byte_order = o->encap[d].order;
+  o->swap = o->encap[d].swap;
+  (void)cdr_out_patch_ulong(o, o->encap[d].len_pos, (uint32_t)len, o->opts.byte_order);
+}
+
+/* ---------------------------------------------------------------- long double, fixed */
+
+void cdr_put_longdouble(cdr_out *o, long double v)
+{
+  uint8_t *p = cdr_out__reserve(o, 16, 8);
+  if (!p)
+    return;
+  cdr_u128 b = (o->opts.flags & CDR_F_LDOUBLE_X87) ? cdr_ldouble_to_x87pad(v)
+                                                    : cdr_ldouble_to_binary128(v);
+  cdr_u128_store(b, o->opts.byte_order == CDR_LITTLE_ENDIAN, p);
+}
+
+void cdr_put_fixed(cdr_out *o, const cdr_fixed *f)
+{
+  uint8_t tmp[CDR_FIXED_WIRE_MAX];
+  size_t n;
+  int rc = cdr_fixed_encode(f, tmp, sizeof tmp, &n);
+  if (rc != CDR_OK) {
+    cdr_out_fail(o, rc);
+    return;
+  }
+  cdr_put_raw(o, tmp, n);
+}
+
+/* ---------------------------------------------------------------- strings */
+
+void cdr_put_string_n(cdr_out *o, const char *s, size_t len)
+{
+  if (o->status != CDR_OK)
+    return;
+  if (!s && len) {
+    cdr_out_fail(o, CDR_E_INVALID);
+    return;
+  }
+  if (len && memchr(s, 0, len)) {
+    cdr_out_fail(o, CDR_E_STRING);
+    return;
+  }
+  if (o->opts.ncs_c == o->opts.tcs_c) {
+    if (len >= UINT32_MAX) {
+      cdr_out_fail(o, CDR_E_LIMIT);
+      return;
+    }
+    uint8_t *p = cdr_out__reserve(o, 4 + len + 1, 4);
+    if (!p)
+      return;
+    uint32_t n = (uint32_t)len + 1;
+    if (o->swap)
+      n = __builtin_bswap32(n);
+    memcpy(p, &n, 4);
+    if (len)
+      memcpy(p + 4, s, len);
+    p[4 + len] = 0;
+    return;
+  }
+  cdr__put_string_convert(o, s, len);
+}
+
+void cdr_put_string(cdr_out *o, const char *s)
+{
+  cdr_put_string_n(o, s, strlen(s));
+}
+
+static int out_wide_ok(cdr_out *o)
+{
+  if (o->status != CDR_OK)
+    return 0;
+  if (o->opts.giop_minor == 0) {
+    cdr_out_fail(o, CDR_E_UNSUPPORTED);
+    return 0;
+  }
+  if (o->opts.tcs_w == 0) {
+    cdr_out_fail(o, CDR_E_CODESET);
+    return 0;
+  }
+  return 1;
+}
+
+void cdr_put_wchar(cdr_out *o, cdr_wchar c)
+{
+  if (!out_wide_ok(o))
+    return;
+  if (c > 0xFFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+    cdr_out_fail(o, CDR_E_CODESET);
+    return;
+  }
+  if (o->opts.giop_minor >= 2) {
+    uint8_t b[3] = { 2, (uint8_t)(c >> 8), (uint8_t)c };
+    cdr_put_raw(o, b, 3);
+  } else {
+    cdr_put_ushort(o, (uint16_t)c);
+  }
+}
+
+void cdr_put_wstring(cdr_out *o, const cdr_wchar *s, size_t len)
+{
+  if (!out_wide_ok(o))
+    return;
+  if (!s && len) {
+    cdr_out_fail(o, CDR_E_INVALID);
+    return;
+  }
+  size_t units = 0;
+  for (size_t k = 0; k < len; k++) {
+    cdr_wchar c = s[k];
+    if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF) || c == 0
+        || (c > 0xFFFF && o->opts.tcs_w == CDR_CS_UCS2)) {
+      cdr_out_fail(o, c == 0 ? CDR_E_STRING : CDR_E_CODESET);
+      return;
+    }
+    units += c > 0xFFFF ? 2 : 1;
+  }
+  if (units > (UINT32_MAX - 2) / 2) {
+    cdr_out_fail(o, CDR_E_LIMIT);
+    return;
+  }
+  int gi12 = o->opts.giop_minor >= 2;
+  uint32_t lenfield = gi12 ? (units ? (uint32_t)(2 * units + 2) : 0) : (uint32_t)(units + 1);
+  cdr_put_ulong(o, lenfield);
+  size_t body = gi12 ? lenfield : 2 * (units + 1);
+  uint8_t *p = cdr_out__reserve(o, body, gi12 ? 1 : 2);
+  if (!p || !body)
+    return;
+  int be = o->opts.byte_order == CDR_BIG_ENDIAN;
+  size_t q = 0;
+#define PUT_UNIT(u)                                 \
+  do {                                              \
+    uint16_t u_ = (uint16_t)(u);                    \
+    p[q++] = be ? (uint8_t)(u_ >> 8) : (uint8_t)u_; \
+    p[q++] = be ? (uint8_t)u_ : (uint8_t)(u_ >> 8); \
+  } while (0)
+  if (gi12)
+    PUT_UNIT(0xFEFF); /* byte-order mark in the stream's order */
+  for (size_t k = 0; k < len; k++) {
+    cdr_wchar c = s[k];
+    if (c > 0xFFFF) {
+      c -= 0x10000;
+      PUT_UNIT(0xD800 | (c >> 10));
+      PUT_UNIT(0xDC00 | (c & 0x3FF));
+    } else {
+      PUT_UNIT(c);
+    }
+  }
+  if (!gi12)
+    PUT_UNIT(0);
+#undef PUT_UNIT
+}

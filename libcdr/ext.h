@@ -15,6 +15,8 @@ typedef struct cdr__ext {
 } cdr__ext;
 
 CDR_HIDDEN int cdr__opts_check(const cdr_opts *o);
+/* The default options, made once. */
+CDR_HIDDEN const cdr_opts *cdr__opts_defaults(void);
 /* Move to the next chunk of a chunked value's state (see in.c). */
 CDR_HIDDEN int cdr__chunk_next(cdr_in *i);
 CDR_HIDDEN void cdr__swap_copy(uint8_t *dst, const uint8_t *src, size_t n, size_t esize);

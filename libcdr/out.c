@@ -20,6 +20,20 @@ void cdr_opts_default(cdr_opts *o)
   o->max_size = (size_t)1 << 30;
 }
 
+static cdr_opts default_opts;
+static int default_opts_ready;
+
+const cdr_opts *cdr__opts_defaults(void)
+{
+  if (__builtin_expect(!__atomic_load_n(&default_opts_ready, __ATOMIC_ACQUIRE), 0)) {
+    cdr_opts d;
+    cdr_opts_default(&d);
+    default_opts = d; /* every thread writes the same bytes */
+    __atomic_store_n(&default_opts_ready, 1, __ATOMIC_RELEASE);
+  }
+  return &default_opts;
+}
+
 int cdr__opts_check(const cdr_opts *o)
 {
   if (o->byte_order > 1 || o->giop_major != 1 || o->giop_minor > 2)
@@ -35,13 +49,19 @@ int cdr__opts_check(const cdr_opts *o)
 
 static int out_setup(cdr_out *o, const cdr_opts *opts)
 {
-  memset(o, 0, offsetof(cdr_out, encap));
-  if (opts)
+  o->buf = NULL;
+  o->pos = o->lim = o->cap = o->origin = 0;
+  o->owned = o->closed = o->depth = 0;
+  o->status = CDR_OK;
+  o->ext = NULL;
+  int rc = CDR_OK;
+  if (opts) {
     o->opts = *opts;
-  else
-    cdr_opts_default(&o->opts);
+    rc = cdr__opts_check(&o->opts);
+  } else {
+    o->opts = *cdr__opts_defaults();
+  }
   o->swap = o->opts.byte_order != CDR_HOST_ORDER;
-  int rc = cdr__opts_check(&o->opts);
   if (rc != CDR_OK)
     o->status = rc;
   return rc;
@@ -370,6 +390,29 @@ void cdr_put_fixed(cdr_out *o, const cdr_fixed *f)
 
 /* ---------------------------------------------------------------- strings */
 
+/* A string of LEN octets known to hold no NUL. */
+static void put_string_nonul(cdr_out *o, const char *s, size_t len)
+{
+  if (o->opts.ncs_c != o->opts.tcs_c) {
+    cdr__put_string_convert(o, s, len);
+    return;
+  }
+  if (len >= UINT32_MAX) {
+    cdr_out_fail(o, CDR_E_LIMIT);
+    return;
+  }
+  uint8_t *p = cdr_out__reserve(o, 4 + len + 1, 4);
+  if (!p)
+    return;
+  uint32_t n = (uint32_t)len + 1;
+  if (o->swap)
+    n = __builtin_bswap32(n);
+  memcpy(p, &n, 4);
+  if (len)
+    memcpy(p + 4, s, len);
+  p[4 + len] = 0;
+}
+
 void cdr_put_string_n(cdr_out *o, const char *s, size_t len)
 {
   if (o->status != CDR_OK)
@@ -382,29 +425,13 @@ void cdr_put_string_n(cdr_out *o, const char *s, size_t len)
     cdr_out_fail(o, CDR_E_STRING);
     return;
   }
-  if (o->opts.ncs_c == o->opts.tcs_c) {
-    if (len >= UINT32_MAX) {
-      cdr_out_fail(o, CDR_E_LIMIT);
-      return;
-    }
-    uint8_t *p = cdr_out__reserve(o, 4 + len + 1, 4);
-    if (!p)
-      return;
-    uint32_t n = (uint32_t)len + 1;
-    if (o->swap)
-      n = __builtin_bswap32(n);
-    memcpy(p, &n, 4);
-    if (len)
-      memcpy(p + 4, s, len);
-    p[4 + len] = 0;
-    return;
-  }
-  cdr__put_string_convert(o, s, len);
+  put_string_nonul(o, s, len);
 }
 
 void cdr_put_string(cdr_out *o, const char *s)
 {
-  cdr_put_string_n(o, s, strlen(s));
+  if (o->status == CDR_OK)
+    put_string_nonul(o, s, strlen(s));
 }
 
 static int out_wide_ok(cdr_out *o)

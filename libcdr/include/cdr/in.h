@@ -169,7 +169,9 @@ CDR_API long double cdr_get_longdouble(cdr_in *i) CDR_NONNULL(1);
 
 /* wchar, as cdr_put_wchar() writes it; GIOP 1.2 also accepts a leading
  * byte-order mark (octet count 4).  Errors: CDR_E_LENGTH (octet count not 2
- * or 4), CDR_E_CODESET (a surrogate, or no wchar code set), CDR_E_UNSUPPORTED
+ * or 4), CDR_E_VALUE (a surrogate, or 4 octets without a byte-order mark:
+ * malformed data, which maps to MARSHAL), CDR_E_CODESET (no wchar code set
+ * negotiated), CDR_E_UNSUPPORTED
  * (GIOP 1.0). */
 CDR_API cdr_wchar cdr_get_wchar(cdr_in *i) CDR_NONNULL(1);
 
@@ -196,7 +198,7 @@ CDR_API char *cdr_get_string(cdr_in *i, uint32_t *len) CDR_NONNULL(1);
  * be NULL) gets the number of code points.  GIOP 1.2: ulong octet count
  * (even), an optional byte-order mark, UTF-16 (without a mark: big-endian,
  * or the stream's order with CDR_F_WCHAR_NOBOM_STREAM_ORDER); surrogate pairs
- * are combined, a lone surrogate is CDR_E_CODESET (or U+FFFD with
+ * are combined, a lone surrogate is CDR_E_VALUE (MARSHAL; or U+FFFD with
  * CDR_F_WCHAR_REPLACE_INVALID).  GIOP 1.1: ulong count of code units
  * including the terminating NUL, aligned ushort units in the stream's order
  * (a missing NUL or a NUL inside is CDR_E_STRING).  Other errors as for

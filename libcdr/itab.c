@@ -1,0 +1,748 @@
+/* itab.c - indirection tables and the pools of their blocks.
+ *
+ * Layout.  A table's first CDR_ITAB_INLINE entries sit in the struct and are
+ * scanned linearly: for a handful of entries a scan of one or two cache lines
+ * beats hashing, and most value graphs are that small.  The 9th distinct
+ * pair moves every entry into a block, one allocation holding the parallel
+ * entry arrays (key, value, key hash, previous entry with the same key) and
+ * the two indexes (entry numbers from 1, 0 = empty, linear probing, slots =
+ * 2 * capacity so the load factor stays at most 0.5).  The entry arrays are
+ * the truth: an index can always be rebuilt from them, which is what growth
+ * and reuse do.  The slot is the top bits of a 32-bit hash (Fibonacci
+ * hashing for integers and pointers, the top half of XXH3 for strings).
+ *
+ * Pools.  A released table's block goes to the releasing thread's pool
+ * (thread-local, no lock; cdr_tables_set_pool() bounds it).  Since a block
+ * knows its allocator and capacity, it can be released on any thread and
+ * reused by any table with the same allocator.  A pthread key destructor
+ * hands a thread's blocks at its exit to a shared pool of slots, one per
+ * 128-byte line: take is an atomic exchange, give a compare-and-set into an
+ * empty slot, and a give that finds every slot full frees the block.
+ *
+ * Statistics are per-thread counters written only by their thread (relaxed
+ * atomic stores, no read-modify-write on the hot path) and summed on demand
+ * over a registry of live threads plus the totals of exited ones.
+ */
+#include "itab.h"
+#include <pthread.h>
+#include <stdbool.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+/* ---- Deliberately broken variants, only for checking that the tests catch
+ * each bug (tests/check_itab.c): -DITAB_BROKEN_VARIANT=N.  Off by default. */
+#ifndef ITAB_BROKEN_VARIANT
+#define ITAB_BROKEN_VARIANT 0
+#endif
+#define BROKEN(v) (ITAB_BROKEN_VARIANT == (v))
+#define BRK_OLDEST_WINS 1       /* get() finds the oldest entry for a key */
+#define BRK_STALE_INDEX 2       /* a block kept by clear() keeps its index slots */
+#define BRK_DOUBLE_RELEASE 3    /* a second release pools the block again */
+#define BRK_NO_BOUNDARY 4       /* hashed get() scans only the first 8 entries */
+#define BRK_NO_ENTRY_CAP 5      /* blocks above max_entries are pooled */
+#define BRK_NO_TABLE_CAP 6      /* max_tables ignored (CDR_TABLES_POOL_MAX used) */
+#define BRK_NO_SHARED 7         /* thread exit frees instead of sharing */
+#define BRK_PUT_AFTER_RELEASE 8 /* put() works on a released table */
+#define BRK_PAIR_APPENDS 9      /* a present pair is appended again */
+#define BRK_OWNER_POOL 10       /* release pools into the thread that grew the table */
+#define BRK_LEAK_ON_GROW 11     /* growth does not free the old block */
+#define BRK_OOM_LOSES 12        /* a failed move to a block empties the table */
+#define BRK_POOL_OFF_IGNORED 13 /* disabling the pool does not stop pooling */
+#define BRK_EXIT_STRANDS 14     /* a release after the exit hook strands the block */
+/* ---- end of broken variants */
+
+#define ITAB_MIN_CAP 16u          /* first block: twice the inline entries */
+#define ITAB_MAX_CAP (1u << 26)   /* entries; well past any message limit */
+#define ITAB_MUL 0x9E3779B97F4A7C15ull
+#define SHARED_SLOTS CDR_TABLES_SHARED_SLOTS
+_Static_assert((SHARED_SLOTS & (SHARED_SLOTS - 1)) == 0, "shared slots: a power of two");
+_Static_assert(SHARED_SLOTS >= 2 && SHARED_SLOTS <= (1u << 16), "shared slots: 2..65536");
+
+struct itab_tpool;
+
+typedef struct cdr_itab_block {
+  const cdr_allocator *a; /* frees the block; reused only with the same one */
+  uint32_t cap;           /* entries: a power of two >= ITAB_MIN_CAP */
+  uint32_t unused;
+#if BROKEN(BRK_OWNER_POOL)
+  struct itab_tpool *owner;
+#endif
+  /* then: uintptr_t keys[cap], vals[cap];
+   *       uint32_t hash[cap], kprev[cap], kidx[2 * cap], vidx[2 * cap] */
+} cdr_itab_block;
+
+#define ITAB_ENTRY_BYTES (2 * sizeof(uintptr_t) + 6 * sizeof(uint32_t))
+_Static_assert((uint64_t)ITAB_MAX_CAP * ITAB_ENTRY_BYTES + sizeof(cdr_itab_block) <= SIZE_MAX,
+               "the largest block's size fits in size_t");
+
+/* ------------------------------------------------------------------ hashing */
+
+static inline uint32_t hash_int(uintptr_t x)
+{
+  return (uint32_t)(((uint64_t)x * ITAB_MUL) >> 32);
+}
+
+static inline uint32_t hash_str(uintptr_t s)
+{
+  const char *p = (const char *)s;
+  return (uint32_t)(XXH3_64bits(p, strlen(p)) >> 32);
+}
+
+static inline uint32_t key_hash(const cdr_itab *t, uintptr_t k)
+{
+  return t->kind == CDR_ITAB_STR ? hash_str(k) : hash_int(k);
+}
+
+static inline bool str_eq(uintptr_t a, uintptr_t b)
+{
+  return a == b || strcmp((const char *)a, (const char *)b) == 0;
+}
+
+/* ------------------------------------------------------------------ pools */
+
+enum {
+  C_POOL_HITS, C_SHARED_HITS, C_ALLOCS, C_POOLED, C_SHARED_PUTS,
+  C_FREED_OVER_CAP, C_FREED_FULL, C_FREES, C_N
+};
+
+enum { TP_NEW = 0, TP_LIVE, TP_GONE };
+
+typedef struct itab_tpool {
+  uint32_t count;                 /* blocks in blk[] */
+  uint32_t state;                 /* TP_NEW, TP_LIVE (exit hook set), TP_GONE */
+  struct itab_tpool *prev, *next; /* registry of live threads, under reg_lock */
+  uint64_t st[C_N];               /* written by the owner only, relaxed stores */
+  cdr_itab_block *blk[CDR_TABLES_POOL_MAX];
+} itab_tpool;
+
+typedef struct itab_slot {
+  _Alignas(128) cdr_itab_block *b;
+} itab_slot;
+
+static __thread itab_tpool tls_pool;
+
+static itab_slot shared_pool[SHARED_SLOTS];
+static int shared_n; /* blocks in shared_pool: a hint that skips scanning it empty */
+
+static int cfg_enabled = 1;
+static unsigned cfg_max_tables = CDR_TABLES_DEFAULT_MAX_TABLES;
+static unsigned cfg_max_entries = CDR_TABLES_DEFAULT_MAX_ENTRIES;
+
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t pool_key;
+static bool key_ok;
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static itab_tpool *reg_head;
+static uint64_t retired[C_N]; /* counts of exited or unregistered threads */
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+static void count(itab_tpool *p, int c)
+{
+  if (CDR_LIKELY(p->state == TP_LIVE))
+    __atomic_store_n(&p->st[c], p->st[c] + 1, __ATOMIC_RELAXED);
+  else
+    __atomic_add_fetch(&retired[c], 1, __ATOMIC_RELAXED);
+}
+
+static void tpool_exit(void *arg);
+
+static void key_create(void)
+{
+  key_ok = pthread_key_create(&pool_key, tpool_exit) == 0;
+}
+
+/* Without an exit hook the thread keeps no pool (TP_GONE): its releases go
+ * straight to the shared pool, so nothing is stranded when it exits. */
+static __attribute__((noinline)) void tpool_register(itab_tpool *p)
+{
+  pthread_once(&key_once, key_create);
+  if (!key_ok || pthread_setspecific(pool_key, p) != 0) {
+    p->state = TP_GONE;
+    return;
+  }
+  pthread_mutex_lock(&reg_lock);
+  p->prev = NULL;
+  p->next = reg_head;
+  if (reg_head)
+    reg_head->prev = p;
+  reg_head = p;
+  p->state = TP_LIVE;
+  pthread_mutex_unlock(&reg_lock);
+}
+
+static inline itab_tpool *tpool_self(void)
+{
+  itab_tpool *p = &tls_pool;
+  if (CDR_UNLIKELY(p->state == TP_NEW))
+    tpool_register(p);
+  return p;
+}
+
+static cdr_itab_block *block_alloc(itab_tpool *p, const cdr_allocator *a, uint32_t cap)
+{
+  if (cap > ITAB_MAX_CAP)
+    return NULL;
+  cdr_itab_block *b = cdr__malloc(a, sizeof *b + (size_t)cap * ITAB_ENTRY_BYTES);
+  if (!b)
+    return NULL;
+  b->a = a;
+  b->cap = cap;
+  count(p, C_ALLOCS);
+  return b;
+}
+
+static void block_free(itab_tpool *p, cdr_itab_block *b)
+{
+  const cdr_allocator *a = b->a;
+  count(p, C_FREES);
+  cdr__free(a, b);
+}
+
+static unsigned shared_home(const itab_tpool *p)
+{
+  return hash_int((uintptr_t)p) >> (32 - __builtin_ctz(SHARED_SLOTS));
+}
+
+/* Put B in an empty shared slot; false if every slot is full. */
+static bool shared_put(itab_tpool *p, cdr_itab_block *b)
+{
+  unsigned h = shared_home(p);
+  for (unsigned i = 0; i < SHARED_SLOTS; i++) {
+    itab_slot *s = &shared_pool[(h + i) & (SHARED_SLOTS - 1)];
+    cdr_itab_block *expect = NULL;
+    if (LOAD(s->b) == NULL &&
+        __atomic_compare_exchange_n(&s->b, &expect, b, false, __ATOMIC_RELEASE,
+                                    __ATOMIC_RELAXED)) {
+      __atomic_add_fetch(&shared_n, 1, __ATOMIC_RELAXED);
+      return true;
+    }
+  }
+  return false;
+}
+
+static cdr_itab_block *shared_take(itab_tpool *p, const cdr_allocator *a)
+{
+  if (LOAD(shared_n) <= 0)
+    return NULL;
+  unsigned h = shared_home(p);
+  for (unsigned i = 0; i < SHARED_SLOTS; i++) {
+    itab_slot *s = &shared_pool[(h + i) & (SHARED_SLOTS - 1)];
+    if (LOAD(s->b) == NULL)
+      continue;
+    cdr_itab_block *b = __atomic_exchange_n(&s->b, NULL, __ATOMIC_ACQUIRE);
+    if (!b)
+      continue;
+    __atomic_sub_fetch(&shared_n, 1, __ATOMIC_RELAXED);
+    if (b->a == a) {
+      count(p, C_SHARED_HITS);
+      return b;
+    }
+    /* Another allocator's block: give it back (it was never ours to use). */
+    if (!shared_put(p, b)) {
+      count(p, C_FREED_FULL);
+      block_free(p, b);
+    }
+  }
+  return NULL;
+}
+
+/* A block for a table that outgrows its inline entries: the newest one of
+ * this thread's pool with the same allocator, else one from the shared pool,
+ * else a new one. */
+static cdr_itab_block *block_get(const cdr_allocator *a)
+{
+  itab_tpool *p = tpool_self();
+  if (LOAD(cfg_enabled)) {
+    for (uint32_t i = p->count; i-- > 0;) {
+      cdr_itab_block *b = p->blk[i];
+      if (b->a == a) {
+        p->blk[i] = p->blk[--p->count];
+        count(p, C_POOL_HITS);
+        return b;
+      }
+    }
+    cdr_itab_block *b = shared_take(p, a);
+    if (b)
+      return b;
+  }
+  cdr_itab_block *b = block_alloc(p, a, ITAB_MIN_CAP);
+#if BROKEN(BRK_OWNER_POOL)
+  if (b)
+    b->owner = p;
+#endif
+  return b;
+}
+
+/* A released table's block. */
+static void block_put(cdr_itab_block *b)
+{
+  itab_tpool *p = tpool_self();
+#if BROKEN(BRK_OWNER_POOL)
+  if (b->owner)
+    p = b->owner;
+#endif
+  if (!LOAD(cfg_enabled) && !BROKEN(BRK_POOL_OFF_IGNORED)) {
+    block_free(p, b);
+    return;
+  }
+  if (b->cap > LOAD(cfg_max_entries) && !BROKEN(BRK_NO_ENTRY_CAP)) {
+    count(p, C_FREED_OVER_CAP);
+    block_free(p, b);
+    return;
+  }
+  if (p->state != TP_LIVE && !BROKEN(BRK_EXIT_STRANDS)) {
+    if (shared_put(p, b)) {
+      count(p, C_SHARED_PUTS);
+    } else {
+      count(p, C_FREED_FULL);
+      block_free(p, b);
+    }
+    return;
+  }
+  unsigned max = BROKEN(BRK_NO_TABLE_CAP) ? CDR_TABLES_POOL_MAX : LOAD(cfg_max_tables);
+  if (p->count >= max) {
+    count(p, C_FREED_FULL);
+    block_free(p, b);
+    return;
+  }
+  p->blk[p->count++] = b;
+  count(p, C_POOLED);
+}
+
+/* Thread exit (pthread key destructor): the thread's blocks go to the shared
+ * pool, its counts to the totals of exited threads.  TLS is still valid
+ * while key destructors run.  Later releases on this thread (from other
+ * destructors) see TP_GONE and go to the shared pool directly. */
+static void tpool_exit(void *arg)
+{
+  itab_tpool *p = arg;
+  bool share = LOAD(cfg_enabled) && !BROKEN(BRK_NO_SHARED);
+  unsigned max_entries = LOAD(cfg_max_entries);
+  for (uint32_t i = 0; i < p->count; i++) {
+    cdr_itab_block *b = p->blk[i];
+    if (share && b->cap <= max_entries && shared_put(p, b)) {
+      count(p, C_SHARED_PUTS);
+    } else {
+      if (share)
+        count(p, C_FREED_FULL);
+      block_free(p, b);
+    }
+  }
+  p->count = 0;
+  pthread_mutex_lock(&reg_lock);
+  if (p->prev)
+    p->prev->next = p->next;
+  else
+    reg_head = p->next;
+  if (p->next)
+    p->next->prev = p->prev;
+  for (int c = 0; c < C_N; c++) {
+    __atomic_add_fetch(&retired[c], p->st[c], __ATOMIC_RELAXED);
+    __atomic_store_n(&p->st[c], 0, __ATOMIC_RELAXED);
+  }
+  p->state = TP_GONE;
+  pthread_mutex_unlock(&reg_lock);
+}
+
+/* ------------------------------------------------------------------ public pool API */
+
+int cdr_tables_set_pool(int enabled, unsigned max_tables, unsigned max_entries)
+{
+  if (max_tables > CDR_TABLES_POOL_MAX)
+    return CDR_E_INVALID;
+  __atomic_store_n(&cfg_max_tables, max_tables, __ATOMIC_RELAXED);
+  __atomic_store_n(&cfg_max_entries, max_entries, __ATOMIC_RELAXED);
+  __atomic_store_n(&cfg_enabled, enabled ? 1 : 0, __ATOMIC_RELAXED);
+  return CDR_OK;
+}
+
+void cdr_tables_get_pool(int *enabled, unsigned *max_tables, unsigned *max_entries)
+{
+  if (enabled)
+    *enabled = LOAD(cfg_enabled);
+  if (max_tables)
+    *max_tables = LOAD(cfg_max_tables);
+  if (max_entries)
+    *max_entries = LOAD(cfg_max_entries);
+}
+
+void cdr_tables_get_stats(cdr_tables_stats *out)
+{
+  uint64_t sum[C_N];
+  pthread_mutex_lock(&reg_lock);
+  for (int c = 0; c < C_N; c++)
+    sum[c] = LOAD(retired[c]);
+  for (itab_tpool *p = reg_head; p; p = p->next)
+    for (int c = 0; c < C_N; c++)
+      sum[c] += LOAD(p->st[c]);
+  pthread_mutex_unlock(&reg_lock);
+  memset(out, 0, sizeof *out);
+  out->pool_hits = sum[C_POOL_HITS];
+  out->shared_hits = sum[C_SHARED_HITS];
+  out->allocs = sum[C_ALLOCS];
+  out->pooled = sum[C_POOLED];
+  out->shared_puts = sum[C_SHARED_PUTS];
+  out->freed_over_cap = sum[C_FREED_OVER_CAP];
+  out->freed_full = sum[C_FREED_FULL];
+  out->frees = sum[C_FREES];
+  out->thread_pooled = tls_pool.count;
+  for (unsigned i = 0; i < SHARED_SLOTS; i++)
+    out->shared_pooled += LOAD(shared_pool[i].b) != NULL;
+}
+
+void cdr_tables_flush_thread(void)
+{
+  itab_tpool *p = &tls_pool;
+  for (uint32_t i = 0; i < p->count; i++)
+    block_free(p, p->blk[i]);
+  p->count = 0;
+}
+
+void cdr_tables_flush_shared(void)
+{
+  itab_tpool *p = &tls_pool;
+  for (unsigned i = 0; i < SHARED_SLOTS; i++) {
+    cdr_itab_block *b = __atomic_exchange_n(&shared_pool[i].b, NULL, __ATOMIC_ACQUIRE);
+    if (b) {
+      __atomic_sub_fetch(&shared_n, 1, __ATOMIC_RELAXED);
+      block_free(p, b);
+    }
+  }
+}
+
+/* ------------------------------------------------------------------ the table */
+
+static void itab_bind(cdr_itab *t, cdr_itab_block *b)
+{
+  uint32_t c = b->cap;
+  t->block = b;
+  t->cap = c;
+  t->keys = (uintptr_t *)(b + 1);
+  t->vals = t->keys + c;
+  t->hash = (uint32_t *)(t->vals + c);
+  t->kprev = t->hash + c;
+  t->kidx = t->kprev + c;
+  t->vidx = t->kidx + 2 * (size_t)c;
+}
+
+/* Entry of the newest pair with key K (hash H), or 0; *SLOT: its index
+ * slot, or the empty slot where K goes. */
+static inline uint32_t probe_key(const cdr_itab *t, uintptr_t k, uint32_t h, uint32_t *slot)
+{
+  uint32_t s = h >> t->shift, e;
+  if (t->kind == CDR_ITAB_PTR) {
+    while ((e = t->kidx[s]) != 0 && t->keys[e - 1] != k)
+      s = (s + 1) & t->mask;
+  } else {
+    while ((e = t->kidx[s]) != 0 && !(t->hash[e - 1] == h && str_eq(t->keys[e - 1], k)))
+      s = (s + 1) & t->mask;
+  }
+  *slot = s;
+  return e;
+}
+
+static inline uint32_t probe_val(const cdr_itab *t, uintptr_t v, uint32_t *slot)
+{
+  uint32_t s = hash_int(v) >> t->shift, e;
+  while ((e = t->vidx[s]) != 0 && t->vals[e - 1] != v)
+    s = (s + 1) & t->mask;
+  *slot = s;
+  return e;
+}
+
+/* Size both indexes for the block's capacity and empty them. */
+static void index_reset(cdr_itab *t)
+{
+  uint32_t slots = 2 * t->cap;
+  t->mask = slots - 1;
+  t->shift = (uint32_t)__builtin_clz(slots) + 1;
+  memset(t->kidx, 0, 2 * (size_t)slots * sizeof *t->kidx); /* kidx, then vidx */
+}
+
+/* Index entries 1..n in order, so the newest entry of a key (or value) ends
+ * up in its slot and kprev links each entry to the previous one of its key. */
+static void index_build(cdr_itab *t)
+{
+  for (uint32_t e = 1; e <= t->n; e++) {
+    uint32_t s;
+    t->kprev[e - 1] = probe_key(t, t->keys[e - 1], t->hash[e - 1], &s);
+    t->kidx[s] = e;
+    (void)probe_val(t, t->vals[e - 1], &s);
+    t->vidx[s] = e;
+  }
+}
+
+/* Move the inline entries (all CDR_ITAB_INLINE of them) to a block: the one
+ * kept by cdr_itab_clear(), else one from block_get().  Either way its index
+ * is emptied first: a reused block's slots name the previous user's entries. */
+static int itab_spill(cdr_itab *t)
+{
+#if BROKEN(BRK_STALE_INDEX)
+  bool kept = t->block != NULL;
+#endif
+  if (!t->block) {
+    cdr_itab_block *b = block_get(t->a);
+    if (!b) {
+#if BROKEN(BRK_OOM_LOSES)
+      t->n = 0;
+#endif
+      return CDR_E_NOMEM;
+    }
+    itab_bind(t, b);
+  }
+  for (uint32_t i = 0; i < t->n; i++) {
+    t->keys[i] = t->ikeys[i];
+    t->vals[i] = t->ivals[i];
+    t->hash[i] = key_hash(t, t->ikeys[i]);
+  }
+#if BROKEN(BRK_STALE_INDEX)
+  if (kept) { /* keep the slots left from before cdr_itab_clear() */
+    t->mask = 2 * t->cap - 1;
+    t->shift = (uint32_t)__builtin_clz(2 * t->cap) + 1;
+    index_build(t);
+    return CDR_OK;
+  }
+#endif
+  index_reset(t);
+  index_build(t);
+  return CDR_OK;
+}
+
+/* The block is full: move to one twice as large.  T is unchanged on failure. */
+static int itab_grow(cdr_itab *t)
+{
+  itab_tpool *p = tpool_self();
+  cdr_itab_block *old = t->block;
+  cdr_itab_block *b = block_alloc(p, t->a, 2 * t->cap);
+  if (!b)
+    return CDR_E_NOMEM;
+#if BROKEN(BRK_OWNER_POOL)
+  b->owner = old->owner;
+#endif
+  const uintptr_t *ok = t->keys, *ov = t->vals;
+  const uint32_t *oh = t->hash;
+  itab_bind(t, b);
+  memcpy(t->keys, ok, t->n * sizeof *ok);
+  memcpy(t->vals, ov, t->n * sizeof *ov);
+  memcpy(t->hash, oh, t->n * sizeof *oh);
+  index_reset(t);
+  index_build(t);
+#if !BROKEN(BRK_LEAK_ON_GROW)
+  block_free(p, old);
+#endif
+  return CDR_OK;
+}
+
+static int itab_put_hashed(cdr_itab *t, uintptr_t k, uintptr_t v)
+{
+  uint32_t h = key_hash(t, k);
+  for (;;) {
+    uint32_t sk, sv = UINT32_MAX;
+    uint32_t ek = probe_key(t, k, h, &sk);
+    if (ek && !BROKEN(BRK_PAIR_APPENDS)) {
+      if (t->vals[ek - 1] == v)
+        return CDR_OK;
+      /* K is there with another value.  The pair is present only if V is
+       * too: as V's newest entry, or further down K's chain. */
+      uint32_t ev = probe_val(t, v, &sv);
+      if (ev) {
+        if (t->kind == CDR_ITAB_PTR ? t->keys[ev - 1] == k
+                                    : t->hash[ev - 1] == h && str_eq(t->keys[ev - 1], k))
+          return CDR_OK;
+        for (uint32_t x = t->kprev[ek - 1]; x; x = t->kprev[x - 1])
+          if (t->vals[x - 1] == v)
+            return CDR_OK;
+      }
+    }
+    if (CDR_UNLIKELY(t->n == t->cap)) {
+      int rc = itab_grow(t);
+      if (rc != CDR_OK)
+        return rc;
+      continue; /* slots moved */
+    }
+    uint32_t e = ++t->n;
+    t->keys[e - 1] = k;
+    t->vals[e - 1] = v;
+    t->hash[e - 1] = h;
+    t->kprev[e - 1] = ek;
+    t->kidx[sk] = e;
+    if (sv == UINT32_MAX)
+      (void)probe_val(t, v, &sv);
+    t->vidx[sv] = e;
+    return CDR_OK;
+  }
+}
+
+/* Everything but putting a pointer in the inline entries: out of line, so
+ * that the fast path needs no stack frame. */
+static __attribute__((noinline)) int itab_put_slow(cdr_itab *t, uintptr_t k, uintptr_t v)
+{
+  if (t->mask != 0)
+    return itab_put_hashed(t, k, v);
+  if (t->kind == CDR_ITAB_STR && !BROKEN(BRK_PAIR_APPENDS)) {
+    for (uint32_t i = 0; i < t->n; i++)
+      if (t->ivals[i] == v && str_eq(t->ikeys[i], k)) /* values first: no strcmp */
+        return CDR_OK;
+  }
+  if (t->n < t->ilim) {
+    t->ikeys[t->n] = k;
+    t->ivals[t->n] = v;
+    t->n++;
+    return CDR_OK;
+  }
+  if (t->ilim == 0)
+    return CDR_E_STATE;
+  int rc = itab_spill(t);
+  if (rc != CDR_OK)
+    return rc;
+  return itab_put_hashed(t, k, v);
+}
+
+void cdr_itab_init(cdr_itab *t, cdr_itab_kind kind, const cdr_allocator *a)
+{
+  t->n = 0;
+  t->ilim = CDR_ITAB_INLINE;
+  t->mask = 0;
+  t->shift = 0;
+  t->cap = 0;
+  t->kind = kind;
+  t->keys = t->vals = NULL;
+  t->hash = t->kprev = t->kidx = t->vidx = NULL;
+  t->block = NULL;
+  t->a = cdr__alloc_or_global(a);
+}
+
+int cdr_itab_put(cdr_itab *t, uintptr_t k, uintptr_t v)
+{
+  uint32_t n = t->n;
+  if (CDR_LIKELY(t->mask == 0 && t->kind == CDR_ITAB_PTR)) {
+    for (uint32_t i = 0; i < n && !BROKEN(BRK_PAIR_APPENDS); i++)
+      if (t->ikeys[i] == k && t->ivals[i] == v)
+        return CDR_OK;
+    if (CDR_LIKELY(n < t->ilim)) {
+      t->ikeys[n] = k;
+      t->ivals[n] = v;
+      t->n = n + 1;
+      return CDR_OK;
+    }
+  }
+  return itab_put_slow(t, k, v);
+}
+
+/* Hashed look-up, and inline look-up of strings: out of line, so that the
+ * inline look-up of pointers needs no stack frame. */
+static __attribute__((noinline)) int itab_get_slow(const cdr_itab *t, uintptr_t k,
+                                                   uintptr_t *val)
+{
+  uint32_t e, s;
+  if (t->mask == 0) {
+#if BROKEN(BRK_OLDEST_WINS)
+    for (uint32_t j = 0; j < t->n; j++)
+      if (str_eq(t->ikeys[j], k)) {
+        if (val)
+          *val = t->ivals[j];
+        return 1;
+      }
+    return 0;
+#endif
+    for (uint32_t i = t->n; i-- > 0;)
+      if (str_eq(t->ikeys[i], k)) {
+        if (val)
+          *val = t->ivals[i];
+        return 1;
+      }
+    return 0;
+  }
+#if BROKEN(BRK_NO_BOUNDARY)
+  for (uint32_t i = CDR_ITAB_INLINE; i-- > 0;)
+    if (t->kind == CDR_ITAB_PTR ? t->keys[i] == k : str_eq(t->keys[i], k)) {
+      if (val)
+        *val = t->vals[i];
+      return 1;
+    }
+  return 0;
+#endif
+  e = probe_key(t, k, key_hash(t, k), &s);
+  if (!e)
+    return 0;
+#if BROKEN(BRK_OLDEST_WINS)
+  while (t->kprev[e - 1])
+    e = t->kprev[e - 1];
+#endif
+  if (val)
+    *val = t->vals[e - 1];
+  return 1;
+}
+
+int cdr_itab_get(const cdr_itab *t, uintptr_t k, uintptr_t *val)
+{
+  if (CDR_LIKELY(t->mask == 0 && t->kind == CDR_ITAB_PTR)) {
+#if BROKEN(BRK_OLDEST_WINS)
+    for (uint32_t j = 0; j < t->n; j++)
+      if (t->ikeys[j] == k) {
+        if (val)
+          *val = t->ivals[j];
+        return 1;
+      }
+    return 0;
+#endif
+    for (uint32_t i = t->n; i-- > 0;)
+      if (t->ikeys[i] == k) {
+        if (val)
+          *val = t->ivals[i];
+        return 1;
+      }
+    return 0;
+  }
+  return itab_get_slow(t, k, val);
+}
+
+int cdr_itab_find_value(const cdr_itab *t, uintptr_t v, uintptr_t *key)
+{
+  uint32_t e;
+  if (CDR_LIKELY(t->mask == 0)) {
+    for (uint32_t i = t->n; i-- > 0;)
+      if (t->ivals[i] == v) {
+        if (key)
+          *key = t->ikeys[i];
+        return 1;
+      }
+    return 0;
+  }
+  uint32_t s;
+  e = probe_val(t, v, &s);
+  if (!e)
+    return 0;
+  if (key)
+    *key = t->keys[e - 1];
+  return 1;
+}
+
+uint32_t cdr_itab_count(const cdr_itab *t)
+{
+  return t->n;
+}
+
+void cdr_itab_clear(cdr_itab *t)
+{
+  /* Back to inline entries; the block (if any) waits for the 9th, and its
+   * index is rebuilt then. */
+  t->n = 0;
+  t->mask = 0;
+}
+
+void cdr_itab_release(cdr_itab *t)
+{
+  if (t->ilim == 0 && !BROKEN(BRK_DOUBLE_RELEASE))
+    return;
+  cdr_itab_block *b = t->block;
+  t->n = 0;
+  t->mask = 0;
+  if (!BROKEN(BRK_PUT_AFTER_RELEASE))
+    t->ilim = 0;
+  if (!BROKEN(BRK_DOUBLE_RELEASE))
+    t->block = NULL;
+  if (b)
+    block_put(b);
+}

@@ -1,0 +1,90 @@
+/* itab.h - indirection tables (internal, not installed).
+ *
+ * A bidirectional map used by value-graph encoding and decoding: object ->
+ * offset on output, offset -> object on input, and the same for repository
+ * IDs and codebase URLs.  Entries live in insertion order in parallel arrays
+ * (key, value, key hash); two open-addressing indexes hold entry numbers
+ * (from 1; 0 is an empty slot), one by key and one by value.
+ *
+ * Semantics (WIRE-NOTES "Indirection tables"): a key may be stored with
+ * several values and a value under several keys; a look-up either way finds
+ * the newest entry.  Putting a pair that is already present (as any entry,
+ * not only the newest) is a no-op.
+ *
+ * The first CDR_ITAB_INLINE entries live inside the struct and are scanned
+ * linearly with no hashing and no allocation.  The 9th distinct pair moves
+ * the table to a block (entries plus indexes, one allocation) taken from the
+ * calling thread's pool, else the shared pool, else the allocator; the block
+ * then doubles as needed.  Index load factor is at most 0.5.
+ *
+ * A cdr_itab is owned by one thread at a time (its stream's); const
+ * operations may run concurrently with each other.  It holds no pointer to
+ * itself, so it may be moved (memcpy) while it is not in use.
+ */
+#ifndef CDR_ITAB_H
+#define CDR_ITAB_H
+
+#include "internal.h"
+#include <cdr/tables.h>
+
+#define CDR_ITAB_INLINE 8
+
+typedef enum cdr_itab_kind {
+  CDR_ITAB_PTR = 0, /* keys compared as integers/pointers */
+  CDR_ITAB_STR = 1  /* keys are NUL-terminated strings compared by content;
+                       the table does not own them */
+} cdr_itab_kind;
+
+struct cdr_itab_block; /* itab.c */
+
+typedef struct cdr_itab {
+  uint32_t n;       /* entries */
+  uint32_t ilim;    /* CDR_ITAB_INLINE; 0 once released (put then fails) */
+  uint32_t mask;    /* index slots - 1 when hashed; 0 while inline */
+  uint32_t shift;   /* 32 - log2(index slots): slot = hash >> shift */
+  uint32_t cap;     /* entry capacity of the block */
+  uint32_t kind;    /* cdr_itab_kind */
+  /* The block's arrays (valid when block != NULL; used when mask != 0). */
+  uintptr_t *keys, *vals;
+  uint32_t *hash;   /* key hashes */
+  uint32_t *kprev;  /* previous entry with the same key (0: none) */
+  uint32_t *kidx, *vidx;
+  struct cdr_itab_block *block; /* kept across cdr_itab_clear() */
+  const cdr_allocator *a;       /* resolved: never NULL after init */
+  uintptr_t ikeys[CDR_ITAB_INLINE];
+  uintptr_t ivals[CDR_ITAB_INLINE];
+} cdr_itab;
+
+/* Initialise T (fresh or released memory; a table that holds a block must be
+ * released first).  A: allocator for its blocks, NULL for the global one. */
+CDR_HIDDEN void cdr_itab_init(cdr_itab *t, cdr_itab_kind kind, const cdr_allocator *a)
+  CDR_NONNULL(1);
+
+/* Add the pair KEY -> VAL.  A no-op if the pair is present.  Returns CDR_OK;
+ * CDR_E_NOMEM when a block could not be allocated (T unchanged); CDR_E_STATE
+ * after cdr_itab_release() until cdr_itab_init(). */
+CDR_HIDDEN int cdr_itab_put(cdr_itab *t, uintptr_t key, uintptr_t val) CDR_NONNULL(1);
+
+/* 1 and *VAL (if VAL is not NULL) = the value of the newest entry for KEY;
+ * 0 (and *VAL untouched) if there is none. */
+CDR_HIDDEN int cdr_itab_get(const cdr_itab *t, uintptr_t key, uintptr_t *val) CDR_NONNULL(1);
+
+/* 1 and *KEY (if KEY is not NULL) = the key of the newest entry whose value
+ * is VAL; 0 (and *KEY untouched) if there is none. */
+CDR_HIDDEN int cdr_itab_find_value(const cdr_itab *t, uintptr_t val, uintptr_t *key)
+  CDR_NONNULL(1);
+
+/* Entries in T (duplicates of a key or value each count). */
+CDR_HIDDEN uint32_t cdr_itab_count(const cdr_itab *t) CDR_NONNULL(1);
+
+/* Empty T and keep its block for its next growth (stream reset).  No-op on a
+ * released table. */
+CDR_HIDDEN void cdr_itab_clear(cdr_itab *t) CDR_NONNULL(1);
+
+/* Empty T and give its block to the calling thread's pool (stream close; the
+ * thread need not be the one that initialised T).  Idempotent: a second call
+ * gives nothing back.  T is then unusable (put: CDR_E_STATE; look-ups find
+ * nothing) until cdr_itab_init(). */
+CDR_HIDDEN void cdr_itab_release(cdr_itab *t) CDR_NONNULL(1);
+
+#endif

@@ -1,0 +1,1014 @@
+/* cdr-bench.c - in-process CDR marshalling benchmark for libcdr (no sockets).
+ *
+ * Prints ns per write and per read, and GB/s, for the items of a typical
+ * small request -- a struct of 4 longs, a double, a 16-character string, a
+ * 64-octet sequence and a sequence of 16 longs, alone and together as one
+ * 184-octet message -- and for 1 MiB octet and double sequences, beside
+ * memcpy of the same sizes measured in the same run.
+ *
+ * Method.  Writes reuse one output stream, emptied with cdr_out_reset() per
+ * message, so the steady state allocates nothing.  Reads run cdr_in_init()
+ * over the encoded message per message; copying reads allocate from one arena
+ * that is cdr_arena_reset() per message, and the *_view readers allocate
+ * nothing.  A counting allocator is the process-wide allocator for the whole
+ * run (cdr_mem_set_global() before any other libcdr call, as cdr/mem.h
+ * requires); the allocations made during the timed batches, after warm-up,
+ * are printed per op and should be 0.  Each figure is calibrated to batches of
+ * about 100 ms (10 ms with --quick); the best (minimum) and the median of 5
+ * batches are printed, and GB/s and the ratio to memcpy use the minimum.
+ * Results of every op go into a volatile sink so nothing is optimised away.
+ *
+ * The memcpy baselines call the C library's memcpy with a size the compiler
+ * cannot see, i.e. what copying those octets costs as a function call, not
+ * the few inline moves a constant-size memcpy compiles to.
+ *
+ * Exit status: 0 when the run completed (targets missed included), 1 when an
+ * encoding was wrong or a stream failed, 2 on a usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cdr/error.h>
+#include <cdr/mem.h>
+#include <cdr/arena.h>
+#include <cdr/out.h>
+#include <cdr/in.h>
+#include <cdr/type.h>
+
+/* ---------------------------------------------------------------- data */
+
+#define STR16 "CORBA-CDR-bench!"          /* 16 characters */
+#define OCT_SMALL 64
+#define LONG_SMALL 16
+#define BULK_BYTES ((size_t)1 << 20)
+#define BULK_DOUBLES (BULK_BYTES / sizeof(double))
+#define COMPOSITE_WIRE 184                  /* octets the five items take together */
+#define REPEATS 5
+#define TARGET_SMALL_NS 30.0
+#define TARGET_BULK_RATIO 1.5
+
+typedef struct four_longs {
+  int32_t a, b, c, d;
+} four_longs;
+
+typedef struct composite {
+  four_longs s;
+  double d;
+  char *str;
+  cdr_seq oct;    /* sequence<octet> */
+  cdr_seq longs;  /* sequence<long> */
+} composite;
+
+static const cdr_member four_longs_members[] = {
+  CDR_MEMBER(four_longs, a, &cdr_type_long),
+  CDR_MEMBER(four_longs, b, &cdr_type_long),
+  CDR_MEMBER(four_longs, c, &cdr_type_long),
+  CDR_MEMBER(four_longs, d, &cdr_type_long),
+};
+static const cdr_type four_longs_type =
+  CDR_STRUCT_TYPE(four_longs, "FourLongs", "IDL:bench/FourLongs:1.0", four_longs_members);
+
+static const cdr_type octet_seq_type = CDR_SEQUENCE_TYPE(&cdr_type_octet, 0);
+static const cdr_type long_seq_type = CDR_SEQUENCE_TYPE(&cdr_type_long, 0);
+
+static const cdr_member composite_members[] = {
+  CDR_MEMBER(composite, s, &four_longs_type),
+  CDR_MEMBER(composite, d, &cdr_type_double),
+  CDR_MEMBER(composite, str, &cdr_type_string),
+  CDR_MEMBER(composite, oct, &octet_seq_type),
+  CDR_MEMBER(composite, longs, &long_seq_type),
+};
+static const cdr_type composite_type =
+  CDR_STRUCT_TYPE(composite, "Composite", "IDL:bench/Composite:1.0", composite_members);
+
+/* The encoded messages that the read benchmarks decode. */
+enum { M_STRUCT, M_DOUBLE, M_STRING, M_OCT, M_LONGS, M_COMPOSITE, M_BULK_OCT, M_BULK_DBL, M_COUNT };
+
+typedef struct encoded {
+  uint8_t *buf;
+  size_t len;
+  int order;
+} encoded;
+
+static struct {
+  cdr_mem_counter counter;  /* the process-wide allocator */
+  cdr_opts opts;
+  cdr_out out;              /* the one output stream all writes reuse */
+  cdr_arena arena;          /* the one arena all copying reads reuse */
+  four_longs fl;
+  double dbl;
+  char str[sizeof STR16];
+  uint8_t oct[OCT_SMALL];
+  int32_t longs[LONG_SMALL];
+  composite comp;           /* the same five values, for cdr_write() */
+  uint8_t *bulk_oct;
+  double *bulk_dbl;
+  encoded msg[M_COUNT];
+  uint8_t *mc_src, *mc_dst; /* memcpy baselines */
+  size_t mc_size;
+  int loop_errors;          /* streams that failed inside a timed loop */
+} G;
+
+static volatile uint64_t sink;
+
+/* Force the compiler to assume memory was read and written here. */
+static inline void clobber(void) { __asm__ volatile("" ::: "memory"); }
+
+/* Wrapping sum of the four members (no signed overflow). */
+static inline uint64_t sum4(const four_longs *v)
+{
+  return (uint32_t)v->a + (uint32_t)v->b + (uint32_t)v->c + (uint32_t)v->d;
+}
+
+static inline uint64_t dbits(double d)
+{
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  return u;
+}
+
+/* ---------------------------------------------------------------- encoders */
+
+static inline void put_struct_hand(cdr_out *o)
+{
+  cdr_put_long(o, G.fl.a);
+  cdr_put_long(o, G.fl.b);
+  cdr_put_long(o, G.fl.c);
+  cdr_put_long(o, G.fl.d);
+}
+static inline void put_double(cdr_out *o) { cdr_put_double(o, G.dbl); }
+static inline void put_string(cdr_out *o) { cdr_put_string(o, G.str); }
+static inline void put_oct(cdr_out *o) { cdr_put_seq(o, G.oct, OCT_SMALL, 1); }
+static inline void put_longs(cdr_out *o) { cdr_put_seq(o, G.longs, LONG_SMALL, 4); }
+static inline void put_composite_hand(cdr_out *o)
+{
+  put_struct_hand(o);
+  put_double(o);
+  put_string(o);
+  put_oct(o);
+  put_longs(o);
+}
+static inline void put_bulk_oct(cdr_out *o) { cdr_put_seq(o, G.bulk_oct, BULK_BYTES, 1); }
+static inline void put_bulk_dbl(cdr_out *o) { cdr_put_seq(o, G.bulk_dbl, BULK_DOUBLES, 8); }
+
+/* ---------------------------------------------------------------- timed loops */
+
+typedef uint64_t (*loop_fn)(uint64_t n);
+
+#define WRITE_LOOP(fname, ...)                           \
+  static uint64_t fname(uint64_t n)                      \
+  {                                                      \
+    cdr_out *o = &G.out;                                 \
+    uint64_t acc = 0;                                    \
+    int bad = 0;                                         \
+    for (uint64_t k = 0; k < n; k++) {                   \
+      cdr_out_reset(o);                                  \
+      __VA_ARGS__;                                       \
+      bad |= cdr_out_status(o);                          \
+      acc += cdr_out_size(o);                            \
+      clobber();                                         \
+    }                                                    \
+    G.loop_errors += bad != 0;                           \
+    return acc;                                          \
+  }
+
+WRITE_LOOP(w_empty, (void)0)
+WRITE_LOOP(w_struct_hand, put_struct_hand(o))
+WRITE_LOOP(w_struct_generic, (void)cdr_write(o, &four_longs_type, &G.fl))
+WRITE_LOOP(w_double, put_double(o))
+WRITE_LOOP(w_string, put_string(o))
+WRITE_LOOP(w_oct, put_oct(o))
+WRITE_LOOP(w_longs, put_longs(o))
+WRITE_LOOP(w_composite_hand, put_composite_hand(o))
+WRITE_LOOP(w_composite_generic, (void)cdr_write(o, &composite_type, &G.comp))
+WRITE_LOOP(w_bulk_oct, put_bulk_oct(o))
+WRITE_LOOP(w_bulk_dbl, put_bulk_dbl(o))
+
+/* BODY reads from the cdr_in `in` and adds what it decoded to `acc`.  With
+ * USE_ARENA the arena is reset and attached per message (copying reads). */
+#define READ_LOOP(fname, msgidx, use_arena, ...)                 \
+  static uint64_t fname(uint64_t n)                              \
+  {                                                              \
+    const encoded *m = &G.msg[msgidx];                           \
+    cdr_in in;                                                   \
+    uint64_t acc = 0;                                            \
+    int bad = 0;                                                 \
+    for (uint64_t k = 0; k < n; k++) {                           \
+      cdr_in_init(&in, m->buf, m->len, m->order, &G.opts);       \
+      if (use_arena) {                                           \
+        cdr_arena_reset(&G.arena);                               \
+        cdr_in_set_arena(&in, &G.arena);                         \
+      }                                                          \
+      __VA_ARGS__                                                \
+      bad |= cdr_in_status(&in);                                 \
+    }                                                            \
+    G.loop_errors += bad != 0;                                   \
+    return acc;                                                  \
+  }
+
+READ_LOOP(r_empty, M_STRUCT, 0, { acc += cdr_in_remaining(&in); })
+READ_LOOP(r_struct_hand, M_STRUCT, 0, {
+  four_longs v;
+  v.a = cdr_get_long(&in);
+  v.b = cdr_get_long(&in);
+  v.c = cdr_get_long(&in);
+  v.d = cdr_get_long(&in);
+  acc += sum4(&v);
+})
+READ_LOOP(r_struct_generic, M_STRUCT, 0, {
+  four_longs v;
+  (void)cdr_read(&in, &four_longs_type, &v);
+  acc += sum4(&v);
+})
+READ_LOOP(r_double, M_DOUBLE, 0, { acc += dbits(cdr_get_double(&in)); })
+READ_LOOP(r_string, M_STRING, 1, {
+  uint32_t len = 0;
+  const char *s = cdr_get_string(&in, &len);
+  if (s)
+    acc += len + (uint8_t)s[len - 1];
+})
+READ_LOOP(r_string_view, M_STRING, 0, {
+  const char *s = NULL;
+  uint32_t len = 0;
+  if (cdr_get_string_view(&in, &s, &len) == CDR_OK)
+    acc += len + (uint8_t)s[len - 1];
+})
+READ_LOOP(r_oct, M_OCT, 1, {
+  uint32_t cnt = 0;
+  const uint8_t *p = cdr_get_seq(&in, 1, &cnt);
+  if (p)
+    acc += cnt + p[cnt - 1];
+})
+READ_LOOP(r_oct_view, M_OCT, 0, {
+  const uint8_t *p = NULL;
+  uint32_t cnt = 0;
+  if (cdr_get_octets_view(&in, &p, &cnt) == CDR_OK)
+    acc += cnt + p[cnt - 1];
+})
+READ_LOOP(r_longs, M_LONGS, 1, {
+  uint32_t cnt = 0;
+  const int32_t *p = cdr_get_seq(&in, 4, &cnt);
+  if (p)
+    acc += cnt + (uint64_t)p[cnt - 1];
+})
+READ_LOOP(r_composite_hand, M_COMPOSITE, 1, {
+  four_longs v;
+  uint32_t slen = 0, noct = 0, nlong = 0;
+  v.a = cdr_get_long(&in);
+  v.b = cdr_get_long(&in);
+  v.c = cdr_get_long(&in);
+  v.d = cdr_get_long(&in);
+  double d = cdr_get_double(&in);
+  const char *s = cdr_get_string(&in, &slen);
+  const uint8_t *oct = cdr_get_seq(&in, 1, &noct);
+  const int32_t *lg = cdr_get_seq(&in, 4, &nlong);
+  if (__builtin_expect(s && oct && lg, 1))
+    acc += sum4(&v) + dbits(d) + (uint8_t)s[slen - 1]
+           + oct[noct - 1] + (uint64_t)lg[nlong - 1];
+})
+READ_LOOP(r_composite_generic, M_COMPOSITE, 1, {
+  composite v;
+  if (__builtin_expect(cdr_read(&in, &composite_type, &v) == CDR_OK, 1))
+    acc += sum4(&v.s) + dbits(v.d) + (uint8_t)v.str[0]
+           + ((const uint8_t *)v.oct.buf)[v.oct.len - 1]
+           + (uint64_t)((const int32_t *)v.longs.buf)[v.longs.len - 1];
+})
+READ_LOOP(r_bulk_oct, M_BULK_OCT, 1, {
+  uint32_t cnt = 0;
+  const uint8_t *p = cdr_get_seq(&in, 1, &cnt);
+  if (p)
+    acc += cnt + p[cnt - 1];
+})
+READ_LOOP(r_bulk_oct_view, M_BULK_OCT, 0, {
+  const uint8_t *p = NULL;
+  uint32_t cnt = 0;
+  if (cdr_get_octets_view(&in, &p, &cnt) == CDR_OK)
+    acc += cnt + p[cnt - 1];
+})
+READ_LOOP(r_bulk_dbl, M_BULK_DBL, 1, {
+  uint32_t cnt = 0;
+  const double *p = cdr_get_seq(&in, 8, &cnt);
+  if (p)
+    acc += cnt + dbits(p[cnt - 1]);
+})
+
+static uint64_t loop_memcpy(uint64_t n)
+{
+  uint8_t *dst = G.mc_dst;
+  const uint8_t *src = G.mc_src;
+  size_t size = G.mc_size;
+  uint64_t acc = 0;
+  for (uint64_t k = 0; k < n; k++) {
+    memcpy(dst, src, size);
+    clobber();
+    acc += dst[size - 1];
+  }
+  return acc;
+}
+
+/* ---------------------------------------------------------------- what is measured */
+
+/* memcpy baselines: the payload sizes of the cases below. */
+enum { B_8, B_16, B_17, B_64, B_184, B_1M, B_COUNT };
+#define B_NONE (-1) /* no payload: the fixed cost of a message */
+#define M_NONE (-1)
+static const struct {
+  size_t size;
+  const char *what;
+} baselines[B_COUNT] = {
+  [B_8] = { 8, "double" },
+  [B_16] = { 16, "struct of 4 longs" },
+  [B_17] = { 17, "16 chars + NUL" },
+  [B_64] = { 64, "64 octets / 16 longs" },
+  [B_184] = { COMPOSITE_WIRE, "the 184-octet message" },
+  [B_1M] = { BULK_BYTES, "1 MiB" },
+};
+
+enum target { T_NONE, T_SMALL_NS, T_BULK_RATIO };
+
+typedef struct figure {
+  double min_ns, med_ns;   /* per op */
+  double allocs_per_op;    /* during the timed batches */
+  uint64_t iters;          /* ops per batch */
+} figure;
+
+typedef struct bcase {
+  const char *id;          /* JSON name */
+  const char *item;
+  const char *op;          /* "write", "read" (copying), "read view" (zero-copy) */
+  int msg;                 /* encoded message: its length is the wire size (or M_NONE) */
+  int base;                /* memcpy baseline: its size is the payload (or B_NONE) */
+  int target;
+  loop_fn fn;
+  figure f;
+} bcase;
+
+#define CASE(id_, item_, op_, msg_, base_, target_, fn_)                          \
+  { .id = id_, .item = item_, .op = op_, .msg = msg_, .base = base_, .target = target_, \
+    .fn = fn_ }
+static bcase cases[] = {
+  CASE("empty_write", "empty (fixed cost)", "write", M_NONE, B_NONE, T_NONE, w_empty),
+  CASE("empty_read", "empty (fixed cost)", "read", M_NONE, B_NONE, T_NONE, r_empty),
+  CASE("struct4_hand_write", "struct 4 longs, hand", "write", M_STRUCT, B_16, T_SMALL_NS,
+       w_struct_hand),
+  CASE("struct4_hand_read", "struct 4 longs, hand", "read", M_STRUCT, B_16, T_SMALL_NS,
+       r_struct_hand),
+  CASE("struct4_generic_write", "struct 4 longs, generic", "write", M_STRUCT, B_16, T_SMALL_NS,
+       w_struct_generic),
+  CASE("struct4_generic_read", "struct 4 longs, generic", "read", M_STRUCT, B_16, T_SMALL_NS,
+       r_struct_generic),
+  CASE("double_write", "double", "write", M_DOUBLE, B_8, T_NONE, w_double),
+  CASE("double_read", "double", "read", M_DOUBLE, B_8, T_NONE, r_double),
+  CASE("string16_write", "string of 16 chars", "write", M_STRING, B_17, T_NONE, w_string),
+  CASE("string16_read", "string of 16 chars", "read", M_STRING, B_17, T_NONE, r_string),
+  CASE("string16_read_view", "string of 16 chars", "read view", M_STRING, B_17, T_NONE,
+       r_string_view),
+  CASE("octseq64_write", "sequence<octet> 64", "write", M_OCT, B_64, T_NONE, w_oct),
+  CASE("octseq64_read", "sequence<octet> 64", "read", M_OCT, B_64, T_NONE, r_oct),
+  CASE("octseq64_read_view", "sequence<octet> 64", "read view", M_OCT, B_64, T_NONE, r_oct_view),
+  CASE("longseq16_write", "sequence<long> 16", "write", M_LONGS, B_64, T_NONE, w_longs),
+  CASE("longseq16_read", "sequence<long> 16", "read", M_LONGS, B_64, T_NONE, r_longs),
+  CASE("composite_hand_write", "all five, hand", "write", M_COMPOSITE, B_184, T_NONE,
+       w_composite_hand),
+  CASE("composite_hand_read", "all five, hand", "read", M_COMPOSITE, B_184, T_NONE,
+       r_composite_hand),
+  CASE("composite_generic_write", "all five, generic", "write", M_COMPOSITE, B_184, T_NONE,
+       w_composite_generic),
+  CASE("composite_generic_read", "all five, generic", "read", M_COMPOSITE, B_184, T_NONE,
+       r_composite_generic),
+  CASE("octseq1m_write", "sequence<octet> 1 MiB", "write", M_BULK_OCT, B_1M, T_BULK_RATIO,
+       w_bulk_oct),
+  CASE("octseq1m_read", "sequence<octet> 1 MiB", "read", M_BULK_OCT, B_1M, T_BULK_RATIO,
+       r_bulk_oct),
+  CASE("octseq1m_read_view", "sequence<octet> 1 MiB", "read view", M_BULK_OCT, B_1M, T_NONE,
+       r_bulk_oct_view),
+  CASE("doubleseq1m_write", "sequence<double> 1 MiB", "write", M_BULK_DBL, B_1M, T_BULK_RATIO,
+       w_bulk_dbl),
+  CASE("doubleseq1m_read", "sequence<double> 1 MiB", "read", M_BULK_DBL, B_1M, T_BULK_RATIO,
+       r_bulk_dbl),
+};
+#define NCASES (sizeof cases / sizeof cases[0])
+
+static figure base_fig[B_COUNT];
+
+static bool is_view(const bcase *c) { return strcmp(c->op, "read view") == 0; }
+static bool has_base(const bcase *c) { return c->base != B_NONE; }
+static bool has_rate(const bcase *c) { return has_base(c) && !is_view(c); }
+static size_t bytes_of(const bcase *c) { return has_base(c) ? baselines[c->base].size : 0; }
+static size_t wire_of(const bcase *c) { return c->msg != M_NONE ? G.msg[c->msg].len : 0; }
+static double ratio_of(const bcase *c) { return c->f.min_ns / base_fig[c->base].min_ns; }
+
+static bool target_met(const bcase *c)
+{
+  switch (c->target) {
+  case T_SMALL_NS: return c->f.min_ns <= TARGET_SMALL_NS;
+  case T_BULK_RATIO: return ratio_of(c) <= TARGET_BULK_RATIO;
+  default: return true;
+  }
+}
+
+static const char *target_text(int t)
+{
+  switch (t) {
+  case T_SMALL_NS: return "<= 30 ns";
+  case T_BULK_RATIO: return "<= 1.5x memcpy";
+  default: return "";
+  }
+}
+
+/* ---------------------------------------------------------------- timing */
+
+static struct {
+  bool quick;
+  double batch_ns;   /* wanted duration of one timed batch */
+  double calib_ns;   /* calibration stops once a batch takes this long */
+} cfg = { false, 100e6, 10e6 };
+
+static double now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static double time_batch(loop_fn fn, uint64_t n)
+{
+  double t0 = now_ns();
+  uint64_t r = fn(n);
+  double t1 = now_ns();
+  sink += r;
+  return t1 - t0;
+}
+
+static uint64_t mallocs_now(void)
+{
+  return __atomic_load_n(&G.counter.mallocs, __ATOMIC_RELAXED);
+}
+
+/* Warm up while growing the batch until it takes cfg.calib_ns, size the
+ * batch for cfg.batch_ns, then time REPEATS batches. */
+static figure measure(loop_fn fn)
+{
+  figure f = { 0 };
+  uint64_t n = 1;
+  double t;
+  for (;;) {
+    t = time_batch(fn, n);
+    if (t >= cfg.calib_ns || n >= ((uint64_t)1 << 40))
+      break;
+    n *= t < cfg.calib_ns / 16 ? 8 : 2;
+  }
+  double want = (double)n * cfg.batch_ns / (t > 1 ? t : 1);
+  f.iters = want < 1 ? 1 : (uint64_t)want;
+
+  double per_op[REPEATS];
+  uint64_t m0 = mallocs_now();
+  for (int r = 0; r < REPEATS; r++)
+    per_op[r] = time_batch(fn, f.iters) / (double)f.iters;
+  uint64_t m1 = mallocs_now();
+
+  for (int a = 1; a < REPEATS; a++) /* insertion sort */
+    for (int b = a; b > 0 && per_op[b] < per_op[b - 1]; b--) {
+      double x = per_op[b];
+      per_op[b] = per_op[b - 1];
+      per_op[b - 1] = x;
+    }
+  f.min_ns = per_op[0];
+  f.med_ns = per_op[REPEATS / 2];
+  f.allocs_per_op = (double)(m1 - m0) / ((double)f.iters * REPEATS);
+  return f;
+}
+
+/* ---------------------------------------------------------------- machine */
+
+typedef struct machine {
+  char cpu[256];
+  long cores_online, cores_conf;
+  char kernel[256];
+  const char *compiler;
+  const char *build;
+  double load1;      /* 1-minute load average at start; -1 if unknown */
+} machine;
+
+static void rstrip(char *s)
+{
+  size_t n = strlen(s);
+  while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+    s[--n] = 0;
+}
+
+static void machine_get(machine *m)
+{
+  snprintf(m->cpu, sizeof m->cpu, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (f) {
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+      /* x86 says "model name"; some other architectures "Processor"/"cpu model". */
+      if (strncmp(line, "model name", 10) && strncmp(line, "cpu model", 9)
+          && strncmp(line, "Processor", 9))
+        continue;
+      char *colon = strchr(line, ':');
+      if (!colon)
+        continue;
+      colon++;
+      while (*colon == ' ' || *colon == '\t')
+        colon++;
+      snprintf(m->cpu, sizeof m->cpu, "%s", colon);
+      rstrip(m->cpu);
+      break;
+    }
+    fclose(f);
+  }
+  m->cores_online = sysconf(_SC_NPROCESSORS_ONLN);
+  m->cores_conf = sysconf(_SC_NPROCESSORS_CONF);
+  struct utsname u;
+  if (uname(&u) == 0)
+    snprintf(m->kernel, sizeof m->kernel, "%s %s %s", u.sysname, u.release, u.machine);
+  else
+    snprintf(m->kernel, sizeof m->kernel, "unknown");
+  m->load1 = -1;
+  f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%lf", &m->load1) != 1)
+      m->load1 = -1;
+    fclose(f);
+  }
+#if defined(__clang__)
+  m->compiler = __VERSION__;
+#elif defined(__GNUC__)
+  m->compiler = "gcc " __VERSION__;
+#else
+  m->compiler = __VERSION__;
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  m->build = "SANITIZED build: figures are not representative";
+#elif !defined(__OPTIMIZE__)
+  m->build = "UNOPTIMIZED build: figures are not representative";
+#else
+  m->build = "optimized";
+#endif
+}
+
+/* ---------------------------------------------------------------- setup and checks */
+
+static int fail(const char *what, int status)
+{
+  fprintf(stderr, "cdr-bench: %s: %s\n", what, status ? cdr_strerror(status) : "mismatch");
+  return 1;
+}
+
+static int encode(int idx, void (*put)(cdr_out *))
+{
+  cdr_out_reset(&G.out);
+  put(&G.out);
+  if (cdr_out_status(&G.out) != CDR_OK)
+    return fail("encoding a benchmark message", cdr_out_status(&G.out));
+  encoded *m = &G.msg[idx];
+  m->len = cdr_out_size(&G.out);
+  m->order = cdr_out_byte_order(&G.out);
+  m->buf = malloc(m->len);
+  if (!m->buf)
+    return fail("encoding a benchmark message", CDR_E_NOMEM);
+  memcpy(m->buf, cdr_out_data(&G.out), m->len);
+  return 0;
+}
+
+static void fill_values(void)
+{
+  G.fl = (four_longs){ 0x01020304, -5, 1000000007, -2147483647 };
+  G.dbl = 3.14159265358979;
+  memcpy(G.str, STR16, sizeof STR16);
+  for (int k = 0; k < OCT_SMALL; k++)
+    G.oct[k] = (uint8_t)(k * 7 + 1);
+  for (int k = 0; k < LONG_SMALL; k++)
+    G.longs[k] = (int32_t)(k * 100003 - 7);
+  for (size_t k = 0; k < BULK_BYTES; k++)
+    G.bulk_oct[k] = (uint8_t)(k * 131 + (k >> 11));
+  for (size_t k = 0; k < BULK_DOUBLES; k++)
+    G.bulk_dbl[k] = (double)k * 0.5 - 1000.25;
+  memset(G.mc_src, 0x5a, BULK_BYTES);
+  memset(G.mc_dst, 0, BULK_BYTES);
+  G.comp.s = G.fl;
+  G.comp.d = G.dbl;
+  G.comp.str = G.str;
+  G.comp.oct = (cdr_seq){ G.oct, OCT_SMALL };
+  G.comp.longs = (cdr_seq){ G.longs, LONG_SMALL };
+}
+
+static bool same_composite(const composite *v)
+{
+  return memcmp(&v->s, &G.fl, sizeof G.fl) == 0 && dbits(v->d) == dbits(G.dbl)
+         && v->str && strcmp(v->str, G.str) == 0
+         && v->oct.len == OCT_SMALL && memcmp(v->oct.buf, G.oct, OCT_SMALL) == 0
+         && v->longs.len == LONG_SMALL && memcmp(v->longs.buf, G.longs, sizeof G.longs) == 0;
+}
+
+/* Encode every message, check the composite is 184 octets, that the generic
+ * encoder writes the same octets as the hand-written calls, and that every
+ * message decodes back to its values, both ways. */
+static int prepare(void)
+{
+  fill_values();
+  static void (*const put[M_COUNT])(cdr_out *) = {
+    [M_STRUCT] = put_struct_hand, [M_DOUBLE] = put_double, [M_STRING] = put_string,
+    [M_OCT] = put_oct, [M_LONGS] = put_longs, [M_COMPOSITE] = put_composite_hand,
+    [M_BULK_OCT] = put_bulk_oct, [M_BULK_DBL] = put_bulk_dbl,
+  };
+  for (int k = 0; k < M_COUNT; k++)
+    if (encode(k, put[k]))
+      return 1;
+  if (G.msg[M_COMPOSITE].len != COMPOSITE_WIRE) {
+    fprintf(stderr, "cdr-bench: the composite message is %zu octets, expected %d\n",
+            G.msg[M_COMPOSITE].len, COMPOSITE_WIRE);
+    return 1;
+  }
+
+  /* Generic encoding: byte-identical to the hand-written one. */
+  cdr_out_reset(&G.out);
+  int rc = cdr_write(&G.out, &four_longs_type, &G.fl);
+  if (rc != CDR_OK)
+    return fail("cdr_write(FourLongs)", rc);
+  if (cdr_out_size(&G.out) != G.msg[M_STRUCT].len
+      || memcmp(cdr_out_data(&G.out), G.msg[M_STRUCT].buf, G.msg[M_STRUCT].len))
+    return fail("cdr_write(FourLongs) differs from the hand-written encoding", 0);
+  cdr_out_reset(&G.out);
+  rc = cdr_write(&G.out, &composite_type, &G.comp);
+  if (rc != CDR_OK)
+    return fail("cdr_write(Composite)", rc);
+  if (cdr_out_size(&G.out) != COMPOSITE_WIRE
+      || memcmp(cdr_out_data(&G.out), G.msg[M_COMPOSITE].buf, COMPOSITE_WIRE))
+    return fail("cdr_write(Composite) differs from the hand-written encoding", 0);
+
+  /* Decoding, hand-written and generic. */
+  cdr_in in;
+  const encoded *m = &G.msg[M_COMPOSITE];
+  cdr_arena_reset(&G.arena);
+  cdr_in_init(&in, m->buf, m->len, m->order, &G.opts);
+  cdr_in_set_arena(&in, &G.arena);
+  composite v;
+  v.s.a = cdr_get_long(&in);
+  v.s.b = cdr_get_long(&in);
+  v.s.c = cdr_get_long(&in);
+  v.s.d = cdr_get_long(&in);
+  v.d = cdr_get_double(&in);
+  v.str = cdr_get_string(&in, NULL);
+  v.oct.buf = cdr_get_seq(&in, 1, &v.oct.len);
+  v.longs.buf = cdr_get_seq(&in, 4, &v.longs.len);
+  if (cdr_in_status(&in) != CDR_OK)
+    return fail("decoding the composite message", cdr_in_status(&in));
+  if (cdr_in_remaining(&in) != 0 || !same_composite(&v))
+    return fail("decoding the composite message by hand", 0);
+
+  cdr_arena_reset(&G.arena);
+  cdr_in_init(&in, m->buf, m->len, m->order, &G.opts);
+  cdr_in_set_arena(&in, &G.arena);
+  memset(&v, 0, sizeof v);
+  rc = cdr_read(&in, &composite_type, &v);
+  if (rc != CDR_OK)
+    return fail("cdr_read(Composite)", rc);
+  if (cdr_in_remaining(&in) != 0 || !same_composite(&v))
+    return fail("cdr_read(Composite) decoded other values", 0);
+
+  four_longs fl;
+  m = &G.msg[M_STRUCT];
+  cdr_in_init(&in, m->buf, m->len, m->order, &G.opts);
+  rc = cdr_read(&in, &four_longs_type, &fl);
+  if (rc != CDR_OK)
+    return fail("cdr_read(FourLongs)", rc);
+  if (memcmp(&fl, &G.fl, sizeof fl))
+    return fail("cdr_read(FourLongs) decoded other values", 0);
+
+  m = &G.msg[M_BULK_DBL];
+  cdr_arena_reset(&G.arena);
+  cdr_in_init(&in, m->buf, m->len, m->order, &G.opts);
+  cdr_in_set_arena(&in, &G.arena);
+  uint32_t n = 0;
+  const double *dv = cdr_get_seq(&in, 8, &n);
+  if (!dv || n != BULK_DOUBLES || memcmp(dv, G.bulk_dbl, BULK_BYTES))
+    return fail("decoding the 1 MiB double sequence", cdr_in_status(&in));
+
+  m = &G.msg[M_BULK_OCT];
+  const uint8_t *ov = NULL;
+  cdr_in_init(&in, m->buf, m->len, m->order, &G.opts);
+  rc = cdr_get_octets_view(&in, &ov, &n);
+  if (rc != CDR_OK || n != BULK_BYTES || memcmp(ov, G.bulk_oct, BULK_BYTES))
+    return fail("decoding the 1 MiB octet sequence", rc);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- output */
+
+static void print_machine(FILE *out, const machine *m)
+{
+  fprintf(out, "cdr-bench: libcdr marshalling in process (no sockets)\n");
+  fprintf(out, "  cpu       %s\n", m->cpu);
+  fprintf(out, "  cores     %ld online (%ld configured)\n", m->cores_online, m->cores_conf);
+  fprintf(out, "  kernel    %s\n", m->kernel);
+  fprintf(out, "  compiler  %s (bench: %s)\n", m->compiler, m->build);
+  if (m->load1 >= 0)
+    fprintf(out, "  load      %.2f (1-min average at start)%s\n", m->load1,
+            m->load1 >= 0.5 ? ": other work is running, figures may be noisy" : "");
+  fprintf(out, "  order     %s (the host's: no swapping)\n",
+          G.msg[M_STRUCT].order == CDR_LITTLE_ENDIAN ? "little-endian" : "big-endian");
+  fprintf(out, "  method    best and median of %d batches of ~%.0f ms per figure%s\n",
+          REPEATS, cfg.batch_ns / 1e6, cfg.quick ? " (--quick)" : "");
+  fprintf(out, "\ncomposite message (4 longs, double, string, sequence<octet> 64, "
+          "sequence<long> 16):\n  %zu octets on the wire (expected %d): %s\n",
+          G.msg[M_COMPOSITE].len, COMPOSITE_WIRE,
+          G.msg[M_COMPOSITE].len == COMPOSITE_WIRE ? "ok" : "WRONG");
+}
+
+static void print_baseline_head(FILE *out)
+{
+  fprintf(out, "\nmemcpy baselines (libc memcpy, size not known at compile time)\n");
+  fprintf(out, "%-24s %9s %11s %11s %8s\n", "copy of", "bytes", "min ns/op", "med ns/op", "GB/s");
+}
+
+static void print_baseline(FILE *out, int b)
+{
+  const figure *f = &base_fig[b];
+  fprintf(out, "%-24s %9zu %11.2f %11.2f %8.2f\n", baselines[b].what, baselines[b].size,
+          f->min_ns, f->med_ns, (double)baselines[b].size / f->min_ns);
+}
+
+static void print_case_head(FILE *out)
+{
+  fprintf(out, "\n%-23s %-9s %7s %7s %10s %10s %7s %9s %7s %8s  %s\n", "item", "op", "B",
+          "wire B", "min ns/op", "med ns/op", "GB/s", "memcpy ns", "ratio", "alloc/op",
+          "target");
+}
+
+static void print_case(FILE *out, const bcase *c)
+{
+  char gbs[16] = "-", mc[16] = "-", ratio[16] = "-", al[16] = "0", line[256];
+  if (has_rate(c))
+    snprintf(gbs, sizeof gbs, "%.2f", (double)bytes_of(c) / c->f.min_ns);
+  if (has_base(c)) {
+    snprintf(mc, sizeof mc, "%.2f", base_fig[c->base].min_ns);
+    double r = ratio_of(c);
+    if (r < 0.01)
+      snprintf(ratio, sizeof ratio, "<0.01x");
+    else
+      snprintf(ratio, sizeof ratio, "%.2fx", r);
+  }
+  if (c->f.allocs_per_op != 0)
+    snprintf(al, sizeof al, "%.3g", c->f.allocs_per_op);
+  snprintf(line, sizeof line, "%-23s %-9s %7zu %7zu %10.2f %10.2f %7s %9s %7s %8s  %-14s %s",
+           c->item, c->op, bytes_of(c), wire_of(c), c->f.min_ns, c->f.med_ns, gbs, mc, ratio, al,
+           target_text(c->target), c->target == T_NONE ? "" : target_met(c) ? "pass" : "MISS");
+  rstrip(line);
+  fprintf(out, "%s\n", line);
+}
+
+static void json_str(FILE *j, const char *s)
+{
+  fputc('"', j);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      fprintf(j, "\\%c", ch);
+    else if (ch < 0x20)
+      fprintf(j, "\\u%04x", ch);
+    else
+      fputc(ch, j);
+  }
+  fputc('"', j);
+}
+
+static int write_json(FILE *j, const machine *m, double total_s)
+{
+  fprintf(j, "{\n  \"machine\": {\"cpu\": ");
+  json_str(j, m->cpu);
+  fprintf(j, ", \"cores_online\": %ld, \"cores_configured\": %ld, \"kernel\": ", m->cores_online,
+          m->cores_conf);
+  json_str(j, m->kernel);
+  fprintf(j, ", \"compiler\": ");
+  json_str(j, m->compiler);
+  fprintf(j, ", \"build\": ");
+  json_str(j, m->build);
+  fprintf(j, ", \"load_avg_1min\": %.2f", m->load1);
+  fprintf(j, "},\n  \"method\": {\"repeats\": %d, \"batch_ms\": %g, \"quick\": %s, "
+          "\"clock\": \"CLOCK_MONOTONIC\", \"gb\": 1e9},\n",
+          REPEATS, cfg.batch_ns / 1e6, cfg.quick ? "true" : "false");
+  fprintf(j, "  \"composite_octets\": %zu,\n  \"memcpy\": [\n", G.msg[M_COMPOSITE].len);
+  for (int b = 0; b < B_COUNT; b++) {
+    const figure *f = &base_fig[b];
+    fprintf(j, "    {\"bytes\": %zu, \"what\": ", baselines[b].size);
+    json_str(j, baselines[b].what);
+    fprintf(j, ", \"ns_min\": %.4f, \"ns_median\": %.4f, \"gb_per_s\": %.4f, "
+            "\"ops_per_batch\": %" PRIu64 "}%s\n",
+            f->min_ns, f->med_ns, (double)baselines[b].size / f->min_ns, f->iters,
+            b + 1 < B_COUNT ? "," : "");
+  }
+  fprintf(j, "  ],\n  \"results\": [\n");
+  int met = 0, missed = 0;
+  for (size_t k = 0; k < NCASES; k++) {
+    const bcase *c = &cases[k];
+    fprintf(j, "    {\"id\": \"%s\", \"item\": ", c->id);
+    json_str(j, c->item);
+    fprintf(j, ", \"op\": \"%s\", \"bytes\": %zu, \"wire_bytes\": %zu, \"ns_min\": %.4f, "
+            "\"ns_median\": %.4f, ",
+            c->op, bytes_of(c), wire_of(c), c->f.min_ns, c->f.med_ns);
+    if (has_rate(c))
+      fprintf(j, "\"gb_per_s\": %.4f, ", (double)bytes_of(c) / c->f.min_ns);
+    else
+      fprintf(j, "\"gb_per_s\": null, ");
+    if (has_base(c))
+      fprintf(j, "\"memcpy_ns\": %.4f, \"ratio_to_memcpy\": %.4f, ", base_fig[c->base].min_ns,
+              ratio_of(c));
+    else
+      fprintf(j, "\"memcpy_ns\": null, \"ratio_to_memcpy\": null, ");
+    fprintf(j, "\"allocs_per_op\": %g, \"ops_per_batch\": %" PRIu64 ", ", c->f.allocs_per_op,
+            c->f.iters);
+    if (c->target == T_NONE) {
+      fprintf(j, "\"target\": null, \"pass\": null}");
+    } else {
+      bool ok = target_met(c);
+      ok ? met++ : missed++;
+      fprintf(j, "\"target\": \"%s\", \"pass\": %s}", target_text(c->target),
+              ok ? "true" : "false");
+    }
+    fprintf(j, "%s\n", k + 1 < NCASES ? "," : "");
+  }
+  fprintf(j, "  ],\n  \"targets\": {\"met\": %d, \"missed\": %d},\n", met, missed);
+  fprintf(j, "  \"total_seconds\": %.2f\n}\n", total_s);
+  return ferror(j) ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void usage(FILE *out)
+{
+  fprintf(out,
+          "usage: cdr-bench [--quick] [--json FILE] [--help]\n"
+          "\n"
+          "Times libcdr writes and reads in process (no sockets) beside memcpy of the\n"
+          "same sizes: a struct of 4 longs (hand-written calls and cdr_write/cdr_read),\n"
+          "a double, a 16-char string, a 64-octet sequence, a 16-long sequence, all five\n"
+          "as one 184-octet message, and 1 MiB octet and double sequences.\n"
+          "\n"
+          "  --quick      short batches (~2 s in all instead of ~15-20 s)\n"
+          "  --json FILE  also write the figures as JSON to FILE ('-': stdout, and\n"
+          "               the table goes to stderr)\n"
+          "  --help       this text\n"
+          "\n"
+          "Exit status: 0 when the run completed, missed targets included; 1 when a\n"
+          "stream failed or an encoding was wrong; 2 on a usage error.\n");
+}
+
+int main(int argc, char **argv)
+{
+  static const struct option longopts[] = {
+    { "quick", no_argument, NULL, 'q' },
+    { "json", required_argument, NULL, 'j' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  const char *json_path = NULL;
+  int ch;
+  while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    switch (ch) {
+    case 'q':
+      cfg.quick = true;
+      cfg.batch_ns = 10e6;
+      cfg.calib_ns = 2e6;
+      break;
+    case 'j':
+      json_path = optarg;
+      break;
+    case 'h':
+      usage(stdout);
+      return 0;
+    default:
+      fprintf(stderr, "Try 'cdr-bench --help'.\n");
+      return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "cdr-bench: unexpected argument '%s'\nTry 'cdr-bench --help'.\n",
+            argv[optind]);
+    return 2;
+  }
+
+  FILE *json = NULL, *out = stdout;
+  if (json_path) {
+    if (strcmp(json_path, "-") == 0) {
+      json = stdout;
+      out = stderr;
+    } else if (!(json = fopen(json_path, "w"))) {
+      fprintf(stderr, "cdr-bench: %s: %s\n", json_path, strerror(errno));
+      return 1;
+    }
+  }
+
+  double t_start = now_ns();
+  /* Before any other libcdr call, as cdr/mem.h requires. */
+  cdr_mem_counter_init(&G.counter, NULL);
+  cdr_mem_set_global(&G.counter.alloc);
+
+  cdr_opts_default(&G.opts);
+  int rc = cdr_out_init(&G.out, &G.opts);
+  if (rc != CDR_OK)
+    return fail("cdr_out_init", rc);
+  cdr_arena_init(&G.arena, NULL);
+  G.bulk_oct = malloc(BULK_BYTES);
+  G.bulk_dbl = malloc(BULK_BYTES);
+  G.mc_src = malloc(BULK_BYTES);
+  G.mc_dst = malloc(BULK_BYTES);
+  if (!G.bulk_oct || !G.bulk_dbl || !G.mc_src || !G.mc_dst)
+    return fail("allocating test data", CDR_E_NOMEM);
+  if (prepare())
+    return 1;
+
+  machine mach;
+  machine_get(&mach);
+  print_machine(out, &mach);
+  fflush(out);
+
+  /* Bring the core out of its idle state before the first figure. */
+  G.mc_size = BULK_BYTES;
+  for (double t_end = now_ns() + cfg.batch_ns; now_ns() < t_end;)
+    sink += loop_memcpy(64);
+
+  print_baseline_head(out);
+  for (int b = 0; b < B_COUNT; b++) {
+    G.mc_size = baselines[b].size;
+    base_fig[b] = measure(loop_memcpy);
+    print_baseline(out, b);
+    fflush(out);
+  }
+
+  print_case_head(out);
+  int met = 0, missed = 0;
+  bool allocs = false;
+  for (size_t k = 0; k < NCASES; k++) {
+    bcase *c = &cases[k];
+    c->f = measure(c->fn);
+    print_case(out, c);
+    fflush(out);
+    if (c->target != T_NONE)
+      target_met(c) ? met++ : missed++;
+    allocs |= c->f.allocs_per_op != 0;
+  }
+
+  fprintf(out, "\nB: payload octets (GB/s = B / min time, 1 GB = 1e9 octets; ratio = min time / "
+          "memcpy of B octets)\nwire B: the encoded message.  write: cdr_out_reset + encode "
+          "into one reused stream.\nread: cdr_in_init + decode, copies in an arena reset per "
+          "message; read view: zero-copy.\nalloc/op: allocator calls per op during the timed "
+          "batches, after warm-up.\nempty: cdr_out_reset alone (write), cdr_in_init alone "
+          "(read): the fixed cost in every row.\n");
+  fprintf(out, "\ntargets: %d met, %d missed", met, missed);
+  const char *sep = ": ";
+  for (size_t k = 0; k < NCASES; k++)
+    if (cases[k].target != T_NONE && !target_met(&cases[k])) {
+      fprintf(out, "%s%s %s (%.2f ns, %.2fx memcpy)", sep, cases[k].item, cases[k].op,
+              cases[k].f.min_ns, ratio_of(&cases[k]));
+      sep = "; ";
+    }
+  fprintf(out, "\nsteady state: %s\n",
+          allocs ? "SOME OPS ALLOCATE (see alloc/op)" : "no allocation in any timed loop");
+
+  int status = 0;
+  if (G.loop_errors) {
+    fprintf(stderr, "cdr-bench: %d timed loops saw a stream error\n", G.loop_errors);
+    status = 1;
+  }
+
+  cdr_out_close(&G.out);
+  cdr_arena_free(&G.arena);
+  cdr_pool_flush();
+  int64_t live = __atomic_load_n(&G.counter.live, __ATOMIC_RELAXED);
+  if (live != 0) {
+    fprintf(stderr, "cdr-bench: %" PRId64 " blocks still allocated after cleanup\n", live);
+    status = 1;
+  }
+  cdr_mem_set_global(NULL);
+
+  double total_s = (now_ns() - t_start) / 1e9;
+  fprintf(out, "total run time: %.1f s\n", total_s);
+  if (json) {
+    int jr = write_json(json, &mach, total_s);
+    if (json != stdout)
+      jr |= fclose(json);
+    if (jr) {
+      fprintf(stderr, "cdr-bench: writing %s failed\n", json_path);
+      status = 1;
+    }
+  }
+  for (int k = 0; k < M_COUNT; k++)
+    free(G.msg[k].buf);
+  free(G.bulk_oct);
+  free(G.bulk_dbl);
+  free(G.mc_src);
+  free(G.mc_dst);
+  return status;
+}

@@ -1,0 +1,29 @@
+/* internal_type.h - hooks between type.c (descriptor-driven marshalling) and
+ * the modules it calls or that call it.  Internal; not installed. */
+#ifndef CDR_INTERNAL_TYPE_H
+#define CDR_INTERNAL_TYPE_H
+
+#include "internal.h"
+#include <cdr/type.h>
+
+/* CDR_K_VALUE members: write the value pointer at SRC / read one into DST
+ * (a pointer slot of T->size octets).  Both record any error as the
+ * stream's sticky status and return that status.  value.c defines them.  The
+ * value module tracks its own nesting (in the stream's ext state) and goes
+ * back into type.c through cdr__write_at()/cdr__read_at() for state
+ * members, passing the depth it has reached. */
+CDR_HIDDEN int cdr__value_write(cdr_out *o, const cdr_type *t, const void *src);
+CDR_HIDDEN int cdr__value_read(cdr_in *i, const cdr_type *t, void *dst);
+
+/* cdr_write()/cdr_read() for a value that sits DEPTH constructed levels
+ * deep (cdr_write(o, t, src) is cdr__write_at(o, t, src, 0)): nesting past
+ * opts.max_depth fails with CDR_E_LIMIT.  Same contracts otherwise; in
+ * particular cdr__read_at() zeroes DST's T->size octets on error. */
+CDR_HIDDEN int cdr__write_at(cdr_out *o, const cdr_type *t, const void *src, unsigned depth);
+CDR_HIDDEN int cdr__read_at(cdr_in *i, const cdr_type *t, void *dst, unsigned depth);
+
+/* cdr_type_min_wire() for a stream with option FLAGS: with
+ * CDR_F_LENIENT_EMPTY_STRING a string may take 4 octets instead of 5. */
+CDR_HIDDEN size_t cdr__type_min_wire_flags(const cdr_type *t, unsigned flags);
+
+#endif

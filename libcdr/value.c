@@ -1,0 +1,1163 @@
+/* value.c - valuetype graphs: value tags, type information, indirection,
+ * chunking with compacted end tags, truncation, and the registry.
+ *
+ * Both directions walk values nested directly in values with an explicit
+ * stack of frames (no C recursion), and a value member that is the last
+ * member of its enclosing value replaces the enclosing frame instead of
+ * stacking on it ("tail" position: nothing of the enclosing value follows
+ * on the wire but, for chunked values, its end tag, which the compacted
+ * end tag of the nested value covers).  A linked list of any length thus
+ * needs one frame.  A value inside another constructed member (a struct
+ * holding a value) goes through type.c and back here, on the C stack,
+ * bounded by opts.max_depth.
+ *
+ * Per-stream state (indirection tables and the frame stack) hangs on the
+ * stream's ext pointer; its tables give their arrays to the per-thread
+ * table pool when the stream closes.
+ */
+#include "internal.h"
+#include "ext.h"
+#include "itab.h"
+#include "internal_type.h"
+#include <cdr/value.h>
+#include <pthread.h>
+#include <xxhash.h>
+
+#define TAG_MIN 0x7fffff00u
+#define TAG_CODEBASE 0x01u
+#define TAG_ID_MASK 0x06u
+#define TAG_ID_ONE 0x02u
+#define TAG_ID_LIST 0x06u
+#define TAG_CHUNKED 0x08u
+#define INDIRECTION 0xffffffffu
+#define CHUNK_MAX 0x7ffffeffu
+#define NONE SIZE_MAX
+#define MAX_ID_LIST 64
+#define MAX_LEVELS 32
+#define INLINE_FRAMES 16
+
+/* ---------------------------------------------------------------- descriptors */
+
+const char *cdr_value_type_id(const cdr_value_type *t, int *status)
+{
+  cdr_value_type *m = (cdr_value_type *)t; /* only the atomic cache is written */
+  const char *id = __atomic_load_n(&m->id.id, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(id != NULL, 1)) {
+    if (status)
+      *status = CDR_OK;
+    return id;
+  }
+  if (t->repo_id) {
+    const char *expected = NULL;
+    if (!__atomic_compare_exchange_n(&m->id.id, &expected, t->repo_id, 0, __ATOMIC_RELEASE,
+                                     __ATOMIC_ACQUIRE))
+      return expected;
+    return t->repo_id;
+  }
+  if (t->rmi)
+    return cdr_repoid_cache_get(&m->id, NULL, cdr_repoid_rmi_compute, t->rmi, status);
+  if (t->idl.scoped)
+    return cdr_repoid_cache_get(&m->id, NULL, cdr_repoid_idl_compute, &t->idl, status);
+  if (status)
+    *status = CDR_E_INVALID;
+  return NULL;
+}
+
+int cdr_value_type_is_base_of(const cdr_value_type *t, const cdr_value_type *d)
+{
+  for (unsigned k = 0; d && k < MAX_LEVELS; d = d->base, k++)
+    if (d == t)
+      return 1;
+  return 0;
+}
+
+/* Levels of T from its root base (index 0) to T itself. */
+static unsigned type_levels(const cdr_value_type *t, const cdr_value_type **lv)
+{
+  unsigned n = 0;
+  for (const cdr_value_type *x = t; x && n < MAX_LEVELS; x = x->base)
+    n++;
+  unsigned k = n;
+  for (const cdr_value_type *x = t; x && k > 0; x = x->base)
+    lv[--k] = x;
+  return n;
+}
+
+static int needs_chunking(const cdr_value_type *t)
+{
+  return (t->flags & (CDR_VT_TRUNCATABLE | CDR_VT_CUSTOM)) != 0;
+}
+
+/* ---------------------------------------------------------------- registry */
+
+#define REG_SLOTS 131072u /* power of two, twice the type limit */
+#define REG_MAX 65536u
+
+struct cdr_registry {
+  pthread_mutex_t lock;
+  uint32_t count;
+  const cdr_value_type *slot[REG_SLOTS]; /* published with release stores */
+  const char *ids[REG_SLOTS];            /* written before slot[] */
+  uint32_t lens[REG_SLOTS];
+};
+
+static cdr_registry *global_registry;
+static pthread_once_t global_registry_once = PTHREAD_ONCE_INIT;
+
+static void global_registry_make(void) { global_registry = cdr_registry_new(); }
+
+cdr_registry *cdr_registry_global(void)
+{
+  pthread_once(&global_registry_once, global_registry_make);
+  return global_registry;
+}
+
+cdr_registry *cdr_registry_new(void)
+{
+  cdr_registry *r = cdr__malloc(NULL, sizeof *r);
+  if (!r)
+    return NULL;
+  memset(r, 0, sizeof *r);
+  pthread_mutex_init(&r->lock, NULL);
+  return r;
+}
+
+void cdr_registry_free(cdr_registry *r)
+{
+  if (!r)
+    return;
+  pthread_mutex_destroy(&r->lock);
+  cdr__free(NULL, r);
+}
+
+static uint32_t reg_hash(const char *id, size_t len)
+{
+  return (uint32_t)XXH3_64bits(id, len);
+}
+
+const cdr_value_type *cdr_registry_find(const cdr_registry *r, const char *id, size_t len)
+{
+  for (uint32_t h = reg_hash(id, len) & (REG_SLOTS - 1);; h = (h + 1) & (REG_SLOTS - 1)) {
+    const cdr_value_type *t = __atomic_load_n(&r->slot[h], __ATOMIC_ACQUIRE);
+    if (!t)
+      return NULL;
+    if (r->lens[h] == len && memcmp(r->ids[h], id, len) == 0)
+      return t;
+  }
+}
+
+int cdr_registry_add(cdr_registry *r, const cdr_value_type *t)
+{
+  for (unsigned lvl = 0; t && lvl < MAX_LEVELS; t = t->base, lvl++) {
+    int st;
+    const char *id = cdr_value_type_id(t, &st);
+    if (!id)
+      return st;
+    size_t len = strlen(id);
+    pthread_mutex_lock(&r->lock);
+    uint32_t h = reg_hash(id, len) & (REG_SLOTS - 1);
+    int rc = CDR_OK;
+    for (;; h = (h + 1) & (REG_SLOTS - 1)) {
+      const cdr_value_type *x = r->slot[h];
+      if (!x) {
+        if (r->count >= REG_MAX) {
+          rc = CDR_E_LIMIT;
+          break;
+        }
+        r->ids[h] = id;
+        r->lens[h] = (uint32_t)len;
+        __atomic_store_n(&r->slot[h], t, __ATOMIC_RELEASE);
+        r->count++;
+        break;
+      }
+      if (r->lens[h] == len && memcmp(r->ids[h], id, len) == 0) {
+        if (x != t)
+          rc = CDR_E_INVALID;
+        break;
+      }
+    }
+    pthread_mutex_unlock(&r->lock);
+    if (rc != CDR_OK)
+      return rc;
+  }
+  return CDR_OK;
+}
+
+void cdr_value_opts_default(cdr_value_opts *v)
+{
+  memset(v, 0, sizeof *v);
+  v->typeinfo = CDR_TYPEINFO_MINIMAL;
+  v->max_depth = 1000000;
+  v->max_values = 16u << 20;
+}
+
+/* ---------------------------------------------------------------- per-stream state */
+
+typedef struct vframe {
+  const cdr_value_type *vt;   /* actual type (reading a truncated value: the known base) */
+  void *obj;
+  uint8_t lvl, nlv;           /* level being walked (0 = root base), number of levels */
+  uint8_t chunked, truncated;
+  uint8_t custom_done;
+  uint32_t member;            /* next member of the level */
+  uint32_t depth;             /* chunked nesting level of this value (0: not chunked) */
+  uint32_t tail_lo;           /* lowest chunk level its end tag closes */
+  uint32_t vdepth;            /* values nested in values */
+  size_t chunk_start;         /* out: current chunk's length field, NONE when closed */
+  size_t pending_end;         /* out: end tag written right after a nested value */
+  size_t chunk_lim;           /* in: limit of the chunks */
+} vframe;
+
+typedef struct vstate {
+  cdr__ext ext;
+  cdr_itab values;            /* out: object -> tag position; in: tag position -> object */
+  cdr_itab ids;               /* out: ID string -> position; in: position -> ID string */
+  cdr_itab codebases;         /* the same for codebase URLs */
+  cdr_itab lists;             /* out: type -> count position; in: position -> list */
+  cdr_value_opts vo;
+  const cdr_allocator *alloc;
+  uint32_t nvalues;
+  uint32_t reentry;           /* entries from type.c still open */
+  uint32_t sp, cap;
+  vframe *frames;
+  vframe inline_frames[INLINE_FRAMES];
+} vstate;
+
+static void vstate_reset(void *self)
+{
+  vstate *s = self;
+  cdr_itab_clear(&s->values);
+  cdr_itab_clear(&s->ids);
+  cdr_itab_clear(&s->codebases);
+  cdr_itab_clear(&s->lists);
+  s->nvalues = 0;
+  s->sp = 0;
+  s->reentry = 0;
+}
+
+/* A few released states per thread, so that a stream per call allocates
+ * nothing in steady state. */
+#define VSTATE_POOL 4
+static __thread vstate *vstate_pool[VSTATE_POOL];
+static __thread unsigned vstate_pooled;
+static pthread_key_t vstate_key;
+static pthread_once_t vstate_once = PTHREAD_ONCE_INIT;
+static __thread int vstate_registered;
+
+static void vstate_destroy(vstate *s)
+{
+  if (s->frames != s->inline_frames)
+    cdr__free(s->alloc, s->frames);
+  cdr__free(s->alloc, s);
+}
+
+static void vstate_thread_exit(void *arg)
+{
+  (void)arg;
+  while (vstate_pooled)
+    vstate_destroy(vstate_pool[--vstate_pooled]);
+}
+
+static void vstate_key_make(void) { (void)pthread_key_create(&vstate_key, vstate_thread_exit); }
+
+static void vstate_release(void *self)
+{
+  vstate *s = self;
+  cdr_itab_release(&s->values);
+  cdr_itab_release(&s->ids);
+  cdr_itab_release(&s->codebases);
+  cdr_itab_release(&s->lists);
+  if (s->alloc == cdr_mem_global() && vstate_pooled < VSTATE_POOL) {
+    if (!vstate_registered) {
+      pthread_once(&vstate_once, vstate_key_make);
+      (void)pthread_setspecific(vstate_key, (void *)1);
+      vstate_registered = 1;
+    }
+    vstate_pool[vstate_pooled++] = s;
+    return;
+  }
+  vstate_destroy(s);
+}
+
+void cdr__value_pool_flush(void)
+{
+  vstate_thread_exit(NULL);
+}
+
+static vstate *vstate_new(const cdr_allocator *alloc)
+{
+  const cdr_allocator *a = cdr__alloc_or_global(alloc);
+  vstate *s = NULL;
+  if (a == cdr_mem_global() && vstate_pooled)
+    s = vstate_pool[--vstate_pooled];
+  if (!s) {
+    s = cdr__malloc(a, sizeof *s);
+    if (!s)
+      return NULL;
+    s->frames = s->inline_frames;
+    s->cap = INLINE_FRAMES;
+  }
+  s->ext.reset = vstate_reset;
+  s->ext.release = vstate_release;
+  s->alloc = a;
+  cdr_itab_init(&s->values, CDR_ITAB_PTR, a);
+  cdr_itab_init(&s->ids, CDR_ITAB_STR, a);
+  cdr_itab_init(&s->codebases, CDR_ITAB_STR, a);
+  cdr_itab_init(&s->lists, CDR_ITAB_PTR, a);
+  cdr_value_opts_default(&s->vo);
+  s->nvalues = 0;
+  s->sp = 0;
+  s->reentry = 0;
+  return s;
+}
+
+static vstate *out_state(cdr_out *o)
+{
+  if (__builtin_expect(o->ext != NULL, 1))
+    return o->ext;
+  if (o->status != CDR_OK)
+    return NULL;
+  vstate *s = vstate_new(o->opts.alloc);
+  if (!s) {
+    cdr_out_fail(o, CDR_E_NOMEM);
+    return NULL;
+  }
+  o->ext = s;
+  return s;
+}
+
+static vstate *in_state(cdr_in *i)
+{
+  if (__builtin_expect(i->ext != NULL, 1))
+    return i->ext;
+  if (i->status != CDR_OK)
+    return NULL;
+  vstate *s = vstate_new(i->opts.alloc);
+  if (!s) {
+    cdr_in_fail(i, CDR_E_NOMEM, "no memory for value state");
+    return NULL;
+  }
+  /* On input every table is keyed by position. */
+  cdr_itab_init(&s->ids, CDR_ITAB_PTR, s->alloc);
+  cdr_itab_init(&s->codebases, CDR_ITAB_PTR, s->alloc);
+  i->ext = s;
+  return s;
+}
+
+int cdr_out_set_value_opts(cdr_out *o, const cdr_value_opts *v)
+{
+  vstate *s = out_state(o);
+  if (!s)
+    return o->status;
+  s->vo = *v;
+  return CDR_OK;
+}
+
+int cdr_in_set_value_opts(cdr_in *i, const cdr_value_opts *v)
+{
+  vstate *s = in_state(i);
+  if (!s)
+    return i->status;
+  s->vo = *v;
+  return CDR_OK;
+}
+
+static vframe *push_frame(vstate *s)
+{
+  if (s->sp == s->cap) {
+    uint32_t ncap = s->cap * 2;
+    vframe *nf;
+    if (s->frames == s->inline_frames) {
+      nf = cdr__malloc(s->alloc, ncap * sizeof *nf);
+      if (nf)
+        memcpy(nf, s->frames, s->sp * sizeof *nf);
+    } else {
+      nf = cdr__realloc(s->alloc, s->frames, ncap * sizeof *nf);
+    }
+    if (!nf)
+      return NULL;
+    s->frames = nf;
+    s->cap = ncap;
+  }
+  vframe *f = &s->frames[s->sp++];
+  memset(f, 0, sizeof *f);
+  return f;
+}
+
+static inline vframe *top_frame(vstate *s) { return s->sp ? &s->frames[s->sp - 1] : NULL; }
+
+/* The next member of F's state (base levels first), or NULL when done. */
+static const cdr_member *next_member(vframe *f, int *is_last)
+{
+  const cdr_value_type *lv[MAX_LEVELS];
+  type_levels(f->vt, lv);
+  while (f->lvl < f->nlv) {
+    const cdr_value_type *t = lv[f->lvl];
+    if (f->member < t->nmembers) {
+      const cdr_member *m = &t->members[f->member++];
+      *is_last = f->lvl == f->nlv - 1 && f->member == t->nmembers;
+      return m;
+    }
+    f->lvl++;
+    f->member = 0;
+  }
+  return NULL;
+}
+
+/* ================================================================ writing */
+
+static void put_long_aligned(cdr_out *o, uint32_t v) { cdr_put_ulong(o, v); }
+
+/* Close F's current chunk: patch its length, or drop an empty one. */
+static void out_close_chunk(cdr_out *o, vframe *f)
+{
+  if (f->chunk_start == NONE || o->status != CDR_OK)
+    return;
+  size_t len = o->pos - f->chunk_start - 4;
+  if (len == 0) {
+    o->pos = f->chunk_start;
+  } else if (len > CHUNK_MAX) {
+    cdr_out_fail(o, CDR_E_LIMIT);
+  } else {
+    (void)cdr_out_patch_ulong(o, f->chunk_start, (uint32_t)len, o->opts.byte_order);
+  }
+  f->chunk_start = NONE;
+}
+
+static void out_open_chunk(cdr_out *o, vframe *f)
+{
+  cdr_out_align(o, 4);
+  f->chunk_start = o->pos;
+  put_long_aligned(o, 0);
+}
+
+/* A string (repository ID or codebase URL), or an indirection to the same
+ * string written earlier in this stream. */
+static void out_string_indirect(cdr_out *o, cdr_itab *tab, const char *s)
+{
+  uintptr_t at;
+  cdr_out_align(o, 4);
+  if (cdr_itab_get(tab, (uintptr_t)s, &at)) {
+    put_long_aligned(o, INDIRECTION);
+    put_long_aligned(o, (uint32_t)(int32_t)((intptr_t)at - (intptr_t)o->pos));
+    return;
+  }
+  size_t here = o->pos;
+  cdr_put_string(o, s);
+  if (o->status == CDR_OK) {
+    int rc = cdr_itab_put(tab, (uintptr_t)s, here);
+    if (rc != CDR_OK)
+      cdr_out_fail(o, rc);
+  }
+}
+
+/* Start writing VALUE (declared type T) nested in the current top frame (or
+ * at top level).  Writes null or an indirection and returns 0, or writes
+ * the tag and type information, pushes a frame and returns 1.  With TAIL,
+ * the top frame (whose last member this is) is popped first. */
+static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const void *value,
+                           int tail)
+{
+  vframe *parent = top_frame(s);
+  if (!value) {
+    put_long_aligned(o, 0);
+    return 0;
+  }
+  const cdr_value_type *actual = ((const cdr_value *)value)->type;
+  if (!actual || !cdr_value_type_is_base_of(t, actual) || (actual->flags & CDR_VT_ABSTRACT)) {
+    cdr_out_fail(o, CDR_E_TYPE);
+    return 0;
+  }
+  uintptr_t at;
+  if (cdr_itab_get(&s->values, (uintptr_t)value, &at)) {
+    cdr_out_align(o, 4);
+    put_long_aligned(o, INDIRECTION);
+    put_long_aligned(o, (uint32_t)(int32_t)((intptr_t)at - (intptr_t)o->pos));
+    return 0;
+  }
+  if (s->nvalues >= s->vo.max_values) {
+    cdr_out_fail(o, CDR_E_LIMIT);
+    return 0;
+  }
+  uint32_t vdepth = parent ? parent->vdepth + 1 : 1;
+  if (vdepth > s->vo.max_depth) {
+    cdr_out_fail(o, CDR_E_LIMIT);
+    return 0;
+  }
+  int in_chunk = parent && parent->chunked;
+  int chunked = in_chunk || needs_chunking(actual) || s->vo.chunk_all;
+  int list = (actual->flags & CDR_VT_TRUNCATABLE) && actual->base;
+  int one = !list && (actual != t || in_chunk || s->vo.typeinfo == CDR_TYPEINFO_ALWAYS
+                      || (actual->flags & CDR_VT_CUSTOM));
+  uint32_t pdepth = parent ? parent->depth : 0;
+  uint32_t tail_lo = 0;
+  if (in_chunk)
+    out_close_chunk(o, parent);
+  if (tail && parent) {
+    tail_lo = parent->chunked ? parent->tail_lo : 0;
+    s->sp--;
+  }
+  if (o->status != CDR_OK)
+    return 0;
+
+  cdr_out_align(o, 4);
+  size_t tag_pos = o->pos;
+  int rc = cdr_itab_put(&s->values, (uintptr_t)value, tag_pos);
+  if (rc != CDR_OK) {
+    cdr_out_fail(o, rc);
+    return 0;
+  }
+  s->nvalues++;
+  uint32_t tag = TAG_MIN | (actual->codebase ? TAG_CODEBASE : 0)
+                 | (list ? TAG_ID_LIST : one ? TAG_ID_ONE : 0) | (chunked ? TAG_CHUNKED : 0);
+  put_long_aligned(o, tag);
+  if (actual->codebase)
+    out_string_indirect(o, &s->codebases, actual->codebase);
+  if (list || one) {
+    int st;
+    if (list) {
+      uintptr_t lat;
+      cdr_out_align(o, 4);
+      if (cdr_itab_get(&s->lists, (uintptr_t)actual, &lat)) {
+        put_long_aligned(o, INDIRECTION);
+        put_long_aligned(o, (uint32_t)(int32_t)((intptr_t)lat - (intptr_t)o->pos));
+      } else {
+        size_t count_pos = o->pos;
+        uint32_t n = 1;
+        for (const cdr_value_type *x = actual; (x->flags & CDR_VT_TRUNCATABLE) && x->base
+             && n < MAX_ID_LIST; x = x->base)
+          n++;
+        put_long_aligned(o, n);
+        const cdr_value_type *x = actual;
+        for (uint32_t k = 0; k < n; k++, x = x->base) {
+          const char *id = cdr_value_type_id(x, &st);
+          if (!id) {
+            cdr_out_fail(o, st);
+            return 0;
+          }
+          out_string_indirect(o, &s->ids, id);
+        }
+        if (o->status == CDR_OK && (rc = cdr_itab_put(&s->lists, (uintptr_t)actual, count_pos)))
+          cdr_out_fail(o, rc);
+      }
+    } else {
+      const char *id = cdr_value_type_id(actual, &st);
+      if (!id) {
+        cdr_out_fail(o, st);
+        return 0;
+      }
+      out_string_indirect(o, &s->ids, id);
+    }
+  }
+  if (o->status != CDR_OK)
+    return 0;
+  vframe *f = push_frame(s);
+  if (!f) {
+    cdr_out_fail(o, CDR_E_NOMEM);
+    return 0;
+  }
+  const cdr_value_type *lv[MAX_LEVELS];
+  f->vt = actual;
+  f->obj = (void *)value;
+  f->nlv = (uint8_t)type_levels(actual, lv);
+  f->chunked = (uint8_t)chunked;
+  f->depth = chunked ? pdepth + 1 : pdepth;
+  f->tail_lo = tail_lo && chunked ? tail_lo : f->depth;
+  f->vdepth = vdepth;
+  f->chunk_start = NONE;
+  f->pending_end = NONE;
+  if (chunked)
+    out_open_chunk(o, f);
+  return 1;
+}
+
+/* Finish the top frame: close its chunk, write its end tag (compacted with
+ * the end tag of a nested value that ended right before), pop it, and
+ * reopen the enclosing value's chunk. */
+static void out_value_end(cdr_out *o, vstate *s)
+{
+  vframe *f = top_frame(s);
+  if (f->chunked && o->status == CDR_OK) {
+    out_close_chunk(o, f);
+    if (f->pending_end != NONE && o->pos == f->pending_end + 4)
+      o->pos = f->pending_end; /* our end tag closes the nested value's level too */
+    uint32_t level = f->tail_lo;
+    s->sp--;
+    vframe *p = top_frame(s);
+    cdr_out_align(o, 4);
+    size_t at = o->pos;
+    cdr_put_long(o, -(int32_t)level);
+    if (p && p->chunked) {
+      p->pending_end = at;
+      out_open_chunk(o, p);
+    }
+    return;
+  }
+  s->sp--;
+}
+
+/* Write the state of frames above BASE_SP until they are all done. */
+static void out_run(cdr_out *o, vstate *s, uint32_t base_sp)
+{
+  while (s->sp > base_sp && o->status == CDR_OK) {
+    vframe *f = top_frame(s);
+    if (f->vt->flags & CDR_VT_CUSTOM) {
+      if (!f->custom_done) {
+        f->custom_done = 1;
+        int rc = f->vt->marshal ? f->vt->marshal(o, f->obj, f->vt) : CDR_E_INVALID;
+        if (rc != CDR_OK) {
+          cdr_out_fail(o, rc);
+          return;
+        }
+        continue; /* the marshaller may have pushed and popped frames */
+      }
+      out_value_end(o, s);
+      continue;
+    }
+    int last;
+    const cdr_member *m = next_member(f, &last);
+    if (!m) {
+      out_value_end(o, s);
+      continue;
+    }
+    const uint8_t *src = (const uint8_t *)f->obj + m->offset;
+    if (m->type->kind == CDR_K_VALUE) {
+      const void *child = *(const void *const *)src;
+      (void)out_value_start(o, s, m->type->u.val.vt, child, last);
+      continue;
+    }
+    (void)cdr__write_at(o, m->type, src, 1);
+  }
+}
+
+int cdr_put_value(cdr_out *o, const cdr_value_type *t, const void *value)
+{
+  vstate *s = out_state(o);
+  if (!s)
+    return o->status;
+  uint32_t base_sp = s->sp;
+  if (out_value_start(o, s, t, value, 0))
+    out_run(o, s, base_sp);
+  if (o->status != CDR_OK)
+    s->sp = base_sp;
+  return o->status;
+}
+
+int cdr__value_write(cdr_out *o, const cdr_type *t, const void *src)
+{
+  vstate *s = out_state(o);
+  if (!s)
+    return o->status;
+  if (s->reentry >= o->opts.max_depth)
+    return cdr_out_fail(o, CDR_E_LIMIT);
+  s->reentry++;
+  int rc = cdr_put_value(o, t->u.val.vt, *(const void *const *)src);
+  s->reentry--;
+  return rc;
+}
+
+/* ================================================================ reading */
+
+/* Read a raw long at the aligned position, bounded by the chunks' limit
+ * rather than the current chunk (tags and end tags sit between chunks). */
+static int in_raw_long(cdr_in *i, uint32_t *v, size_t *at)
+{
+  size_t lim = i->in_chunk ? i->chunk_lim : i->end;
+  size_t q = i->pos + ((i->origin - i->pos) & 3);
+  if (q > lim || lim - q < 4)
+    return cdr_in_fail(i, CDR_E_SHORT, "input ends inside a value");
+  uint32_t u;
+  memcpy(&u, i->buf + q, 4);
+  if (i->swap)
+    u = __builtin_bswap32(u);
+  *v = u;
+  *at = q;
+  i->pos = q + 4;
+  return CDR_OK;
+}
+
+/* Whether the current chunk is used up (the next long lies past it). */
+static int in_chunk_used_up(const cdr_in *i)
+{
+  return !i->in_chunk || i->pos + ((i->origin - i->pos) & 3) >= i->end;
+}
+
+/* Enter F's chunk state after reading its tag (F chunked): the first chunk
+ * length, or an end tag at once (a value with empty state). */
+static void in_enter_chunks(cdr_in *i, vframe *f)
+{
+  size_t lim = i->in_chunk ? i->chunk_lim : i->end;
+  f->chunk_lim = lim;
+  i->chunk_lim = lim;
+  i->in_chunk = 1;
+  i->end = i->pos; /* used up: the first read fetches the first chunk */
+  uint32_t u = 0;
+  size_t at = 0;
+  if (in_raw_long(i, &u, &at) != CDR_OK)
+    return;
+  if (u == 0) {
+    i->pos = at;
+    cdr_in_fail(i, CDR_E_TAG, "chunk length 0");
+    return;
+  }
+  i->pos = at; /* leave it: the reader of the state or the end tag takes it */
+  i->end = at;
+}
+
+/* Leave a value: restore the enclosing frame's chunk state (its chunk was
+ * closed before the nested value, so it is used up). */
+static void in_restore_chunks(cdr_in *i, vstate *s)
+{
+  vframe *p = top_frame(s);
+  if (p && p->chunked) {
+    i->in_chunk = 1;
+    i->chunk_lim = p->chunk_lim;
+    i->end = i->pos;
+  } else if (i->in_chunk) {
+    i->in_chunk = 0;
+    i->end = i->chunk_lim;
+  }
+}
+
+/* A string or an indirection to one recorded in TAB; *S points into the
+ * buffer (NUL-terminated there). */
+static int in_string_indirect(cdr_in *i, cdr_itab *tab, const char **s, uint32_t *len)
+{
+  uint32_t u = 0;
+  size_t at = 0;
+  if (in_raw_long(i, &u, &at) != CDR_OK)
+    return i->status;
+  if (u == INDIRECTION) {
+    size_t off_pos = i->pos;
+    int32_t off = cdr_get_long(i);
+    if (i->status != CDR_OK)
+      return i->status;
+    uintptr_t v;
+    if (off >= -4 || (size_t)(-(int64_t)off) > off_pos
+        || !cdr_itab_get(tab, off_pos + (size_t)(int64_t)off, &v)) {
+      i->pos = off_pos;
+      return cdr_in_fail(i, CDR_E_INDIRECTION, "repository ID or codebase indirection to no such string");
+    }
+    *s = (const char *)v;
+    *len = (uint32_t)strlen(*s);
+    return CDR_OK;
+  }
+  i->pos = at;
+  int rc = cdr_get_string_view(i, s, len);
+  if (rc == CDR_OK && (rc = cdr_itab_put(tab, at, (uintptr_t)*s)) != CDR_OK)
+    return cdr_in_fail(i, rc, "no memory for indirection table");
+  return rc;
+}
+
+typedef struct id_list {
+  uint32_t n;
+  const char *id[MAX_ID_LIST];
+  uint32_t len[MAX_ID_LIST];
+} id_list;
+
+static int in_id_list(cdr_in *i, vstate *s, const id_list **out)
+{
+  uint32_t u = 0;
+  size_t at = 0;
+  if (in_raw_long(i, &u, &at) != CDR_OK)
+    return i->status;
+  if (u == INDIRECTION) {
+    size_t off_pos = i->pos;
+    int32_t off = cdr_get_long(i);
+    uintptr_t v;
+    if (i->status == CDR_OK
+        && (off >= -4 || (size_t)(-(int64_t)off) > off_pos
+            || !cdr_itab_get(&s->lists, off_pos + (size_t)(int64_t)off, &v))) {
+      i->pos = off_pos;
+      return cdr_in_fail(i, CDR_E_INDIRECTION, "repository ID list indirection to no such list");
+    }
+    if (i->status == CDR_OK)
+      *out = (const id_list *)v;
+    return i->status;
+  }
+  if (u == 0 || u > MAX_ID_LIST) {
+    i->pos = at;
+    return cdr_in_fail(i, u ? CDR_E_LIMIT : CDR_E_TAG, "repository ID list count out of range");
+  }
+  if (!i->arena)
+    return cdr_in_fail(i, CDR_E_STATE, "no arena to decode into");
+  id_list *l = cdr_arena_alloc(i->arena, sizeof *l, _Alignof(id_list));
+  if (!l)
+    return cdr_in_fail(i, CDR_E_NOMEM, "arena allocation failed");
+  l->n = u;
+  for (uint32_t k = 0; k < u; k++)
+    if (in_string_indirect(i, &s->ids, &l->id[k], &l->len[k]) != CDR_OK)
+      return i->status;
+  int rc = cdr_itab_put(&s->lists, at, (uintptr_t)l);
+  if (rc != CDR_OK)
+    return cdr_in_fail(i, rc, "no memory for indirection table");
+  *out = l;
+  return CDR_OK;
+}
+
+static const cdr_value_type *resolve_id(vstate *s, const cdr_value_type *declared,
+                                        const char *id, uint32_t len)
+{
+  /* The declared type and its bases first: no hashing in the common case. */
+  for (const cdr_value_type *x = declared; x; x = x->base) {
+    const char *xid = cdr_value_type_id(x, NULL);
+    if (xid && strlen(xid) == len && memcmp(xid, id, len) == 0)
+      return x;
+  }
+  const cdr_registry *r = s->vo.registry ? s->vo.registry : cdr_registry_global();
+  return cdr_registry_find(r, id, len);
+}
+
+static void *make_object(cdr_in *i, const cdr_value_type *t)
+{
+  void *obj;
+  if (t->factory) {
+    obj = t->factory(i->arena, t);
+  } else {
+    obj = cdr_arena_alloc(i->arena, t->size, t->align ? t->align : _Alignof(max_align_t));
+    if (obj)
+      memset(obj, 0, t->size);
+  }
+  if (obj)
+    ((cdr_value *)obj)->type = t;
+  return obj;
+}
+
+/* Start reading a value whose declared type is T into *SLOT.  Null and
+ * indirections are stored at once (returns 0); a new value is allocated,
+ * recorded, stored and pushed (returns 1).  TAIL: the top frame is done
+ * once this member is read, so it is replaced. */
+static int in_value_start(cdr_in *i, vstate *s, const cdr_value_type *t, void **slot, int tail)
+{
+  vframe *parent = top_frame(s);
+  int in_chunk = parent && parent->chunked;
+  uint32_t tag = 0;
+  size_t tag_pos = 0;
+  if (in_chunk && !in_chunk_used_up(i)) {
+    /* Inside the chunk: only null or an indirection may be here. */
+    tag_pos = i->pos + ((i->origin - i->pos) & 3);
+    tag = cdr_get_ulong(i);
+    if (i->status != CDR_OK)
+      return 0;
+    if (tag != 0 && tag != INDIRECTION) {
+      i->pos = tag_pos;
+      cdr_in_fail(i, CDR_E_TAG, "value tag inside a chunk");
+      return 0;
+    }
+  } else {
+    if (in_raw_long(i, &tag, &tag_pos) != CDR_OK)
+      return 0;
+    if (in_chunk && tag >= 1 && tag <= CHUNK_MAX) {
+      /* A new chunk of the enclosing value, holding null or an indirection. */
+      if (tag > i->chunk_lim - i->pos) {
+        i->pos = tag_pos;
+        cdr_in_fail(i, CDR_E_LENGTH, "chunk longer than what remains");
+        return 0;
+      }
+      i->end = i->pos + tag;
+      return in_value_start(i, s, t, slot, tail);
+    }
+  }
+  if (tag == 0) {
+    *slot = NULL;
+    return 0;
+  }
+  if (tag == INDIRECTION) {
+    size_t off_pos = i->pos;
+    int32_t off = cdr_get_long(i);
+    if (i->status != CDR_OK)
+      return 0;
+    uintptr_t v;
+    if (off >= -4 || (size_t)(-(int64_t)off) > off_pos
+        || !cdr_itab_get(&s->values, off_pos + (size_t)(int64_t)off, &v)) {
+      i->pos = off_pos;
+      cdr_in_fail(i, CDR_E_INDIRECTION, "value indirection to no earlier value");
+      return 0;
+    }
+    if (!cdr_value_type_is_base_of(t, ((cdr_value *)v)->type)) {
+      i->pos = off_pos;
+      cdr_in_fail(i, CDR_E_INDIRECTION, "value indirection to a value of an incompatible type");
+      return 0;
+    }
+    *slot = (void *)v;
+    return 0;
+  }
+  if (tag < TAG_MIN || tag > 0x7fffffffu || (tag & TAG_ID_MASK) == 0x04) {
+    i->pos = tag_pos;
+    cdr_in_fail(i, CDR_E_TAG, (tag & TAG_ID_MASK) != 0x04 || tag < TAG_MIN || tag > 0x7fffffffu
+                                ? "not a value tag" : "value tag with reserved ID bits 0x04");
+    return 0;
+  }
+  if (tag & TAG_CODEBASE) {
+    const char *cb;
+    uint32_t cblen;
+    if (in_string_indirect(i, &s->codebases, &cb, &cblen) != CDR_OK)
+      return 0;
+  }
+  const cdr_value_type *vt = NULL;
+  int truncated = 0;
+  if ((tag & TAG_ID_MASK) == TAG_ID_ONE) {
+    const char *id;
+    uint32_t len;
+    if (in_string_indirect(i, &s->ids, &id, &len) != CDR_OK)
+      return 0;
+    vt = resolve_id(s, t, id, len);
+  } else if ((tag & TAG_ID_MASK) == TAG_ID_LIST) {
+    const id_list *l = NULL;
+    if (in_id_list(i, s, &l) != CDR_OK)
+      return 0;
+    for (uint32_t k = 0; k < l->n && !vt; k++) {
+      vt = resolve_id(s, t, l->id[k], l->len[k]);
+      truncated = vt && k > 0;
+    }
+  } else {
+    vt = t;
+  }
+  if (!vt) {
+    i->pos = tag_pos;
+    cdr_in_fail(i, CDR_E_TYPE, "unknown repository ID and no known truncatable base");
+    return 0;
+  }
+  if (!cdr_value_type_is_base_of(t, vt) || (vt->flags & CDR_VT_ABSTRACT)) {
+    i->pos = tag_pos;
+    cdr_in_fail(i, CDR_E_TYPE, "value of a type not compatible with the declared type");
+    return 0;
+  }
+  int chunked = (tag & TAG_CHUNKED) != 0;
+  if ((truncated || (vt->flags & CDR_VT_CUSTOM)) && !chunked) {
+    i->pos = tag_pos;
+    cdr_in_fail(i, CDR_E_TAG, "truncated or custom value without chunked encoding");
+    return 0;
+  }
+  if (in_chunk && !chunked) {
+    i->pos = tag_pos;
+    cdr_in_fail(i, CDR_E_TAG, "value nested in a chunked value is not chunked");
+    return 0;
+  }
+  uint32_t vdepth = parent ? parent->vdepth + 1 : 1;
+  if (vdepth > s->vo.max_depth || s->nvalues >= s->vo.max_values) {
+    i->pos = tag_pos;
+    cdr_in_fail(i, CDR_E_LIMIT, "values nested too deeply or too many values");
+    return 0;
+  }
+  if (!i->arena) {
+    cdr_in_fail(i, CDR_E_STATE, "no arena to decode into");
+    return 0;
+  }
+  void *obj = make_object(i, vt);
+  if (!obj) {
+    cdr_in_fail(i, CDR_E_NOMEM, "arena allocation failed");
+    return 0;
+  }
+  int rc = cdr_itab_put(&s->values, tag_pos, (uintptr_t)obj);
+  if (rc != CDR_OK) {
+    cdr_in_fail(i, rc, "no memory for indirection table");
+    return 0;
+  }
+  s->nvalues++;
+  *slot = obj;
+  uint32_t pdepth = parent ? parent->depth : 0;
+  uint32_t tail_lo = 0;
+  if (tail && parent && !parent->truncated) {
+    tail_lo = parent->chunked ? parent->tail_lo : 0;
+    s->sp--;
+  }
+  vframe *f = push_frame(s);
+  if (!f) {
+    cdr_in_fail(i, CDR_E_NOMEM, "no memory for value frames");
+    return 0;
+  }
+  f->vt = vt;
+  f->obj = obj;
+  const cdr_value_type *lv[MAX_LEVELS];
+  f->nlv = (uint8_t)type_levels(vt, lv);
+  f->chunked = (uint8_t)chunked;
+  f->truncated = (uint8_t)truncated;
+  f->depth = chunked ? pdepth + 1 : pdepth;
+  f->tail_lo = tail_lo && chunked ? tail_lo : f->depth;
+  f->vdepth = vdepth;
+  if (chunked)
+    in_enter_chunks(i, f);
+  return 1;
+}
+
+/* Skip the rest of a truncated value: chunks, and nested values with their
+ * own chunks, up to an end tag that closes the value's level.  Returns the
+ * innermost level still open after that tag (levels of an elided tail chain
+ * below this value), or -1 when the tag also closes enclosing values and is
+ * left for them, or -2 on error. */
+static long in_skip_rest(cdr_in *i, vstate *s, vframe *f)
+{
+  uint32_t open = f->depth; /* innermost open chunk level while skipping */
+  for (;;) {
+    i->pos = i->end > i->pos ? i->end : i->pos; /* the rest of the current chunk */
+    uint32_t u = 0;
+    size_t at = 0;
+    if (in_raw_long(i, &u, &at) != CDR_OK)
+      return -2;
+    if (u >= 1 && u <= CHUNK_MAX) {
+      if (u > i->chunk_lim - i->pos) {
+        i->pos = at;
+        cdr_in_fail(i, CDR_E_LENGTH, "chunk longer than what remains");
+        return -2;
+      }
+      i->end = i->pos + u;
+      continue;
+    }
+    if (u >= TAG_MIN && u <= 0x7fffffffu) {
+      /* A nested value: skip its header, then its chunks at a deeper level. */
+      const char *str;
+      uint32_t len;
+      const id_list *l;
+      if (!(u & TAG_CHUNKED) || (u & TAG_ID_MASK) == 0x04) {
+        i->pos = at;
+        cdr_in_fail(i, CDR_E_TAG, "bad value tag inside a truncated value");
+        return -2;
+      }
+      if ((u & TAG_CODEBASE) && in_string_indirect(i, &s->codebases, &str, &len) != CDR_OK)
+        return -2;
+      if ((u & TAG_ID_MASK) == TAG_ID_ONE && in_string_indirect(i, &s->ids, &str, &len) != CDR_OK)
+        return -2;
+      if ((u & TAG_ID_MASK) == TAG_ID_LIST && in_id_list(i, s, &l) != CDR_OK)
+        return -2;
+      open++;
+      i->end = i->pos;
+      continue;
+    }
+    if (u == 0) {
+      i->pos = at;
+      cdr_in_fail(i, CDR_E_TAG, "chunk length 0");
+      return -2;
+    }
+    /* An end tag (0xffffffff is -1 here: indirections sit inside chunks). */
+    uint32_t level = (uint32_t)-(int32_t)u;
+    if (level > open) {
+      i->pos = at;
+      cdr_in_fail(i, CDR_E_TAG, "end tag deeper than the open values");
+      return -2;
+    }
+    i->end = i->pos;
+    if (level > f->depth) {
+      open = level - 1; /* closes skipped nested values only */
+      continue;
+    }
+    if (level < f->tail_lo) {
+      i->pos = i->end = at; /* closes enclosing values too: leave it for them */
+      return -1;
+    }
+    return (long)level - 1;
+  }
+}
+
+/* Finish the top frame: read the end tag(s) of a chunked value, pop it. */
+static void in_value_end(cdr_in *i, vstate *s)
+{
+  vframe *f = top_frame(s);
+  if (!f->chunked) {
+    s->sp--;
+    in_restore_chunks(i, s);
+    return;
+  }
+  long open = f->depth;
+  if (f->truncated) {
+    open = in_skip_rest(i, s, f);
+    if (open == -2)
+      return;
+  } else if (i->pos < i->end) {
+    cdr_in_fail(i, CDR_E_TAG, "value state longer than its type");
+    return;
+  }
+  /* End tags until every level from tail_lo to depth is closed; a tag
+   * closing enclosing levels too is left for them. */
+  while (open >= (long)f->tail_lo) {
+    uint32_t u = 0;
+    size_t at = 0;
+    if (in_raw_long(i, &u, &at) != CDR_OK)
+      return;
+    int32_t e = (int32_t)u;
+    if (e >= 0) {
+      i->pos = at;
+      cdr_in_fail(i, CDR_E_TAG, u >= 1 && u <= CHUNK_MAX ? "value state longer than its type"
+                                                         : "end tag expected");
+      return;
+    }
+    uint32_t level = (uint32_t)-e;
+    if (level > (uint32_t)open) {
+      i->pos = at;
+      cdr_in_fail(i, CDR_E_TAG, "end tag deeper than the open values");
+      return;
+    }
+    if (level < f->tail_lo) {
+      i->pos = at; /* closes enclosing values too: leave it for them */
+      break;
+    }
+    open = (long)level - 1;
+  }
+  s->sp--;
+  in_restore_chunks(i, s);
+}
+
+static void in_run(cdr_in *i, vstate *s, uint32_t base_sp)
+{
+  while (s->sp > base_sp && i->status == CDR_OK) {
+    vframe *f = top_frame(s);
+    if (f->vt->flags & CDR_VT_CUSTOM) {
+      if (!f->custom_done) {
+        f->custom_done = 1;
+        int rc = f->vt->unmarshal ? f->vt->unmarshal(i, f->obj, f->vt) : CDR_E_INVALID;
+        if (rc != CDR_OK) {
+          cdr_in_fail(i, rc, "custom unmarshal failed");
+          return;
+        }
+        continue;
+      }
+      in_value_end(i, s);
+      continue;
+    }
+    int last;
+    const cdr_member *m = next_member(f, &last);
+    if (!m) {
+      in_value_end(i, s);
+      continue;
+    }
+    uint8_t *dst = (uint8_t *)f->obj + m->offset;
+    if (m->type->kind == CDR_K_VALUE) {
+      (void)in_value_start(i, s, m->type->u.val.vt, (void **)dst, last && !f->truncated);
+      continue;
+    }
+    (void)cdr__read_at(i, m->type, dst, 1);
+  }
+}
+
+int cdr_get_value(cdr_in *i, const cdr_value_type *t, void **value)
+{
+  vstate *s = in_state(i);
+  if (!s)
+    return i->status;
+  uint32_t base_sp = s->sp;
+  void *v = NULL;
+  if (in_value_start(i, s, t, &v, 0))
+    in_run(i, s, base_sp);
+  if (i->status != CDR_OK) {
+    s->sp = base_sp;
+    return i->status;
+  }
+  *value = v;
+  return CDR_OK;
+}
+
+int cdr__value_read(cdr_in *i, const cdr_type *t, void *dst)
+{
+  vstate *s = in_state(i);
+  if (!s)
+    return i->status;
+  if (s->reentry >= i->opts.max_depth)
+    return cdr_in_fail(i, CDR_E_LIMIT, "values nested in constructed types too deeply");
+  s->reentry++;
+  void *v = NULL;
+  int rc = cdr_get_value(i, t->u.val.vt, &v);
+  s->reentry--;
+  if (rc == CDR_OK)
+    *(void **)dst = v;
+  return rc;
+}

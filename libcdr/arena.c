@@ -9,11 +9,15 @@ struct cdr_arena_block {
 };
 
 #define ARENA_FIRST_BLOCK 4096
+
+/* An empty arena points at this, so that a zero-octet allocation from it
+ * returns a valid non-NULL pointer. */
+static max_align_t arena_empty;
 #define ARENA_MAX_BLOCK (1u << 22)
 
 void cdr_arena_init(cdr_arena *a, const cdr_allocator *alloc)
 {
-  a->cur = a->lim = NULL;
+  a->cur = a->lim = (uint8_t *)&arena_empty;
   a->blocks = NULL;
   a->block_size = ARENA_FIRST_BLOCK;
   a->used = 0;
@@ -32,7 +36,7 @@ void cdr_arena_free(cdr_arena *a)
     b = next;
   }
   a->blocks = NULL;
-  a->cur = a->lim = NULL;
+  a->cur = a->lim = (uint8_t *)&arena_empty;
   a->used = 0;
   a->block_size = ARENA_FIRST_BLOCK;
 }
@@ -57,7 +61,7 @@ void cdr_arena_reset(cdr_arena *a)
 
 void *cdr_arena__alloc_slow(cdr_arena *a, size_t size, size_t align)
 {
-  if (size > a->max - a->used)
+  if (size > a->max - a->used || size > SIZE_MAX / 2 - align - sizeof(cdr_arena_block))
     return NULL;
   /* Room in the current block was checked by the inline path; a new block
    * is needed.  Big requests get a block of their own size. */

@@ -5,8 +5,17 @@
 void cdr__put_string_convert(cdr_out *o, const char *s, size_t len)
 {
   const uint8_t *src = (const uint8_t *)s;
-  size_t max = o->opts.tcs_c == CDR_CS_UTF8 ? cdr_latin1_to_utf8_max(len)
-                                            : cdr_utf8_to_latin1_max(len);
+  /* The exact converted size, so that a string that fits is not refused. */
+  size_t max;
+  if (o->opts.tcs_c == CDR_CS_UTF8) {
+    max = cdr_latin1_utf8_size(src, len);
+  } else {
+    int rc = cdr_utf8_count(src, len, &max);
+    if (rc != CDR_OK) {
+      cdr_out_fail(o, rc);
+      return;
+    }
+  }
   if (max >= UINT32_MAX) {
     cdr_out_fail(o, CDR_E_LIMIT);
     return;

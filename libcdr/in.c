@@ -62,8 +62,10 @@ int cdr_in_init_encap(cdr_in *i, const void *buf, size_t len, const cdr_opts *op
   uint8_t bo = cdr_get_octet(i);
   if (i->status != CDR_OK)
     return i->status;
-  if (bo > 1)
+  if (bo > 1) {
+    i->pos = 0;
     return cdr_in_fail(i, CDR_E_VALUE, "encapsulation byte-order octet other than 0 or 1");
+  }
   in_set_order(i, bo);
   return CDR_OK;
 }
@@ -193,7 +195,9 @@ int cdr_get_array(cdr_in *i, void *dst, size_t n, size_t esize)
 {
   if (esize != 1 && esize != 2 && esize != 4 && esize != 8)
     return cdr_in_fail(i, CDR_E_INVALID, "array element size not 1, 2, 4 or 8");
-  if (n && in_bulk_start(i, esize) != CDR_OK)
+  if (!n || i->status != CDR_OK)
+    return i->status; /* no elements: no padding either (as omniORB) */
+  if (in_bulk_start(i, esize) != CDR_OK)
     return i->status;
   if (n > (i->end - i->pos) / esize) {
     /* Still align first so the error offset is where the data would be. */
@@ -214,7 +218,9 @@ int cdr_get_array(cdr_in *i, void *dst, size_t n, size_t esize)
 
 int cdr_get_array_boolean(cdr_in *i, bool *dst, size_t n)
 {
-  if (n && in_bulk_start(i, 1) != CDR_OK)
+  if (!n || i->status != CDR_OK)
+    return i->status;
+  if (in_bulk_start(i, 1) != CDR_OK)
     return i->status;
   if (n > i->end - i->pos)
     return cdr_in_fail(i, CDR_E_SHORT, "boolean array longer than the input");
@@ -232,11 +238,13 @@ int cdr_get_array_boolean(cdr_in *i, bool *dst, size_t n)
 
 uint32_t cdr_get_seq_count(cdr_in *i, size_t min_esize)
 {
-  size_t at = i->pos;
   uint32_t n = cdr_get_ulong(i);
   if (i->status != CDR_OK)
     return 0;
-  if ((uint64_t)n * (uint64_t)min_esize > (uint64_t)in_left(i)) {
+  size_t at = i->pos - 4; /* the length field, after its padding */
+  uint64_t need;
+  if (__builtin_mul_overflow((uint64_t)n, (uint64_t)min_esize, &need)
+      || need > (uint64_t)in_left(i)) {
     i->pos = at;
     cdr_in_fail(i, CDR_E_LENGTH, "sequence count exceeds the octets that remain");
     return 0;
@@ -298,10 +306,10 @@ int cdr_in_begin_encap(cdr_in *i)
     return i->status;
   if (i->depth >= CDR_ENCAP_MAX || i->depth >= i->opts.max_depth)
     return cdr_in_fail(i, CDR_E_LIMIT, "encapsulations nested too deeply");
-  size_t at = i->pos;
   uint32_t len = cdr_get_ulong(i);
   if (i->status != CDR_OK)
     return i->status;
+  size_t at = i->pos - 4; /* the length field, after its padding */
   if (len == 0 || len > i->end - i->pos) {
     i->pos = at;
     return cdr_in_fail(i, CDR_E_LENGTH, len ? "encapsulation longer than what remains"
@@ -377,10 +385,10 @@ int cdr_get_fixed(cdr_in *i, unsigned digits, int scale, cdr_fixed *f)
 
 int cdr_get_string_view(cdr_in *i, const char **s, uint32_t *len)
 {
-  size_t at = i->pos;
   uint32_t n = cdr_get_ulong(i);
   if (i->status != CDR_OK)
     return i->status;
+  size_t at = i->pos - 4; /* the length field, after its padding */
   if (n == 0) {
     if (i->opts.flags & CDR_F_LENIENT_EMPTY_STRING) {
       *s = "";
@@ -531,25 +539,28 @@ cdr_wchar *cdr_get_wstring(cdr_in *i, uint32_t *len)
 {
   if (!in_wide_ok(i))
     return NULL;
-  size_t at = i->pos;
   uint32_t n = cdr_get_ulong(i);
   if (i->status != CDR_OK)
     return NULL;
+  size_t at = i->pos - 4; /* the length field, after its padding */
   int gi12 = i->opts.giop_minor >= 2;
   uint64_t octets = gi12 ? n : (uint64_t)n * 2;
-  if (!gi12 && n == 0 && !(i->opts.flags & CDR_F_LENIENT_EMPTY_STRING)) {
-    i->pos = at;
-    cdr_in_fail(i, CDR_E_STRING, "GIOP 1.1 wstring length 0 (no terminating NUL)");
-    return NULL;
+  if (!gi12 && n == 0) {
+    if (!(i->opts.flags & CDR_F_LENIENT_EMPTY_STRING)) {
+      i->pos = at;
+      cdr_in_fail(i, CDR_E_STRING, "GIOP 1.1 wstring length 0 (no terminating NUL)");
+      return NULL;
+    }
+    n = 1; /* read as the empty wstring: no units follow */
+    octets = 0;
   }
   if (gi12 && (n & 1)) {
     i->pos = at;
     cdr_in_fail(i, CDR_E_LENGTH, "wstring octet length is odd");
     return NULL;
   }
-  /* GIOP 1.1 units are aligned on 2 (only after a zero-length string
-   * could the padding matter, and then there are no units). */
-  size_t pad = gi12 || !n ? 0 : ((i->origin - i->pos) & 1);
+  /* GIOP 1.1 units are aligned on 2 (after the ulong length they are). */
+  size_t pad = gi12 || !octets ? 0 : ((i->origin - i->pos) & 1);
   if (octets + pad > i->end - i->pos) {
     i->pos = at;
     cdr_in_fail(i, CDR_E_LENGTH, "wstring length exceeds the octets that remain");
@@ -576,7 +587,7 @@ cdr_wchar *cdr_get_wstring(cdr_in *i, uint32_t *len)
       p += 2;
       units--;
     }
-  } else {
+  } else if (units) {
     be = i->order == CDR_BIG_ENDIAN;
     if (unit_at(p + 2 * (units - 1), be) != 0) {
       i->pos = at;
@@ -584,10 +595,14 @@ cdr_wchar *cdr_get_wstring(cdr_in *i, uint32_t *len)
       return NULL;
     }
     units--;
+  } else {
+    be = 1; /* lenient empty GIOP 1.1 wstring: no units */
   }
   cdr_wchar *d = in_alloc(i, (units + 1) * sizeof(cdr_wchar), sizeof(cdr_wchar));
   if (!d)
     return NULL;
+  size_t after = i->pos;
+  i->pos = at; /* content errors are reported at the wstring's length field */
   long cps = utf16_decode(i, p, units, be, d);
   if (cps < 0)
     return NULL;
@@ -596,6 +611,7 @@ cdr_wchar *cdr_get_wstring(cdr_in *i, uint32_t *len)
       cdr_in_fail(i, CDR_E_STRING, "NUL inside a wstring");
       return NULL;
     }
+  i->pos = after;
   d[cps] = 0;
   if (len)
     *len = (uint32_t)cps;

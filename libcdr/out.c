@@ -90,11 +90,13 @@ void cdr_out_reset(cdr_out *o)
 {
   if (o->closed)
     return;
+  if (o->depth)
+    o->opts.byte_order = o->encap[0].order; /* the order outside every encapsulation */
   o->pos = 0;
   o->origin = 0;
   o->depth = 0;
   o->status = CDR_OK;
-  o->lim = o->cap;
+  o->lim = o->cap < o->opts.max_size ? o->cap : o->opts.max_size;
   o->swap = o->opts.byte_order != CDR_HOST_ORDER;
   if (o->ext)
     ((cdr__ext *)o->ext)->reset(o->ext);
@@ -207,7 +209,8 @@ uint8_t *cdr_out__grow(cdr_out *o, size_t n)
     return NULL;
   }
   o->buf = nb;
-  o->cap = o->lim = ncap;
+  o->cap = ncap;
+  o->lim = ncap < o->opts.max_size ? ncap : o->opts.max_size; /* a pool buffer may be larger */
   return nb + o->pos;
 }
 
@@ -285,6 +288,8 @@ void cdr_put_array(cdr_out *o, const void *v, size_t n, size_t esize)
     cdr_out_fail(o, CDR_E_LIMIT);
     return;
   }
+  if (!n)
+    return; /* no elements: no padding either (as omniORB) */
   uint8_t *p = cdr_out__reserve(o, n * esize, esize);
   if (!p || !n)
     return;

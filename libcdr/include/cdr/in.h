@@ -157,6 +157,7 @@ static inline bool cdr_get_boolean(cdr_in *i)
 {
   uint8_t v = cdr_get_octet(i);
   if (__builtin_expect(v > 1, 0)) {
+    i->pos--; /* report the offending octet's offset */
     cdr_in_fail(i, CDR_E_VALUE, "boolean octet other than 0 or 1");
     return false;
   }

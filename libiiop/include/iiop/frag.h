@@ -1,0 +1,126 @@
+/* iiop/frag.h - GIOP fragmentation and reassembly without I/O (OMG CORBA
+ * 3.x, Part 2, GIOP chapter, "Fragment Message").
+ *
+ * Sending: giop_fragmenter splits a complete encoded message into a first
+ * message carrying the more-fragments flag and Fragment messages, as iovecs
+ * that point into the message (no copy) plus small headers it owns.  GIOP
+ * 1.2 (the default): each Fragment header carries the request ID (16
+ * octets); every fragment message but the last is a multiple of 8 octets in
+ * all (12-octet header included), so no primitive of 8 octets or less is
+ * split and alignment continues across fragments.  GIOP 1.1: Fragment
+ * headers of 12 octets without a request ID, split at positions that keep
+ * 8-alignment of the continued stream.  GIOP 1.0 has no fragments.
+ *
+ * Receiving: giop_reasm is fed bytes in any chunks (as a socket delivers
+ * them) and yields whole messages; a fragmented message comes out as one
+ * message (its header's more-fragments flag cleared and message_size the
+ * total) whose body is the concatenation of the fragments' bodies, so a
+ * cdr_in over it reads positions that exclude fragment headers, as value
+ * indirections need.  GIOP 1.2 fragments of different requests may
+ * interleave; GIOP 1.1 allows one fragmented message at a time.  A cap on
+ * one message's total size is checked on the running total (before any
+ * buffer grows) and on every header's message_size.
+ *
+ * Neither object is thread-safe; use one per connection direction.
+ */
+#ifndef IIOP_FRAG_H
+#define IIOP_FRAG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include <cdr/cdr.h>
+#include <iiop/giop.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- fragmenter */
+
+#define GIOP_FRAG_DEFAULT 8192u      /* octets per fragment message, as omniORB */
+#define GIOP_FRAG_MIN 64u
+
+typedef struct giop_fragmenter {
+  /* private */
+  const uint8_t *msg;
+  size_t len, pos;
+  size_t frag_size;
+  uint32_t request_id;
+  uint8_t minor, flags, first_done, done;
+  uint8_t hdr[16];
+} giop_fragmenter;
+
+/* Prepare to split the complete message MSG (LEN octets, its 12-octet
+ * header included, message_size = LEN - 12) into fragment messages of at
+ * most FRAG_SIZE octets (rounded down to a multiple of 8, at least
+ * GIOP_FRAG_MIN; 0: GIOP_FRAG_DEFAULT).  REQUEST_ID goes into GIOP 1.2
+ * Fragment headers (the message's own request ID).  MSG must stay valid and
+ * unchanged until the last giop_fragmenter_next().  The first fragment's
+ * header is written into the fragmenter (MSG itself is not modified).
+ * Errors: CDR_E_INVALID (LEN < 12, not a GIOP 1.1/1.2 message that may be
+ * fragmented: Request, Reply, LocateRequest, LocateReply), CDR_E_PROTOCOL
+ * (message_size does not match LEN). */
+IIOP_API int giop_fragmenter_init(giop_fragmenter *f, const uint8_t *msg, size_t len,
+                                  size_t frag_size, uint32_t request_id);
+
+/* The next fragment message as IOV[0..*N) (at most 2 entries: a header the
+ * fragmenter owns, valid until the next call, and data inside MSG).
+ * Returns 1 with a fragment, 0 when all have been given.  A message that
+ * fits in FRAG_SIZE comes out whole, unchanged, as one fragment. */
+IIOP_API int giop_fragmenter_next(giop_fragmenter *f, struct iovec iov[2], int *n);
+
+/* ---------------------------------------------------------------- reassembler */
+
+typedef struct giop_reasm giop_reasm;
+
+typedef struct giop_reasm_opts {
+  size_t max_message;        /* most octets one (reassembled) message may have,
+                              * 12-octet header included (default 64 MiB) */
+  uint32_t max_pending;      /* GIOP 1.2 fragmented messages in progress at once (default 64) */
+  const cdr_allocator *alloc;/* NULL: global */
+} giop_reasm_opts;
+
+IIOP_API void giop_reasm_opts_default(giop_reasm_opts *o);
+
+/* A new reassembler (NULL on allocation failure); OPTS NULL: defaults. */
+IIOP_API giop_reasm *giop_reasm_new(const giop_reasm_opts *opts);
+/* Free R and every buffer it holds (also messages taken and not released). */
+IIOP_API void giop_reasm_free(giop_reasm *r);
+
+/* Feed LEN octets.  They are copied (a message is assembled in a buffer
+ * from the pool; an unfragmented message is one copy, from the read buffer
+ * to the message buffer).  Returns CDR_OK; or the first error, after which
+ * R accepts nothing more (the connection should send MessageError and
+ * close): CDR_E_PROTOCOL (bad magic/version/type/flags; a Fragment with no
+ * fragmented message pending for its request ID (1.2) or at all (1.1); a
+ * non-final fragment message whose total is not a multiple of 8 (1.2); a
+ * fragment whose byte order or version differs from its first message; a
+ * new fragmented 1.2 message reusing a pending request ID; more than
+ * max_pending), CDR_E_LIMIT (message_size or the running total of a
+ * fragmented message over max_message: what was buffered for it is freed),
+ * CDR_E_NOMEM. */
+IIOP_API int giop_reasm_feed(giop_reasm *r, const void *data, size_t len);
+
+/* Zero-copy feeding for sockets: a buffer of *ROOM octets (at least 1) to
+ * read into, then giop_reasm_commit() with the count read.  Same errors. */
+IIOP_API int giop_reasm_buffer(giop_reasm *r, uint8_t **buf, size_t *room);
+IIOP_API int giop_reasm_commit(giop_reasm *r, size_t n);
+
+/* A complete message, oldest first: *MSG and *LEN (12-octet header
+ * included).  Returns 1, or 0 when none is complete.  The buffer stays
+ * valid until giop_reasm_release(R, *MSG). */
+IIOP_API int giop_reasm_next(giop_reasm *r, uint8_t **msg, size_t *len);
+IIOP_API void giop_reasm_release(giop_reasm *r, uint8_t *msg);
+
+/* Drop the fragments buffered for REQUEST_ID (a CancelRequest arrived);
+ * returns 1 if there were some. */
+IIOP_API int giop_reasm_cancel(giop_reasm *r, uint32_t request_id);
+
+/* Octets buffered in incomplete messages (for tests and limits). */
+IIOP_API size_t giop_reasm_pending_bytes(const giop_reasm *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

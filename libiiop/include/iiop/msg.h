@@ -1,0 +1,217 @@
+/* iiop/msg.h - GIOP messages 1.0-1.2 without I/O: encode into a CDR output
+ * stream, parse from a complete message (OMG CORBA 3.x, Part 2, GIOP
+ * chapter: "GIOP Message Formats", "Request Message", "Reply Message",
+ * "CancelRequest", "LocateRequest", "LocateReply", "CloseConnection",
+ * "MessageError", "Fragment"; "Service Context").
+ *
+ * Positions: a message is encoded into a cdr_out whose position 0 is the
+ * first octet of the 12-octet GIOP header, so CDR alignment is relative to
+ * the message start, as the spec requires.  A parsed message's body is a
+ * cdr_in over the whole message with the position at the body, so body
+ * alignment is right too.  A fragmented message must be reassembled first
+ * (iiop/frag.h): its bodies concatenated, fragment headers removed.
+ *
+ * Memory: parsing stores pointers into the message buffer (operation names,
+ * object keys, service context data) and allocates lists (service contexts)
+ * from the caller's arena; the buffer and arena must outlive the parsed
+ * message.  Encoding allocates only what the output stream grows by.
+ */
+#ifndef IIOP_MSG_H
+#define IIOP_MSG_H
+
+#include <stdbool.h>
+#include <cdr/cdr.h>
+#include <iiop/giop.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- service contexts */
+
+#define GIOP_SC_CODE_SETS 1u          /* IOP::CodeSets */
+#define GIOP_SC_BI_DIR_IIOP 5u
+#define GIOP_SC_SENDING_CONTEXT_RUNTIME 6u
+
+typedef struct giop_service_context {
+  uint32_t id;
+  uint32_t len;              /* octets of context_data (an encapsulation) */
+  const uint8_t *data;
+} giop_service_context;
+
+typedef struct giop_sc_list {
+  uint32_t n;
+  giop_service_context *v;
+} giop_sc_list;
+
+/* The CodeSets service context's data: an encapsulation holding
+ * CONV_FRAME::CodeSetContext { char_data, wchar_data }. */
+typedef struct giop_codeset_context {
+  uint32_t char_data;
+  uint32_t wchar_data;
+} giop_codeset_context;
+
+/* Find the context with ID in L (the first one), or NULL. */
+IIOP_API const giop_service_context *giop_sc_find(const giop_sc_list *l, uint32_t id);
+/* Decode the CodeSets context C into *OUT.  Errors: CDR_E_SHORT,
+ * CDR_E_LENGTH, CDR_E_VALUE (bad byte-order octet). */
+IIOP_API int giop_codeset_context_decode(const giop_service_context *c, giop_codeset_context *out);
+/* Encode a CodeSets context's data (12 octets: byte-order octet, padding,
+ * two ulongs in host order) into OUT. */
+IIOP_API void giop_codeset_context_encode(const giop_codeset_context *cs, uint8_t out[12]);
+
+/* ---------------------------------------------------------------- target addresses */
+
+enum { GIOP_KEY_ADDR = 0, GIOP_PROFILE_ADDR = 1, GIOP_REFERENCE_ADDR = 2 };
+
+/* GIOP 1.2 TargetAddress (1.0/1.1 carry an object key only: KeyAddr). */
+typedef struct giop_target {
+  uint16_t disposition;      /* GIOP_KEY_ADDR, GIOP_PROFILE_ADDR, GIOP_REFERENCE_ADDR */
+  const uint8_t *key;        /* KeyAddr: the object key */
+  uint32_t key_len;
+  uint32_t profile_tag;      /* ProfileAddr: an IOP::TaggedProfile */
+  const uint8_t *profile;    /*   its profile_data (an encapsulation), not decoded */
+  uint32_t profile_len;
+  uint32_t profile_index;    /* ReferenceAddr: selected_profile_index */
+  const uint8_t *ior;        /*   the IOR's CDR octets (type_id, profiles), not decoded */
+  uint32_t ior_len;
+} giop_target;
+
+/* ---------------------------------------------------------------- headers */
+
+/* Response flags of GIOP 1.2 (1.0/1.1 response_expected maps to
+ * GIOP_RESPONSE_EXPECTED when true, 0 when false). */
+enum {
+  GIOP_RESPONSE_NONE = 0x00,            /* oneway, SYNC_NONE / SYNC_WITH_TRANSPORT */
+  GIOP_RESPONSE_SYNC_WITH_SERVER = 0x01,
+  GIOP_RESPONSE_EXPECTED = 0x03         /* two-way (SYNC_WITH_TARGET) */
+};
+
+typedef struct giop_request_header {
+  uint32_t request_id;
+  uint8_t response_flags;
+  giop_target target;
+  const char *operation;     /* NUL-terminated (inside the message when parsed) */
+  uint32_t operation_len;    /* without the NUL */
+  giop_sc_list contexts;
+  const uint8_t *principal;  /* 1.0/1.1 requesting_principal (usually empty) */
+  uint32_t principal_len;
+} giop_request_header;
+
+typedef enum giop_reply_status {
+  GIOP_NO_EXCEPTION = 0,
+  GIOP_USER_EXCEPTION = 1,
+  GIOP_SYSTEM_EXCEPTION = 2,
+  GIOP_LOCATION_FORWARD = 3,
+  GIOP_LOCATION_FORWARD_PERM = 4,       /* GIOP 1.2 */
+  GIOP_NEEDS_ADDRESSING_MODE = 5        /* GIOP 1.2 */
+} giop_reply_status;
+
+typedef struct giop_reply_header {
+  uint32_t request_id;
+  uint32_t reply_status;     /* giop_reply_status */
+  giop_sc_list contexts;
+} giop_reply_header;
+
+typedef enum giop_locate_status {
+  GIOP_UNKNOWN_OBJECT = 0,
+  GIOP_OBJECT_HERE = 1,
+  GIOP_OBJECT_FORWARD = 2,
+  GIOP_OBJECT_FORWARD_PERM = 3,         /* GIOP 1.2 */
+  GIOP_LOC_SYSTEM_EXCEPTION = 4,        /* GIOP 1.2 */
+  GIOP_LOC_NEEDS_ADDRESSING_MODE = 5    /* GIOP 1.2 */
+} giop_locate_status;
+
+typedef struct giop_locate_request_header {
+  uint32_t request_id;
+  giop_target target;
+} giop_locate_request_header;
+
+typedef struct giop_locate_reply_header {
+  uint32_t request_id;
+  uint32_t locate_status;    /* giop_locate_status */
+} giop_locate_reply_header;
+
+/* A system exception's body (CORBA 3.x "Reply Message", SYSTEM_EXCEPTION):
+ * the repository ID string, ulong minor code, ulong completion status. */
+typedef enum giop_completion {
+  GIOP_COMPLETED_YES = 0, GIOP_COMPLETED_NO = 1, GIOP_COMPLETED_MAYBE = 2
+} giop_completion;
+
+typedef struct giop_system_exception {
+  const char *repo_id;       /* "IDL:omg.org/CORBA/MARSHAL:1.0" */
+  uint32_t minor;
+  uint32_t completed;        /* giop_completion */
+} giop_system_exception;
+
+/* OMG vendor minor code set ID: standard minor codes are 0x4f4d0000 | n. */
+#define GIOP_OMGVMCID 0x4f4d0000u
+
+/* The repository ID of the standard system exception NAME ("MARSHAL",
+ * "COMM_FAILURE", ...) as "IDL:omg.org/CORBA/NAME:1.0", or NULL if NAME is
+ * not a standard system exception.  The string is static. */
+IIOP_API const char *giop_system_exception_id(const char *name);
+/* The bare name of a standard system exception's repository ID, or NULL. */
+IIOP_API const char *giop_system_exception_name(const char *repo_id, size_t len);
+
+/* A parsed message.  body is positioned at the message body (GIOP 1.2:
+ * aligned on 8 when a body exists); reading it uses the message's byte
+ * order, GIOP version and the code sets given to giop_parse(). */
+typedef struct giop_message {
+  giop_header hdr;
+  union {
+    giop_request_header request;
+    giop_reply_header reply;
+    giop_locate_request_header locate_request;
+    giop_locate_reply_header locate_reply;
+    uint32_t cancel_request_id;          /* CancelRequest */
+    uint32_t fragment_request_id;        /* Fragment (1.2) */
+  } u;
+  cdr_in body;
+} giop_message;
+
+/* Parse the complete (reassembled) message of LEN octets at BUF: the
+ * 12-octet header, then the header of its type, leaving m->body at the
+ * body.  OPTS gives code sets and limits for the body (NULL: defaults; its
+ * giop version and byte order are taken from the message).  Lists go into
+ * ARENA (also set as the body's arena).  Reserved octets (GIOP 1.2
+ * Request) are ignored.  Errors: CDR_E_PROTOCOL (the header: bad magic,
+ * version or type, LEN not 12 + message_size, a Fragment or more-fragments
+ * flag given here); CDR_E_SHORT / CDR_E_LENGTH / CDR_E_VALUE / CDR_E_LIMIT
+ * (a malformed message header: MARSHAL), with the body stream holding the
+ * error and its offset; CDR_E_NOMEM. */
+IIOP_API int giop_parse(giop_message *m, const uint8_t *buf, size_t len, const cdr_opts *opts,
+                        cdr_arena *arena);
+
+/* ---------------------------------------------------------------- encoding
+ * Each giop_begin_* writes the 12-octet GIOP header (message_size left 0,
+ * byte order from the stream) and the message header into O, which must be
+ * empty (position 0) and whose opts give the GIOP version (giop_minor).
+ * The caller then writes the body (for Request and Reply bodies call
+ * giop_begin_body() first: GIOP 1.2 aligns a body on 8) and ends with
+ * giop_end(), which patches message_size.  Errors are the stream's
+ * (cdr_out_status): CDR_E_INVALID for a header this version cannot carry
+ * (a non-KeyAddr target in 1.0/1.1, LocateReply status > 2 in 1.0/1.1, a
+ * reply status > 3 in 1.0/1.1). */
+IIOP_API int giop_begin_request(cdr_out *o, const giop_request_header *h);
+IIOP_API int giop_begin_reply(cdr_out *o, const giop_reply_header *h);
+IIOP_API int giop_begin_locate_request(cdr_out *o, const giop_locate_request_header *h);
+IIOP_API int giop_begin_locate_reply(cdr_out *o, const giop_locate_reply_header *h);
+IIOP_API int giop_begin_cancel_request(cdr_out *o, uint32_t request_id);
+IIOP_API int giop_begin_close_connection(cdr_out *o);
+IIOP_API int giop_begin_message_error(cdr_out *o);
+/* GIOP 1.2: pad to 8 (relative to the message start); 1.0/1.1: nothing. */
+IIOP_API void giop_begin_body(cdr_out *o);
+/* Write a system exception body (repository ID, minor, completed). */
+IIOP_API void giop_put_system_exception(cdr_out *o, const giop_system_exception *e);
+/* Read one from a body; repo_id points into the message.  Errors: the
+ * stream's. */
+IIOP_API int giop_get_system_exception(cdr_in *i, giop_system_exception *e);
+/* Patch message_size.  Errors: the stream's status; CDR_E_LIMIT when the
+ * message exceeds 4 GiB - 1 octets. */
+IIOP_API int giop_end(cdr_out *o);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,721 @@
+/* check_alloc.c - allocation failure: with a counting allocator that fails
+ * the first, second, third ... allocation in turn, every operation that
+ * allocates (growing an output stream, decoding into an arena, the
+ * type-driven reader and writer, the global allocator with its per-thread
+ * pools) must stop with CDR_E_NOMEM, never crash, and leak nothing once
+ * its objects are closed and freed. */
+#include <check.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cdr/cdr.h>
+#include "testutil.h"
+
+/* A scenario runs with C as its allocator and returns the final status. */
+typedef int (*scenario_fn)(cdr_mem_counter *c, const void *ud);
+
+/* Run FN with allocation 1, 2, 3 ... failing until a run completes without
+ * a failure; every failing run must end with CDR_E_NOMEM, every run must
+ * leave no block live.  Returns the allocations a full run makes. */
+static uint64_t fail_each_allocation(const char *name, scenario_fn fn, const void *ud,
+                                     cdr_mem_counter *c, uint64_t min_allocs)
+{
+  cdr_mem_counter_init(c, NULL);
+  int rc = fn(c, ud);
+  ck_assert_msg(rc == CDR_OK, "%s: status %d without failures", name, rc);
+  ck_assert_msg(c->live == 0, "%s: %" PRId64 " blocks live after a clean run", name, c->live);
+  uint64_t total = c->attempts;
+  if (getenv("TU_VERBOSE"))
+    fprintf(stderr, "%s: %" PRIu64 " allocations in a clean run\n", name, total);
+  ck_assert_msg(total >= min_allocs, "%s: only %" PRIu64 " allocations, expected >= %" PRIu64,
+                name, total, min_allocs);
+  for (uint64_t k = 1;; k++) {
+    ck_assert_msg(k <= total + 1, "%s: still failing past %" PRIu64 " allocations", name, total);
+    cdr_mem_counter_init(c, NULL);
+    c->fail_at = k;
+    rc = fn(c, ud);
+    ck_assert_msg(c->live == 0, "%s: allocation %" PRIu64 " failed: %" PRId64 " blocks leaked",
+                  name, k, c->live);
+    if (c->attempts < k) { /* the failure was never reached: a clean run */
+      ck_assert_msg(rc == CDR_OK, "%s: status %d on a clean run", name, rc);
+      ck_assert_uint_eq(k, total + 1);
+      break;
+    }
+    ck_assert_msg(rc == CDR_E_NOMEM, "%s: allocation %" PRIu64 " failed: status %d (%s)", name, k,
+                  rc, cdr_strerror(rc));
+  }
+  return total;
+}
+
+/* ------------------------------------------------------------ large writes */
+
+#define W_ITEMS 20000
+
+static void w_item_string(char *buf, size_t cap, uint32_t k)
+{
+  snprintf(buf, cap, "item-%" PRIu32 "-%.*s", k, (int)(k % 23), "abcdefghijklmnopqrstuvw");
+}
+
+static void write_large(cdr_out *o)
+{
+  char s[64];
+  for (uint32_t k = 0; k < W_ITEMS; k++) {
+    cdr_put_ulong(o, k);
+    w_item_string(s, sizeof s, k);
+    cdr_put_string(o, s);
+    cdr_put_double(o, k * 0.5);
+  }
+}
+
+static void check_large(const uint8_t *d, size_t n, int order)
+{
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  cdr_in in;
+  cdr_in_init(&in, d, n, order, NULL);
+  cdr_in_set_arena(&in, &a);
+  char s[64];
+  for (uint32_t k = 0; k < W_ITEMS; k++) {
+    ck_assert_uint_eq(cdr_get_ulong(&in), k);
+    const char *v;
+    ck_assert_int_eq(cdr_get_string_view(&in, &v, NULL), CDR_OK);
+    w_item_string(s, sizeof s, k);
+    ck_assert_str_eq(v, s);
+    ck_assert(cdr_get_double(&in) == k * 0.5);
+  }
+  ck_assert_int_eq(cdr_in_status(&in), CDR_OK);
+  ck_assert_uint_eq(cdr_in_remaining(&in), 0);
+  cdr_arena_free(&a);
+}
+
+/* ud: 0 close, 1 detach. */
+static int sc_write_large(cdr_mem_counter *c, const void *ud)
+{
+  int detach = *(const int *)ud;
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.byte_order = CDR_BIG_ENDIAN;
+  op.alloc = &c->alloc;
+  cdr_out o;
+  ck_assert_int_eq(cdr_out_init(&o, &op), CDR_OK);
+  ck_assert_uint_eq(c->attempts, 0); /* init allocates nothing */
+  write_large(&o);
+  int rc = cdr_out_status(&o);
+  ck_assert(rc == CDR_OK || rc == CDR_E_NOMEM);
+  if (rc == CDR_OK)
+    check_large(cdr_out_data(&o), cdr_out_size(&o), CDR_BIG_ENDIAN);
+  if (detach) {
+    uint8_t *d = NULL;
+    size_t n = 0;
+    int drc = cdr_out_detach(&o, &d, &n);
+    ck_assert_int_eq(drc, rc);
+    if (drc == CDR_OK) {
+      check_large(d, n, CDR_BIG_ENDIAN);
+      cdr_out_buffer_free(&op, d);
+    } else {
+      ck_assert_ptr_null(d);
+      cdr_out_close(&o);
+    }
+  } else {
+    cdr_out_close(&o);
+  }
+  return rc;
+}
+
+START_TEST(test_alloc_write_large_message)
+{
+  cdr_mem_counter c;
+  const int close_it = 0, detach_it = 1;
+  /* 8 KiB doubling to past 512 KiB: at least 7 allocations. */
+  fail_each_allocation("write+close", sc_write_large, &close_it, &c, 7);
+  fail_each_allocation("write+detach", sc_write_large, &detach_it, &c, 7);
+}
+END_TEST
+
+/* Detach from a caller's fixed buffer copies it: that copy can fail. */
+static int sc_detach_fixed(cdr_mem_counter *c, const void *ud)
+{
+  (void)ud;
+  uint8_t buf[64];
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.alloc = &c->alloc;
+  cdr_out o;
+  cdr_out_init_buffer(&o, &op, buf, sizeof buf);
+  cdr_put_string(&o, "fixed");
+  uint8_t *d = NULL;
+  size_t n = 0;
+  int rc = cdr_out_detach(&o, &d, &n);
+  if (rc == CDR_OK) {
+    ck_assert_uint_eq(n, 10);
+    ck_assert_mem_eq(d + 4, "fixed", 6);
+    cdr_out_buffer_free(&op, d);
+  } else {
+    ck_assert_ptr_null(d);
+    ck_assert_int_eq(cdr_out_status(&o), CDR_E_NOMEM);
+    cdr_out_close(&o);
+  }
+  return rc;
+}
+
+START_TEST(test_alloc_detach_fixed_buffer)
+{
+  cdr_mem_counter c;
+  ck_assert_uint_eq(fail_each_allocation("detach fixed", sc_detach_fixed, NULL, &c, 1), 1);
+}
+END_TEST
+
+/* ------------------------------------------------------- decoding to arenas */
+
+#define D_STRINGS 3000
+#define D_SEQS 600
+#define D_WSTRINGS 100
+#define D_BLOB (100u << 10)
+
+/* A message built once per process (per test child when forking). */
+typedef struct msg {
+  uint8_t *b;
+  size_t n;
+} msg;
+
+static msg msg_of(const cdr_out *o)
+{
+  msg m = { tu_dup(cdr_out_data(o), cdr_out_size(o)), cdr_out_size(o) };
+  return m;
+}
+
+static msg d_input;             /* the decoding message */
+static size_t d_latin1_at;       /* where the part read with conversion starts */
+
+static void d_string(char *s, size_t cap, uint32_t k)
+{
+  size_t n = (k * 37) % 200;
+  if (n >= cap)
+    n = cap - 1;
+  for (size_t j = 0; j < n; j++)
+    s[j] = (char)('A' + (k + j) % 26);
+  s[n] = 0;
+}
+
+static const msg *decode_input(void)
+{
+  if (d_input.b)
+    return &d_input;
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.byte_order = CDR_LITTLE_ENDIAN;
+  cdr_out o;
+  cdr_out_init(&o, &op);
+  char s[256];
+  for (uint32_t k = 0; k < D_STRINGS; k++) {
+    d_string(s, sizeof s, k);
+    cdr_put_string(&o, s);
+  }
+  for (uint32_t k = 0; k < D_SEQS; k++) {
+    uint32_t v[64];
+    uint32_t n = k % 64;
+    for (uint32_t j = 0; j < n; j++)
+      v[j] = k * 1000 + j;
+    if (k % 3 == 0) {
+      double dv[64];
+      for (uint32_t j = 0; j < n; j++)
+        dv[j] = v[j] / 4.0;
+      cdr_put_seq(&o, dv, n, 8);
+    } else {
+      cdr_put_seq(&o, v, n, 4);
+    }
+  }
+  for (uint32_t k = 0; k < D_WSTRINGS; k++) {
+    cdr_wchar w[40];
+    size_t n = k % 40;
+    for (size_t j = 0; j < n; j++)
+      w[j] = (j & 1) ? 0x1F0A0 + (cdr_wchar)j : 0x430 + (cdr_wchar)j;
+    cdr_put_wstring(&o, w, n);
+  }
+  uint8_t *blob = malloc(D_BLOB);
+  ck_assert_ptr_nonnull(blob);
+  for (size_t j = 0; j < D_BLOB; j++)
+    blob[j] = (uint8_t)(j * 13);
+  cdr_put_seq(&o, blob, D_BLOB, 1);
+  free(blob);
+  /* Latin-1 strings, to be read with native UTF-8 (conversion into the arena). */
+  d_latin1_at = cdr_out_size(&o);
+  for (uint32_t k = 0; k < 200; k++)
+    cdr_put_string(&o, k & 1 ? "caf\xE9 cr\xE8me br\xFBl\xE9" : "plain");
+  ck_assert_int_eq(cdr_out_status(&o), CDR_OK);
+  d_input = msg_of(&o);
+  cdr_out_close(&o);
+  return &d_input;
+}
+
+static int sc_decode(cdr_mem_counter *c, const void *ud)
+{
+  (void)ud;
+  const msg *m = decode_input();
+  const uint8_t *b = m->b;
+  cdr_arena a;
+  cdr_arena_init(&a, &c->alloc);
+  ck_assert_uint_eq(c->attempts, 0);
+  cdr_in in;
+  cdr_in_init(&in, b, d_latin1_at, CDR_LITTLE_ENDIAN, NULL);
+  cdr_in_set_arena(&in, &a);
+  char want[256];
+  for (uint32_t k = 0; k < D_STRINGS && cdr_in_status(&in) == CDR_OK; k++) {
+    uint32_t n;
+    char *s = cdr_get_string(&in, &n);
+    if (!s)
+      break;
+    d_string(want, sizeof want, k);
+    ck_assert_str_eq(s, want);
+  }
+  for (uint32_t k = 0; k < D_SEQS && cdr_in_status(&in) == CDR_OK; k++) {
+    uint32_t n = 0;
+    void *p = cdr_get_seq(&in, k % 3 == 0 ? 8 : 4, &n);
+    if (!p)
+      break;
+    ck_assert_uint_eq(n, k % 64);
+    for (uint32_t j = 0; j < n; j++) {
+      if (k % 3 == 0)
+        ck_assert(((double *)p)[j] == (k * 1000 + j) / 4.0);
+      else
+        ck_assert_uint_eq(((uint32_t *)p)[j], k * 1000 + j);
+    }
+  }
+  for (uint32_t k = 0; k < D_WSTRINGS && cdr_in_status(&in) == CDR_OK; k++) {
+    uint32_t n = 0;
+    cdr_wchar *w = cdr_get_wstring(&in, &n);
+    if (!w)
+      break;
+    ck_assert_uint_eq(n, k % 40);
+    for (uint32_t j = 0; j < n; j++)
+      ck_assert_uint_eq(w[j], (j & 1) ? 0x1F0A0 + j : 0x430 + j);
+  }
+  if (cdr_in_status(&in) == CDR_OK) {
+    uint32_t n = 0;
+    uint8_t *blob = cdr_get_seq(&in, 1, &n);
+    if (blob) {
+      ck_assert_uint_eq(n, D_BLOB);
+      for (size_t j = 0; j < D_BLOB; j += 997)
+        ck_assert_uint_eq(blob[j], (uint8_t)(j * 13));
+    }
+  }
+  int rc = cdr_in_status(&in);
+  if (rc == CDR_OK)
+    ck_assert_uint_eq(cdr_in_remaining(&in), 0);
+  cdr_in_close(&in);
+
+  /* The Latin-1 tail, converted to UTF-8, into the same arena. */
+  if (rc == CDR_OK) {
+    cdr_opts op;
+    cdr_opts_default(&op);
+    op.ncs_c = CDR_CS_UTF8;
+    cdr_in_init(&in, b + d_latin1_at, m->n - d_latin1_at, CDR_LITTLE_ENDIAN, &op);
+    cdr_in_set_arena(&in, &a);
+    for (uint32_t k = 0; k < 200; k++) {
+      char *s = cdr_get_string(&in, NULL);
+      if (!s)
+        break;
+      ck_assert_str_eq(s, k & 1 ? "caf\xC3\xA9 cr\xC3\xA8me br\xC3\xBBl\xC3\xA9" : "plain");
+    }
+    rc = cdr_in_status(&in);
+    cdr_in_close(&in);
+  }
+  if (rc != CDR_OK)
+    ck_assert_int_eq(rc, CDR_E_NOMEM);
+  cdr_arena_free(&a);
+  return rc;
+}
+
+START_TEST(test_alloc_decode_into_arena)
+{
+  cdr_mem_counter c;
+  /* 4 KiB blocks doubling to hold ~450 KB, and a 100 KiB block of its own. */
+  fail_each_allocation("decode", sc_decode, NULL, &c, 7);
+}
+END_TEST
+
+/* A reset arena keeps its largest block: decoding the same message again
+ * allocates nothing more, and a failure on the way leaves it reusable. */
+START_TEST(test_alloc_arena_reset_reuse)
+{
+  cdr_mem_counter c;
+  cdr_mem_counter_init(&c, NULL);
+  cdr_arena a;
+  cdr_arena_init(&a, &c.alloc);
+  static const uint8_t hello[] = { 0, 0, 0, 6, 'h', 'e', 'l', 'l', 'o', 0 };
+  for (int round = 0; round < 3; round++) {
+    cdr_in in;
+    cdr_in_init(&in, hello, sizeof hello, CDR_BIG_ENDIAN, NULL);
+    cdr_in_set_arena(&in, &a);
+    ck_assert_str_eq(cdr_get_string(&in, NULL), "hello");
+    ck_assert_uint_eq(cdr_arena_used(&a), 6);
+    cdr_arena_reset(&a);
+    ck_assert_uint_eq(cdr_arena_used(&a), 0);
+    ck_assert_uint_eq(c.attempts, 1);
+  }
+  ck_assert_int_eq(c.live, 1);
+  cdr_arena_free(&a);
+  ck_assert_int_eq(c.live, 0);
+
+  /* The arena's own limit (cdr_arena_set_max) turns into CDR_E_NOMEM. */
+  cdr_arena_init(&a, &c.alloc);
+  cdr_arena_set_max(&a, 5);
+  cdr_in in;
+  cdr_in_init(&in, hello, sizeof hello, CDR_BIG_ENDIAN, NULL);
+  cdr_in_set_arena(&in, &a);
+  ck_assert_ptr_null(cdr_get_string(&in, NULL));
+  ck_assert_int_eq(cdr_in_status(&in), CDR_E_NOMEM);
+  cdr_arena_free(&a);
+  ck_assert_int_eq(c.live, 0);
+}
+END_TEST
+
+/* A zero-size request on a fresh arena is not a failure (NULL means
+ * failure to the caller). */
+START_TEST(test_alloc_arena_zero_size)
+{
+  cdr_mem_counter c;
+  cdr_mem_counter_init(&c, NULL);
+  cdr_arena a;
+  cdr_arena_init(&a, &c.alloc);
+  void *z = cdr_arena_alloc(&a, 0, 1);
+  ck_assert_msg(z != NULL, "cdr_arena_alloc(fresh, 0, 1) returned NULL (reads as a failure)");
+  z = cdr_arena_alloc(&a, 0, 8);
+  ck_assert_ptr_nonnull(z);
+  cdr_arena_free(&a);
+  ck_assert_int_eq(c.live, 0);
+}
+END_TEST
+
+/* A request too large to exist -- where size plus alignment overflows --
+ * is NULL, never a pointer into a small block: on a fresh arena, after a
+ * reset, and with a block in use. */
+START_TEST(test_alloc_arena_huge_size)
+{
+  cdr_mem_counter c;
+  cdr_mem_counter_init(&c, NULL);
+  cdr_arena a;
+  static const size_t huge[] = { SIZE_MAX, SIZE_MAX - 3, SIZE_MAX - 7, SIZE_MAX / 2 + 1 };
+  for (size_t k = 0; k < sizeof huge / sizeof huge[0]; k++)
+    for (int state = 0; state < 3; state++) {
+      cdr_arena_init(&a, &c.alloc);
+      if (state >= 1)
+        ck_assert_ptr_nonnull(cdr_arena_alloc(&a, 16, 8)); /* a first block */
+      if (state == 2)
+        cdr_arena_reset(&a);
+      size_t used = cdr_arena_used(&a);
+      void *p = cdr_arena_alloc(&a, huge[k], 8);
+      ck_assert_msg(p == NULL, "cdr_arena_alloc(%zu octets, 8) %s returned %p (used now %zu)",
+                    huge[k], state == 0 ? "on a fresh arena" : state == 1 ? "after 16" : "after a reset",
+                    p, cdr_arena_used(&a));
+      ck_assert_uint_eq(cdr_arena_used(&a), used);
+      void *q = cdr_arena_alloc(&a, 16, 8); /* the arena still works */
+      ck_assert_ptr_nonnull(q);
+      memset(q, 0xAB, 16);
+      cdr_arena_free(&a);
+      ck_assert_int_eq(c.live, 0);
+    }
+}
+END_TEST
+
+/* -------------------------------------------------- type-driven read/write */
+
+typedef struct rec {
+  cdr_seq names;   /* sequence<string> */
+  cdr_seq groups;  /* sequence<sequence<string>> */
+  int32_t id;
+  char *title;
+} rec;
+
+static const cdr_type seq_string_t = CDR_SEQUENCE_TYPE(&cdr_type_string, 0);
+static const cdr_type seq_seq_string_t = CDR_SEQUENCE_TYPE(&seq_string_t, 0);
+static const cdr_member rec_members[] = {
+  CDR_MEMBER(rec, names, &seq_string_t),
+  CDR_MEMBER(rec, groups, &seq_seq_string_t),
+  CDR_MEMBER(rec, id, &cdr_type_long),
+  CDR_MEMBER(rec, title, &cdr_type_string),
+};
+static const cdr_type rec_type = CDR_STRUCT_TYPE(rec, "Rec", "IDL:Rec:1.0", rec_members);
+
+#define R_NAMES 300
+#define R_GROUPS 60
+
+static void r_name(char *s, size_t cap, uint32_t g, uint32_t k)
+{
+  snprintf(s, cap, "g%" PRIu32 "-n%" PRIu32 "%.*s", g, k, (int)((g + k) % 17), "xxxxxxxxxxxxxxxxx");
+}
+
+static uint32_t r_group_len(uint32_t g) { return (g * 7) % 31; }
+
+static msg r_input;
+
+/* The record's encoding, written by hand with the stream primitives. */
+static const msg *rec_input(void)
+{
+  if (r_input.b)
+    return &r_input;
+  cdr_out o;
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.byte_order = CDR_BIG_ENDIAN;
+  cdr_out_init(&o, &op);
+  char s[64];
+  cdr_put_ulong(&o, R_NAMES);
+  for (uint32_t k = 0; k < R_NAMES; k++) {
+    r_name(s, sizeof s, 1000, k);
+    cdr_put_string(&o, s);
+  }
+  cdr_put_ulong(&o, R_GROUPS);
+  for (uint32_t g = 0; g < R_GROUPS; g++) {
+    cdr_put_ulong(&o, r_group_len(g));
+    for (uint32_t k = 0; k < r_group_len(g); k++) {
+      r_name(s, sizeof s, g, k);
+      cdr_put_string(&o, s);
+    }
+  }
+  cdr_put_long(&o, -42);
+  cdr_put_string(&o, "title");
+  ck_assert_int_eq(cdr_out_status(&o), CDR_OK);
+  r_input = msg_of(&o);
+  cdr_out_close(&o);
+  return &r_input;
+}
+
+static void check_rec(const rec *r)
+{
+  char s[64];
+  ck_assert_uint_eq(r->names.len, R_NAMES);
+  for (uint32_t k = 0; k < R_NAMES; k++) {
+    r_name(s, sizeof s, 1000, k);
+    ck_assert_str_eq(((char **)r->names.buf)[k], s);
+  }
+  ck_assert_uint_eq(r->groups.len, R_GROUPS);
+  for (uint32_t g = 0; g < R_GROUPS; g++) {
+    const cdr_seq *gs = &((cdr_seq *)r->groups.buf)[g];
+    ck_assert_uint_eq(gs->len, r_group_len(g));
+    for (uint32_t k = 0; k < gs->len; k++) {
+      r_name(s, sizeof s, g, k);
+      ck_assert_str_eq(((char **)gs->buf)[k], s);
+    }
+  }
+  ck_assert_int_eq(r->id, -42);
+  ck_assert_str_eq(r->title, "title");
+}
+
+static int sc_cdr_read(cdr_mem_counter *c, const void *ud)
+{
+  (void)ud;
+  const msg *m = rec_input();
+  cdr_arena a;
+  cdr_arena_init(&a, &c->alloc);
+  cdr_in in;
+  cdr_in_init(&in, m->b, m->n, CDR_BIG_ENDIAN, NULL);
+  cdr_in_set_arena(&in, &a);
+  rec r;
+  memset(&r, 0, sizeof r);
+  int rc = cdr_read(&in, &rec_type, &r);
+  ck_assert_int_eq(rc, cdr_in_status(&in));
+  if (rc == CDR_OK) {
+    check_rec(&r);
+    ck_assert_uint_eq(cdr_in_remaining(&in), 0);
+  }
+  cdr_in_close(&in);
+  cdr_arena_free(&a);
+  return rc;
+}
+
+START_TEST(test_alloc_cdr_read_nested_sequences)
+{
+  cdr_mem_counter c;
+  fail_each_allocation("cdr_read", sc_cdr_read, NULL, &c, 3);
+}
+END_TEST
+
+static int sc_cdr_write(cdr_mem_counter *c, const void *ud)
+{
+  const rec *r = ud;
+  const msg *m = rec_input();
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.byte_order = CDR_BIG_ENDIAN;
+  op.alloc = &c->alloc;
+  cdr_out o;
+  cdr_out_init(&o, &op);
+  int rc = cdr_write(&o, &rec_type, r);
+  ck_assert_int_eq(rc, cdr_out_status(&o));
+  if (rc == CDR_OK) {
+    TU_CTX("cdr_write of the record");
+    TU_ASSERT_BYTES(cdr_out_data(&o), cdr_out_size(&o), m->b, m->n);
+  }
+  cdr_out_close(&o);
+  return rc;
+}
+
+START_TEST(test_alloc_cdr_write_nested_sequences)
+{
+  /* Decode the record once (default allocator) to have one to write. */
+  const msg *m = rec_input();
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  cdr_in in;
+  cdr_in_init(&in, m->b, m->n, CDR_BIG_ENDIAN, NULL);
+  cdr_in_set_arena(&in, &a);
+  rec r;
+  ck_assert_int_eq(cdr_read(&in, &rec_type, &r), CDR_OK);
+  cdr_mem_counter c;
+  fail_each_allocation("cdr_write", sc_cdr_write, &r, &c, 2);
+  cdr_arena_free(&a);
+}
+END_TEST
+
+/* --------------------------------------------------------- global allocator */
+
+/* Static: the pools may hold its blocks after a failed assertion, and the
+ * fixture's teardown must still be able to free them through it. */
+static cdr_mem_counter g_mem;
+
+static void global_setup(void)
+{
+  cdr_pool_flush();
+  cdr_tables_flush_thread();
+}
+
+static void global_teardown(void)
+{
+  if (cdr_mem_global() == &g_mem.alloc)
+    cdr_pool_flush();
+  cdr_mem_set_global(NULL);
+}
+
+/* Everything through the global allocator: an output stream on pooled
+ * buffers (grown past 8 KiB several times, detached or closed), an arena
+ * from the thread's pool, decoding into it, and back into the pools; then
+ * the pools are flushed and nothing may be left.  ud: 0 close, 1 detach. */
+static int sc_global(cdr_mem_counter *c, const void *ud)
+{
+  int detach = *(const int *)ud;
+  cdr_pool_flush();
+  cdr_mem_set_global(&c->alloc);
+  int rc = CDR_OK;
+  for (int round = 0; round < 2 && rc == CDR_OK; round++) {
+    cdr_out o;
+    cdr_out_init(&o, NULL);
+    for (uint32_t k = 0; k < 3000; k++) {
+      cdr_put_string(&o, "pooled buffer string");
+      cdr_put_ulonglong(&o, k);
+      cdr_put_seq(&o, "abcdefgh", 8, 1);
+    }
+    rc = cdr_out_status(&o);
+    cdr_arena *a = NULL;
+    if (rc == CDR_OK) {
+      a = cdr_arena_get();
+      if (!a)
+        rc = CDR_E_NOMEM;
+    }
+    if (rc == CDR_OK) {
+      cdr_in in;
+      cdr_in_init(&in, cdr_out_data(&o), cdr_out_size(&o), CDR_HOST_ORDER, NULL);
+      cdr_in_set_arena(&in, a);
+      for (uint32_t k = 0; k < 3000 && cdr_in_status(&in) == CDR_OK; k++) {
+        char *s = cdr_get_string(&in, NULL);
+        uint64_t v = cdr_get_ulonglong(&in);
+        uint32_t n = 0;
+        uint8_t *q = cdr_get_seq(&in, 1, &n);
+        if (cdr_in_status(&in) == CDR_OK) {
+          ck_assert_str_eq(s, "pooled buffer string");
+          ck_assert_uint_eq(v, k);
+          ck_assert_uint_eq(n, 8);
+          ck_assert_mem_eq(q, "abcdefgh", 8);
+        }
+      }
+      rc = cdr_in_status(&in);
+      cdr_in_close(&in);
+    }
+    if (a)
+      cdr_arena_put(a);
+    if (detach && rc == CDR_OK) {
+      uint8_t *d = NULL;
+      size_t n = 0;
+      ck_assert_int_eq(cdr_out_detach(&o, &d, &n), CDR_OK);
+      cdr_out_buffer_free(NULL, d);
+    } else {
+      cdr_out_close(&o);
+    }
+  }
+  cdr_pool_flush();
+  cdr_mem_set_global(NULL);
+  return rc;
+}
+
+START_TEST(test_alloc_global_allocator_pools)
+{
+  const int close_it = 0, detach_it = 1;
+  fail_each_allocation("global+close", sc_global, &close_it, &g_mem, 5);
+  fail_each_allocation("global+detach", sc_global, &detach_it, &g_mem, 5);
+}
+END_TEST
+
+/* Without flushing, the pools keep what they were given: a second round
+ * reuses the buffer and the arena instead of allocating (the point of the
+ * pools), and a flush frees it all. */
+START_TEST(test_alloc_global_pools_reuse)
+{
+  cdr_mem_counter_init(&g_mem, NULL);
+  cdr_mem_set_global(&g_mem.alloc);
+  uint64_t after_first = 0;
+  for (int round = 0; round < 3; round++) {
+    cdr_out o;
+    cdr_out_init(&o, NULL);
+    for (int k = 0; k < 1000; k++)
+      cdr_put_ulong(&o, (uint32_t)k);
+    cdr_arena *a = cdr_arena_get();
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(cdr_arena_alloc(a, 100, 8));
+    cdr_arena_put(a);
+    cdr_out_close(&o);
+    if (round == 0)
+      after_first = g_mem.attempts;
+    else
+      ck_assert_msg(g_mem.attempts == after_first, "round %d allocated %" PRIu64 " more", round,
+                    g_mem.attempts - after_first);
+  }
+  ck_assert_int_gt(g_mem.live, 0);
+  cdr_pool_flush();
+  ck_assert_int_eq(g_mem.live, 0);
+  cdr_mem_set_global(NULL);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("alloc");
+  TCase *tc = tcase_create("streams");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_alloc_write_large_message);
+  tcase_add_test(tc, test_alloc_detach_fixed_buffer);
+  tcase_add_test(tc, test_alloc_decode_into_arena);
+  tcase_add_test(tc, test_alloc_arena_reset_reuse);
+  tcase_add_test(tc, test_alloc_arena_zero_size);
+  tcase_add_test(tc, test_alloc_arena_huge_size);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("types");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_alloc_cdr_read_nested_sequences);
+  tcase_add_test(tc, test_alloc_cdr_write_nested_sequences);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("global");
+  tcase_set_timeout(tc, 300);
+  tcase_add_checked_fixture(tc, global_setup, global_teardown);
+  tcase_add_test(tc, test_alloc_global_allocator_pools);
+  tcase_add_test(tc, test_alloc_global_pools_reuse);
+  suite_add_tcase(s, tc);
+  int rc = tu_run(s);
+  free(d_input.b);
+  free(r_input.b);
+  return rc;
+}

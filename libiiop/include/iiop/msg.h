@@ -53,8 +53,10 @@ typedef struct giop_codeset_context {
 
 /* Find the context with ID in L (the first one), or NULL. */
 IIOP_API const giop_service_context *giop_sc_find(const giop_sc_list *l, uint32_t id);
-/* Decode the CodeSets context C into *OUT.  Errors: CDR_E_SHORT,
- * CDR_E_LENGTH, CDR_E_VALUE (bad byte-order octet). */
+/* Decode the CodeSets context C into *OUT (either byte order; octets after
+ * the 12 are ignored).  Errors: CDR_E_SHORT (fewer than 12 octets),
+ * CDR_E_VALUE (bad byte-order octet), CDR_E_INVALID (NULL); *OUT is
+ * untouched on error. */
 IIOP_API int giop_codeset_context_decode(const giop_service_context *c, giop_codeset_context *out);
 /* Encode a CodeSets context's data (12 octets: byte-order octet, padding,
  * two ulongs in host order) into OUT. */
@@ -80,7 +82,8 @@ typedef struct giop_target {
 /* ---------------------------------------------------------------- headers */
 
 /* Response flags of GIOP 1.2 (1.0/1.1 response_expected maps to
- * GIOP_RESPONSE_EXPECTED when true, 0 when false). */
+ * GIOP_RESPONSE_EXPECTED when true, 0 when false; encoding 1.0/1.1 sends
+ * response_expected = bit 0 of the flags, so SYNC_WITH_SERVER is TRUE). */
 enum {
   GIOP_RESPONSE_NONE = 0x00,            /* oneway, SYNC_NONE / SYNC_WITH_TRANSPORT */
   GIOP_RESPONSE_SYNC_WITH_SERVER = 0x01,
@@ -174,12 +177,19 @@ typedef struct giop_message {
  * 12-octet header, then the header of its type, leaving m->body at the
  * body.  OPTS gives code sets and limits for the body (NULL: defaults; its
  * giop version and byte order are taken from the message).  Lists go into
- * ARENA (also set as the body's arena).  Reserved octets (GIOP 1.2
- * Request) are ignored.  Errors: CDR_E_PROTOCOL (the header: bad magic,
- * version or type, LEN not 12 + message_size, a Fragment or more-fragments
- * flag given here); CDR_E_SHORT / CDR_E_LENGTH / CDR_E_VALUE / CDR_E_LIMIT
- * (a malformed message header: MARSHAL), with the body stream holding the
- * error and its offset; CDR_E_NOMEM. */
+ * ARENA (also set as the body's arena); ARENA may be NULL for a message
+ * without service contexts (CDR_E_STATE otherwise).  Reserved octets (GIOP
+ * 1.1/1.2 Request) are ignored.  A GIOP 1.2 Request/Reply body is aligned
+ * on 8 only when octets follow the message header; a LocateReply body
+ * follows its header unaligned in every version (CORBA 3.0 15.4.6.2, as
+ * TAO, omniORB and the Java ORB do).  Octets after a header-only message
+ * are left in the body.  Errors: CDR_E_PROTOCOL (the header: LEN < 12, bad
+ * magic, version, flags or type, LEN not 12 + message_size, a Fragment or
+ * more-fragments flag given here); CDR_E_SHORT / CDR_E_LENGTH /
+ * CDR_E_VALUE / CDR_E_STRING / CDR_E_LIMIT (a malformed message header:
+ * MARSHAL), with the body stream holding the error and its offset;
+ * CDR_E_NOMEM; CDR_E_INVALID (bad OPTS, NULL BUF).  m->body always holds
+ * the status returned. */
 IIOP_API int giop_parse(giop_message *m, const uint8_t *buf, size_t len, const cdr_opts *opts,
                         cdr_arena *arena);
 
@@ -188,11 +198,15 @@ IIOP_API int giop_parse(giop_message *m, const uint8_t *buf, size_t len, const c
  * byte order from the stream) and the message header into O, which must be
  * empty (position 0) and whose opts give the GIOP version (giop_minor).
  * The caller then writes the body (for Request and Reply bodies call
- * giop_begin_body() first: GIOP 1.2 aligns a body on 8) and ends with
- * giop_end(), which patches message_size.  Errors are the stream's
- * (cdr_out_status): CDR_E_INVALID for a header this version cannot carry
- * (a non-KeyAddr target in 1.0/1.1, LocateReply status > 2 in 1.0/1.1, a
- * reply status > 3 in 1.0/1.1). */
+ * giop_begin_body() first: GIOP 1.2 aligns a body on 8; a LocateReply body
+ * is written right after its header, unaligned) and ends with giop_end(),
+ * which patches message_size.  Reserved octets are written as zero.
+ * Errors are the stream's (cdr_out_status): CDR_E_INVALID for a header
+ * this version cannot carry (a non-KeyAddr target in 1.0/1.1, LocateReply
+ * status > 2 in 1.0/1.1 or > 5, a reply status > 3 in 1.0/1.1 or > 5) or a
+ * malformed one (NULL operation, NULL data with a non-zero length, an
+ * unknown disposition, a ReferenceAddr IOR under 12 octets); CDR_E_STATE
+ * when O is not empty; nothing is written on these errors. */
 IIOP_API int giop_begin_request(cdr_out *o, const giop_request_header *h);
 IIOP_API int giop_begin_reply(cdr_out *o, const giop_reply_header *h);
 IIOP_API int giop_begin_locate_request(cdr_out *o, const giop_locate_request_header *h);
@@ -205,10 +219,11 @@ IIOP_API void giop_begin_body(cdr_out *o);
 /* Write a system exception body (repository ID, minor, completed). */
 IIOP_API void giop_put_system_exception(cdr_out *o, const giop_system_exception *e);
 /* Read one from a body; repo_id points into the message.  Errors: the
- * stream's. */
+ * stream's (a completion status above 2 is CDR_E_VALUE); *E is untouched
+ * on error. */
 IIOP_API int giop_get_system_exception(cdr_in *i, giop_system_exception *e);
 /* Patch message_size.  Errors: the stream's status; CDR_E_LIMIT when the
- * message exceeds 4 GiB - 1 octets. */
+ * message exceeds 4 GiB - 1 octets; CDR_E_STATE without a GIOP header. */
 IIOP_API int giop_end(cdr_out *o);
 
 #ifdef __cplusplus

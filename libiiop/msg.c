@@ -1,0 +1,582 @@
+#include "config.h"
+/* msg.c - GIOP 1.0-1.2 message headers: encoding into a cdr_out whose
+ * position 0 is the GIOP header's first octet, parsing a complete message
+ * with pointers into its buffer.  Only libcdr's public API is used. */
+#include <string.h>
+#include <cdr/cdr.h>
+#include <iiop/msg.h>
+
+/* ---------------------------------------------------------------- service contexts */
+
+const giop_service_context *giop_sc_find(const giop_sc_list *l, uint32_t id)
+{
+  if (!l)
+    return NULL;
+  for (uint32_t k = 0; k < l->n; k++)
+    if (l->v[k].id == id)
+      return &l->v[k];
+  return NULL;
+}
+
+static uint32_t load_u32(const uint8_t *p, int little)
+{
+  if (little)
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+  return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
+}
+
+/* CONV_FRAME::CodeSetContext in an encapsulation: the byte-order octet at 0,
+ * padding, the two ulongs at 4 and 8 (aligned relative to the octet at 0).
+ * Octets after them are ignored: encapsulations may grow. */
+int giop_codeset_context_decode(const giop_service_context *c, giop_codeset_context *out)
+{
+  if (!c || !out || (!c->data && c->len))
+    return CDR_E_INVALID;
+  if (c->len < 1)
+    return CDR_E_SHORT;
+  if (c->data[0] > 1)
+    return CDR_E_VALUE;
+  if (c->len < 12)
+    return CDR_E_SHORT;
+  out->char_data = load_u32(c->data + 4, c->data[0]);
+  out->wchar_data = load_u32(c->data + 8, c->data[0]);
+  return CDR_OK;
+}
+
+void giop_codeset_context_encode(const giop_codeset_context *cs, uint8_t out[12])
+{
+  out[0] = CDR_HOST_ORDER;
+  out[1] = out[2] = out[3] = 0;
+  memcpy(out + 4, &cs->char_data, 4);
+  memcpy(out + 8, &cs->wchar_data, 4);
+}
+
+/* ---------------------------------------------------------------- system exceptions */
+
+#define SYSEX_PREFIX "IDL:omg.org/CORBA/"
+#define SYSEX_SUFFIX ":1.0"
+#define SYSEX(n) { #n, SYSEX_PREFIX #n SYSEX_SUFFIX, sizeof #n - 1 }
+
+static const struct sysex {
+  const char *name;
+  const char *id;
+  size_t name_len;
+} sysex_table[] = {
+  SYSEX(UNKNOWN), SYSEX(BAD_PARAM), SYSEX(NO_MEMORY), SYSEX(IMP_LIMIT),
+  SYSEX(COMM_FAILURE), SYSEX(INV_OBJREF), SYSEX(NO_PERMISSION), SYSEX(INTERNAL),
+  SYSEX(MARSHAL), SYSEX(INITIALIZE), SYSEX(NO_IMPLEMENT), SYSEX(BAD_TYPECODE),
+  SYSEX(BAD_OPERATION), SYSEX(NO_RESOURCES), SYSEX(NO_RESPONSE), SYSEX(PERSIST_STORE),
+  SYSEX(BAD_INV_ORDER), SYSEX(TRANSIENT), SYSEX(FREE_MEM), SYSEX(INV_IDENT),
+  SYSEX(INV_FLAG), SYSEX(INTF_REPOS), SYSEX(BAD_CONTEXT), SYSEX(OBJ_ADAPTER),
+  SYSEX(DATA_CONVERSION), SYSEX(OBJECT_NOT_EXIST), SYSEX(TRANSACTION_REQUIRED),
+  SYSEX(TRANSACTION_ROLLEDBACK), SYSEX(INVALID_TRANSACTION), SYSEX(INV_POLICY),
+  SYSEX(CODESET_INCOMPATIBLE), SYSEX(REBIND), SYSEX(TIMEOUT),
+  SYSEX(TRANSACTION_UNAVAILABLE), SYSEX(TRANSACTION_MODE), SYSEX(BAD_QOS),
+  SYSEX(INVALID_ACTIVITY), SYSEX(ACTIVITY_COMPLETED), SYSEX(ACTIVITY_REQUIRED)
+};
+#define SYSEX_COUNT (sizeof sysex_table / sizeof sysex_table[0])
+
+const char *giop_system_exception_id(const char *name)
+{
+  if (!name)
+    return NULL;
+  for (size_t k = 0; k < SYSEX_COUNT; k++)
+    if (strcmp(sysex_table[k].name, name) == 0)
+      return sysex_table[k].id;
+  return NULL;
+}
+
+const char *giop_system_exception_name(const char *repo_id, size_t len)
+{
+  const size_t pl = sizeof SYSEX_PREFIX - 1, sl = sizeof SYSEX_SUFFIX - 1;
+  if (!repo_id || len <= pl + sl || memcmp(repo_id, SYSEX_PREFIX, pl) != 0
+      || memcmp(repo_id + len - sl, SYSEX_SUFFIX, sl) != 0)
+    return NULL;
+  const char *n = repo_id + pl;
+  size_t nl = len - pl - sl;
+  for (size_t k = 0; k < SYSEX_COUNT; k++)
+    if (sysex_table[k].name_len == nl && memcmp(sysex_table[k].name, n, nl) == 0)
+      return sysex_table[k].name;
+  return NULL;
+}
+
+void giop_put_system_exception(cdr_out *o, const giop_system_exception *e)
+{
+  if (!e || !e->repo_id || e->completed > GIOP_COMPLETED_MAYBE) {
+    cdr_out_fail(o, CDR_E_INVALID);
+    return;
+  }
+  cdr_put_string(o, e->repo_id);
+  cdr_put_ulong(o, e->minor);
+  cdr_put_ulong(o, e->completed);
+}
+
+int giop_get_system_exception(cdr_in *i, giop_system_exception *e)
+{
+  const char *id = NULL;
+  uint32_t idlen;
+  if (cdr_get_string_view(i, &id, &idlen) != CDR_OK)
+    return cdr_in_status(i);
+  uint32_t minor = cdr_get_ulong(i);
+  uint32_t completed = cdr_get_ulong(i);
+  if (cdr_in_status(i) != CDR_OK)
+    return cdr_in_status(i);
+  if (completed > GIOP_COMPLETED_MAYBE) {
+    cdr_in_seek(i, cdr_in_pos(i) - 4);
+    return cdr_in_fail(i, CDR_E_VALUE, "completion status not YES, NO or MAYBE");
+  }
+  e->repo_id = id;
+  e->minor = minor;
+  e->completed = completed;
+  return CDR_OK;
+}
+
+/* ---------------------------------------------------------------- encoding */
+
+/* Validate the stream for a new message and write the 12-octet header
+ * (message_size 0 until giop_end()).  Returns the GIOP minor version, or -1
+ * when the stream has failed. */
+static int put_header(cdr_out *o, uint8_t type)
+{
+  if (cdr_out_status(o) != CDR_OK)
+    return -1;
+  if (cdr_out_size(o) != 0) {
+    cdr_out_fail(o, CDR_E_STATE);
+    return -1;
+  }
+  const cdr_opts *op = cdr_out_opts(o);
+  giop_header h = { op->giop_major, op->giop_minor,
+                    (uint8_t)(op->byte_order == CDR_LITTLE_ENDIAN ? GIOP_FLAG_LITTLE_ENDIAN : 0),
+                    type, 0 };
+  uint8_t b[GIOP_HEADER_SIZE];
+  int rc = giop_header_write(&h, b);
+  if (rc != CDR_OK) {
+    cdr_out_fail(o, rc);
+    return -1;
+  }
+  cdr_put_raw(o, b, sizeof b);
+  return cdr_out_status(o) == CDR_OK ? op->giop_minor : -1;
+}
+
+static int octets_ok(const void *p, uint32_t n) { return p != NULL || n == 0; }
+
+static int sc_list_ok(const giop_sc_list *l)
+{
+  if (!octets_ok(l->v, l->n))
+    return 0;
+  for (uint32_t k = 0; k < l->n; k++)
+    if (!octets_ok(l->v[k].data, l->v[k].len))
+      return 0;
+  return 1;
+}
+
+static void put_sc_list(cdr_out *o, const giop_sc_list *l)
+{
+  cdr_put_ulong(o, l->n);
+  for (uint32_t k = 0; k < l->n; k++) {
+    cdr_put_ulong(o, l->v[k].id);
+    cdr_put_seq(o, l->v[k].data, l->v[k].len, 1);
+  }
+}
+
+/* The smallest IOR: type_id "" (ulong 1, NUL), padding, profile count 0. */
+#define IOR_MIN 12u
+
+static int target_ok(const giop_target *t, int minor)
+{
+  switch (t->disposition) {
+  case GIOP_KEY_ADDR:
+    return octets_ok(t->key, t->key_len);
+  case GIOP_PROFILE_ADDR:
+    return minor >= 2 && octets_ok(t->profile, t->profile_len);
+  case GIOP_REFERENCE_ADDR:
+    return minor >= 2 && t->ior && t->ior_len >= IOR_MIN;
+  default:
+    return 0;
+  }
+}
+
+/* GIOP 1.2 TargetAddress: a union switched on short. */
+static void put_target(cdr_out *o, const giop_target *t)
+{
+  cdr_put_short(o, (int16_t)t->disposition);
+  switch (t->disposition) {
+  case GIOP_KEY_ADDR:
+    cdr_put_seq(o, t->key, t->key_len, 1);
+    break;
+  case GIOP_PROFILE_ADDR:
+    cdr_put_ulong(o, t->profile_tag);
+    cdr_put_seq(o, t->profile, t->profile_len, 1);
+    break;
+  default: /* GIOP_REFERENCE_ADDR: the IOR's octets as they are (4-aligned here) */
+    cdr_put_ulong(o, t->profile_index);
+    cdr_put_raw(o, t->ior, t->ior_len);
+    break;
+  }
+}
+
+static const uint8_t zero3[3];
+
+int giop_begin_request(cdr_out *o, const giop_request_header *h)
+{
+  if (cdr_out_status(o) != CDR_OK)
+    return cdr_out_status(o);
+  int minor = cdr_out_opts(o)->giop_minor;
+  if (!h || !h->operation || !target_ok(&h->target, minor) || !sc_list_ok(&h->contexts)
+      || (minor < 2 && !octets_ok(h->principal, h->principal_len)))
+    return cdr_out_fail(o, CDR_E_INVALID);
+  if (put_header(o, GIOP_REQUEST) < 0)
+    return cdr_out_status(o);
+  if (minor >= 2) {
+    cdr_put_ulong(o, h->request_id);
+    cdr_put_octet(o, h->response_flags);
+    cdr_put_raw(o, zero3, 3);
+    put_target(o, &h->target);
+    cdr_put_string_n(o, h->operation, h->operation_len);
+    put_sc_list(o, &h->contexts);
+  } else {
+    put_sc_list(o, &h->contexts);
+    cdr_put_ulong(o, h->request_id);
+    /* Bit 0 of the 1.2 flags: the target sends a Reply (SYNC_WITH_SERVER
+     * and SYNC_WITH_TARGET both map to response_expected TRUE). */
+    cdr_put_boolean(o, (h->response_flags & GIOP_RESPONSE_SYNC_WITH_SERVER) != 0);
+    if (minor == 1)
+      cdr_put_raw(o, zero3, 3);
+    cdr_put_seq(o, h->target.key, h->target.key_len, 1);
+    cdr_put_string_n(o, h->operation, h->operation_len);
+    cdr_put_seq(o, h->principal, h->principal_len, 1);
+  }
+  return cdr_out_status(o);
+}
+
+int giop_begin_reply(cdr_out *o, const giop_reply_header *h)
+{
+  if (cdr_out_status(o) != CDR_OK)
+    return cdr_out_status(o);
+  int minor = cdr_out_opts(o)->giop_minor;
+  if (!h || h->reply_status > (minor >= 2 ? GIOP_NEEDS_ADDRESSING_MODE : GIOP_LOCATION_FORWARD)
+      || !sc_list_ok(&h->contexts))
+    return cdr_out_fail(o, CDR_E_INVALID);
+  if (put_header(o, GIOP_REPLY) < 0)
+    return cdr_out_status(o);
+  if (minor >= 2) {
+    cdr_put_ulong(o, h->request_id);
+    cdr_put_ulong(o, h->reply_status);
+    put_sc_list(o, &h->contexts);
+  } else {
+    put_sc_list(o, &h->contexts);
+    cdr_put_ulong(o, h->request_id);
+    cdr_put_ulong(o, h->reply_status);
+  }
+  return cdr_out_status(o);
+}
+
+int giop_begin_locate_request(cdr_out *o, const giop_locate_request_header *h)
+{
+  if (cdr_out_status(o) != CDR_OK)
+    return cdr_out_status(o);
+  int minor = cdr_out_opts(o)->giop_minor;
+  if (!h || !target_ok(&h->target, minor))
+    return cdr_out_fail(o, CDR_E_INVALID);
+  if (put_header(o, GIOP_LOCATE_REQUEST) < 0)
+    return cdr_out_status(o);
+  cdr_put_ulong(o, h->request_id);
+  if (minor >= 2)
+    put_target(o, &h->target);
+  else
+    cdr_put_seq(o, h->target.key, h->target.key_len, 1);
+  return cdr_out_status(o);
+}
+
+int giop_begin_locate_reply(cdr_out *o, const giop_locate_reply_header *h)
+{
+  if (cdr_out_status(o) != CDR_OK)
+    return cdr_out_status(o);
+  int minor = cdr_out_opts(o)->giop_minor;
+  if (!h || h->locate_status > (minor >= 2 ? GIOP_LOC_NEEDS_ADDRESSING_MODE : GIOP_OBJECT_FORWARD))
+    return cdr_out_fail(o, CDR_E_INVALID);
+  if (put_header(o, GIOP_LOCATE_REPLY) < 0)
+    return cdr_out_status(o);
+  cdr_put_ulong(o, h->request_id);
+  cdr_put_ulong(o, h->locate_status);
+  return cdr_out_status(o);
+}
+
+int giop_begin_cancel_request(cdr_out *o, uint32_t request_id)
+{
+  if (put_header(o, GIOP_CANCEL_REQUEST) < 0)
+    return cdr_out_status(o);
+  cdr_put_ulong(o, request_id);
+  return cdr_out_status(o);
+}
+
+int giop_begin_close_connection(cdr_out *o)
+{
+  (void)put_header(o, GIOP_CLOSE_CONNECTION);
+  return cdr_out_status(o);
+}
+
+int giop_begin_message_error(cdr_out *o)
+{
+  (void)put_header(o, GIOP_MESSAGE_ERROR);
+  return cdr_out_status(o);
+}
+
+void giop_begin_body(cdr_out *o)
+{
+  if (cdr_out_opts(o)->giop_minor >= 2)
+    cdr_out_align(o, 8);
+}
+
+int giop_end(cdr_out *o)
+{
+  if (cdr_out_status(o) != CDR_OK)
+    return cdr_out_status(o);
+  size_t n = cdr_out_size(o);
+  if (n < GIOP_HEADER_SIZE || memcmp(cdr_out_data(o), "GIOP", 4) != 0)
+    return cdr_out_fail(o, CDR_E_STATE);
+  if (n - GIOP_HEADER_SIZE > UINT32_MAX)
+    return cdr_out_fail(o, CDR_E_LIMIT);
+  int rc = cdr_out_patch_ulong(o, 8, (uint32_t)(n - GIOP_HEADER_SIZE), cdr_out_byte_order(o));
+  if (rc != CDR_OK)
+    return cdr_out_fail(o, rc);
+  return CDR_OK;
+}
+
+/* ---------------------------------------------------------------- parsing */
+
+/* IOP::ServiceContextList.  The count is checked against what remains
+ * (each context takes at least 8 octets: id and data length) before the
+ * array is allocated, so a bogus count allocates nothing. */
+static int get_sc_list(cdr_in *i, giop_sc_list *l)
+{
+  uint32_t n = cdr_get_seq_count(i, 8);
+  if (cdr_in_status(i) != CDR_OK)
+    return cdr_in_status(i);
+  l->n = 0;
+  l->v = NULL;
+  if (n == 0)
+    return CDR_OK;
+  cdr_arena *a = cdr_in_arena(i);
+  if (!a)
+    return cdr_in_fail(i, CDR_E_STATE, "no arena for the service context list");
+  giop_service_context *v = cdr_arena_alloc(a, (size_t)n * sizeof *v, _Alignof(giop_service_context));
+  if (!v)
+    return cdr_in_fail(i, CDR_E_NOMEM, "arena allocation failed (service contexts)");
+  for (uint32_t k = 0; k < n; k++) {
+    v[k].id = cdr_get_ulong(i);
+    if (cdr_get_octets_view(i, &v[k].data, &v[k].len) != CDR_OK)
+      return cdr_in_status(i);
+  }
+  l->n = n;
+  l->v = v;
+  return CDR_OK;
+}
+
+/* An IOR (string type_id, sequence<TaggedProfile>), skipped and kept as
+ * its raw octets. */
+static void skip_ior(cdr_in *i, const uint8_t *buf, giop_target *t)
+{
+  size_t start = cdr_in_pos(i); /* 4-aligned: selected_profile_index precedes it */
+  const char *type_id;
+  uint32_t tl;
+  if (cdr_get_string_view(i, &type_id, &tl) != CDR_OK)
+    return;
+  uint32_t n = cdr_get_seq_count(i, 8);
+  for (uint32_t k = 0; k < n && cdr_in_status(i) == CDR_OK; k++) {
+    const uint8_t *d;
+    uint32_t dl;
+    (void)cdr_get_ulong(i);
+    (void)cdr_get_octets_view(i, &d, &dl);
+  }
+  if (cdr_in_status(i) != CDR_OK)
+    return;
+  t->ior = buf + start;
+  t->ior_len = (uint32_t)(cdr_in_pos(i) - start);
+}
+
+/* GIOP 1.2 TargetAddress. */
+static int get_target(cdr_in *i, const uint8_t *buf, giop_target *t)
+{
+  memset(t, 0, sizeof *t);
+  uint16_t d = cdr_get_ushort(i);
+  if (cdr_in_status(i) != CDR_OK)
+    return cdr_in_status(i);
+  t->disposition = d;
+  switch (d) {
+  case GIOP_KEY_ADDR:
+    cdr_get_octets_view(i, &t->key, &t->key_len);
+    break;
+  case GIOP_PROFILE_ADDR:
+    t->profile_tag = cdr_get_ulong(i);
+    cdr_get_octets_view(i, &t->profile, &t->profile_len);
+    break;
+  case GIOP_REFERENCE_ADDR:
+    t->profile_index = cdr_get_ulong(i);
+    skip_ior(i, buf, t);
+    break;
+  default:
+    cdr_in_seek(i, cdr_in_pos(i) - 2);
+    return cdr_in_fail(i, CDR_E_VALUE, "TargetAddress disposition not 0, 1 or 2");
+  }
+  return cdr_in_status(i);
+}
+
+static void key_target(cdr_in *i, giop_target *t)
+{
+  memset(t, 0, sizeof *t);
+  t->disposition = GIOP_KEY_ADDR;
+  cdr_get_octets_view(i, &t->key, &t->key_len);
+}
+
+/* Read an enum-valued ulong and check it against MAX. */
+static uint32_t get_status(cdr_in *i, uint32_t max, const char *msg)
+{
+  uint32_t v = cdr_get_ulong(i);
+  if (cdr_in_status(i) == CDR_OK && v > max) {
+    cdr_in_seek(i, cdr_in_pos(i) - 4);
+    cdr_in_fail(i, CDR_E_VALUE, msg);
+  }
+  return v;
+}
+
+static void parse_request(cdr_in *i, const uint8_t *buf, int minor, giop_request_header *r)
+{
+  r->principal = NULL;
+  r->principal_len = 0;
+  if (minor >= 2) {
+    r->contexts.n = 0;
+    r->contexts.v = NULL;
+    r->request_id = cdr_get_ulong(i);
+    r->response_flags = cdr_get_octet(i);
+    /* reserved[3]: ignored whatever it holds (inline reads, no call) */
+    (void)cdr_get_octet(i);
+    (void)cdr_get_octet(i);
+    (void)cdr_get_octet(i);
+    if (get_target(i, buf, &r->target) != CDR_OK)
+      return;
+    if (cdr_get_string_view(i, &r->operation, &r->operation_len) != CDR_OK)
+      return;
+    get_sc_list(i, &r->contexts);
+  } else {
+    memset(&r->target, 0, sizeof r->target);
+    r->operation = NULL;
+    r->operation_len = 0;
+    if (get_sc_list(i, &r->contexts) != CDR_OK)
+      return;
+    r->request_id = cdr_get_ulong(i);
+    r->response_flags = cdr_get_boolean(i) ? GIOP_RESPONSE_EXPECTED : GIOP_RESPONSE_NONE;
+    if (minor == 1)
+      (void)cdr_get_raw_view(i, 3);
+    key_target(i, &r->target);
+    if (cdr_get_string_view(i, &r->operation, &r->operation_len) != CDR_OK)
+      return;
+    cdr_get_octets_view(i, &r->principal, &r->principal_len);
+  }
+}
+
+static void parse_reply(cdr_in *i, int minor, giop_reply_header *r)
+{
+  r->contexts.n = 0;
+  r->contexts.v = NULL;
+  if (minor >= 2) {
+    r->request_id = cdr_get_ulong(i);
+    r->reply_status = get_status(i, GIOP_NEEDS_ADDRESSING_MODE, "reply status above 5");
+    if (cdr_in_status(i) == CDR_OK)
+      get_sc_list(i, &r->contexts);
+  } else {
+    if (get_sc_list(i, &r->contexts) != CDR_OK)
+      return;
+    r->request_id = cdr_get_ulong(i);
+    r->reply_status = get_status(i, GIOP_LOCATION_FORWARD, "reply status above 3 in GIOP 1.0/1.1");
+  }
+}
+
+static int parse_fail(giop_message *m, const uint8_t *buf, size_t len, int err, const char *msg)
+{
+  /* Leave a body that reports the error, so that m->body is always valid. */
+  cdr_in_init(&m->body, buf, buf ? len : 0, CDR_BIG_ENDIAN, NULL);
+  return cdr_in_fail(&m->body, err, msg);
+}
+
+int giop_parse(giop_message *m, const uint8_t *buf, size_t len, const cdr_opts *opts,
+               cdr_arena *arena)
+{
+  if (!m)
+    return CDR_E_INVALID;
+  if (!buf)
+    return parse_fail(m, NULL, 0, CDR_E_INVALID, "no message buffer");
+  int rc = giop_header_parse(buf, len, &m->hdr);
+  if (rc != CDR_OK)
+    return parse_fail(m, buf, len, CDR_E_PROTOCOL,
+                      rc == CDR_E_SHORT ? "message shorter than the GIOP header"
+                                        : "malformed GIOP header");
+  if (m->hdr.type == GIOP_FRAGMENT || (m->hdr.flags & GIOP_FLAG_MORE_FRAGMENTS))
+    return parse_fail(m, buf, len, CDR_E_PROTOCOL, "fragment: reassemble the message first");
+  if ((uint64_t)m->hdr.size + GIOP_HEADER_SIZE != (uint64_t)len)
+    return parse_fail(m, buf, len, CDR_E_PROTOCOL, "message_size does not match the message");
+
+  /* The body's options must carry the message's GIOP version.  Copy them
+   * only when they do not already (input streams ignore byte_order): the
+   * common 1.2 message with default options copies nothing here. */
+  int order = (m->hdr.flags & GIOP_FLAG_LITTLE_ENDIAN) ? CDR_LITTLE_ENDIAN : CDR_BIG_ENDIAN;
+  cdr_in *i = &m->body;
+  cdr_opts o;
+  const cdr_opts *use = opts;
+  if (opts ? opts->giop_major != 1 || opts->giop_minor != m->hdr.minor : m->hdr.minor != 2) {
+    if (opts)
+      o = *opts;
+    else
+      cdr_opts_default(&o);
+    o.giop_major = 1;
+    o.giop_minor = m->hdr.minor;
+    use = &o;
+  }
+  rc = cdr_in_init(i, buf, len, order, use);
+  if (rc != CDR_OK)
+    return rc;
+  cdr_in_set_arena(i, arena);
+  cdr_in_seek(i, GIOP_HEADER_SIZE);
+
+  int minor = m->hdr.minor;
+  switch (m->hdr.type) {
+  case GIOP_REQUEST:
+    parse_request(i, buf, minor, &m->u.request);
+    /* GIOP 1.2: a body, when there is one, starts on 8 (omniORB, too,
+     * aligns only when octets remain). */
+    if (minor >= 2 && cdr_in_status(i) == CDR_OK && cdr_in_remaining(i) > 0)
+      cdr_in_align(i, 8);
+    break;
+  case GIOP_REPLY:
+    parse_reply(i, minor, &m->u.reply);
+    if (minor >= 2 && cdr_in_status(i) == CDR_OK && cdr_in_remaining(i) > 0)
+      cdr_in_align(i, 8);
+    break;
+  case GIOP_CANCEL_REQUEST:
+    m->u.cancel_request_id = cdr_get_ulong(i);
+    break;
+  case GIOP_LOCATE_REQUEST: {
+    giop_locate_request_header *r = &m->u.locate_request;
+    r->request_id = cdr_get_ulong(i);
+    if (minor >= 2)
+      get_target(i, buf, &r->target);
+    else
+      key_target(i, &r->target);
+    break;
+  }
+  case GIOP_LOCATE_REPLY: {
+    /* The body (an IOR, a system exception, a short) follows the header
+     * immediately, without 8-alignment, even in GIOP 1.2 (CORBA 3.0
+     * 15.4.6.2; TAO, omniORB and the Java ORB agree). */
+    giop_locate_reply_header *r = &m->u.locate_reply;
+    r->request_id = cdr_get_ulong(i);
+    r->locate_status = get_status(i, minor >= 2 ? GIOP_LOC_NEEDS_ADDRESSING_MODE : GIOP_OBJECT_FORWARD,
+                                  minor >= 2 ? "locate status above 5"
+                                             : "locate status above 2 in GIOP 1.0/1.1");
+    break;
+  }
+  default: /* CloseConnection, MessageError: the header only */
+    break;
+  }
+  return cdr_in_status(i);
+}

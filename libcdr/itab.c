@@ -458,6 +458,7 @@ static void index_reset(cdr_itab *t)
   t->mask = slots - 1;
   t->shift = (uint32_t)__builtin_clz(slots) + 1;
   memset(t->kidx, 0, 2 * (size_t)slots * sizeof *t->kidx); /* kidx, then vidx */
+  t->vn = 0;
 }
 
 /* Index entries 1..n in order, so the newest entry of a key (or value) ends
@@ -468,9 +469,20 @@ static void index_build(cdr_itab *t)
     uint32_t s;
     t->kprev[e - 1] = probe_key(t, t->keys[e - 1], t->hash[e - 1], &s);
     t->kidx[s] = e;
+  }
+}
+
+/* The value index is built lazily: puts leave it alone (encoders and
+ * decoders look up by key only), and the first look-up by value indexes
+ * the entries added since. */
+static void vidx_sync(cdr_itab *t)
+{
+  for (uint32_t e = t->vn + 1; e <= t->n; e++) {
+    uint32_t s;
     (void)probe_val(t, t->vals[e - 1], &s);
     t->vidx[s] = e;
   }
+  t->vn = t->n;
 }
 
 /* Move the inline entries (all CDR_ITAB_INLINE of them) to a block: the one
@@ -545,6 +557,7 @@ static int itab_put_hashed(cdr_itab *t, uintptr_t k, uintptr_t v)
         return CDR_OK;
       /* K is there with another value.  The pair is present only if V is
        * too: as V's newest entry, or further down K's chain. */
+      vidx_sync(t);
       uint32_t ev = probe_val(t, v, &sv);
       if (ev) {
         if (t->kind == CDR_ITAB_PTR ? t->keys[ev - 1] == k
@@ -567,9 +580,7 @@ static int itab_put_hashed(cdr_itab *t, uintptr_t k, uintptr_t v)
     t->hash[e - 1] = h;
     t->kprev[e - 1] = ek;
     t->kidx[sk] = e;
-    if (sv == UINT32_MAX)
-      (void)probe_val(t, v, &sv);
-    t->vidx[sv] = e;
+    (void)sv;
     return CDR_OK;
   }
 }
@@ -609,6 +620,7 @@ void cdr_itab_init(cdr_itab *t, cdr_itab_kind kind, const cdr_allocator *a)
   t->kind = kind;
   t->keys = t->vals = NULL;
   t->hash = t->kprev = t->kidx = t->vidx = NULL;
+  t->vn = 0;
   t->block = NULL;
   t->a = cdr__alloc_or_global(a);
 }
@@ -628,6 +640,59 @@ int cdr_itab_put(cdr_itab *t, uintptr_t k, uintptr_t v)
     }
   }
   return itab_put_slow(t, k, v);
+}
+
+/* The hashed part of cdr_itab_get_or_add(): one probe finds K or the slot
+ * where it goes. */
+static __attribute__((noinline)) int itab_get_or_add_slow(cdr_itab *t, uintptr_t k, uintptr_t v,
+                                                          uintptr_t *found)
+{
+  if (t->mask == 0) {
+    if (cdr_itab_get(t, k, found))
+      return 1;
+    int rc = itab_put_slow(t, k, v);
+    return rc == CDR_OK ? 0 : rc;
+  }
+  uint32_t h = key_hash(t, k), sk;
+  uint32_t ek = probe_key(t, k, h, &sk);
+  if (ek) {
+    if (found)
+      *found = t->vals[ek - 1];
+    return 1;
+  }
+  if (CDR_UNLIKELY(t->n == t->cap)) {
+    int rc = itab_grow(t);
+    if (rc != CDR_OK)
+      return rc;
+    (void)probe_key(t, k, h, &sk); /* slots moved */
+  }
+  uint32_t e = ++t->n;
+  t->keys[e - 1] = k;
+  t->vals[e - 1] = v;
+  t->hash[e - 1] = h;
+  t->kprev[e - 1] = 0;
+  t->kidx[sk] = e;
+  return 0;
+}
+
+int cdr_itab_get_or_add(cdr_itab *t, uintptr_t k, uintptr_t v, uintptr_t *found)
+{
+  uint32_t n = t->n;
+  if (CDR_LIKELY(t->mask == 0 && t->kind == CDR_ITAB_PTR)) {
+    for (uint32_t i = n; i-- > 0;)
+      if (t->ikeys[i] == k) {
+        if (found)
+          *found = t->ivals[i];
+        return 1;
+      }
+    if (CDR_LIKELY(n < t->ilim)) {
+      t->ikeys[n] = k;
+      t->ivals[n] = v;
+      t->n = n + 1;
+      return 0;
+    }
+  }
+  return itab_get_or_add_slow(t, k, v, found);
 }
 
 /* Hashed look-up, and inline look-up of strings: out of line, so that the
@@ -698,7 +763,7 @@ int cdr_itab_get(const cdr_itab *t, uintptr_t k, uintptr_t *val)
   return itab_get_slow(t, k, val);
 }
 
-int cdr_itab_find_value(const cdr_itab *t, uintptr_t v, uintptr_t *key)
+int cdr_itab_find_value(cdr_itab *t, uintptr_t v, uintptr_t *key)
 {
   uint32_t e;
   if (CDR_LIKELY(t->mask == 0)) {
@@ -711,6 +776,8 @@ int cdr_itab_find_value(const cdr_itab *t, uintptr_t v, uintptr_t *key)
     return 0;
   }
   uint32_t s;
+  if (t->vn != t->n)
+    vidx_sync(t);
   e = probe_val(t, v, &s);
   if (!e)
     return 0;

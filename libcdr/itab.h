@@ -15,10 +15,13 @@
  * linearly with no hashing and no allocation.  The 9th distinct pair moves
  * the table to a block (entries plus indexes, one allocation) taken from the
  * calling thread's pool, else the shared pool, else the allocator; the block
- * then doubles as needed.  Index load factor is at most 0.5.
+ * then doubles as needed.  Index load factor is at most 0.5.  The index by
+ * value is built lazily, by the first look-up by value after puts: encoders
+ * and decoders look up by key only and should not pay for it.
  *
  * A cdr_itab is owned by one thread at a time (its stream's); const
- * operations may run concurrently with each other.  It holds no pointer to
+ * operations (cdr_itab_get, cdr_itab_count) may run concurrently with each
+ * other.  It holds no pointer to
  * itself, so it may be moved (memcpy) while it is not in use.
  */
 #ifndef CDR_ITAB_H
@@ -44,6 +47,7 @@ typedef struct cdr_itab {
   uint32_t shift;   /* 32 - log2(index slots): slot = hash >> shift */
   uint32_t cap;     /* entry capacity of the block */
   uint32_t kind;    /* cdr_itab_kind */
+  uint32_t vn;      /* entries indexed in vidx (built lazily by value look-ups) */
   /* The block's arrays (valid when block != NULL; used when mask != 0). */
   uintptr_t *keys, *vals;
   uint32_t *hash;   /* key hashes */
@@ -65,13 +69,22 @@ CDR_HIDDEN void cdr_itab_init(cdr_itab *t, cdr_itab_kind kind, const cdr_allocat
  * after cdr_itab_release() until cdr_itab_init(). */
 CDR_HIDDEN int cdr_itab_put(cdr_itab *t, uintptr_t key, uintptr_t val) CDR_NONNULL(1);
 
+/* Look KEY up and, when it has no entry, add the pair KEY -> VAL in the same
+ * probe (what an encoder does for each value: find it or record it).
+ * Returns 1 and *FOUND (if FOUND is not NULL) = the value of KEY's newest
+ * entry; 0 when the pair was added; CDR_E_NOMEM or CDR_E_STATE as
+ * cdr_itab_put() (T unchanged). */
+CDR_HIDDEN int cdr_itab_get_or_add(cdr_itab *t, uintptr_t key, uintptr_t val, uintptr_t *found)
+  CDR_NONNULL(1);
+
 /* 1 and *VAL (if VAL is not NULL) = the value of the newest entry for KEY;
  * 0 (and *VAL untouched) if there is none. */
 CDR_HIDDEN int cdr_itab_get(const cdr_itab *t, uintptr_t key, uintptr_t *val) CDR_NONNULL(1);
 
 /* 1 and *KEY (if KEY is not NULL) = the key of the newest entry whose value
- * is VAL; 0 (and *KEY untouched) if there is none. */
-CDR_HIDDEN int cdr_itab_find_value(const cdr_itab *t, uintptr_t val, uintptr_t *key)
+ * is VAL; 0 (and *KEY untouched) if there is none.  Not const: it brings
+ * the lazily built value index up to date. */
+CDR_HIDDEN int cdr_itab_find_value(cdr_itab *t, uintptr_t val, uintptr_t *key)
   CDR_NONNULL(1);
 
 /* Entries in T (duplicates of a key or value each count). */

@@ -71,17 +71,8 @@ int cdr_value_type_is_base_of(const cdr_value_type *t, const cdr_value_type *d)
   return 0;
 }
 
-/* Levels of T from its root base (index 0) to T itself. */
-static unsigned type_levels(const cdr_value_type *t, const cdr_value_type **lv)
-{
-  unsigned n = 0;
-  for (const cdr_value_type *x = t; x && n < MAX_LEVELS; x = x->base)
-    n++;
-  unsigned k = n;
-  for (const cdr_value_type *x = t; x && k > 0; x = x->base)
-    lv[--k] = x;
-  return n;
-}
+/* Types the fast paths leave to the general ones. */
+#define VT_SLOW (CDR_VT_TRUNCATABLE | CDR_VT_CUSTOM | CDR_VT_ABSTRACT)
 
 static int needs_chunking(const cdr_value_type *t)
 {
@@ -189,12 +180,14 @@ void cdr_value_opts_default(cdr_value_opts *v)
   v->typeinfo = CDR_TYPEINFO_MINIMAL;
   v->max_depth = 1000000;
   v->max_values = 16u << 20;
+  v->max_recursion = 4096;
 }
 
 /* ---------------------------------------------------------------- per-stream state */
 
 typedef struct vframe {
   const cdr_value_type *vt;   /* actual type (reading a truncated value: the known base) */
+  const cdr_value_type *cur;  /* the level being walked */
   void *obj;
   uint8_t lvl, nlv;           /* level being walked (0 = root base), number of levels */
   uint8_t chunked, truncated;
@@ -204,7 +197,9 @@ typedef struct vframe {
   uint32_t tail_lo;           /* lowest chunk level its end tag closes */
   uint32_t vdepth;            /* values nested in values */
   size_t chunk_start;         /* out: current chunk's length field, NONE when closed */
-  size_t pending_end;         /* out: end tag written right after a nested value */
+  uint32_t pend_level;        /* out: a nested chunked value ended here and its end tag
+                               * (closing levels pend_level and deeper) is not written yet */
+  size_t pend_pos;            /*   where it goes (4-aligned) */
   size_t chunk_lim;           /* in: limit of the chunks */
 } vframe;
 
@@ -215,9 +210,10 @@ typedef struct vstate {
   cdr_itab codebases;         /* the same for codebase URLs */
   cdr_itab lists;             /* out: type -> count position; in: position -> list */
   cdr_value_opts vo;
+  int fast;                   /* vo allows the short path (minimal type information) */
   const cdr_allocator *alloc;
   uint32_t nvalues;
-  uint32_t reentry;           /* entries from type.c still open */
+  uint32_t reentry;           /* nested cdr_put_value/cdr_get_value calls open */
   uint32_t sp, cap;
   vframe *frames;
   vframe inline_frames[INLINE_FRAMES];
@@ -305,6 +301,7 @@ static vstate *vstate_new(const cdr_allocator *alloc)
   cdr_itab_init(&s->codebases, CDR_ITAB_STR, a);
   cdr_itab_init(&s->lists, CDR_ITAB_PTR, a);
   cdr_value_opts_default(&s->vo);
+  s->fast = 1;
   s->nvalues = 0;
   s->sp = 0;
   s->reentry = 0;
@@ -350,6 +347,7 @@ int cdr_out_set_value_opts(cdr_out *o, const cdr_value_opts *v)
   if (!s)
     return o->status;
   s->vo = *v;
+  s->fast = v->typeinfo == CDR_TYPEINFO_MINIMAL && !v->chunk_all;
   return CDR_OK;
 }
 
@@ -379,29 +377,56 @@ static vframe *push_frame(vstate *s)
     s->frames = nf;
     s->cap = ncap;
   }
-  vframe *f = &s->frames[s->sp++];
-  memset(f, 0, sizeof *f);
-  return f;
+  return &s->frames[s->sp++]; /* the caller sets every field (frame_init) */
 }
 
 static inline vframe *top_frame(vstate *s) { return s->sp ? &s->frames[s->sp - 1] : NULL; }
 
-/* The next member of F's state (base levels first), or NULL when done. */
-static const cdr_member *next_member(vframe *f, int *is_last)
+/* Level LVL of a type with NLV levels (0: the root base). */
+static const cdr_value_type *level_type(const cdr_value_type *vt, unsigned nlv, unsigned lvl)
 {
-  const cdr_value_type *lv[MAX_LEVELS];
-  type_levels(f->vt, lv);
-  while (f->lvl < f->nlv) {
-    const cdr_value_type *t = lv[f->lvl];
+  const cdr_value_type *x = vt;
+  for (unsigned k = nlv - 1; k > lvl; k--)
+    x = x->base;
+  return x;
+}
+
+static void frame_init(vframe *f, const cdr_value_type *vt, void *obj)
+{
+  unsigned n = 0;
+  for (const cdr_value_type *x = vt; x && n < MAX_LEVELS; x = x->base)
+    n++;
+  f->vt = vt;
+  f->obj = obj;
+  f->nlv = (uint8_t)n;
+  f->lvl = 0;
+  f->cur = n > 1 ? level_type(vt, n, 0) : vt;
+  f->member = 0;
+  f->chunked = f->truncated = f->custom_done = 0;
+  f->depth = f->tail_lo = f->vdepth = 0;
+  f->chunk_start = NONE;
+  f->pend_level = 0;
+  f->pend_pos = 0;
+  f->chunk_lim = 0;
+}
+
+/* The next member of F's state (base levels first), or NULL when done;
+ * *IS_LAST: nothing of the value's own state follows it. */
+static inline const cdr_member *next_member(vframe *f, int *is_last)
+{
+  for (;;) {
+    const cdr_value_type *t = f->cur;
     if (f->member < t->nmembers) {
       const cdr_member *m = &t->members[f->member++];
       *is_last = f->lvl == f->nlv - 1 && f->member == t->nmembers;
       return m;
     }
+    if (f->lvl + 1 >= f->nlv)
+      return NULL;
     f->lvl++;
     f->member = 0;
+    f->cur = level_type(f->vt, f->nlv, f->lvl);
   }
-  return NULL;
 }
 
 /* ================================================================ writing */
@@ -429,6 +454,34 @@ static void out_open_chunk(cdr_out *o, vframe *f)
   cdr_out_align(o, 4);
   f->chunk_start = o->pos;
   put_long_aligned(o, 0);
+}
+
+/* Write F's pending end tag (a nested chunked value ended and F went on).
+ * Normally nothing was written since, and the tag goes at the position,
+ * followed by a new chunk of F when NEW_CHUNK.  A custom marshaller may
+ * have written data right after the nested value, not knowing about chunks:
+ * then the end tag and a chunk length are inserted before that data (8
+ * octets, so its alignment holds) and the chunk is left open around it. */
+static void out_flush_pending(cdr_out *o, vframe *f, int new_chunk)
+{
+  if (!f->pend_level || o->status != CDR_OK)
+    return;
+  uint32_t level = f->pend_level;
+  size_t at = f->pend_pos, data = o->pos - at;
+  f->pend_level = 0;
+  if (data == 0) {
+    cdr_put_long(o, -(int32_t)level);
+    if (new_chunk)
+      out_open_chunk(o, f);
+    return;
+  }
+  if (!cdr_out__reserve(o, 8, 1))
+    return;
+  memmove(o->buf + at + 8, o->buf + at, data);
+  int32_t tag = -(int32_t)level;
+  (void)cdr_out_patch_ulong(o, at, (uint32_t)tag, o->opts.byte_order);
+  (void)cdr_out_patch_ulong(o, at + 4, 0, o->opts.byte_order);
+  f->chunk_start = at + 4;
 }
 
 /* A string (repository ID or codebase URL), or an indirection to the same
@@ -460,17 +513,38 @@ static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const
 {
   vframe *parent = top_frame(s);
   if (!value) {
+    if (parent && parent->chunked)
+      out_flush_pending(o, parent, 1); /* null goes inside a chunk */
     put_long_aligned(o, 0);
     return 0;
   }
   const cdr_value_type *actual = ((const cdr_value *)value)->type;
-  if (!actual || !cdr_value_type_is_base_of(t, actual) || (actual->flags & CDR_VT_ABSTRACT)) {
+  if (actual != t
+      && (!actual || !cdr_value_type_is_base_of(t, actual) || (actual->flags & CDR_VT_ABSTRACT))) {
     cdr_out_fail(o, CDR_E_TYPE);
     return 0;
   }
+  uint32_t vdepth = parent ? parent->vdepth + 1 : 1;
+  int in_chunk = parent && parent->chunked;
   uintptr_t at;
-  if (cdr_itab_get(&s->values, (uintptr_t)value, &at)) {
-    cdr_out_align(o, 4);
+  if (in_chunk && cdr_itab_get(&s->values, (uintptr_t)value, &at)) {
+    out_flush_pending(o, parent, 1);
+    put_long_aligned(o, INDIRECTION); /* inside the current chunk */
+    put_long_aligned(o, (uint32_t)(int32_t)((intptr_t)at - (intptr_t)o->pos));
+    return 0;
+  }
+  if (in_chunk) {
+    out_flush_pending(o, parent, 0);
+    out_close_chunk(o, parent); /* a nested value's tag goes between chunks */
+  }
+  /* The tag's position, found or recorded with one probe. */
+  size_t tag_pos = o->pos + ((o->origin - o->pos) & 3);
+  int found = cdr_itab_get_or_add(&s->values, (uintptr_t)value, tag_pos, &at);
+  if (found < 0) {
+    cdr_out_fail(o, found);
+    return 0;
+  }
+  if (found) {
     put_long_aligned(o, INDIRECTION);
     put_long_aligned(o, (uint32_t)(int32_t)((intptr_t)at - (intptr_t)o->pos));
     return 0;
@@ -479,34 +553,23 @@ static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const
     cdr_out_fail(o, CDR_E_LIMIT);
     return 0;
   }
-  uint32_t vdepth = parent ? parent->vdepth + 1 : 1;
   if (vdepth > s->vo.max_depth) {
     cdr_out_fail(o, CDR_E_LIMIT);
     return 0;
   }
-  int in_chunk = parent && parent->chunked;
   int chunked = in_chunk || needs_chunking(actual) || s->vo.chunk_all;
   int list = (actual->flags & CDR_VT_TRUNCATABLE) && actual->base;
   int one = !list && (actual != t || in_chunk || s->vo.typeinfo == CDR_TYPEINFO_ALWAYS
                       || (actual->flags & CDR_VT_CUSTOM));
   uint32_t pdepth = parent ? parent->depth : 0;
   uint32_t tail_lo = 0;
-  if (in_chunk)
-    out_close_chunk(o, parent);
   if (tail && parent) {
     tail_lo = parent->chunked ? parent->tail_lo : 0;
     s->sp--;
   }
   if (o->status != CDR_OK)
     return 0;
-
-  cdr_out_align(o, 4);
-  size_t tag_pos = o->pos;
-  int rc = cdr_itab_put(&s->values, (uintptr_t)value, tag_pos);
-  if (rc != CDR_OK) {
-    cdr_out_fail(o, rc);
-    return 0;
-  }
+  int rc;
   s->nvalues++;
   uint32_t tag = TAG_MIN | (actual->codebase ? TAG_CODEBASE : 0)
                  | (list ? TAG_ID_LIST : one ? TAG_ID_ONE : 0) | (chunked ? TAG_CHUNKED : 0);
@@ -556,40 +619,37 @@ static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const
     cdr_out_fail(o, CDR_E_NOMEM);
     return 0;
   }
-  const cdr_value_type *lv[MAX_LEVELS];
-  f->vt = actual;
-  f->obj = (void *)value;
-  f->nlv = (uint8_t)type_levels(actual, lv);
+  frame_init(f, actual, (void *)value);
   f->chunked = (uint8_t)chunked;
   f->depth = chunked ? pdepth + 1 : pdepth;
   f->tail_lo = tail_lo && chunked ? tail_lo : f->depth;
   f->vdepth = vdepth;
-  f->chunk_start = NONE;
-  f->pending_end = NONE;
   if (chunked)
     out_open_chunk(o, f);
   return 1;
 }
 
-/* Finish the top frame: close its chunk, write its end tag (compacted with
- * the end tag of a nested value that ended right before), pop it, and
- * reopen the enclosing value's chunk. */
+/* Finish the top frame: close its chunk and end it.  Its end tag is left
+ * pending in the enclosing chunked value, so that when that value ends at
+ * the same point one compacted end tag closes both (omniORB requires it). */
 static void out_value_end(cdr_out *o, vstate *s)
 {
   vframe *f = top_frame(s);
   if (f->chunked && o->status == CDR_OK) {
+    if (f->pend_level && o->pos == f->pend_pos)
+      f->pend_level = 0; /* our end tag closes the nested value's levels too */
+    else
+      out_flush_pending(o, f, 1);
     out_close_chunk(o, f);
-    if (f->pending_end != NONE && o->pos == f->pending_end + 4)
-      o->pos = f->pending_end; /* our end tag closes the nested value's level too */
     uint32_t level = f->tail_lo;
     s->sp--;
     vframe *p = top_frame(s);
-    cdr_out_align(o, 4);
-    size_t at = o->pos;
-    cdr_put_long(o, -(int32_t)level);
     if (p && p->chunked) {
-      p->pending_end = at;
-      out_open_chunk(o, p);
+      cdr_out_align(o, 4);
+      p->pend_level = level;
+      p->pend_pos = o->pos;
+    } else {
+      cdr_put_long(o, -(int32_t)level);
     }
     return;
   }
@@ -621,12 +681,52 @@ static void out_run(cdr_out *o, vstate *s, uint32_t base_sp)
       continue;
     }
     const uint8_t *src = (const uint8_t *)f->obj + m->offset;
+    if (f->pend_level && m->type->kind != CDR_K_VALUE)
+      out_flush_pending(o, f, 1); /* data after a nested value: a new chunk */
     if (m->type->kind == CDR_K_VALUE) {
-      const void *child = *(const void *const *)src;
-      (void)out_value_start(o, s, m->type->u.val.vt, child, last);
+      const cdr_value *child = *(const cdr_value *const *)src;
+      const cdr_value_type *dt = m->type->u.val.vt;
+      if (child && child->type == dt && !f->chunked && s->fast && !(dt->flags & VT_SLOW)
+          && !dt->codebase && f->vdepth < s->vo.max_depth && s->nvalues < s->vo.max_values) {
+        /* The common case, kept short: a value of exactly its declared
+         * type outside chunked values goes with no type information. */
+        size_t tag_pos = o->pos + ((o->origin - o->pos) & 3);
+        uintptr_t at;
+        int found = cdr_itab_get_or_add(&s->values, (uintptr_t)child, tag_pos, &at);
+        if (found) {
+          if (found < 0) {
+            cdr_out_fail(o, found);
+            return;
+          }
+          cdr_put_ulong(o, INDIRECTION);
+          cdr_put_ulong(o, (uint32_t)(int32_t)((intptr_t)at - (intptr_t)o->pos));
+          continue;
+        }
+        cdr_put_ulong(o, TAG_MIN);
+        s->nvalues++;
+        uint32_t vdepth = f->vdepth + 1, depth = f->depth;
+        if (!last && !(f = push_frame(s))) {
+          cdr_out_fail(o, CDR_E_NOMEM);
+          return;
+        }
+        frame_init(f, dt, (void *)child); /* the tail replaces its frame */
+        f->vdepth = vdepth;
+        f->depth = f->tail_lo = depth;
+        continue;
+      }
+      (void)out_value_start(o, s, dt, child, last);
       continue;
     }
-    (void)cdr__write_at(o, m->type, src, 1);
+    switch (m->type->kind) { /* the common primitives inline */
+    case CDR_K_LONG: case CDR_K_ULONG:
+      cdr_put_ulong(o, *(const uint32_t *)src);
+      break;
+    case CDR_K_LONGLONG: case CDR_K_ULONGLONG: case CDR_K_DOUBLE:
+      cdr_put_ulonglong(o, *(const uint64_t *)src);
+      break;
+    default:
+      (void)cdr__write_at(o, m->type, src, 1);
+    }
   }
 }
 
@@ -636,8 +736,17 @@ int cdr_put_value(cdr_out *o, const cdr_value_type *t, const void *value)
   if (!s)
     return o->status;
   uint32_t base_sp = s->sp;
+  if (base_sp) {
+    /* Called from inside a value (custom marshalling, or a constructed
+     * member holding values): that nests on the C stack, so it is bounded. */
+    if (s->reentry >= s->vo.max_recursion)
+      return cdr_out_fail(o, CDR_E_LIMIT);
+    s->reentry++;
+  }
   if (out_value_start(o, s, t, value, 0))
     out_run(o, s, base_sp);
+  if (base_sp)
+    s->reentry--;
   if (o->status != CDR_OK)
     s->sp = base_sp;
   return o->status;
@@ -645,15 +754,12 @@ int cdr_put_value(cdr_out *o, const cdr_value_type *t, const void *value)
 
 int cdr__value_write(cdr_out *o, const cdr_type *t, const void *src)
 {
-  vstate *s = out_state(o);
-  if (!s)
-    return o->status;
-  if (s->reentry >= o->opts.max_depth)
+  /* Values inside constructed types count against the stream's nesting
+   * limit, as the constructed types themselves do. */
+  const vstate *s = o->ext;
+  if (s && s->reentry >= o->opts.max_depth)
     return cdr_out_fail(o, CDR_E_LIMIT);
-  s->reentry++;
-  int rc = cdr_put_value(o, t->u.val.vt, *(const void *const *)src);
-  s->reentry--;
-  return rc;
+  return cdr_put_value(o, t->u.val.vt, *(const void *const *)src);
 }
 
 /* ================================================================ reading */
@@ -882,6 +988,12 @@ static int in_value_start(cdr_in *i, vstate *s, const cdr_value_type *t, void **
     *slot = (void *)v;
     return 0;
   }
+  if (i->in_chunk) {
+    /* A nested value's header lies between the enclosing value's chunks:
+     * read it bounded by the chunks' limit, not the used-up chunk. */
+    i->in_chunk = 0;
+    i->end = i->chunk_lim;
+  }
   if (tag < TAG_MIN || tag > 0x7fffffffu || (tag & TAG_ID_MASK) == 0x04) {
     i->pos = tag_pos;
     cdr_in_fail(i, CDR_E_TAG, (tag & TAG_ID_MASK) != 0x04 || tag < TAG_MIN || tag > 0x7fffffffu
@@ -949,8 +1061,8 @@ static int in_value_start(cdr_in *i, vstate *s, const cdr_value_type *t, void **
     cdr_in_fail(i, CDR_E_NOMEM, "arena allocation failed");
     return 0;
   }
-  int rc = cdr_itab_put(&s->values, tag_pos, (uintptr_t)obj);
-  if (rc != CDR_OK) {
+  int rc = cdr_itab_get_or_add(&s->values, tag_pos, (uintptr_t)obj, NULL);
+  if (rc < 0) {
     cdr_in_fail(i, rc, "no memory for indirection table");
     return 0;
   }
@@ -967,10 +1079,7 @@ static int in_value_start(cdr_in *i, vstate *s, const cdr_value_type *t, void **
     cdr_in_fail(i, CDR_E_NOMEM, "no memory for value frames");
     return 0;
   }
-  f->vt = vt;
-  f->obj = obj;
-  const cdr_value_type *lv[MAX_LEVELS];
-  f->nlv = (uint8_t)type_levels(vt, lv);
+  frame_init(f, vt, obj);
   f->chunked = (uint8_t)chunked;
   f->truncated = (uint8_t)truncated;
   f->depth = chunked ? pdepth + 1 : pdepth;
@@ -1014,6 +1123,9 @@ static long in_skip_rest(cdr_in *i, vstate *s, vframe *f)
         cdr_in_fail(i, CDR_E_TAG, "bad value tag inside a truncated value");
         return -2;
       }
+      size_t lim = i->chunk_lim;
+      i->in_chunk = 0; /* the header lies between chunks */
+      i->end = lim;
       if ((u & TAG_CODEBASE) && in_string_indirect(i, &s->codebases, &str, &len) != CDR_OK)
         return -2;
       if ((u & TAG_ID_MASK) == TAG_ID_ONE && in_string_indirect(i, &s->ids, &str, &len) != CDR_OK)
@@ -1021,6 +1133,8 @@ static long in_skip_rest(cdr_in *i, vstate *s, vframe *f)
       if ((u & TAG_ID_MASK) == TAG_ID_LIST && in_id_list(i, s, &l) != CDR_OK)
         return -2;
       open++;
+      i->in_chunk = 1;
+      i->chunk_lim = lim;
       i->end = i->pos;
       continue;
     }
@@ -1122,10 +1236,57 @@ static void in_run(cdr_in *i, vstate *s, uint32_t base_sp)
     }
     uint8_t *dst = (uint8_t *)f->obj + m->offset;
     if (m->type->kind == CDR_K_VALUE) {
-      (void)in_value_start(i, s, m->type->u.val.vt, (void **)dst, last && !f->truncated);
+      const cdr_value_type *dt = m->type->u.val.vt;
+      size_t tag_pos = i->pos + ((i->origin - i->pos) & 3);
+      if (!f->chunked && !(dt->flags & VT_SLOW) && !dt->factory && i->arena
+          && tag_pos <= i->end && i->end - tag_pos >= 4 && f->vdepth < s->vo.max_depth
+          && s->nvalues < s->vo.max_values) {
+        uint32_t tag;
+        memcpy(&tag, i->buf + tag_pos, 4);
+        if (i->swap)
+          tag = __builtin_bswap32(tag);
+        if (tag == TAG_MIN) {
+          /* The common case, kept short: a value of its declared type with
+           * no type information, outside chunked values. */
+          void *obj = cdr_arena_alloc(i->arena, dt->size, dt->align ? dt->align : 8);
+          if (!obj) {
+            cdr_in_fail(i, CDR_E_NOMEM, "arena allocation failed");
+            return;
+          }
+          memset(obj, 0, dt->size);
+          ((cdr_value *)obj)->type = dt;
+          int rc = cdr_itab_get_or_add(&s->values, tag_pos, (uintptr_t)obj, NULL);
+          if (rc < 0) {
+            cdr_in_fail(i, rc, "no memory for indirection table");
+            return;
+          }
+          i->pos = tag_pos + 4;
+          s->nvalues++;
+          *(void **)dst = obj;
+          uint32_t vdepth = f->vdepth + 1, depth = f->depth;
+          if (!(last && !f->truncated) && !(f = push_frame(s))) {
+            cdr_in_fail(i, CDR_E_NOMEM, "no memory for value frames");
+            return;
+          }
+          frame_init(f, dt, obj); /* the tail replaces its frame */
+          f->vdepth = vdepth;
+          f->depth = f->tail_lo = depth;
+          continue;
+        }
+      }
+      (void)in_value_start(i, s, dt, (void **)dst, last && !f->truncated);
       continue;
     }
-    (void)cdr__read_at(i, m->type, dst, 1);
+    switch (m->type->kind) { /* the common primitives inline */
+    case CDR_K_LONG: case CDR_K_ULONG:
+      *(uint32_t *)dst = cdr_get_ulong(i);
+      break;
+    case CDR_K_LONGLONG: case CDR_K_ULONGLONG: case CDR_K_DOUBLE:
+      *(uint64_t *)dst = cdr_get_ulonglong(i);
+      break;
+    default:
+      (void)cdr__read_at(i, m->type, dst, 1);
+    }
   }
 }
 
@@ -1135,9 +1296,17 @@ int cdr_get_value(cdr_in *i, const cdr_value_type *t, void **value)
   if (!s)
     return i->status;
   uint32_t base_sp = s->sp;
+  if (base_sp) {
+    /* Nested on the C stack (custom unmarshalling, constructed members). */
+    if (s->reentry >= s->vo.max_recursion)
+      return cdr_in_fail(i, CDR_E_LIMIT, "values nested through custom or constructed types too deeply");
+    s->reentry++;
+  }
   void *v = NULL;
   if (in_value_start(i, s, t, &v, 0))
     in_run(i, s, base_sp);
+  if (base_sp)
+    s->reentry--;
   if (i->status != CDR_OK) {
     s->sp = base_sp;
     return i->status;
@@ -1148,15 +1317,11 @@ int cdr_get_value(cdr_in *i, const cdr_value_type *t, void **value)
 
 int cdr__value_read(cdr_in *i, const cdr_type *t, void *dst)
 {
-  vstate *s = in_state(i);
-  if (!s)
-    return i->status;
-  if (s->reentry >= i->opts.max_depth)
+  const vstate *s = i->ext;
+  if (s && s->reentry >= i->opts.max_depth)
     return cdr_in_fail(i, CDR_E_LIMIT, "values nested in constructed types too deeply");
-  s->reentry++;
   void *v = NULL;
   int rc = cdr_get_value(i, t->u.val.vt, &v);
-  s->reentry--;
   if (rc == CDR_OK)
     *(void **)dst = v;
   return rc;

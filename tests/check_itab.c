@@ -62,7 +62,7 @@ static void fill(cdr_itab *t, uint32_t n, uintptr_t base)
 }
 
 /* Number of the N pairs of fill() that do not look up right, both ways. */
-static unsigned fill_errors(const cdr_itab *t, uint32_t n, uintptr_t base)
+static unsigned fill_errors(cdr_itab *t, uint32_t n, uintptr_t base)
 {
   unsigned bad = 0;
   for (uint32_t i = 0; i < n; i++) {

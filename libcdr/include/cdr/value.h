@@ -128,6 +128,11 @@ typedef struct cdr_value_opts {
   int chunk_all;                 /* chunk every value, not only those that need it (default 0) */
   uint32_t max_depth;            /* values nested in values (default 1,000,000) */
   uint32_t max_values;           /* values per stream (default 16 Mi) */
+  uint32_t max_recursion;        /* values nested through custom marshalling, which
+                                  * nests on the C stack (a few hundred octets a level;
+                                  * default 4096).  Values nested through constructed
+                                  * members (a struct holding a value) count against
+                                  * the stream's opts.max_depth instead. */
   const cdr_registry *registry;  /* NULL: cdr_registry_global() */
 } cdr_value_opts;
 
@@ -146,7 +151,8 @@ CDR_API int cdr_in_set_value_opts(cdr_in *i, const cdr_value_opts *v) CDR_NONNUL
  * stream; CDR_E_TYPE (VALUE's actual type is not T or derived from it, or
  * an abstract type); CDR_E_INVALID (a descriptor without a repository ID
  * source where one must be sent, a custom type without marshal);
- * CDR_E_LIMIT (max_depth, max_values, or chunk lengths past 0x7ffffeff);
+ * CDR_E_LIMIT (max_depth, max_values, max_recursion, or chunk lengths past
+ * 0x7ffffeff);
  * CDR_E_NOMEM. */
 CDR_API int cdr_put_value(cdr_out *o, const cdr_value_type *t, const void *value)
   CDR_NONNULL(1, 2);
@@ -160,7 +166,8 @@ CDR_API int cdr_put_value(cdr_out *o, const cdr_value_type *t, const void *value
  * (an offset >= -4, pointing outside the stream, or at no recorded value /
  * repository ID / codebase of the right kind); CDR_E_TYPE (an unknown
  * repository ID without a known truncatable base, a type not compatible with
- * T); CDR_E_LIMIT (max_depth, max_values); CDR_E_STATE (no arena); CDR_E_NOMEM. */
+ * T); CDR_E_LIMIT (max_depth, max_values, max_recursion); CDR_E_STATE (no
+ * arena); CDR_E_NOMEM. */
 CDR_API int cdr_get_value(cdr_in *i, const cdr_value_type *t, void **value) CDR_NONNULL(1, 2, 3);
 
 #ifdef __cplusplus

@@ -1,0 +1,156 @@
+/* iiop/orb.h - an IIOP client and a multi-threaded IIOP server (OMG CORBA
+ * 3.x, Part 2, GIOP and IIOP chapters).
+ *
+ * Client: resolve a stringified IOR or a corbaloc URL to a reference,
+ * then call operations on it: begin a call (get a CDR stream for the
+ * arguments), invoke (send, wait for the reply: get a CDR stream over the
+ * result), end (give everything back to the pools).  Connections are shared
+ * by every thread calling the same endpoint; replies are matched to callers
+ * by request ID.  The first request on a connection carries the CodeSets
+ * service context.  LOCATION_FORWARD replies are followed.
+ *
+ * Server: listen, activate servants under object keys (an object adapter:
+ * key -> servant and its interface), and serve: by default a thread per
+ * connection reads and dispatches in place.  LocateRequest, _is_a and
+ * _non_existent are answered by the library; shutdown sends CloseConnection.
+ *
+ * Status codes: the cdr_status values (negative), CDR_OK, and two positive
+ * results of an invocation that are not errors of the call itself.
+ */
+#ifndef IIOP_ORB_H
+#define IIOP_ORB_H
+
+#include <stdint.h>
+#include <cdr/cdr.h>
+#include <iiop/export.h>
+#include <iiop/msg.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+  IIOP_R_USER_EXCEPTION = 1,    /* the reply is a user exception: the result stream is at
+                                 * its body (repository ID string first) */
+  IIOP_R_SYSTEM_EXCEPTION = 2   /* the reply is a system exception: see iiop_call_exception() */
+};
+
+/* ---------------------------------------------------------------- client */
+
+typedef struct iiop_client iiop_client;
+typedef struct iiop_ref iiop_ref;
+typedef struct iiop_call iiop_call;
+
+typedef struct iiop_client_opts {
+  int timeout_ms;            /* per call, connect included (default 30000; 0: none) */
+  size_t fragment_size;      /* octets per GIOP fragment sent (default GIOP_FRAG_DEFAULT) */
+  size_t max_message;        /* largest reply accepted (default 64 MiB) */
+  const char *tls_ca_file;   /* CA certificates to verify TLS servers (NULL: no TLS) */
+  int tls_verify;            /* default 1; 0 turns verification off (tests only) */
+  uint32_t native_char;      /* default CDR_CS_ISO8859_1 */
+  uint32_t native_wchar;     /* default CDR_CS_UTF16 */
+} iiop_client_opts;
+
+IIOP_API void iiop_client_opts_default(iiop_client_opts *o);
+/* A client (NULL on allocation failure).  Thread-safe: any number of threads
+ * may use it and its references at once. */
+IIOP_API iiop_client *iiop_client_new(const iiop_client_opts *opts);
+/* Close every connection (pending calls fail with CDR_E_CLOSED) and free. */
+IIOP_API void iiop_client_free(iiop_client *c);
+
+/* Resolve "IOR:..." or "corbaloc:..." to a reference.  Errors: CDR_E_INVALID
+ * (BAD_PARAM: malformed), MARSHAL-class (bad IOR octets), CDR_E_UNSUPPORTED
+ * (no IIOP profile), CDR_E_NOMEM.  Nothing is connected yet. */
+IIOP_API int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out);
+IIOP_API void iiop_ref_free(iiop_ref *r);
+
+/* Begin a call of OPERATION on R: *ARGS is the stream to write the
+ * arguments into (GIOP 1.2 body alignment done).  ONEWAY: no reply
+ * expected.  Errors: CDR_E_NOMEM. */
+IIOP_API int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iiop_call **out,
+                             cdr_out **args);
+/* Send the request and (two-way) wait for its reply; *RESULT (may be NULL
+ * for oneway) is positioned at the reply body, decoding into the call's
+ * arena.  Returns CDR_OK (NO_EXCEPTION), IIOP_R_USER_EXCEPTION,
+ * IIOP_R_SYSTEM_EXCEPTION, or an error: CDR_E_TIMEOUT (no reply in time:
+ * the request is cancelled), CDR_E_CLOSED (the connection closed before the
+ * reply: COMM_FAILURE / TRANSIENT), CDR_E_IO, CDR_E_TLS, CDR_E_PROTOCOL (the
+ * server sent garbage: the connection is closed), MARSHAL-class errors of
+ * the arguments (the stream's status: nothing is sent). */
+IIOP_API int iiop_call_invoke(iiop_call *call, cdr_in **result);
+/* After IIOP_R_SYSTEM_EXCEPTION (or a local failure mapped to one): the
+ * exception (repository ID, minor code, completion status). */
+IIOP_API const giop_system_exception *iiop_call_exception(const iiop_call *call);
+/* End the call: its streams, buffers and arena go back to the pools. */
+IIOP_API void iiop_call_end(iiop_call *call);
+
+/* ---------------------------------------------------------------- server */
+
+typedef struct iiop_server iiop_server;
+typedef struct iiop_request iiop_request;
+
+/* A servant's operation: read the arguments from ARGS, write the results
+ * to RESULT.  Return CDR_OK for a normal reply, IIOP_R_USER_EXCEPTION after
+ * writing a user exception (repository ID, then members) to RESULT, or a
+ * negative cdr_status to reply with the system exception it maps to
+ * (cdr_status_exception(); completion status NO unless the operation set
+ * another with iiop_request_set_completed()).  Decoded arguments live in
+ * the request's arena until the reply is sent. */
+typedef int (*iiop_op_fn)(void *servant, iiop_request *req, cdr_in *args, cdr_out *result);
+
+typedef struct iiop_operation {
+  const char *name;
+  iiop_op_fn fn;
+} iiop_operation;
+
+typedef struct iiop_interface {
+  const char *repo_id;             /* "IDL:Bench/Echo:1.0" */
+  const iiop_operation *ops;
+  uint32_t nops;
+  const char *const *bases;        /* further repository IDs _is_a accepts (NULL-terminated), or NULL */
+} iiop_interface;
+
+typedef struct iiop_server_opts {
+  const char *host;          /* address to listen on (default "127.0.0.1"); also put in IORs */
+  uint16_t port;             /* 0: a free port (iiop_server_port() tells which) */
+  size_t fragment_size;      /* octets per GIOP fragment sent (default GIOP_FRAG_DEFAULT) */
+  size_t max_message;        /* largest request accepted (default 64 MiB) */
+  uint32_t max_connections;  /* default 1024 */
+  const char *tls_cert, *tls_key; /* both set: also listen for TLS on tls_port */
+  uint16_t tls_port;         /* 0: a free port */
+  int handshake_timeout_ms;  /* default 5000: a stalled TLS client cannot hold a thread */
+} iiop_server_opts;
+
+IIOP_API void iiop_server_opts_default(iiop_server_opts *o);
+/* Create and bind (listening starts with iiop_server_start()).  Errors:
+ * CDR_E_IO (bind/listen failed), CDR_E_TLS (certificate or key), CDR_E_NOMEM. */
+IIOP_API int iiop_server_new(const iiop_server_opts *opts, iiop_server **out);
+/* Activate SERVANT implementing IFACE under the persistent object KEY
+ * (KEY_LEN octets, e.g. "Echo": reachable by corbaloc).  Errors:
+ * CDR_E_INVALID (key in use, bad interface), CDR_E_NOMEM. */
+IIOP_API int iiop_server_activate(iiop_server *s, const void *key, size_t key_len,
+                                  const iiop_interface *iface, void *servant);
+/* Start the accepting thread(s).  Errors: CDR_E_IO, CDR_E_NOMEM. */
+IIOP_API int iiop_server_start(iiop_server *s);
+IIOP_API uint16_t iiop_server_port(const iiop_server *s);
+IIOP_API uint16_t iiop_server_tls_port(const iiop_server *s);
+/* The IOR of the object under KEY ("IOR:...", IIOP 1.2 profile with the
+ * code-set component (char ISO-8859-1 with UTF-8 conversion, wchar UTF-16)
+ * and, with TLS, the TAG_SSL_SEC_TRANS component), from arena A. */
+IIOP_API int iiop_server_ior(iiop_server *s, const void *key, size_t key_len, cdr_arena *a,
+                             char **out);
+/* Stop accepting, send CloseConnection on every connection, wait for the
+ * requests in progress, join the threads.  Idempotent. */
+IIOP_API void iiop_server_shutdown(iiop_server *s);
+IIOP_API void iiop_server_free(iiop_server *s);
+
+/* In an operation: the operation name, the request ID, and the completion
+ * status reported if the operation returns a system exception. */
+IIOP_API const char *iiop_request_operation(const iiop_request *r);
+IIOP_API uint32_t iiop_request_id(const iiop_request *r);
+IIOP_API void iiop_request_set_completed(iiop_request *r, uint32_t completed);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

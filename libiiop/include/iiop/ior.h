@@ -43,7 +43,10 @@ typedef struct iiop_profile {
   /* Decoded when tag == IIOP_TAG_INTERNET_IOP: */
   uint8_t major, minor;      /* IIOP version 1.0..1.2 (others kept raw, iiop_ok 0) */
   uint8_t iiop_ok;
-  const char *host;          /* NUL-terminated */
+  const char *host;          /* NUL-terminated, exactly as in the profile: an IPv6
+                              * address may come bracketed ("[fe80::1]", as omniORB
+                              * writes it when given one) or bare ("::1"); strip
+                              * the brackets before resolving it */
   uint16_t port;
   const uint8_t *key;
   uint32_t key_len;
@@ -71,41 +74,95 @@ typedef struct iiop_codeset_info {
 
 /* Read an IOR (type_id string, then the profile sequence) from I.  An IIOP
  * profile body is decoded (its own encapsulation byte order honoured,
- * components of 1.1+ included); others are kept raw.  Errors: the stream's
- * (CDR_E_SHORT/LENGTH/LIMIT/VALUE/STRING), CDR_E_NOMEM; *IOR untouched on
- * error.  Decoded octets point into I's buffer or the arena (I's arena). */
+ * components of 1.1+ included); others are kept raw.  The standard
+ * components this header decodes (ORB type, code sets, SSL, alternate
+ * address) are checked too, each in its own encapsulation's byte order, so
+ * a malformed one fails the read as omniORB's does.  Every count is checked
+ * against the octets that remain before anything is allocated.  Errors:
+ * the stream's (CDR_E_SHORT/LENGTH/LIMIT/VALUE/STRING), recorded in I with
+ * their offsets; CDR_E_NOMEM; CDR_E_STATE (I has no arena); *IOR untouched
+ * on error.  Decoded octets point into I's buffer (strings, keys, raw
+ * profile and component data) or the arena (arrays: I's arena). */
 IIOP_API int iiop_ior_read(cdr_in *i, iiop_ior *ior);
 /* Write IOR to O (profiles decoded from iiop fields when iiop_ok and data
- * is NULL, else the raw data).  Errors: the stream's. */
+ * is NULL, else the raw data, so a decoded IOR re-encodes byte for byte;
+ * a profile body encoded from fields uses O's byte order).  A NULL type_id
+ * is written as "".  Errors: the stream's; CDR_E_INVALID (also recorded in
+ * O) for a profile that cannot be encoded: no data and not iiop_ok with
+ * len > 0, an IIOP version other than 1.0-1.2, components in 1.0, a NULL
+ * host, key or component array with a non-zero length. */
 IIOP_API int iiop_ior_write(cdr_out *o, const iiop_ior *ior);
 
 /* Parse a stringified IOR ("IOR:" then an even number of hex digits, case
- * insensitive, encoding an encapsulation) into *IOR, allocating from A.
- * Errors: CDR_E_INVALID (no "IOR:" prefix, odd digit count, a non-hex
- * character: BAD_PARAM), the decoding errors of iiop_ior_read (MARSHAL). */
+ * insensitive, prefix included, encoding an encapsulation) into *IOR,
+ * allocating from A (the octets, then what iiop_ior_read allocates; the
+ * result points into them).  No whitespace is skipped.  Errors:
+ * CDR_E_INVALID (a NULL argument, no "IOR:" prefix, no digits, an odd digit
+ * count, a non-hex character: BAD_PARAM, checked before anything is
+ * allocated), CDR_E_NOMEM, the decoding errors of iiop_ior_read (MARSHAL);
+ * a byte-order octet other than 0/1 is CDR_E_VALUE.  *IOR untouched on
+ * error. */
 IIOP_API int iiop_ior_from_string(const char *s, cdr_arena *a, iiop_ior *ior);
-/* "IOR:" + hex of the IOR as an encapsulation in BYTE_ORDER, NUL-terminated,
- * allocated from A. */
+/* "IOR:" + lower-case hex of the IOR as an encapsulation in BYTE_ORDER
+ * (CDR_BIG_ENDIAN / CDR_LITTLE_ENDIAN), NUL-terminated, allocated from A.
+ * Raw profile bodies keep their own byte order.  Errors: CDR_E_INVALID (a
+ * NULL argument, byte order not 0/1), those of iiop_ior_write, CDR_E_NOMEM;
+ * *OUT untouched on error. */
 IIOP_API int iiop_ior_to_string(const iiop_ior *ior, int byte_order, cdr_arena *a, char **out);
 
 /* The first decoded IIOP profile of IOR, or NULL. */
 IIOP_API const iiop_profile *iiop_ior_iiop_profile(const iiop_ior *ior);
 /* The first component with TAG in P, or NULL. */
 IIOP_API const iiop_component *iiop_profile_component(const iiop_profile *p, uint32_t tag);
-/* Decode a TAG_CODE_SETS component (arrays from A).  Errors: MARSHAL-class. */
+/* Decoders of the standard components.  Each reads C's data as an
+ * encapsulation in its own byte order.  Errors: CDR_E_INVALID (a NULL
+ * argument where one is required, or C's tag is not the function's),
+ * MARSHAL-class (CDR_E_SHORT, CDR_E_LENGTH, CDR_E_VALUE for a byte-order
+ * octet other than 0/1, CDR_E_LIMIT), CDR_E_NOMEM; outputs untouched on
+ * error. */
+/* TAG_CODE_SETS: CONV_FRAME::CodeSetComponentInfo (arrays from A). */
 IIOP_API int iiop_codeset_info_decode(const iiop_component *c, cdr_arena *a, iiop_codeset_info *out);
-/* Decode a TAG_SSL_SEC_TRANS component's port (and options). */
+/* TAG_SSL_SEC_TRANS: SSLIOP::SSL { ushort target_supports, target_requires,
+ * port }.  As omniORB does, component data that is not 8 octets long is read
+ * as VisiBroker's layout (ulong, ulong, ushort; a ulong above 0xFFFF is
+ * CDR_E_VALUE).  Any output pointer may be NULL. */
 IIOP_API int iiop_ssl_component_decode(const iiop_component *c, uint16_t *target_supports,
                                        uint16_t *target_requires, uint16_t *port);
+/* TAG_ORB_TYPE: one ulong (IIOP_ORB_TYPE_OMNIORB for omniORB). */
+IIOP_API int iiop_orb_type_decode(const iiop_component *c, uint32_t *orb_type);
+/* TAG_ALTERNATE_IIOP_ADDRESS: string host, ushort port.  *HOST points into
+ * C's data (NUL-terminated there). */
+IIOP_API int iiop_alternate_address_decode(const iiop_component *c, const char **host,
+                                           uint16_t *port);
 
-/* Code set negotiation (CORBA 3.x "Code Set Negotiation"): the client's
- * native code set NATIVE (with conversion code sets CONV[0..NCONV)) against
- * the server's component S: the server's native if the client can convert
- * to it, else the client's native if the server can convert from it, else
- * the first common conversion code set, else the fallback (UTF-8 for char,
- * UTF-16 for wchar) if both list it, else 0 (no code set: CODESET_INCOMPATIBLE).
- * A server component with native 0 (absent) means ISO-8859-1 for char and
- * no wchar support (returns 0 for wchar). */
+/* Encoders of the standard components for iiop_ior_make(): *OUT gets the
+ * tag and an encapsulation in BYTE_ORDER allocated from A.  Errors:
+ * CDR_E_INVALID (a NULL argument, byte order not 0/1, conversion code sets
+ * NULL with a non-zero count), CDR_E_NOMEM; *OUT untouched on error. */
+IIOP_API int iiop_codeset_info_encode(const iiop_codeset_info *cs, int byte_order, cdr_arena *a,
+                                      iiop_component *out);
+IIOP_API int iiop_orb_type_encode(uint32_t orb_type, int byte_order, cdr_arena *a,
+                                  iiop_component *out);
+IIOP_API int iiop_ssl_component_encode(uint16_t target_supports, uint16_t target_requires,
+                                       uint16_t port, int byte_order, cdr_arena *a,
+                                       iiop_component *out);
+
+/* Code set negotiation (CORBA 3.x "Code Set Conversion", "Code Set
+ * Negotiation"): the client's native code set NATIVE (with conversion code
+ * sets CONV[0..NCONV); CONV may be NULL when NCONV is 0) against the
+ * server's component S, in this order:
+ *   1. both natives equal: that code set;
+ *   2. the server's native is in CONV (the client converts): the server's native;
+ *   3. NATIVE is in S's conversion list (the server converts): NATIVE;
+ *   4. a conversion code set both list: the first of S's that CONV has;
+ *   5. both natives compatible: the fallback, UTF-8 for char and UTF-16
+ *      for wchar.  "Compatible" is read as: both are ISO 10646 based or
+ *      ISO-8859-1 (UTF-8, UTF-16, UCS-2, UCS-4, ISO-8859-1), so each side
+ *      converts its native to and from the fallback;
+ *   6. else 0 (no code set: CODESET_INCOMPATIBLE).
+ * S NULL, or a component with native 0 and no conversion code sets (absent
+ * information), means the defaults: ISO-8859-1 for char and no wchar code
+ * set (0).  A NATIVE of 0 gives 0.  Pure; thread-safe. */
 IIOP_API uint32_t iiop_codeset_negotiate(uint32_t native, const uint32_t *conv, uint32_t nconv,
                                          const iiop_codeset_component *s, int for_wchar);
 
@@ -126,13 +183,33 @@ typedef struct iiop_corbaloc {
 
 /* Parse "corbaloc:" followed by a comma-separated list of "iiop:" or ":"
  * addresses ([version@]host[:port], IPv6 in brackets) then "/" and the
- * percent-escaped object key, allocating from A.  Errors: CDR_E_INVALID
- * (BAD_PARAM: unknown protocol, empty host, a port outside 0..65535 or not
- * decimal, a bad version, a bad %-escape, no key separator). */
+ * percent-escaped object key, allocating from A.  "corbaloc:" and "iiop:"
+ * are matched without regard to case.  A version is "major.minor" with
+ * major 1 and minor 0..255.  A host name is a DNS name or dotted IPv4
+ * address (letters, digits, '-', '.', '_'; at most 255 octets) and is never
+ * read as a number, so "1234567890123.1.1.1" is just a name; a bracketed
+ * IPv6 address holds hex digits, ':' and '.' and may end in a zone
+ * ("%25eth0" as RFC 6874 writes it, or "%eth0"), stored as "fe80::1%eth0".
+ * The key may be empty; its octets other than %-escapes must be printable
+ * ASCII other than space.  Errors: CDR_E_INVALID (BAD_PARAM: a NULL
+ * argument, unknown protocol, empty host, a port outside 0..65535, empty or
+ * not decimal, a bad version, a bad host character, a bad %-escape, no key
+ * separator), CDR_E_UNSUPPORTED ("rir:", which names the local ORB's
+ * initial references, not an address), CDR_E_LIMIT (more than 2^32 - 1
+ * addresses or key octets), CDR_E_NOMEM; *OUT untouched on error. */
 IIOP_API int iiop_corbaloc_parse(const char *url, cdr_arena *a, iiop_corbaloc *out);
 
 /* Build an IOR with one IIOP profile (version MAJOR.MINOR, host, port, key)
- * and, for 1.1+, components COMPS[0..NCOMPS), allocating from A. */
+ * and, for 1.1+, components COMPS[0..NCOMPS), allocating from A: every
+ * string, key and component is copied, so the arguments need not outlive
+ * the result.  The profile is left undecoded (data NULL), so
+ * iiop_ior_write() encodes it in the output stream's byte order.  A server
+ * advertising omniORB's code sets passes a component from
+ * iiop_codeset_info_encode() with char ISO-8859-1 (conversion UTF-8) and
+ * wchar UTF-16 (conversion UTF-16).  Errors: CDR_E_INVALID (a NULL a,
+ * type_id, host or out, an empty host, key NULL with key_len > 0, comps NULL
+ * with ncomps > 0, version not 1.0-1.2, components with 1.0), CDR_E_NOMEM;
+ * *OUT untouched on error. */
 IIOP_API int iiop_ior_make(cdr_arena *a, const char *type_id, uint8_t major, uint8_t minor,
                            const char *host, uint16_t port, const uint8_t *key, uint32_t key_len,
                            const iiop_component *comps, uint32_t ncomps, iiop_ior *out);

@@ -1,0 +1,830 @@
+/* ior.c - interoperable object references, their standard components,
+ * stringified IORs, corbaloc URLs and code set negotiation (iiop/ior.h). */
+#include "config.h"
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+#include <iiop/ior.h>
+
+/* ---------------------------------------------------------------- helpers */
+
+static void *arena_dup(cdr_arena *a, const void *p, size_t n, size_t align)
+{
+  void *d = cdr_arena_alloc(a, n ? n : 1, align);
+  if (d && n)
+    memcpy(d, p, n);
+  return d;
+}
+
+/* N elements of SIZE octets (at least one element's room, so that an
+ * empty array is a valid pointer); NULL on overflow or exhaustion. */
+static void *arena_array(cdr_arena *a, size_t n, size_t size, size_t align)
+{
+  if (n > SIZE_MAX / size)
+    return NULL;
+  return cdr_arena_alloc(a, (n ? n : 1) * size, align);
+}
+
+static char *arena_strndup(cdr_arena *a, const char *s, size_t n)
+{
+  char *d = cdr_arena_alloc(a, n + 1, 1);
+  if (d) {
+    memcpy(d, s, n);
+    d[n] = 0;
+  }
+  return d;
+}
+
+static bool order_ok(int byte_order)
+{
+  return byte_order == CDR_BIG_ENDIAN || byte_order == CDR_LITTLE_ENDIAN;
+}
+
+static int hexval(int c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+/* Open the next sequence<octet> of I as an encapsulation and hand back its
+ * raw octets too: a profile or component is kept raw (so that it re-encodes
+ * byte for byte) and decoded in place, with the errors and offsets of the
+ * enclosing stream. */
+static int encap_open(cdr_in *i, const uint8_t **data, uint32_t *len)
+{
+  cdr_in_align(i, 4);
+  size_t at = cdr_in_pos(i);
+  if (cdr_get_octets_view(i, data, len) != CDR_OK)
+    return cdr_in_status(i);
+  if (cdr_in_seek(i, at) != CDR_OK)
+    return cdr_in_status(i);
+  return cdr_in_begin_encap(i);
+}
+
+/* ---------------------------------------------------------------- component bodies
+ * Each reader works on a stream positioned just after the component's
+ * byte-order octet, so that it serves both the check inside iiop_ior_read()
+ * and the public decoders over a component's own octets. */
+
+/* CONV_FRAME::CodeSetComponent; with A NULL the conversion list is only
+ * checked and skipped. */
+static void codeset_comp_get(cdr_in *i, cdr_arena *a, iiop_codeset_component *c)
+{
+  c->native = cdr_get_ulong(i);
+  if (a) {
+    c->conv = cdr_get_seq(i, 4, &c->nconv);
+    return;
+  }
+  uint32_t n = cdr_get_seq_count(i, 4);
+  cdr_in_align(i, 4);
+  (void)cdr_get_raw_view(i, (size_t)n * 4);
+  c->nconv = n;
+  c->conv = NULL;
+}
+
+static int codesets_get(cdr_in *i, cdr_arena *a, iiop_codeset_info *out)
+{
+  codeset_comp_get(i, a, &out->for_char);
+  codeset_comp_get(i, a, &out->for_wchar);
+  return cdr_in_status(i);
+}
+
+/* SSLIOP::SSL; LEN is the component's data length (8 for the standard
+ * layout: byte-order octet, one padding octet, three ushorts). */
+static int ssl_get(cdr_in *i, uint32_t len, uint16_t v[3])
+{
+  if (len == 8) {
+    v[0] = cdr_get_ushort(i);
+    v[1] = cdr_get_ushort(i);
+    v[2] = cdr_get_ushort(i);
+    return cdr_in_status(i);
+  }
+  /* VisiBroker's layout, which omniORB accepts too. */
+  uint32_t s = cdr_get_ulong(i);
+  uint32_t r = cdr_get_ulong(i);
+  v[2] = cdr_get_ushort(i);
+  if (cdr_in_status(i) != CDR_OK)
+    return cdr_in_status(i);
+  if (s > 0xFFFF || r > 0xFFFF)
+    return cdr_in_fail(i, CDR_E_VALUE, "SSL association options above 0xFFFF");
+  v[0] = (uint16_t)s;
+  v[1] = (uint16_t)r;
+  return CDR_OK;
+}
+
+static int alt_addr_get(cdr_in *i, const char **host, uint16_t *port)
+{
+  const char *h = NULL;
+  if (cdr_get_string_view(i, &h, NULL) != CDR_OK)
+    return cdr_in_status(i);
+  uint16_t p = cdr_get_ushort(i);
+  if (cdr_in_status(i) != CDR_OK)
+    return cdr_in_status(i);
+  *host = h;
+  *port = p;
+  return CDR_OK;
+}
+
+static bool component_known(uint32_t tag)
+{
+  return tag == IIOP_TAG_ORB_TYPE || tag == IIOP_TAG_CODE_SETS || tag == IIOP_TAG_SSL_SEC_TRANS
+         || tag == IIOP_TAG_ALTERNATE_IIOP_ADDRESS;
+}
+
+/* Check a known component's body (I just after its byte-order octet). */
+static int component_check(cdr_in *i, const iiop_component *c)
+{
+  switch (c->tag) {
+  case IIOP_TAG_ORB_TYPE:
+    (void)cdr_get_ulong(i);
+    break;
+  case IIOP_TAG_CODE_SETS: {
+    iiop_codeset_info cs;
+    (void)codesets_get(i, NULL, &cs);
+    break;
+  }
+  case IIOP_TAG_SSL_SEC_TRANS: {
+    uint16_t v[3];
+    (void)ssl_get(i, c->len, v);
+    break;
+  }
+  case IIOP_TAG_ALTERNATE_IIOP_ADDRESS: {
+    const char *h;
+    uint16_t p;
+    (void)alt_addr_get(i, &h, &p);
+    break;
+  }
+  default:
+    break;
+  }
+  return cdr_in_status(i);
+}
+
+/* ---------------------------------------------------------------- reading */
+
+static int component_get(cdr_in *i, iiop_component *c)
+{
+  c->tag = cdr_get_ulong(i);
+  c->data = NULL;
+  c->len = 0;
+  if (!component_known(c->tag))
+    return cdr_get_octets_view(i, &c->data, &c->len);
+  if (encap_open(i, &c->data, &c->len) != CDR_OK)
+    return cdr_in_status(i);
+  if (component_check(i, c) != CDR_OK)
+    return cdr_in_status(i);
+  return cdr_in_end_encap(i);
+}
+
+static int iiop_body_get(cdr_in *i, cdr_arena *a, iiop_profile *p)
+{
+  if (encap_open(i, &p->data, &p->len) != CDR_OK)
+    return cdr_in_status(i);
+  p->major = cdr_get_octet(i);
+  p->minor = cdr_get_octet(i);
+  if (cdr_in_status(i) != CDR_OK)
+    return cdr_in_status(i);
+  if (p->major != 1 || p->minor > 2) /* a version we cannot read: kept raw */
+    return cdr_in_end_encap(i);
+  if (cdr_get_string_view(i, &p->host, NULL) != CDR_OK)
+    return cdr_in_status(i);
+  p->port = cdr_get_ushort(i);
+  if (cdr_get_octets_view(i, &p->key, &p->key_len) != CDR_OK)
+    return cdr_in_status(i);
+  if (p->minor >= 1) {
+    /* A component takes at least 8 octets: tag and data length. */
+    uint32_t n = cdr_get_seq_count(i, 8);
+    if (cdr_in_status(i) != CDR_OK)
+      return cdr_in_status(i);
+    iiop_component *v = arena_array(a, n, sizeof *v, _Alignof(iiop_component));
+    if (!v)
+      return cdr_in_fail(i, CDR_E_NOMEM, "arena allocation failed");
+    for (uint32_t k = 0; k < n; k++)
+      if (component_get(i, &v[k]) != CDR_OK)
+        return cdr_in_status(i);
+    p->components = v;
+    p->ncomponents = n;
+  }
+  if (cdr_in_end_encap(i) != CDR_OK)
+    return cdr_in_status(i);
+  p->iiop_ok = 1;
+  return CDR_OK;
+}
+
+static int profile_get(cdr_in *i, cdr_arena *a, iiop_profile *p)
+{
+  memset(p, 0, sizeof *p);
+  p->tag = cdr_get_ulong(i);
+  if (cdr_in_status(i) != CDR_OK)
+    return cdr_in_status(i);
+  if (p->tag != IIOP_TAG_INTERNET_IOP)
+    return cdr_get_octets_view(i, &p->data, &p->len);
+  return iiop_body_get(i, a, p);
+}
+
+int iiop_ior_read(cdr_in *i, iiop_ior *ior)
+{
+  if (cdr_in_status(i) != CDR_OK)
+    return cdr_in_status(i);
+  if (!ior)
+    return cdr_in_fail(i, CDR_E_INVALID, "no IOR to decode into");
+  cdr_arena *a = cdr_in_arena(i);
+  if (!a)
+    return cdr_in_fail(i, CDR_E_STATE, "no arena to decode into");
+  iiop_ior t = { NULL, NULL, 0 };
+  if (cdr_get_string_view(i, &t.type_id, NULL) != CDR_OK)
+    return cdr_in_status(i);
+  /* A profile takes at least 8 octets: tag and data length. */
+  uint32_t n = cdr_get_seq_count(i, 8);
+  if (cdr_in_status(i) != CDR_OK)
+    return cdr_in_status(i);
+  t.profiles = arena_array(a, n, sizeof *t.profiles, _Alignof(iiop_profile));
+  if (!t.profiles)
+    return cdr_in_fail(i, CDR_E_NOMEM, "arena allocation failed");
+  for (uint32_t k = 0; k < n; k++)
+    if (profile_get(i, a, &t.profiles[k]) != CDR_OK)
+      return cdr_in_status(i);
+  t.nprofiles = n;
+  *ior = t;
+  return CDR_OK;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+static void octets_put(cdr_out *o, const uint8_t *p, uint32_t n)
+{
+  cdr_put_ulong(o, n);
+  if (n)
+    cdr_put_raw(o, p, n);
+}
+
+static int iiop_body_put(cdr_out *o, const iiop_profile *p)
+{
+  if (p->major != 1 || p->minor > 2 || !p->host || (!p->key && p->key_len)
+      || (!p->components && p->ncomponents) || (p->minor == 0 && p->ncomponents))
+    return cdr_out_fail(o, CDR_E_INVALID);
+  for (uint32_t k = 0; k < p->ncomponents; k++)
+    if (!p->components[k].data && p->components[k].len)
+      return cdr_out_fail(o, CDR_E_INVALID);
+  cdr_out_begin_encap(o);
+  cdr_put_octet(o, p->major);
+  cdr_put_octet(o, p->minor);
+  cdr_put_string(o, p->host);
+  cdr_put_ushort(o, p->port);
+  octets_put(o, p->key, p->key_len);
+  if (p->minor >= 1) {
+    cdr_put_ulong(o, p->ncomponents);
+    for (uint32_t k = 0; k < p->ncomponents; k++) {
+      cdr_put_ulong(o, p->components[k].tag);
+      octets_put(o, p->components[k].data, p->components[k].len);
+    }
+  }
+  cdr_out_end_encap(o);
+  return cdr_out_status(o);
+}
+
+int iiop_ior_write(cdr_out *o, const iiop_ior *ior)
+{
+  if (!ior || (!ior->profiles && ior->nprofiles))
+    return cdr_out_fail(o, CDR_E_INVALID);
+  cdr_put_string(o, ior->type_id ? ior->type_id : "");
+  cdr_put_ulong(o, ior->nprofiles);
+  for (uint32_t k = 0; k < ior->nprofiles && cdr_out_status(o) == CDR_OK; k++) {
+    const iiop_profile *p = &ior->profiles[k];
+    cdr_put_ulong(o, p->tag);
+    if (p->data || !p->iiop_ok) {
+      if (!p->data && p->len)
+        return cdr_out_fail(o, CDR_E_INVALID);
+      octets_put(o, p->data, p->len);
+    } else if (p->tag == IIOP_TAG_INTERNET_IOP) {
+      iiop_body_put(o, p);
+    } else {
+      return cdr_out_fail(o, CDR_E_INVALID);
+    }
+  }
+  return cdr_out_status(o);
+}
+
+/* ---------------------------------------------------------------- stringified IORs */
+
+int iiop_ior_from_string(const char *s, cdr_arena *a, iiop_ior *ior)
+{
+  if (!s || !a || !ior)
+    return CDR_E_INVALID;
+  if (strncasecmp(s, "IOR:", 4) != 0)
+    return CDR_E_INVALID;
+  const char *h = s + 4;
+  size_t nd = 0;
+  for (; h[nd]; nd++)
+    if (hexval((unsigned char)h[nd]) < 0)
+      return CDR_E_INVALID;
+  if (nd == 0 || nd % 2)
+    return CDR_E_INVALID;
+  size_t n = nd / 2;
+  /* Aligned on 8 so that a reader's view of the octets is as aligned as
+   * the CDR positions inside are. */
+  uint8_t *buf = cdr_arena_alloc(a, n, 8);
+  if (!buf)
+    return CDR_E_NOMEM;
+  for (size_t k = 0; k < n; k++)
+    buf[k] = (uint8_t)(hexval((unsigned char)h[2 * k]) << 4 | hexval((unsigned char)h[2 * k + 1]));
+  cdr_in in;
+  int rc = cdr_in_init_encap(&in, buf, n, NULL);
+  if (rc == CDR_OK) {
+    cdr_in_set_arena(&in, a);
+    iiop_ior t;
+    rc = iiop_ior_read(&in, &t);
+    if (rc == CDR_OK)
+      *ior = t;
+  }
+  cdr_in_close(&in);
+  return rc;
+}
+
+int iiop_ior_to_string(const iiop_ior *ior, int byte_order, cdr_arena *a, char **out)
+{
+  if (!ior || !a || !out || !order_ok(byte_order))
+    return CDR_E_INVALID;
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.byte_order = (uint8_t)byte_order;
+  cdr_out o;
+  int rc = cdr_out_init(&o, &op);
+  if (rc == CDR_OK) {
+    /* The stream's position 0 is the byte-order octet: alignment inside
+     * the encapsulation is relative to it, as CDR requires. */
+    cdr_put_octet(&o, (uint8_t)byte_order);
+    rc = iiop_ior_write(&o, ior);
+  }
+  if (rc == CDR_OK) {
+    static const char digits[] = "0123456789abcdef";
+    const uint8_t *d = cdr_out_data(&o);
+    size_t n = cdr_out_size(&o);
+    char *s = n <= (SIZE_MAX - 5) / 2 ? cdr_arena_alloc(a, 4 + 2 * n + 1, 1) : NULL;
+    if (!s) {
+      rc = CDR_E_NOMEM;
+    } else {
+      memcpy(s, "IOR:", 4);
+      for (size_t k = 0; k < n; k++) {
+        s[4 + 2 * k] = digits[d[k] >> 4];
+        s[4 + 2 * k + 1] = digits[d[k] & 15];
+      }
+      s[4 + 2 * n] = 0;
+      *out = s;
+    }
+  }
+  cdr_out_close(&o);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- look-ups */
+
+const iiop_profile *iiop_ior_iiop_profile(const iiop_ior *ior)
+{
+  if (!ior || !ior->profiles)
+    return NULL;
+  for (uint32_t k = 0; k < ior->nprofiles; k++)
+    if (ior->profiles[k].tag == IIOP_TAG_INTERNET_IOP && ior->profiles[k].iiop_ok)
+      return &ior->profiles[k];
+  return NULL;
+}
+
+const iiop_component *iiop_profile_component(const iiop_profile *p, uint32_t tag)
+{
+  if (!p || !p->components)
+    return NULL;
+  for (uint32_t k = 0; k < p->ncomponents; k++)
+    if (p->components[k].tag == tag)
+      return &p->components[k];
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- component decoders */
+
+static bool component_is(const iiop_component *c, uint32_t tag)
+{
+  return c && c->tag == tag && (c->data || !c->len);
+}
+
+int iiop_codeset_info_decode(const iiop_component *c, cdr_arena *a, iiop_codeset_info *out)
+{
+  if (!a || !out || !component_is(c, IIOP_TAG_CODE_SETS))
+    return CDR_E_INVALID;
+  cdr_in in;
+  int rc = cdr_in_init_encap(&in, c->data, c->len, NULL);
+  if (rc == CDR_OK) {
+    cdr_in_set_arena(&in, a);
+    iiop_codeset_info t;
+    rc = codesets_get(&in, a, &t);
+    if (rc == CDR_OK)
+      *out = t;
+  }
+  cdr_in_close(&in);
+  return rc;
+}
+
+int iiop_ssl_component_decode(const iiop_component *c, uint16_t *target_supports,
+                              uint16_t *target_requires, uint16_t *port)
+{
+  if (!component_is(c, IIOP_TAG_SSL_SEC_TRANS))
+    return CDR_E_INVALID;
+  cdr_in in;
+  int rc = cdr_in_init_encap(&in, c->data, c->len, NULL);
+  uint16_t v[3];
+  if (rc == CDR_OK)
+    rc = ssl_get(&in, c->len, v);
+  cdr_in_close(&in);
+  if (rc != CDR_OK)
+    return rc;
+  if (target_supports)
+    *target_supports = v[0];
+  if (target_requires)
+    *target_requires = v[1];
+  if (port)
+    *port = v[2];
+  return CDR_OK;
+}
+
+int iiop_orb_type_decode(const iiop_component *c, uint32_t *orb_type)
+{
+  if (!orb_type || !component_is(c, IIOP_TAG_ORB_TYPE))
+    return CDR_E_INVALID;
+  cdr_in in;
+  int rc = cdr_in_init_encap(&in, c->data, c->len, NULL);
+  uint32_t v = 0;
+  if (rc == CDR_OK) {
+    v = cdr_get_ulong(&in);
+    rc = cdr_in_status(&in);
+  }
+  cdr_in_close(&in);
+  if (rc == CDR_OK)
+    *orb_type = v;
+  return rc;
+}
+
+int iiop_alternate_address_decode(const iiop_component *c, const char **host, uint16_t *port)
+{
+  if (!host || !port || !component_is(c, IIOP_TAG_ALTERNATE_IIOP_ADDRESS))
+    return CDR_E_INVALID;
+  cdr_in in;
+  int rc = cdr_in_init_encap(&in, c->data, c->len, NULL);
+  if (rc == CDR_OK)
+    rc = alt_addr_get(&in, host, port);
+  cdr_in_close(&in);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- component encoders */
+
+/* Start a component's encapsulation in BYTE_ORDER (checked by the caller);
+ * a failure stays in O's status for encap_finish(). */
+static void encap_begin(cdr_out *o, int byte_order)
+{
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.byte_order = (uint8_t)byte_order;
+  if (cdr_out_init(o, &op) == CDR_OK)
+    cdr_put_octet(o, (uint8_t)byte_order);
+}
+
+/* Copy O's octets into A as component TAG and close O. */
+static int encap_finish(cdr_out *o, uint32_t tag, cdr_arena *a, iiop_component *out)
+{
+  int rc = cdr_out_status(o);
+  if (rc == CDR_OK && cdr_out_size(o) > UINT32_MAX)
+    rc = CDR_E_LIMIT;
+  if (rc == CDR_OK) {
+    uint8_t *d = arena_dup(a, cdr_out_data(o), cdr_out_size(o), 8);
+    if (!d) {
+      rc = CDR_E_NOMEM;
+    } else {
+      out->tag = tag;
+      out->len = (uint32_t)cdr_out_size(o);
+      out->data = d;
+    }
+  }
+  cdr_out_close(o);
+  return rc;
+}
+
+int iiop_codeset_info_encode(const iiop_codeset_info *cs, int byte_order, cdr_arena *a,
+                             iiop_component *out)
+{
+  if (!cs || !a || !out || !order_ok(byte_order) || (!cs->for_char.conv && cs->for_char.nconv)
+      || (!cs->for_wchar.conv && cs->for_wchar.nconv))
+    return CDR_E_INVALID;
+  cdr_out o;
+  encap_begin(&o, byte_order);
+  const iiop_codeset_component *c[2] = { &cs->for_char, &cs->for_wchar };
+  for (int k = 0; k < 2; k++) {
+    cdr_put_ulong(&o, c[k]->native);
+    cdr_put_ulong(&o, c[k]->nconv);
+    if (c[k]->nconv)
+      cdr_put_array(&o, c[k]->conv, c[k]->nconv, 4);
+  }
+  return encap_finish(&o, IIOP_TAG_CODE_SETS, a, out);
+}
+
+int iiop_orb_type_encode(uint32_t orb_type, int byte_order, cdr_arena *a, iiop_component *out)
+{
+  if (!a || !out || !order_ok(byte_order))
+    return CDR_E_INVALID;
+  cdr_out o;
+  encap_begin(&o, byte_order);
+  cdr_put_ulong(&o, orb_type);
+  return encap_finish(&o, IIOP_TAG_ORB_TYPE, a, out);
+}
+
+int iiop_ssl_component_encode(uint16_t target_supports, uint16_t target_requires, uint16_t port,
+                              int byte_order, cdr_arena *a, iiop_component *out)
+{
+  if (!a || !out || !order_ok(byte_order))
+    return CDR_E_INVALID;
+  cdr_out o;
+  encap_begin(&o, byte_order);
+  cdr_put_ushort(&o, target_supports);
+  cdr_put_ushort(&o, target_requires);
+  cdr_put_ushort(&o, port);
+  return encap_finish(&o, IIOP_TAG_SSL_SEC_TRANS, a, out);
+}
+
+/* ---------------------------------------------------------------- code set negotiation */
+
+static bool cs_in(uint32_t cs, const uint32_t *v, uint32_t n)
+{
+  for (uint32_t k = 0; k < n; k++)
+    if (v[k] == cs)
+      return true;
+  return false;
+}
+
+/* Code sets whose characters are all in ISO 10646, so that converting to
+ * and from the fallback code set (UTF-8 / UTF-16) is defined for them. */
+static bool cs_unicode_based(uint32_t cs)
+{
+  return cs == CDR_CS_ISO8859_1 || cs == CDR_CS_UTF8 || cs == CDR_CS_UTF16 || cs == CDR_CS_UCS2
+         || cs == CDR_CS_UCS4;
+}
+
+uint32_t iiop_codeset_negotiate(uint32_t native, const uint32_t *conv, uint32_t nconv,
+                                const iiop_codeset_component *s, int for_wchar)
+{
+  if (!s || (s->native == 0 && (s->nconv == 0 || !s->conv)))
+    return for_wchar ? 0 : CDR_CS_ISO8859_1;
+  if (native == 0)
+    return 0;
+  if (!conv)
+    nconv = 0;
+  const uint32_t *sconv = s->conv;
+  uint32_t nsconv = sconv ? s->nconv : 0;
+  uint32_t sn = s->native;
+  if (sn != 0 && sn == native)
+    return native;
+  if (sn != 0 && cs_in(sn, conv, nconv))
+    return sn;
+  if (cs_in(native, sconv, nsconv))
+    return native;
+  for (uint32_t k = 0; k < nsconv; k++)
+    if (sconv[k] != 0 && cs_in(sconv[k], conv, nconv))
+      return sconv[k];
+  if (sn != 0 && cs_unicode_based(native) && cs_unicode_based(sn))
+    return for_wchar ? CDR_CS_UTF16 : CDR_CS_UTF8;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- corbaloc */
+
+#define HOST_MAX 255
+
+static bool host_char(int c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
+         || c == '.' || c == '_';
+}
+
+static bool zone_char(int c)
+{
+  return host_char(c) || c == '~';
+}
+
+/* Decimal digits [P, E) into *V, at most MAX; false if empty, not decimal
+ * or too large (no overflow: it stops as soon as the value passes MAX). */
+static bool decimal(const char *p, const char *e, unsigned max, unsigned *v)
+{
+  if (p == e)
+    return false;
+  unsigned x = 0;
+  for (; p < e; p++) {
+    if (*p < '0' || *p > '9')
+      return false;
+    x = x * 10 + (unsigned)(*p - '0');
+    if (x > max)
+      return false;
+  }
+  *v = x;
+  return true;
+}
+
+/* One IIOP address, [version@]host[:port], in [P, E). */
+static int iiop_addr_parse(const char *p, const char *e, cdr_arena *a, iiop_corbaloc_addr *ad)
+{
+  ad->major = 1;
+  ad->minor = 0;
+  ad->port = 2809;
+  const char *at = memchr(p, '@', (size_t)(e - p));
+  if (at) {
+    const char *dot = memchr(p, '.', (size_t)(at - p));
+    unsigned ma, mi;
+    if (!dot || !decimal(p, dot, 255, &ma) || !decimal(dot + 1, at, 255, &mi) || ma != 1)
+      return CDR_E_INVALID;
+    ad->major = (uint8_t)ma;
+    ad->minor = (uint8_t)mi;
+    p = at + 1;
+  }
+  const char *after;
+  char *host;
+  if (p < e && *p == '[') {
+    const char *rb = memchr(p, ']', (size_t)(e - p));
+    if (!rb)
+      return CDR_E_INVALID;
+    const char *h = p + 1, *zone = NULL;
+    size_t n = 0;
+    bool colon = false;
+    for (const char *q = h; q < rb; q++) {
+      if (*q == '%') {
+        zone = q;
+        break;
+      }
+      if (*q == ':')
+        colon = true;
+      else if (hexval((unsigned char)*q) < 0 && *q != '.')
+        return CDR_E_INVALID;
+      n++;
+    }
+    if (!colon || n > HOST_MAX)
+      return CDR_E_INVALID;
+    size_t zn = 0;
+    const char *z = NULL;
+    if (zone) {
+      z = zone + 1;
+      if (rb - z >= 2 && z[0] == '2' && z[1] == '5') /* RFC 6874: "%25" is the '%' */
+        z += 2;
+      zn = (size_t)(rb - z);
+      if (zn == 0 || n + 1 + zn > HOST_MAX)
+        return CDR_E_INVALID;
+      for (size_t k = 0; k < zn; k++)
+        if (!zone_char((unsigned char)z[k]))
+          return CDR_E_INVALID;
+    }
+    host = cdr_arena_alloc(a, n + (zone ? 1 + zn : 0) + 1, 1);
+    if (!host)
+      return CDR_E_NOMEM;
+    memcpy(host, h, n);
+    if (zone) {
+      host[n] = '%';
+      memcpy(host + n + 1, z, zn);
+      n += 1 + zn;
+    }
+    host[n] = 0;
+    after = rb + 1;
+  } else {
+    const char *q = p;
+    while (q < e && *q != ':') {
+      if (!host_char((unsigned char)*q))
+        return CDR_E_INVALID;
+      q++;
+    }
+    if (q == p || q - p > HOST_MAX)
+      return CDR_E_INVALID;
+    host = arena_strndup(a, p, (size_t)(q - p));
+    if (!host)
+      return CDR_E_NOMEM;
+    after = q;
+  }
+  if (after < e) {
+    unsigned port;
+    if (*after != ':' || !decimal(after + 1, e, 65535, &port))
+      return CDR_E_INVALID;
+    ad->port = (uint16_t)port;
+  }
+  ad->host = host;
+  return CDR_OK;
+}
+
+int iiop_corbaloc_parse(const char *url, cdr_arena *a, iiop_corbaloc *out)
+{
+  if (!url || !a || !out)
+    return CDR_E_INVALID;
+  if (strncasecmp(url, "corbaloc:", 9) != 0)
+    return CDR_E_INVALID;
+  const char *list = url + 9;
+  /* Host names, versions and ports hold no '/': the first one ends the list. */
+  const char *slash = strchr(list, '/');
+  if (!slash)
+    return CDR_E_INVALID;
+  size_t naddr = 1;
+  for (const char *q = list; q < slash; q++)
+    naddr += *q == ',';
+  iiop_corbaloc t;
+  if (naddr > UINT32_MAX)
+    return CDR_E_LIMIT;
+  t.addrs = arena_array(a, naddr, sizeof *t.addrs, _Alignof(iiop_corbaloc_addr));
+  if (!t.addrs)
+    return CDR_E_NOMEM;
+  t.naddrs = (uint32_t)naddr;
+  const char *p = list;
+  for (size_t k = 0; k < naddr; k++) {
+    const char *e = memchr(p, ',', (size_t)(slash - p));
+    if (!e)
+      e = slash;
+    size_t n = (size_t)(e - p);
+    if (n >= 5 && strncasecmp(p, "iiop:", 5) == 0)
+      p += 5;
+    else if (n >= 1 && *p == ':')
+      p += 1;
+    else if (n >= 4 && strncasecmp(p, "rir:", 4) == 0)
+      return CDR_E_UNSUPPORTED;
+    else
+      return CDR_E_INVALID;
+    int rc = iiop_addr_parse(p, e, a, &t.addrs[k]);
+    if (rc != CDR_OK)
+      return rc;
+    p = e + 1;
+  }
+  const char *k = slash + 1;
+  size_t kn = strlen(k);
+  uint8_t *key = cdr_arena_alloc(a, kn ? kn : 1, 1);
+  if (!key)
+    return CDR_E_NOMEM;
+  size_t n = 0;
+  for (size_t j = 0; j < kn; j++) {
+    unsigned char c = (unsigned char)k[j];
+    if (c == '%') {
+      if (j + 2 >= kn)
+        return CDR_E_INVALID;
+      int hi = hexval((unsigned char)k[j + 1]), lo = hexval((unsigned char)k[j + 2]);
+      if (hi < 0 || lo < 0)
+        return CDR_E_INVALID;
+      key[n++] = (uint8_t)(hi << 4 | lo);
+      j += 2;
+    } else if (c <= 0x20 || c >= 0x7f) {
+      return CDR_E_INVALID;
+    } else {
+      key[n++] = c;
+    }
+  }
+  if (n > UINT32_MAX)
+    return CDR_E_LIMIT;
+  t.key = key;
+  t.key_len = (uint32_t)n;
+  *out = t;
+  return CDR_OK;
+}
+
+/* ---------------------------------------------------------------- making IORs */
+
+int iiop_ior_make(cdr_arena *a, const char *type_id, uint8_t major, uint8_t minor,
+                  const char *host, uint16_t port, const uint8_t *key, uint32_t key_len,
+                  const iiop_component *comps, uint32_t ncomps, iiop_ior *out)
+{
+  if (!a || !type_id || !host || !*host || !out || (!key && key_len) || (!comps && ncomps)
+      || major != 1 || minor > 2 || (minor == 0 && ncomps))
+    return CDR_E_INVALID;
+  for (uint32_t k = 0; k < ncomps; k++)
+    if (!comps[k].data && comps[k].len)
+      return CDR_E_INVALID;
+  iiop_profile *p = cdr_arena_alloc(a, sizeof *p, _Alignof(iiop_profile));
+  char *tid = arena_strndup(a, type_id, strlen(type_id));
+  char *h = arena_strndup(a, host, strlen(host));
+  uint8_t *kd = arena_dup(a, key, key_len, 1);
+  iiop_component *cv = ncomps ? arena_array(a, ncomps, sizeof *cv, _Alignof(iiop_component)) : NULL;
+  if (!p || !tid || !h || !kd || (ncomps && !cv))
+    return CDR_E_NOMEM;
+  for (uint32_t k = 0; k < ncomps; k++) {
+    cv[k].tag = comps[k].tag;
+    cv[k].len = comps[k].len;
+    cv[k].data = arena_dup(a, comps[k].data, comps[k].len, 8);
+    if (!cv[k].data)
+      return CDR_E_NOMEM;
+  }
+  memset(p, 0, sizeof *p);
+  p->tag = IIOP_TAG_INTERNET_IOP;
+  p->major = major;
+  p->minor = minor;
+  p->iiop_ok = 1;
+  p->host = h;
+  p->port = port;
+  p->key = kd;
+  p->key_len = key_len;
+  p->components = cv;
+  p->ncomponents = ncomps;
+  out->type_id = tid;
+  out->profiles = p;
+  out->nprofiles = 1;
+  return CDR_OK;
+}

@@ -12,6 +12,7 @@
 #include "ext.h"
 #include <pthread.h>
 #include <cdr/arena.h>
+#include <cdr/tables.h>
 
 typedef struct thread_pool {
   void *bufs[CDR_BUF_POOL_SLOTS];
@@ -138,4 +139,5 @@ void cdr_pool_flush(void)
 {
   pool_flush(pool_self());
   cdr__value_pool_flush();
+  cdr_tables_flush_thread();
 }

@@ -200,6 +200,10 @@ typedef struct vframe {
   uint32_t pend_level;        /* out: a nested chunked value ended here and its end tag
                                * (closing levels pend_level and deeper) is not written yet */
   size_t pend_pos;            /*   where it goes (4-aligned) */
+  uint8_t direct;             /* out: walked as a member by out_run (not written through
+                               * a custom marshaller or a constructed member) */
+  size_t eager_end;           /* out, custom values: an end tag written right after a
+                               * nested value (a custom marshaller writes on at once) */
   size_t chunk_lim;           /* in: limit of the chunks */
 } vframe;
 
@@ -407,6 +411,8 @@ static void frame_init(vframe *f, const cdr_value_type *vt, void *obj)
   f->chunk_start = NONE;
   f->pend_level = 0;
   f->pend_pos = 0;
+  f->eager_end = NONE;
+  f->direct = 0;
   f->chunk_lim = 0;
 }
 
@@ -456,32 +462,23 @@ static void out_open_chunk(cdr_out *o, vframe *f)
   put_long_aligned(o, 0);
 }
 
-/* Write F's pending end tag (a nested chunked value ended and F went on).
- * Normally nothing was written since, and the tag goes at the position,
- * followed by a new chunk of F when NEW_CHUNK.  A custom marshaller may
- * have written data right after the nested value, not knowing about chunks:
- * then the end tag and a chunk length are inserted before that data (8
- * octets, so its alignment holds) and the chunk is left open around it. */
+/* Write F's pending end tag (a nested chunked value ended and F went on)
+ * at the position, followed by a new chunk of F when NEW_CHUNK.  Pending
+ * tags exist only in values walked by the library, which calls this before
+ * it writes anything more of F. */
 static void out_flush_pending(cdr_out *o, vframe *f, int new_chunk)
 {
   if (!f->pend_level || o->status != CDR_OK)
     return;
   uint32_t level = f->pend_level;
-  size_t at = f->pend_pos, data = o->pos - at;
   f->pend_level = 0;
-  if (data == 0) {
-    cdr_put_long(o, -(int32_t)level);
-    if (new_chunk)
-      out_open_chunk(o, f);
+  if (o->pos != f->pend_pos) {
+    cdr_out_fail(o, CDR_E_STATE); /* cannot happen: nothing writes in between */
     return;
   }
-  if (!cdr_out__reserve(o, 8, 1))
-    return;
-  memmove(o->buf + at + 8, o->buf + at, data);
-  int32_t tag = -(int32_t)level;
-  (void)cdr_out_patch_ulong(o, at, (uint32_t)tag, o->opts.byte_order);
-  (void)cdr_out_patch_ulong(o, at + 4, 0, o->opts.byte_order);
-  f->chunk_start = at + 4;
+  cdr_put_long(o, -(int32_t)level);
+  if (new_chunk)
+    out_open_chunk(o, f);
 }
 
 /* A string (repository ID or codebase URL), or an indirection to the same
@@ -519,8 +516,8 @@ static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const
     return 0;
   }
   const cdr_value_type *actual = ((const cdr_value *)value)->type;
-  if (actual != t
-      && (!actual || !cdr_value_type_is_base_of(t, actual) || (actual->flags & CDR_VT_ABSTRACT))) {
+  if (!actual || (actual != t && !cdr_value_type_is_base_of(t, actual))
+      || (actual->flags & CDR_VT_ABSTRACT)) {
     cdr_out_fail(o, CDR_E_TYPE);
     return 0;
   }
@@ -641,15 +638,25 @@ static void out_value_end(cdr_out *o, vstate *s)
     else
       out_flush_pending(o, f, 1);
     out_close_chunk(o, f);
+    if (f->eager_end != NONE && o->pos == f->eager_end + 4)
+      o->pos = f->eager_end; /* likewise after a custom value's last nested value */
     uint32_t level = f->tail_lo;
     s->sp--;
     vframe *p = top_frame(s);
-    if (p && p->chunked) {
-      cdr_out_align(o, 4);
-      p->pend_level = level;
+    cdr_out_align(o, 4);
+    if (p && p->chunked && f->direct && !(p->vt->flags & CDR_VT_CUSTOM)) {
+      p->pend_level = level; /* written when p goes on, or compacted */
       p->pend_pos = o->pos;
     } else {
+      /* A custom marshaller or a constructed member goes on writing by
+       * itself: the end tag and a new chunk go now (and are taken back if
+       * nothing follows). */
+      size_t at = o->pos;
       cdr_put_long(o, -(int32_t)level);
+      if (p && p->chunked) {
+        p->eager_end = at;
+        out_open_chunk(o, p);
+      }
     }
     return;
   }
@@ -710,11 +717,13 @@ static void out_run(cdr_out *o, vstate *s, uint32_t base_sp)
           return;
         }
         frame_init(f, dt, (void *)child); /* the tail replaces its frame */
+        f->direct = 1;
         f->vdepth = vdepth;
         f->depth = f->tail_lo = depth;
         continue;
       }
-      (void)out_value_start(o, s, dt, child, last);
+      if (out_value_start(o, s, dt, child, last))
+        top_frame(s)->direct = 1;
       continue;
     }
     switch (m->type->kind) { /* the common primitives inline */
@@ -732,6 +741,8 @@ static void out_run(cdr_out *o, vstate *s, uint32_t base_sp)
 
 int cdr_put_value(cdr_out *o, const cdr_value_type *t, const void *value)
 {
+  if (o->status != CDR_OK)
+    return o->status;
   vstate *s = out_state(o);
   if (!s)
     return o->status;
@@ -768,6 +779,8 @@ int cdr__value_write(cdr_out *o, const cdr_type *t, const void *src)
  * rather than the current chunk (tags and end tags sit between chunks). */
 static int in_raw_long(cdr_in *i, uint32_t *v, size_t *at)
 {
+  if (i->status != CDR_OK)
+    return i->status;
   size_t lim = i->in_chunk ? i->chunk_lim : i->end;
   size_t q = i->pos + ((i->origin - i->pos) & 3);
   if (q > lim || lim - q < 4)
@@ -963,36 +976,41 @@ static int in_value_start(cdr_in *i, vstate *s, const cdr_value_type *t, void **
       i->end = i->pos + tag;
       return in_value_start(i, s, t, slot, tail);
     }
-  }
-  if (tag == 0) {
-    *slot = NULL;
-    return 0;
-  }
-  if (tag == INDIRECTION) {
-    size_t off_pos = i->pos;
-    int32_t off = cdr_get_long(i);
-    if (i->status != CDR_OK)
-      return 0;
-    uintptr_t v;
-    if (off >= -4 || (size_t)(-(int64_t)off) > off_pos
-        || !cdr_itab_get(&s->values, off_pos + (size_t)(int64_t)off, &v)) {
-      i->pos = off_pos;
-      cdr_in_fail(i, CDR_E_INDIRECTION, "value indirection to no earlier value");
-      return 0;
+    if (i->in_chunk) {
+      /* Between the enclosing value's chunks: what follows (an offset, a
+       * nested value's header) is bounded by the chunks' limit. */
+      i->in_chunk = 0;
+      i->end = i->chunk_lim;
     }
-    if (!cdr_value_type_is_base_of(t, ((cdr_value *)v)->type)) {
-      i->pos = off_pos;
-      cdr_in_fail(i, CDR_E_INDIRECTION, "value indirection to a value of an incompatible type");
-      return 0;
-    }
-    *slot = (void *)v;
-    return 0;
   }
-  if (i->in_chunk) {
-    /* A nested value's header lies between the enclosing value's chunks:
-     * read it bounded by the chunks' limit, not the used-up chunk. */
-    i->in_chunk = 0;
-    i->end = i->chunk_lim;
+  if (tag == 0 || tag == INDIRECTION) {
+    void *v = NULL;
+    if (tag == INDIRECTION) {
+      size_t off_pos = i->pos;
+      int32_t off = cdr_get_long(i);
+      if (i->status != CDR_OK)
+        return 0;
+      uintptr_t found;
+      if (off >= -4 || (size_t)(-(int64_t)off) > off_pos
+          || !cdr_itab_get(&s->values, off_pos + (size_t)(int64_t)off, &found)) {
+        i->pos = off_pos;
+        cdr_in_fail(i, CDR_E_INDIRECTION, "value indirection to no earlier value");
+        return 0;
+      }
+      v = (void *)found;
+      if (!cdr_value_type_is_base_of(t, ((cdr_value *)v)->type)) {
+        i->pos = off_pos;
+        cdr_in_fail(i, CDR_E_INDIRECTION, "value indirection to a value of an incompatible type");
+        return 0;
+      }
+    }
+    if (in_chunk && !i->in_chunk) {
+      i->in_chunk = 1; /* back inside the enclosing value: its chunk is used up */
+      i->chunk_lim = parent->chunk_lim;
+      i->end = i->pos;
+    }
+    *slot = v;
+    return 0;
   }
   if (tag < TAG_MIN || tag > 0x7fffffffu || (tag & TAG_ID_MASK) == 0x04) {
     i->pos = tag_pos;
@@ -1144,7 +1162,7 @@ static long in_skip_rest(cdr_in *i, vstate *s, vframe *f)
       return -2;
     }
     /* An end tag (0xffffffff is -1 here: indirections sit inside chunks). */
-    uint32_t level = (uint32_t)-(int32_t)u;
+    uint32_t level = 0u - u; /* the end tag's magnitude (no signed overflow at INT32_MIN) */
     if (level > open) {
       i->pos = at;
       cdr_in_fail(i, CDR_E_TAG, "end tag deeper than the open values");
@@ -1195,7 +1213,7 @@ static void in_value_end(cdr_in *i, vstate *s)
                                                          : "end tag expected");
       return;
     }
-    uint32_t level = (uint32_t)-e;
+    uint32_t level = 0u - u; /* no signed overflow at INT32_MIN */
     if (level > (uint32_t)open) {
       i->pos = at;
       cdr_in_fail(i, CDR_E_TAG, "end tag deeper than the open values");
@@ -1292,6 +1310,8 @@ static void in_run(cdr_in *i, vstate *s, uint32_t base_sp)
 
 int cdr_get_value(cdr_in *i, const cdr_value_type *t, void **value)
 {
+  if (i->status != CDR_OK)
+    return i->status;
   vstate *s = in_state(i);
   if (!s)
     return i->status;

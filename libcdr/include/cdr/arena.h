@@ -75,8 +75,10 @@ static inline void *cdr_arena_alloc(cdr_arena *a, size_t size, size_t align)
 CDR_API cdr_arena *cdr_arena_get(void);
 CDR_API void cdr_arena_put(cdr_arena *a);
 
-/* Free the calling thread's pooled arenas and output buffers (tests use it
- * before checking for leaks; it also runs at thread exit). */
+/* Free the calling thread's pooled arenas, output buffers, value-stream
+ * states and indirection-table blocks (tests use it before checking for
+ * leaks and before switching the global allocator; it also runs at thread
+ * exit).  Blocks in the shared table pool stay: see cdr_tables_flush_shared(). */
 CDR_API void cdr_pool_flush(void);
 
 #ifdef __cplusplus

@@ -152,7 +152,10 @@ CDR_API int cdr_in_set_value_opts(cdr_in *i, const cdr_value_opts *v) CDR_NONNUL
  * an abstract type); CDR_E_INVALID (a descriptor without a repository ID
  * source where one must be sent, a custom type without marshal);
  * CDR_E_LIMIT (max_depth, max_values, max_recursion, or chunk lengths past
- * 0x7ffffeff);
+ * 0x7ffffeff; in a fixed-size buffer also when a chunked value nested in a
+ * custom value or a constructed member needs 8 octets more than the result
+ * while it is written: an end tag and a chunk length taken back when
+ * nothing follows);
  * CDR_E_NOMEM. */
 CDR_API int cdr_put_value(cdr_out *o, const cdr_value_type *t, const void *value)
   CDR_NONNULL(1, 2);

@@ -51,14 +51,22 @@ IIOP_API void iiop_wlock_close(iiop_wlock *l);
 
 typedef struct iiop_transport iiop_transport;
 
+/* One thread may write while another reads; two writers (or two readers)
+ * must be serialised by the caller (a connection's write lock does it).
+ * Timeouts are in milliseconds; < 0 waits forever. */
 typedef struct iiop_transport_ops {
-  /* Write all of IOV[0..N) (retrying short writes); CDR_OK, CDR_E_IO,
-   * CDR_E_TLS, CDR_E_CLOSED, CDR_E_TIMEOUT. */
-  int (*writev)(iiop_transport *t, const struct iovec *iov, int n);
-  /* Read at most LEN octets into BUF: > 0 octets read; 0 the peer closed;
-   * < 0 a cdr_status. */
-  long (*read)(iiop_transport *t, void *buf, size_t len);
-  /* Shut down both directions (wakes a blocked reader); idempotent. */
+  /* Write all of IOV[0..N) (retrying short writes and EINTR), within
+   * TIMEOUT_MS in all.  CDR_OK, CDR_E_IO, CDR_E_TLS, CDR_E_CLOSED (the peer
+   * reset or closed), CDR_E_TIMEOUT.  After an error an unknown prefix may
+   * have been written: the stream is unusable. */
+  int (*writev)(iiop_transport *t, const struct iovec *iov, int n, int timeout_ms);
+  /* Read at most LEN octets into BUF, waiting at most TIMEOUT_MS for the
+   * first (0: do not wait): > 0 octets read; 0 the peer closed (or
+   * shutdown() ran); < 0 a cdr_status (CDR_E_TIMEOUT: nothing arrived, the
+   * stream is intact; CDR_E_IO, CDR_E_TLS, CDR_E_CLOSED: reset). */
+  long (*read)(iiop_transport *t, void *buf, size_t len, int timeout_ms);
+  /* Shut down both directions (wakes a blocked reader or writer);
+   * idempotent; the descriptor stays open until free. */
   void (*shutdown)(iiop_transport *t);
   void (*free)(iiop_transport *t);
 } iiop_transport_ops;
@@ -68,11 +76,16 @@ struct iiop_transport {
   int fd;
 };
 
-/* TCP: connect to HOST:PORT (IPv4, IPv6, or a name), TCP_NODELAY on.
- * TIMEOUT_MS bounds the connect (0: none).  Errors: CDR_E_IO (resolution or
- * connect failed), CDR_E_TIMEOUT, CDR_E_NOMEM. */
+/* TCP: connect to HOST:PORT (IPv4, IPv6 bare or in brackets, with an
+ * optional "%zone", or a name: every address getaddrinfo() gives is tried in
+ * turn), TCP_NODELAY on, the descriptor close-on-exec and blocking (writes
+ * that must wait poll with MSG_DONTWAIT; no SIGPIPE is ever raised).
+ * TIMEOUT_MS bounds the whole connect (0: none).  Errors: CDR_E_IO
+ * (resolution or connect failed), CDR_E_TIMEOUT, CDR_E_NOMEM,
+ * CDR_E_INVALID (a NULL argument). */
 IIOP_API int iiop_tcp_connect(const char *host, uint16_t port, int timeout_ms, iiop_transport **out);
-/* Wrap an accepted socket FD (the transport owns it). */
+/* Wrap an accepted socket FD (the transport owns it, and closes it if this
+ * fails with CDR_E_NOMEM); TCP_NODELAY is turned on where it applies. */
 IIOP_API int iiop_tcp_wrap(int fd, iiop_transport **out);
 
 /* TLS (OpenSSL).  A client context verifies the server against CA_FILE
@@ -83,9 +96,15 @@ typedef struct iiop_tls_ctx iiop_tls_ctx;
 IIOP_API int iiop_tls_client_ctx(const char *ca_file, int verify, iiop_tls_ctx **out);
 IIOP_API int iiop_tls_server_ctx(const char *cert_file, const char *key_file, iiop_tls_ctx **out);
 IIOP_API void iiop_tls_ctx_free(iiop_tls_ctx *c);
-/* Run the handshake over the connected transport TCP (taken over by the
- * result), within TIMEOUT_MS (0: none); the client checks the server's name
- * HOST against its certificate.  Errors: CDR_E_TLS, CDR_E_TIMEOUT, CDR_E_IO. */
+/* Run the handshake over the connected transport TCP (taken over: part of
+ * the result, and freed on error), within TIMEOUT_MS (0: none); the client
+ * checks the server's name HOST (a DNS name, or an IP address checked
+ * against the certificate's IP entries; brackets and a zone are stripped)
+ * against its certificate unless the context was made with VERIFY 0.  The
+ * socket stays non-blocking afterwards: reads and writes wait with poll()
+ * outside the lock that serialises the SSL object, so a reader and a
+ * writer never block each other.  Errors: CDR_E_TLS, CDR_E_TIMEOUT,
+ * CDR_E_IO, CDR_E_NOMEM. */
 IIOP_API int iiop_tls_connect(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int timeout_ms,
                               iiop_transport **out);
 IIOP_API int iiop_tls_accept(iiop_tls_ctx *c, iiop_transport *tcp, int timeout_ms,

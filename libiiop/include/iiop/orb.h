@@ -52,31 +52,65 @@ typedef struct iiop_client_opts {
 } iiop_client_opts;
 
 IIOP_API void iiop_client_opts_default(iiop_client_opts *o);
-/* A client (NULL on allocation failure).  Thread-safe: any number of threads
- * may use it and its references at once. */
+/* A client (OPTS NULL: defaults); NULL on allocation failure, a native code
+ * set the library cannot convert (char: ISO-8859-1 or UTF-8; wchar: UTF-16,
+ * UCS-2 or 0 for none), or a CA file OpenSSL cannot load.  Thread-safe: any
+ * number of threads may use it and its references at once.
+ *
+ * Connections are shared per endpoint: host, port, TLS, and the negotiated
+ * char and wchar code sets (a connection's code sets are fixed by its first
+ * request, so references that negotiate different ones get different
+ * connections).  Many threads calling through one connection are
+ * multiplexed by request ID (leader/follower: the first waiting caller reads
+ * the socket and hands other callers their replies).  A call that finds its
+ * cached connection closed by the server -- CloseConnection, or the request
+ * could not be written -- is sent once more on a new connection (the server
+ * processed nothing: completion NO). */
 IIOP_API iiop_client *iiop_client_new(const iiop_client_opts *opts);
-/* Close every connection (pending calls fail with CDR_E_CLOSED) and free. */
+/* Close every connection (pending calls fail with CDR_E_CLOSED), wait until
+ * every call begun on C has ended (other threads' iiop_call_end()), and
+ * free.  The calling thread must have no call of its own in progress;
+ * references may be freed before or after. */
 IIOP_API void iiop_client_free(iiop_client *c);
 
-/* Resolve "IOR:..." or "corbaloc:..." to a reference.  Errors: CDR_E_INVALID
- * (BAD_PARAM: malformed), MARSHAL-class (bad IOR octets), CDR_E_UNSUPPORTED
- * (no IIOP profile), CDR_E_NOMEM.  Nothing is connected yet. */
+/* Resolve "IOR:..." or "corbaloc:..." to a reference.  An IOR's first IIOP
+ * profile is used: its GIOP version, its code sets (TAG_CODE_SETS,
+ * negotiated with the client's natives) and, when it has TAG_SSL_SEC_TRANS
+ * and the client a CA file, TLS to the component's port.  A corbaloc URL's
+ * first address is used: GIOP 1.0 unless "1.x@" says otherwise, char
+ * ISO-8859-1 and no wchar code set (no code-set component).  Errors:
+ * CDR_E_INVALID (BAD_PARAM: malformed), MARSHAL-class (bad IOR octets),
+ * CDR_E_UNSUPPORTED (no IIOP profile, or TLS only and no CA file),
+ * CDR_E_NOMEM.  Nothing is connected yet. */
 IIOP_API int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out);
 IIOP_API void iiop_ref_free(iiop_ref *r);
 
 /* Begin a call of OPERATION on R: *ARGS is the stream to write the
- * arguments into (GIOP 1.2 body alignment done).  ONEWAY: no reply
- * expected.  Errors: CDR_E_NOMEM. */
+ * arguments into (GIOP 1.2 body alignment done), in R's GIOP version and
+ * negotiated code sets.  ONEWAY: no reply expected.  Call objects, their
+ * buffers and arenas are pooled: a steady stream of calls allocates
+ * nothing.  Errors: CDR_E_NOMEM, CDR_E_INVALID (a NULL argument). */
 IIOP_API int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iiop_call **out,
                              cdr_out **args);
 /* Send the request and (two-way) wait for its reply; *RESULT (may be NULL
  * for oneway) is positioned at the reply body, decoding into the call's
- * arena.  Returns CDR_OK (NO_EXCEPTION), IIOP_R_USER_EXCEPTION,
- * IIOP_R_SYSTEM_EXCEPTION, or an error: CDR_E_TIMEOUT (no reply in time:
- * the request is cancelled), CDR_E_CLOSED (the connection closed before the
- * reply: COMM_FAILURE / TRANSIENT), CDR_E_IO, CDR_E_TLS, CDR_E_PROTOCOL (the
- * server sent garbage: the connection is closed), MARSHAL-class errors of
- * the arguments (the stream's status: nothing is sent). */
+ * arena.  LOCATION_FORWARD replies are followed (at most 8 in a row; the
+ * body goes unchanged, in its GIOP version and code sets).  Returns CDR_OK
+ * (NO_EXCEPTION), IIOP_R_USER_EXCEPTION, IIOP_R_SYSTEM_EXCEPTION, or an
+ * error: CDR_E_TIMEOUT (no reply in time: the request is cancelled with
+ * CancelRequest, except towards omniORB, whose IORs say so: its 4.2 server
+ * loops on a CancelRequest followed by another message in one read; a late
+ * reply is dropped), CDR_E_CLOSED (the connection closed before the reply:
+ * TRANSIENT with completion NO after CloseConnection, else COMM_FAILURE
+ * MAYBE), CDR_E_IO / CDR_E_TLS / CDR_E_TIMEOUT while connecting (TRANSIENT,
+ * NO), CDR_E_PROTOCOL (the server sent garbage or MessageError: the client
+ * answers MessageError and closes the connection), CDR_E_LIMIT (a reply
+ * over max_message, or too many forwards), CDR_E_UNSUPPORTED (the server
+ * asked for another addressing mode), MARSHAL-class errors of the arguments
+ * (the stream's status: nothing is sent; a wchar or wstring argument with no
+ * wchar code set negotiated -- every corbaloc reference -- is
+ * CDR_E_CODESET), CDR_E_STATE (invoked twice).  Each error is also mapped
+ * to a system exception for iiop_call_exception(). */
 IIOP_API int iiop_call_invoke(iiop_call *call, cdr_in **result);
 /* After IIOP_R_SYSTEM_EXCEPTION (or a local failure mapped to one): the
  * exception (repository ID, minor code, completion status). */
@@ -103,6 +137,8 @@ typedef struct iiop_operation {
   iiop_op_fn fn;
 } iiop_operation;
 
+/* Not copied: an interface, its operations and strings must stay valid
+ * while the server lives (static tables). */
 typedef struct iiop_interface {
   const char *repo_id;             /* "IDL:Bench/Echo:1.0" */
   const iiop_operation *ops;
@@ -115,11 +151,18 @@ typedef struct iiop_server_opts {
   uint16_t port;             /* 0: a free port (iiop_server_port() tells which) */
   size_t fragment_size;      /* octets per GIOP fragment sent (default GIOP_FRAG_DEFAULT) */
   size_t max_message;        /* largest request accepted (default 64 MiB) */
-  uint32_t max_connections;  /* default 1024 */
+  uint32_t max_connections;  /* default 1024; past it a new connection is closed at once */
   const char *tls_cert, *tls_key; /* both set: also listen for TLS on tls_port */
   uint16_t tls_port;         /* 0: a free port */
-  int handshake_timeout_ms;  /* default 5000: a stalled TLS client cannot hold a thread */
+  int handshake_timeout_ms;  /* default 5000 (also for <= 0): a stalled TLS client cannot
+                              * hold a thread */
 } iiop_server_opts;
+
+/* Code sets: a connection's are fixed by its first Request -- its CodeSets
+ * service context, or without one ISO-8859-1 and no wchar code set (a
+ * wstring argument then gets BAD_PARAM, OMG minor 23).  Strings reach
+ * operations in ISO-8859-1, the native char code set IORs advertise
+ * (cdr_get_string() converts from UTF-8 when that was negotiated). */
 
 IIOP_API void iiop_server_opts_default(iiop_server_opts *o);
 /* Create and bind (listening starts with iiop_server_start()).  Errors:
@@ -130,17 +173,23 @@ IIOP_API int iiop_server_new(const iiop_server_opts *opts, iiop_server **out);
  * CDR_E_INVALID (key in use, bad interface), CDR_E_NOMEM. */
 IIOP_API int iiop_server_activate(iiop_server *s, const void *key, size_t key_len,
                                   const iiop_interface *iface, void *servant);
-/* Start the accepting thread(s).  Errors: CDR_E_IO, CDR_E_NOMEM. */
+/* Start the accepting thread(s).  Errors: CDR_E_IO, CDR_E_NOMEM,
+ * CDR_E_STATE (after shutdown). */
 IIOP_API int iiop_server_start(iiop_server *s);
 IIOP_API uint16_t iiop_server_port(const iiop_server *s);
 IIOP_API uint16_t iiop_server_tls_port(const iiop_server *s);
 /* The IOR of the object under KEY ("IOR:...", IIOP 1.2 profile with the
  * code-set component (char ISO-8859-1 with UTF-8 conversion, wchar UTF-16)
- * and, with TLS, the TAG_SSL_SEC_TRANS component), from arena A. */
+ * and, with TLS, the TAG_SSL_SEC_TRANS component), from arena A.  A KEY
+ * not active gets the type ID "IDL:omg.org/CORBA/Object:1.0".  Errors:
+ * CDR_E_INVALID (a NULL argument), CDR_E_NOMEM. */
 IIOP_API int iiop_server_ior(iiop_server *s, const void *key, size_t key_len, cdr_arena *a,
                              char **out);
 /* Stop accepting, send CloseConnection on every connection, wait for the
- * requests in progress, join the threads.  Idempotent. */
+ * requests in progress, join the threads.  Idempotent.  A request in
+ * progress is answered before its connection's CloseConnection; requests
+ * read after it are dropped unprocessed, as CloseConnection tells the
+ * client. */
 IIOP_API void iiop_server_shutdown(iiop_server *s);
 IIOP_API void iiop_server_free(iiop_server *s);
 

@@ -1,0 +1,1279 @@
+#include "config.h"
+/* client.c - the IIOP client half of iiop/orb.h.
+ *
+ * References.  A reference holds the object key, the GIOP version of its
+ * profile (a corbaloc address's version, 1.0 by default) and the code sets
+ * negotiated from the profile's TAG_CODE_SETS component (none in a
+ * corbaloc reference: ISO-8859-1 for char and no wchar code set), and
+ * points at an endpoint of the client: (host, port, TLS, char and wchar
+ * transmission code sets).  The code sets are part of the endpoint because
+ * a connection's code sets are fixed by its first request: two references
+ * to one server that negotiate different code sets must not share it.
+ *
+ * Multiplexing: leader/follower.  Every thread that waits for a reply on a
+ * connection is registered in the connection's pending list under its
+ * request ID.  The first waiter that finds no reader becomes the leader and
+ * reads from the socket itself; a reply for another caller is handed to it
+ * (the message buffer moves, nothing is copied) and that caller is woken on
+ * its own condition variable.  When the leader's own reply has come (or its
+ * deadline passed) it stops reading and wakes one waiting follower, which
+ * takes over.  A caller alone on a connection so reads its own reply in its
+ * own thread: no thread switch per call, which a reader thread per
+ * connection would cost twice (reader wakes caller, caller's next request
+ * wakes nobody but the reader must be scheduled again), and no thread to
+ * start, stop and account for per connection.  The price is the hand-over
+ * logic below.
+ *
+ * The request header is written at iiop_call_begin(), before the connection
+ * is known, so that the arguments can follow it in the same buffer; at
+ * invoke the request ID is patched in.  Only a connection's first request
+ * (which carries the CodeSets service context) and a request re-sent to a
+ * forwarded location (another object key) need another header: the body is
+ * then copied behind the new header so that it starts at the same position
+ * modulo 8 (GIOP 1.2 aligns it on 8; in 1.0/1.1 it follows the header, and
+ * the requesting_principal, an opaque octet sequence every ORB ignores,
+ * absorbs the difference), so its alignment and indirections stay valid.
+ *
+ * Steady state allocates nothing: call objects (with their output stream
+ * buffers and condition variables) are pooled in the client, arenas come
+ * from the per-thread pool, the reassembler recycles message buffers.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <cdr/cdr.h>
+#include <iiop/conn.h>
+#include <iiop/ior.h>
+#include <iiop/msg.h>
+#include <iiop/orb.h>
+#include "connection.h"
+
+#define MAX_FORWARDS 8
+#define CALL_POOL_MAX 64
+
+enum { CS_NONE, CS_SENDING, CS_SENT };           /* CodeSets context on a connection */
+enum { P_IDLE, P_WAIT, P_DONE };                 /* a call's pending state */
+
+typedef struct cconn cconn;
+typedef struct endpoint endpoint;
+
+struct endpoint {
+  endpoint *next;
+  char *host;
+  uint16_t port;
+  uint8_t tls;
+  uint32_t tcs_c, tcs_w;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;         /* a connect finished */
+  int connecting;            /* under mu */
+  cconn *conn;               /* under mu: the current connection (one reference) */
+  int no_cancel;             /* atomic: the peer is omniORB (see send_cancel()) */
+};
+
+struct cconn {
+  iiop_conn *conn;
+  int refs;                  /* atomic */
+  int dead;                  /* atomic: 0, or the status that ended the connection */
+  uint32_t next_id;          /* atomic */
+  int cs_state;              /* CS_*: written under mu, read atomically */
+  pthread_mutex_t mu;        /* everything below */
+  pthread_cond_t cs_cv;      /* cs_state left CS_SENDING */
+  int dead_no;               /* pending calls failed with completion NO (CloseConnection) */
+  int leader;                /* a caller is reading */
+  iiop_call *pend;           /* pending calls, doubly linked */
+};
+
+struct iiop_ref {
+  iiop_client *cl;
+  endpoint *ep;
+  const uint8_t *key;
+  uint32_t key_len;
+  int cs_bad;                /* no common char code set: calls fail with CDR_E_CODESET */
+  cdr_opts opts;             /* GIOP version and code sets for arguments and results */
+  cdr_arena arena;           /* what the reference points into */
+};
+
+struct iiop_call {
+  iiop_client *cl;
+  iiop_call *next_free;
+  iiop_ref *ref;
+  cdr_arena *arena;
+  cdr_out out;               /* header and arguments */
+  cdr_out out2;              /* a rebuilt request (new header, same body) */
+  cdr_opts out_opts, out2_opts;
+  uint8_t out_live, out2_live, oneway, invoked, has_ex, msg_live;
+  const char *op;
+  uint32_t op_len;
+  size_t hdr_end, body_start, body_len, msg_len;
+  /* the reply */
+  cconn *cc;                 /* holds a reference while reply is ours */
+  uint8_t *reply;
+  giop_message msg;
+  giop_system_exception ex;
+  /* pending state, under cc->mu of the connection it waits on */
+  pthread_cond_t cv;
+  iiop_call *pprev, *pnext;
+  uint32_t req_id;
+  int pstate, pstatus, pno, waiting;
+  uint8_t *pmsg;
+  size_t plen;
+};
+
+struct iiop_client {
+  iiop_client_opts o;
+  char *ca_file;
+  iiop_tls_ctx *tls;
+  uint32_t conv_c, conv_w;   /* the one conversion code set offered for each */
+  pthread_mutex_t mu;        /* eps, free_calls, nfree, live_calls */
+  pthread_cond_t idle_cv;
+  endpoint *eps;
+  iiop_call *free_calls;
+  unsigned nfree;
+  unsigned live_calls;
+  int closing;               /* atomic */
+};
+
+/* ---------------------------------------------------------------- memory */
+
+static void *xmalloc(size_t n)
+{
+  const cdr_allocator *a = cdr_mem_global();
+  return a->malloc(n, a->ud);
+}
+
+static void xfree(void *p)
+{
+  if (p) {
+    const cdr_allocator *a = cdr_mem_global();
+    a->free(p, a->ud);
+  }
+}
+
+static char *xstrdup(const char *s)
+{
+  size_t n = strlen(s) + 1;
+  char *d = xmalloc(n);
+  if (d)
+    memcpy(d, s, n);
+  return d;
+}
+
+static void cond_init_mono(pthread_cond_t *cv)
+{
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(cv, &ca);
+  pthread_condattr_destroy(&ca);
+}
+
+/* Wait on CV until DEADLINE (-1: forever).  0, or ETIMEDOUT. */
+static int cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t deadline)
+{
+  if (deadline < 0)
+    return pthread_cond_wait(cv, mu);
+  struct timespec ts = { (time_t)(deadline / 1000), (long)(deadline % 1000) * 1000000L };
+  return pthread_cond_timedwait(cv, mu, &ts);
+}
+
+/* ---------------------------------------------------------------- options and client */
+
+void iiop_client_opts_default(iiop_client_opts *o)
+{
+  memset(o, 0, sizeof *o);
+  o->timeout_ms = 30000;
+  o->fragment_size = GIOP_FRAG_DEFAULT;
+  o->max_message = (size_t)64 << 20;
+  o->tls_ca_file = NULL;
+  o->tls_verify = 1;
+  o->native_char = CDR_CS_ISO8859_1;
+  o->native_wchar = CDR_CS_UTF16;
+}
+
+iiop_client *iiop_client_new(const iiop_client_opts *opts)
+{
+  iiop_client_opts o;
+  if (opts)
+    o = *opts;
+  else
+    iiop_client_opts_default(&o);
+  if (o.native_char != CDR_CS_ISO8859_1 && o.native_char != CDR_CS_UTF8)
+    return NULL;
+  if (o.native_wchar != 0 && o.native_wchar != CDR_CS_UTF16 && o.native_wchar != CDR_CS_UCS2)
+    return NULL;
+  if (o.timeout_ms < 0)
+    o.timeout_ms = 0;
+  iiop_client *c = xmalloc(sizeof *c);
+  if (!c)
+    return NULL;
+  memset(c, 0, sizeof *c);
+  c->o = o;
+  c->conv_c = o.native_char == CDR_CS_ISO8859_1 ? CDR_CS_UTF8 : CDR_CS_ISO8859_1;
+  c->conv_w = o.native_wchar == CDR_CS_UTF16 ? CDR_CS_UCS2 : CDR_CS_UTF16;
+  if (o.tls_ca_file) {
+    c->ca_file = xstrdup(o.tls_ca_file);
+    if (!c->ca_file || iiop_tls_client_ctx(c->ca_file, o.tls_verify, &c->tls) != CDR_OK) {
+      xfree(c->ca_file);
+      xfree(c);
+      return NULL;
+    }
+    c->o.tls_ca_file = c->ca_file;
+  }
+  pthread_mutex_init(&c->mu, NULL);
+  pthread_cond_init(&c->idle_cv, NULL);
+  return c;
+}
+
+/* ---------------------------------------------------------------- connections */
+
+static void cconn_unref(cconn *cc)
+{
+  if (!cc || __atomic_sub_fetch(&cc->refs, 1, __ATOMIC_ACQ_REL) != 0)
+    return;
+  iiop__conn_free(cc->conn);
+  pthread_cond_destroy(&cc->cs_cv);
+  pthread_mutex_destroy(&cc->mu);
+  xfree(cc);
+}
+
+/* Under cc->mu: the connection is over.  Every pending call fails with
+ * STATUS (completion NO when NO is set: the server said CloseConnection, so
+ * it will not process them), code-set waiters are released, the transport
+ * is shut down (a leader blocked in a read wakes). */
+static void conn_fail_locked(cconn *cc, int status, int no)
+{
+  if (!__atomic_load_n(&cc->dead, __ATOMIC_ACQUIRE)) {
+    __atomic_store_n(&cc->dead, status, __ATOMIC_RELEASE);
+    cc->dead_no = no;
+  }
+  for (iiop_call *p = cc->pend; p; p = p->pnext) {
+    p->pstate = P_DONE;
+    p->pstatus = status;
+    p->pno = no;
+    pthread_cond_signal(&p->cv);
+  }
+  cc->pend = NULL;
+  pthread_cond_broadcast(&cc->cs_cv);
+  iiop__conn_shutdown(cc->conn);
+}
+
+static void conn_fail(cconn *cc, int status, int no)
+{
+  pthread_mutex_lock(&cc->mu);
+  conn_fail_locked(cc, status, no);
+  pthread_mutex_unlock(&cc->mu);
+}
+
+/* Send a header-only message (CancelRequest, MessageError), best effort. */
+static void send_small(cconn *cc, int type, uint32_t request_id, uint8_t minor)
+{
+  if (__atomic_load_n(&cc->dead, __ATOMIC_ACQUIRE))
+    return;
+  uint8_t buf[32];
+  cdr_opts o;
+  cdr_opts_default(&o);
+  o.giop_minor = minor;
+  cdr_out out;
+  cdr_out_init_buffer(&out, &o, buf, sizeof buf);
+  if (type == GIOP_CANCEL_REQUEST)
+    giop_begin_cancel_request(&out, request_id);
+  else
+    giop_begin_message_error(&out);
+  if (giop_end(&out) == CDR_OK)
+    (void)iiop__conn_send(cc->conn, cdr_out_data(&out), cdr_out_size(&out), request_id);
+  cdr_out_close(&out);
+}
+
+static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out)
+{
+  int left = iiop__remaining(deadline);
+  if (left == 0)
+    return CDR_E_TIMEOUT;
+  iiop_transport *t;
+  int rc = iiop_tcp_connect(ep->host, ep->port, left < 0 ? 0 : left, &t);
+  if (rc != CDR_OK)
+    return rc;
+  if (ep->tls) {
+    left = iiop__remaining(deadline);
+    if (left == 0) {
+      t->ops->free(t);
+      return CDR_E_TIMEOUT;
+    }
+    rc = iiop_tls_connect(cl->tls, t, ep->host, left < 0 ? 0 : left, &t);
+    if (rc != CDR_OK)
+      return rc;
+  }
+  cconn *cc = xmalloc(sizeof *cc);
+  if (!cc) {
+    t->ops->free(t);
+    return CDR_E_NOMEM;
+  }
+  memset(cc, 0, sizeof *cc);
+  iiop_conn_opts co = { cl->o.fragment_size, cl->o.max_message, cl->o.timeout_ms };
+  rc = iiop__conn_new(t, &co, &cc->conn);
+  if (rc != CDR_OK) {
+    xfree(cc);
+    return rc;
+  }
+  pthread_mutex_init(&cc->mu, NULL);
+  cond_init_mono(&cc->cs_cv);
+  cc->refs = 1;
+  cc->next_id = 1;
+  *out = cc;
+  return CDR_OK;
+}
+
+/* A live connection to EP (a reference for the caller), opening one if
+ * needed.  *FRESH: this call opened it. */
+static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out, int *fresh)
+{
+  pthread_mutex_lock(&ep->mu);
+  for (;;) {
+    if (__atomic_load_n(&cl->closing, __ATOMIC_ACQUIRE)) {
+      pthread_mutex_unlock(&ep->mu);
+      return CDR_E_CLOSED;
+    }
+    cconn *cur = ep->conn;
+    if (cur && !__atomic_load_n(&cur->dead, __ATOMIC_ACQUIRE)) {
+      __atomic_add_fetch(&cur->refs, 1, __ATOMIC_RELAXED);
+      pthread_mutex_unlock(&ep->mu);
+      *out = cur;
+      *fresh = 0;
+      return CDR_OK;
+    }
+    if (cur) {
+      ep->conn = NULL;
+      cconn_unref(cur);
+    }
+    if (!ep->connecting)
+      break;
+    if (cond_wait_until(&ep->cv, &ep->mu, deadline) == ETIMEDOUT && ep->connecting) {
+      pthread_mutex_unlock(&ep->mu);
+      return CDR_E_TIMEOUT;
+    }
+  }
+  ep->connecting = 1;
+  pthread_mutex_unlock(&ep->mu);
+
+  cconn *cc = NULL;
+  int rc = open_conn(cl, ep, deadline, &cc);
+
+  pthread_mutex_lock(&ep->mu);
+  ep->connecting = 0;
+  if (rc == CDR_OK) {
+    cc->refs = 2;                       /* the endpoint's and the caller's */
+    ep->conn = cc;
+  }
+  pthread_cond_broadcast(&ep->cv);
+  pthread_mutex_unlock(&ep->mu);
+  if (rc == CDR_OK) {
+    *out = cc;
+    *fresh = 1;
+  }
+  return rc;
+}
+
+/* ---------------------------------------------------------------- endpoints */
+
+static endpoint *endpoint_get(iiop_client *cl, const char *host, uint16_t port, int tls,
+                              uint32_t tcs_c, uint32_t tcs_w)
+{
+  pthread_mutex_lock(&cl->mu);
+  endpoint *ep;
+  for (ep = cl->eps; ep; ep = ep->next)
+    if (ep->port == port && ep->tls == tls && ep->tcs_c == tcs_c && ep->tcs_w == tcs_w
+        && strcmp(ep->host, host) == 0)
+      break;
+  if (!ep) {
+    ep = xmalloc(sizeof *ep);
+    char *h = ep ? xstrdup(host) : NULL;
+    if (!h) {
+      xfree(ep);
+      ep = NULL;
+    } else {
+      memset(ep, 0, sizeof *ep);
+      ep->host = h;
+      ep->port = port;
+      ep->tls = (uint8_t)tls;
+      ep->tcs_c = tcs_c;
+      ep->tcs_w = tcs_w;
+      pthread_mutex_init(&ep->mu, NULL);
+      cond_init_mono(&ep->cv);
+      ep->next = cl->eps;
+      cl->eps = ep;
+    }
+  }
+  pthread_mutex_unlock(&cl->mu);
+  return ep;
+}
+
+/* Note the peer's ORB type from profile P: omniORB's server (4.2) does not
+ * end the input message of a CancelRequest (GIOP_S::handleCancelRequest),
+ * so when another message follows in the same read it handles the
+ * CancelRequest again, forever, at full CPU.  CancelRequest is advisory:
+ * such a peer does not get one. */
+static void note_orb_type(endpoint *ep, const iiop_profile *p)
+{
+  const iiop_component *ot = iiop_profile_component(p, IIOP_TAG_ORB_TYPE);
+  uint32_t type;
+  if (ot && iiop_orb_type_decode(ot, &type) == CDR_OK && type == IIOP_ORB_TYPE_OMNIORB)
+    __atomic_store_n(&ep->no_cancel, 1, __ATOMIC_RELAXED);
+}
+
+/* Where an IIOP profile says to go: host, port and TLS (TAG_SSL_SEC_TRANS
+ * with a CA file configured: the component's port over TLS).  Errors:
+ * CDR_E_UNSUPPORTED (TLS only, and no CA file), the component's. */
+static int profile_target(const iiop_client *cl, const iiop_profile *p, uint16_t *port, int *tls)
+{
+  *port = p->port;
+  *tls = 0;
+  const iiop_component *ssl = iiop_profile_component(p, IIOP_TAG_SSL_SEC_TRANS);
+  if (ssl && cl->tls) {
+    uint16_t sp = 0;
+    int rc = iiop_ssl_component_decode(ssl, NULL, NULL, &sp);
+    if (rc != CDR_OK)
+      return rc;
+    if (sp) {
+      *port = sp;
+      *tls = 1;
+    }
+  }
+  if (*port == 0)
+    return CDR_E_UNSUPPORTED;
+  return CDR_OK;
+}
+
+/* ---------------------------------------------------------------- references */
+
+static int has_prefix(const char *s, const char *p) { return strncasecmp(s, p, strlen(p)) == 0; }
+
+int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out)
+{
+  if (!c || !str || !out)
+    return CDR_E_INVALID;
+  iiop_ref *r = xmalloc(sizeof *r);
+  if (!r)
+    return CDR_E_NOMEM;
+  memset(r, 0, sizeof *r);
+  r->cl = c;
+  cdr_arena_init(&r->arena, NULL);
+
+  const char *host;
+  uint16_t port;
+  int tls = 0, rc;
+  uint8_t minor;
+  const iiop_profile *prof = NULL;
+  const iiop_codeset_info *csi = NULL;
+  iiop_codeset_info info;
+  if (has_prefix(str, "IOR:")) {
+    iiop_ior ior;
+    rc = iiop_ior_from_string(str, &r->arena, &ior);
+    if (rc != CDR_OK)
+      goto fail;
+    const iiop_profile *p = iiop_ior_iiop_profile(&ior);
+    if (!p) {
+      rc = CDR_E_UNSUPPORTED;
+      goto fail;
+    }
+    rc = profile_target(c, p, &port, &tls);
+    if (rc != CDR_OK)
+      goto fail;
+    const iiop_component *cs = iiop_profile_component(p, IIOP_TAG_CODE_SETS);
+    if (cs) {
+      rc = iiop_codeset_info_decode(cs, &r->arena, &info);
+      if (rc != CDR_OK)
+        goto fail;
+      csi = &info;
+    }
+    prof = p;
+    host = p->host;
+    minor = p->minor;
+    r->key = p->key;
+    r->key_len = p->key_len;
+  } else if (has_prefix(str, "corbaloc:")) {
+    iiop_corbaloc loc;
+    rc = iiop_corbaloc_parse(str, &r->arena, &loc);
+    if (rc != CDR_OK)
+      goto fail;
+    if (loc.naddrs == 0) {
+      rc = CDR_E_INVALID;
+      goto fail;
+    }
+    host = loc.addrs[0].host;
+    port = loc.addrs[0].port;
+    minor = loc.addrs[0].minor;
+    r->key = loc.key;
+    r->key_len = loc.key_len;
+  } else {
+    rc = CDR_E_INVALID;
+    goto fail;
+  }
+  if (minor > 2)
+    minor = 2;
+
+  uint32_t tcs_c = iiop_codeset_negotiate(c->o.native_char, &c->conv_c, 1,
+                                          csi ? &csi->for_char : NULL, 0);
+  uint32_t tcs_w = c->o.native_wchar
+                     ? iiop_codeset_negotiate(c->o.native_wchar, &c->conv_w, 1,
+                                              csi ? &csi->for_wchar : NULL, 1)
+                     : 0;
+  cdr_opts_default(&r->opts);
+  r->opts.giop_major = 1;
+  r->opts.giop_minor = minor;
+  r->opts.ncs_c = c->o.native_char;
+  if (tcs_c == CDR_CS_ISO8859_1 || tcs_c == CDR_CS_UTF8) {
+    r->opts.tcs_c = tcs_c;
+  } else {
+    r->opts.tcs_c = CDR_CS_ISO8859_1;
+    r->cs_bad = 1;
+  }
+  r->opts.tcs_w = tcs_w == CDR_CS_UTF16 || tcs_w == CDR_CS_UCS2 ? tcs_w : 0;
+
+  r->ep = endpoint_get(c, host, port, tls, r->opts.tcs_c, r->opts.tcs_w);
+  if (!r->ep) {
+    rc = CDR_E_NOMEM;
+    goto fail;
+  }
+  if (prof)
+    note_orb_type(r->ep, prof);
+  *out = r;
+  return CDR_OK;
+
+fail:
+  cdr_arena_free(&r->arena);
+  xfree(r);
+  return rc;
+}
+
+void iiop_ref_free(iiop_ref *r)
+{
+  if (!r)
+    return;
+  cdr_arena_free(&r->arena);
+  xfree(r);
+}
+
+/* ---------------------------------------------------------------- calls */
+
+static int opts_equal(const cdr_opts *a, const cdr_opts *b) { return memcmp(a, b, sizeof *a) == 0; }
+
+/* Make O an empty stream with options OPTS, keeping its buffer when the
+ * options have not changed. */
+static void out_prepare(cdr_out *o, uint8_t *live, cdr_opts *cur, const cdr_opts *opts)
+{
+  if (*live && opts_equal(cur, opts)) {
+    cdr_out_reset(o);
+    return;
+  }
+  if (*live)
+    cdr_out_close(o);
+  cdr_out_init(o, opts);
+  *cur = *opts;
+  *live = 1;
+}
+
+static iiop_call *call_get(iiop_client *cl)
+{
+  pthread_mutex_lock(&cl->mu);
+  iiop_call *call = cl->free_calls;
+  if (call) {
+    cl->free_calls = call->next_free;
+    cl->nfree--;
+  }
+  cl->live_calls++;
+  pthread_mutex_unlock(&cl->mu);
+  if (call)
+    return call;
+  call = xmalloc(sizeof *call);
+  if (call) {
+    memset(call, 0, sizeof *call);
+    call->cl = cl;
+    cond_init_mono(&call->cv);
+    /* memset made the opts all-zero: never equal to real ones, so the
+     * first out_prepare() initialises the streams. */
+  } else {
+    pthread_mutex_lock(&cl->mu);
+    cl->live_calls--;
+    pthread_mutex_unlock(&cl->mu);
+  }
+  return call;
+}
+
+static void call_destroy(iiop_call *call)
+{
+  if (call->out_live)
+    cdr_out_close(&call->out);
+  if (call->out2_live)
+    cdr_out_close(&call->out2);
+  pthread_cond_destroy(&call->cv);
+  xfree(call);
+}
+
+static void call_put(iiop_client *cl, iiop_call *call)
+{
+  pthread_mutex_lock(&cl->mu);
+  if (cl->nfree < CALL_POOL_MAX && !__atomic_load_n(&cl->closing, __ATOMIC_ACQUIRE)) {
+    call->next_free = cl->free_calls;
+    cl->free_calls = call;
+    cl->nfree++;
+    call = NULL;
+  }
+  if (--cl->live_calls == 0)
+    pthread_cond_broadcast(&cl->idle_cv);
+  pthread_mutex_unlock(&cl->mu);
+  if (call)
+    call_destroy(call);
+}
+
+int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iiop_call **out,
+                    cdr_out **args)
+{
+  if (!r || !operation || !out || !args)
+    return CDR_E_INVALID;
+  iiop_client *cl = r->cl;
+  iiop_call *call = call_get(cl);
+  if (!call)
+    return CDR_E_NOMEM;
+  call->arena = cdr_arena_get();
+  size_t ol = strlen(operation);
+  char *op = call->arena && ol < UINT32_MAX ? cdr_arena_alloc(call->arena, ol + 1, 1) : NULL;
+  if (!op) {
+    if (call->arena)
+      cdr_arena_put(call->arena);
+    call->arena = NULL;
+    call_put(cl, call);
+    return CDR_E_NOMEM;
+  }
+  memcpy(op, operation, ol + 1);
+  call->ref = r;
+  call->op = op;
+  call->op_len = (uint32_t)ol;
+  call->oneway = oneway != 0;
+  call->invoked = call->has_ex = call->msg_live = 0;
+  call->cc = NULL;
+  call->reply = NULL;
+  call->pstate = P_IDLE;
+
+  out_prepare(&call->out, &call->out_live, &call->out_opts, &r->opts);
+  giop_request_header h;
+  memset(&h, 0, sizeof h);
+  h.response_flags = call->oneway ? GIOP_RESPONSE_NONE : GIOP_RESPONSE_EXPECTED;
+  h.target.disposition = GIOP_KEY_ADDR;
+  h.target.key = r->key;
+  h.target.key_len = r->key_len;
+  h.operation = op;
+  h.operation_len = call->op_len;
+  giop_begin_request(&call->out, &h);
+  call->hdr_end = cdr_out_size(&call->out);
+  giop_begin_body(&call->out);
+  call->body_start = cdr_out_size(&call->out);
+  if (r->cs_bad)
+    cdr_out_fail(&call->out, CDR_E_CODESET);
+  *out = call;
+  *args = &call->out;
+  return CDR_OK;
+}
+
+/* ---------------------------------------------------------------- local exceptions */
+
+enum { PH_CONNECT, PH_SEND, PH_WAIT };
+
+/* Record the system exception a local failure RC maps to. */
+static void set_local_ex(iiop_call *call, int rc, int phase, int completed_no)
+{
+  const char *name;
+  uint32_t completed = completed_no ? GIOP_COMPLETED_NO : GIOP_COMPLETED_MAYBE;
+  switch (rc) {
+  case CDR_E_CLOSED:
+  case CDR_E_IO:
+  case CDR_E_TLS:
+    name = phase == PH_CONNECT || completed_no ? "TRANSIENT" : "COMM_FAILURE";
+    if (phase == PH_CONNECT)
+      completed = GIOP_COMPLETED_NO;
+    break;
+  case CDR_E_TIMEOUT:
+    name = phase == PH_CONNECT ? "TRANSIENT" : "TIMEOUT";
+    if (phase == PH_CONNECT)
+      completed = GIOP_COMPLETED_NO;
+    break;
+  case CDR_E_PROTOCOL:
+    name = "COMM_FAILURE";
+    break;
+  case CDR_E_UNSUPPORTED:
+    name = phase == PH_CONNECT ? "INV_OBJREF" : "NO_IMPLEMENT";
+    break;
+  default:
+    name = cdr_status_exception(rc);
+    if (!name)
+      name = "UNKNOWN";
+    if (phase == PH_CONNECT)
+      completed = GIOP_COMPLETED_NO;
+    break;
+  }
+  call->ex.repo_id = giop_system_exception_id(name);
+  call->ex.minor = 0;
+  call->ex.completed = completed;
+  call->has_ex = 1;
+}
+
+/* ---------------------------------------------------------------- sending */
+
+static void pend_add(cconn *cc, iiop_call *call)
+{
+  call->pprev = NULL;
+  call->pnext = cc->pend;
+  if (cc->pend)
+    cc->pend->pprev = call;
+  cc->pend = call;
+}
+
+static void pend_remove(cconn *cc, iiop_call *call)
+{
+  if (call->pprev)
+    call->pprev->pnext = call->pnext;
+  else
+    cc->pend = call->pnext;
+  if (call->pnext)
+    call->pnext->pprev = call->pprev;
+  call->pprev = call->pnext = NULL;
+}
+
+static iiop_call *pend_find(cconn *cc, uint32_t id)
+{
+  for (iiop_call *p = cc->pend; p; p = p->pnext)
+    if (p->req_id == id)
+      return p;
+  return NULL;
+}
+
+/* The request to send on CC: the prepared one with its request ID patched,
+ * or a new header (CodeSets context, another object key) with the body
+ * copied behind it. */
+static int build_request(iiop_call *call, const uint8_t *key, uint32_t key_len, uint32_t id,
+                         int with_cs, const uint8_t **msg, size_t *len)
+{
+  iiop_ref *r = call->ref;
+  int minor = call->out_opts.giop_minor;
+  if (!with_cs && key == r->key) {
+    /* 1.2: request_id first after the GIOP header; 1.0/1.1: after an empty
+     * service context list. */
+    cdr_out_patch_ulong(&call->out, minor >= 2 ? 12 : 16, id, cdr_out_byte_order(&call->out));
+    *msg = cdr_out_data(&call->out);
+    *len = call->msg_len;
+    return CDR_OK;
+  }
+  uint8_t csd[12];
+  giop_service_context sc;
+  giop_codeset_context cs = { call->out_opts.tcs_c, call->out_opts.tcs_w };
+  giop_codeset_context_encode(&cs, csd);
+  sc.id = GIOP_SC_CODE_SETS;
+  sc.len = sizeof csd;
+  sc.data = csd;
+  static const uint8_t zeros[8];
+  giop_request_header h;
+  memset(&h, 0, sizeof h);
+  h.request_id = id;
+  h.response_flags = call->oneway ? GIOP_RESPONSE_NONE : GIOP_RESPONSE_EXPECTED;
+  h.target.disposition = GIOP_KEY_ADDR;
+  h.target.key = key;
+  h.target.key_len = key_len;
+  h.operation = call->op;
+  h.operation_len = call->op_len;
+  h.contexts.n = with_cs ? 1 : 0;
+  h.contexts.v = with_cs ? &sc : NULL;
+  cdr_out *o = &call->out2;
+  for (int pass = 0; pass < 2; pass++) {
+    out_prepare(o, &call->out2_live, &call->out2_opts, &call->out_opts);
+    giop_begin_request(o, &h);
+    if (call->body_len == 0)
+      break;
+    if (minor >= 2) {
+      giop_begin_body(o);
+      break;
+    }
+    /* 1.0/1.1: the body must start where it started, modulo 8. */
+    uint32_t pad = (uint32_t)((call->body_start - cdr_out_size(o)) & 7);
+    if (pad == 0 || pass == 1)
+      break;
+    h.principal = zeros;
+    h.principal_len = pad;
+  }
+  if (call->body_len)
+    cdr_put_raw(o, cdr_out_data(&call->out) + call->body_start, call->body_len);
+  int rc = giop_end(o);
+  if (rc != CDR_OK)
+    return rc;
+  *msg = cdr_out_data(o);
+  *len = cdr_out_size(o);
+  return CDR_OK;
+}
+
+/* Send CALL's request to KEY on CC; a two-way call is registered as pending
+ * first.  *NO: a failure left the request unprocessed (completion NO). */
+static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t key_len,
+                        int64_t deadline, int *no)
+{
+  *no = 1;
+  int minor = call->out_opts.giop_minor;
+  int with_cs = 0;
+  /* The CodeSets context goes on the connection's first request (GIOP 1.1
+   * and later: 1.0 has no code-set negotiation, its code sets are fixed);
+   * whoever claims it sends first, the others wait until it is out. */
+  if (minor >= 1 && __atomic_load_n(&cc->cs_state, __ATOMIC_ACQUIRE) != CS_SENT) {
+    pthread_mutex_lock(&cc->mu);
+    while (cc->cs_state == CS_SENDING && !__atomic_load_n(&cc->dead, __ATOMIC_ACQUIRE)) {
+      if (cond_wait_until(&cc->cs_cv, &cc->mu, deadline) == ETIMEDOUT
+          && cc->cs_state == CS_SENDING) {
+        pthread_mutex_unlock(&cc->mu);
+        return CDR_E_TIMEOUT;
+      }
+    }
+    if (cc->cs_state == CS_NONE) {
+      __atomic_store_n(&cc->cs_state, CS_SENDING, __ATOMIC_RELEASE);
+      with_cs = 1;
+    }
+    pthread_mutex_unlock(&cc->mu);
+  }
+
+  uint32_t id = __atomic_fetch_add(&cc->next_id, 1, __ATOMIC_RELAXED);
+  const uint8_t *msg;
+  size_t len;
+  int rc = build_request(call, key, key_len, id, with_cs, &msg, &len);
+  if (rc == CDR_OK) {
+    call->req_id = id;
+    pthread_mutex_lock(&cc->mu);
+    int dead = __atomic_load_n(&cc->dead, __ATOMIC_ACQUIRE);
+    if (dead) {
+      rc = dead;
+      *no = 1;
+    } else if (!call->oneway) {
+      call->pstate = P_WAIT;
+      call->pmsg = NULL;
+      call->pno = 0;
+      pend_add(cc, call);
+    }
+    pthread_mutex_unlock(&cc->mu);
+  }
+  if (rc == CDR_OK) {
+    rc = iiop__conn_send(cc->conn, msg, len, id);
+    if (rc != CDR_OK) {
+      /* Not (completely) sent: the server never saw a whole request.  A
+       * write error also ends the connection (conn_send shut it down). */
+      pthread_mutex_lock(&cc->mu);
+      if (!call->oneway && call->pstate == P_WAIT)
+        pend_remove(cc, call);
+      call->pstate = P_IDLE;
+      if (rc != CDR_E_INVALID && rc != CDR_E_PROTOCOL)
+        conn_fail_locked(cc, rc == CDR_E_TIMEOUT || rc == CDR_E_TLS ? rc : CDR_E_CLOSED, 0);
+      pthread_mutex_unlock(&cc->mu);
+    }
+  }
+  if (with_cs) {
+    pthread_mutex_lock(&cc->mu);
+    __atomic_store_n(&cc->cs_state, rc == CDR_OK ? CS_SENT : CS_NONE, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&cc->cs_cv);
+    pthread_mutex_unlock(&cc->mu);
+  }
+  return rc;
+}
+
+/* ---------------------------------------------------------------- receiving */
+
+static uint32_t rd32(const uint8_t *p, int little)
+{
+  return little ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
+                : (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
+}
+
+/* The request ID of a Reply or LocateReply without decoding the rest (no
+ * arena needed: a 1.0/1.1 Reply's service contexts are skipped). */
+static int reply_id(const uint8_t *m, size_t len, const giop_header *h, uint32_t *id)
+{
+  int little = h->flags & GIOP_FLAG_LITTLE_ENDIAN;
+  if (h->type == GIOP_LOCATE_REPLY || h->minor >= 2) {
+    if (len < 16)
+      return CDR_E_PROTOCOL;
+    *id = rd32(m + 12, little);
+    return CDR_OK;
+  }
+  cdr_in i;
+  cdr_in_init(&i, m, len, little ? CDR_LITTLE_ENDIAN : CDR_BIG_ENDIAN, NULL);
+  cdr_in_seek(&i, GIOP_HEADER_SIZE);
+  uint32_t n = cdr_get_seq_count(&i, 8);
+  for (uint32_t k = 0; k < n && cdr_in_status(&i) == CDR_OK; k++) {
+    const uint8_t *d;
+    uint32_t dl;
+    (void)cdr_get_ulong(&i);
+    (void)cdr_get_octets_view(&i, &d, &dl);
+  }
+  uint32_t v = cdr_get_ulong(&i);
+  int rc = cdr_in_status(&i);
+  cdr_in_close(&i);
+  if (rc != CDR_OK)
+    return CDR_E_PROTOCOL;
+  *id = v;
+  return CDR_OK;
+}
+
+/* Under cc->mu: route the message M the leader read.  Returns CDR_OK, or
+ * CDR_E_PROTOCOL for a message a client must not receive (the caller sends
+ * MessageError and fails the connection). */
+static int dispatch(cconn *cc, uint8_t *m, size_t len)
+{
+  giop_header h;
+  if (giop_header_parse(m, len, &h) != CDR_OK) {
+    iiop__conn_release(cc->conn, m);
+    return CDR_E_PROTOCOL;
+  }
+  switch (h.type) {
+  case GIOP_REPLY:
+  case GIOP_LOCATE_REPLY: {
+    uint32_t id;
+    if (reply_id(m, len, &h, &id) != CDR_OK) {
+      iiop__conn_release(cc->conn, m);
+      return CDR_E_PROTOCOL;
+    }
+    iiop_call *p = pend_find(cc, id);
+    if (!p) {
+      iiop__conn_release(cc->conn, m);  /* a reply to a call that timed out */
+      return CDR_OK;
+    }
+    pend_remove(cc, p);
+    p->pmsg = m;
+    p->plen = len;
+    p->pstatus = CDR_OK;
+    p->pstate = P_DONE;
+    pthread_cond_signal(&p->cv);
+    return CDR_OK;
+  }
+  case GIOP_CLOSE_CONNECTION:
+    iiop__conn_release(cc->conn, m);
+    conn_fail_locked(cc, CDR_E_CLOSED, 1);
+    return CDR_OK;
+  case GIOP_MESSAGE_ERROR:
+    iiop__conn_release(cc->conn, m);
+    conn_fail_locked(cc, CDR_E_PROTOCOL, 0);
+    return CDR_OK;
+  default:                              /* Request, LocateRequest, CancelRequest */
+    iiop__conn_release(cc->conn, m);
+    return CDR_E_PROTOCOL;
+  }
+}
+
+/* Under cc->mu with no leader: wake one waiting follower to take over. */
+static void promote(cconn *cc)
+{
+  for (iiop_call *p = cc->pend; p; p = p->pnext)
+    if (p->waiting) {
+      pthread_cond_signal(&p->cv);
+      return;
+    }
+}
+
+/* Wait for CALL's reply on CC (leader or follower).  On CDR_OK
+ * call->pmsg/plen hold the reply.  *NO: failed with completion NO. */
+static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, int *no)
+{
+  int timed_out = 0;
+  pthread_mutex_lock(&cc->mu);
+  while (call->pstate == P_WAIT) {
+    if (!cc->leader) {
+      cc->leader = 1;
+      while (call->pstate == P_WAIT) {
+        pthread_mutex_unlock(&cc->mu);
+        uint8_t *m;
+        size_t len;
+        int rc = iiop__conn_recv(cc->conn, iiop__remaining(deadline), &m, &len);
+        int proto = 0;
+        if (rc == CDR_E_PROTOCOL || rc == CDR_E_LIMIT) {
+          send_small(cc, GIOP_MESSAGE_ERROR, 0, call->out_opts.giop_minor);
+          proto = 1;
+        }
+        pthread_mutex_lock(&cc->mu);
+        if (rc == CDR_E_TIMEOUT) {
+          if (call->pstate == P_WAIT) {
+            pend_remove(cc, call);
+            call->pstate = P_DONE;
+            call->pstatus = CDR_E_TIMEOUT;
+            timed_out = 1;
+          }
+          break;
+        }
+        if (rc != CDR_OK) {
+          conn_fail_locked(cc, rc == CDR_E_LIMIT ? rc : proto ? CDR_E_PROTOCOL : rc, 0);
+          break;
+        }
+        if (dispatch(cc, m, len) != CDR_OK) {
+          pthread_mutex_unlock(&cc->mu);
+          send_small(cc, GIOP_MESSAGE_ERROR, 0, call->out_opts.giop_minor);
+          pthread_mutex_lock(&cc->mu);
+          conn_fail_locked(cc, CDR_E_PROTOCOL, 0);
+          break;
+        }
+      }
+      cc->leader = 0;
+      break;
+    }
+    call->waiting = 1;
+    int w = cond_wait_until(&call->cv, &cc->mu, deadline);
+    call->waiting = 0;
+    if (w == ETIMEDOUT && call->pstate == P_WAIT) {
+      pend_remove(cc, call);
+      call->pstate = P_DONE;
+      call->pstatus = CDR_E_TIMEOUT;
+      timed_out = 1;
+    }
+  }
+  if (!cc->leader && cc->pend)
+    promote(cc);
+  int rc = call->pstatus;
+  *no = call->pno;
+  call->pstate = P_IDLE;
+  pthread_mutex_unlock(&cc->mu);
+  if (timed_out && cancel)
+    send_small(cc, GIOP_CANCEL_REQUEST, call->req_id, call->out_opts.giop_minor);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- invoke */
+
+/* A LOCATION_FORWARD body: the IOR to go to instead.  Its key is copied
+ * into the call's arena (the reply is released before the retry). */
+static int take_forward(iiop_call *call, endpoint **ep, const uint8_t **key, uint32_t *key_len)
+{
+  iiop_ior ior;
+  int rc = iiop_ior_read(&call->msg.body, &ior);
+  if (rc != CDR_OK)
+    return rc;
+  const iiop_profile *p = iiop_ior_iiop_profile(&ior);
+  if (!p)
+    return CDR_E_UNSUPPORTED;
+  uint16_t port;
+  int tls;
+  rc = profile_target(call->cl, p, &port, &tls);
+  if (rc != CDR_OK)
+    return rc;
+  uint8_t *k = cdr_arena_alloc(call->arena, p->key_len ? p->key_len : 1, 1);
+  endpoint *e = k ? endpoint_get(call->cl, p->host, port, tls, call->out_opts.tcs_c,
+                                 call->out_opts.tcs_w)
+                  : NULL;
+  if (!e)
+    return CDR_E_NOMEM;
+  if (p->key_len)
+    memcpy(k, p->key, p->key_len);
+  note_orb_type(e, p);
+  *ep = e;
+  *key = k;
+  *key_len = p->key_len;
+  return CDR_OK;
+}
+
+static void drop_reply(iiop_call *call)
+{
+  if (call->msg_live) {
+    cdr_in_close(&call->msg.body);
+    call->msg_live = 0;
+  }
+  if (call->reply) {
+    iiop__conn_release(call->cc->conn, call->reply);
+    call->reply = NULL;
+  }
+  if (call->cc) {
+    cconn_unref(call->cc);
+    call->cc = NULL;
+  }
+}
+
+int iiop_call_invoke(iiop_call *call, cdr_in **result)
+{
+  if (result)
+    *result = NULL;
+  if (!call)
+    return CDR_E_INVALID;
+  if (call->invoked)
+    return CDR_E_STATE;
+  call->invoked = 1;
+  iiop_ref *r = call->ref;
+  iiop_client *cl = call->cl;
+  int rc = cdr_out_status(&call->out);
+  if (rc != CDR_OK) {
+    /* GIOP 1.0 cannot carry wide characters at all, but the reason a
+     * reference has no wchar code set (every corbaloc reference) is the one
+     * to report. */
+    if (rc == CDR_E_UNSUPPORTED && r->opts.tcs_w == 0)
+      rc = CDR_E_CODESET;
+    set_local_ex(call, rc, PH_SEND, 1);
+    return rc;
+  }
+  size_t size = cdr_out_size(&call->out);
+  call->body_len = size - call->body_start;
+  /* GIOP 1.2 aligns a body on 8 only when there is one. */
+  call->msg_len = call->body_len ? size : call->hdr_end;
+  if (call->msg_len - GIOP_HEADER_SIZE > UINT32_MAX) {
+    set_local_ex(call, CDR_E_LIMIT, PH_SEND, 1);
+    return CDR_E_LIMIT;
+  }
+  cdr_out_patch_ulong(&call->out, 8, (uint32_t)(call->msg_len - GIOP_HEADER_SIZE),
+                      cdr_out_byte_order(&call->out));
+
+  int64_t deadline = iiop__deadline(cl->o.timeout_ms);
+  endpoint *ep = r->ep;
+  const uint8_t *key = r->key;
+  uint32_t key_len = r->key_len;
+  int forwards = 0, retried = 0;
+  for (;;) {
+    cconn *cc;
+    int fresh, no = 1;
+    rc = get_conn(cl, ep, deadline, &cc, &fresh);
+    if (rc != CDR_OK) {
+      set_local_ex(call, rc, PH_CONNECT, 1);
+      return rc;
+    }
+    int phase = PH_SEND;
+    rc = send_request(call, cc, key, key_len, deadline, &no);
+    if (rc == CDR_OK && call->oneway) {
+      cconn_unref(cc);
+      return CDR_OK;
+    }
+    if (rc == CDR_OK) {
+      phase = PH_WAIT;
+      rc = wait_reply(call, cc, deadline, !__atomic_load_n(&ep->no_cancel, __ATOMIC_RELAXED),
+                      &no);
+    }
+    if (rc != CDR_OK) {
+      cconn_unref(cc);
+      /* A connection taken from the cache that the server had closed (or
+       * closes now, saying so) processed nothing: try once more on a new
+       * one. */
+      if (rc == CDR_E_CLOSED && no && !fresh && !retried) {
+        retried = 1;
+        continue;
+      }
+      set_local_ex(call, rc, phase, phase == PH_SEND || no);
+      return rc;
+    }
+
+    /* The reply is ours until iiop_call_end(). */
+    call->cc = cc;
+    call->reply = call->pmsg;
+    rc = giop_parse(&call->msg, call->pmsg, call->plen, &r->opts, call->arena);
+    call->msg_live = 1;
+    if (rc == CDR_OK && call->msg.hdr.type != GIOP_REPLY)
+      rc = CDR_E_PROTOCOL;              /* a LocateReply: we sent no LocateRequest */
+    if (rc != CDR_OK) {
+      send_small(cc, GIOP_MESSAGE_ERROR, 0, call->out_opts.giop_minor);
+      conn_fail(cc, CDR_E_PROTOCOL, 0);
+      set_local_ex(call, CDR_E_PROTOCOL, PH_WAIT, 0);
+      return CDR_E_PROTOCOL;
+    }
+    cdr_in *body = &call->msg.body;
+    switch (call->msg.u.reply.reply_status) {
+    case GIOP_NO_EXCEPTION:
+      if (result)
+        *result = body;
+      return CDR_OK;
+    case GIOP_USER_EXCEPTION:
+      if (result)
+        *result = body;
+      return IIOP_R_USER_EXCEPTION;
+    case GIOP_SYSTEM_EXCEPTION:
+      rc = giop_get_system_exception(body, &call->ex);
+      if (rc != CDR_OK) {
+        set_local_ex(call, rc, PH_WAIT, 0);
+        return rc;
+      }
+      call->has_ex = 1;
+      if (result)
+        *result = body;
+      return IIOP_R_SYSTEM_EXCEPTION;
+    case GIOP_LOCATION_FORWARD:
+    case GIOP_LOCATION_FORWARD_PERM:
+      if (++forwards > MAX_FORWARDS) {
+        rc = CDR_E_LIMIT;
+      } else {
+        rc = take_forward(call, &ep, &key, &key_len);
+      }
+      drop_reply(call);
+      if (rc != CDR_OK) {
+        set_local_ex(call, rc, PH_WAIT, 1);   /* too many forwards: IMP_LIMIT */
+        return rc;
+      }
+      continue;
+    default:                            /* NEEDS_ADDRESSING_MODE: we send KeyAddr only */
+      drop_reply(call);
+      set_local_ex(call, CDR_E_UNSUPPORTED, PH_WAIT, 1);
+      return CDR_E_UNSUPPORTED;
+    }
+  }
+}
+
+const giop_system_exception *iiop_call_exception(const iiop_call *call)
+{
+  return call && call->has_ex ? &call->ex : NULL;
+}
+
+void iiop_call_end(iiop_call *call)
+{
+  if (!call)
+    return;
+  drop_reply(call);
+  if (call->arena)
+    cdr_arena_put(call->arena);
+  call->arena = NULL;
+  call->ref = NULL;
+  call->op = NULL;
+  call_put(call->cl, call);
+}
+
+/* ---------------------------------------------------------------- free */
+
+void iiop_client_free(iiop_client *c)
+{
+  if (!c)
+    return;
+  __atomic_store_n(&c->closing, 1, __ATOMIC_RELEASE);
+  /* Fail what is pending; wait until every call has ended (the threads in
+   * iiop_call_invoke() return CDR_E_CLOSED and end their calls). */
+  for (int pass = 0; pass < 2; pass++) {
+    pthread_mutex_lock(&c->mu);
+    endpoint *eps = c->eps;
+    pthread_mutex_unlock(&c->mu);
+    for (endpoint *ep = eps; ep; ep = ep->next) {
+      pthread_mutex_lock(&ep->mu);
+      cconn *cc = ep->conn;
+      ep->conn = NULL;
+      pthread_mutex_unlock(&ep->mu);
+      if (cc) {
+        conn_fail(cc, CDR_E_CLOSED, 0);
+        cconn_unref(cc);
+      }
+    }
+    if (pass == 0) {
+      pthread_mutex_lock(&c->mu);
+      while (c->live_calls)
+        pthread_cond_wait(&c->idle_cv, &c->mu);
+      pthread_mutex_unlock(&c->mu);
+    }
+  }
+  while (c->eps) {
+    endpoint *ep = c->eps;
+    c->eps = ep->next;
+    pthread_cond_destroy(&ep->cv);
+    pthread_mutex_destroy(&ep->mu);
+    xfree(ep->host);
+    xfree(ep);
+  }
+  while (c->free_calls) {
+    iiop_call *call = c->free_calls;
+    c->free_calls = call->next_free;
+    call_destroy(call);
+  }
+  iiop_tls_ctx_free(c->tls);
+  xfree(c->ca_file);
+  pthread_cond_destroy(&c->idle_cv);
+  pthread_mutex_destroy(&c->mu);
+  xfree(c);
+}

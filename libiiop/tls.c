@@ -1,0 +1,523 @@
+#include "config.h"
+/* tls.c - the TLS transport over OpenSSL 3 (iiop/conn.h).
+ *
+ * One SSL object serves a reader and a writer thread at once, and OpenSSL
+ * does not allow two threads inside one SSL object.  So every SSL_* call on
+ * a connection runs under a mutex, the socket is non-blocking, and a thread
+ * that must wait (WANT_READ / WANT_WRITE) waits in poll() with the mutex
+ * released.  A blocking socket would let a writer stuck on a full send
+ * buffer hold the mutex while the peer, itself stuck writing to us, waits
+ * for us to read: both sides would hang.
+ *
+ * The socket is reached through a small BIO of our own that calls
+ * send(MSG_NOSIGNAL) and recv(): OpenSSL's socket BIO uses write(), which
+ * raises SIGPIPE on a closed connection, and a library must not change the
+ * process's signal dispositions.
+ *
+ * writev: the pieces are copied into one buffer the transport keeps (up to
+ * WBUF_MAX octets) and go out in one SSL_write, so a GIOP header and its
+ * body share TLS records; a piece too large for the buffer goes out in its
+ * own SSL_write, from the caller's memory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <cdr/cdr.h>
+#include <iiop/conn.h>
+#include "connection.h"
+
+#define WBUF_MAX ((size_t)65536)
+
+struct iiop_tls_ctx {
+  SSL_CTX *ctx;
+  int server;
+  int verify;
+};
+
+typedef struct tls_transport {
+  iiop_transport base;       /* fd: the TCP transport's */
+  iiop_transport *tcp;
+  SSL *ssl;
+  pthread_mutex_t mu;        /* every SSL_* call on ssl */
+  int shut;                  /* atomic: shutdown() ran */
+  int fatal;                 /* under mu: a fatal SSL error happened (no SSL_shutdown then) */
+  int wpending;              /* under mu: an SSL_write waits to be retried */
+  int established;           /* the handshake completed */
+  uint8_t *wbuf;             /* writev's staging buffer (writers are serialised) */
+  size_t wcap;
+} tls_transport;
+
+static void *xmalloc(size_t n)
+{
+  const cdr_allocator *a = cdr_mem_global();
+  return a->malloc(n, a->ud);
+}
+
+static void xfree(void *p)
+{
+  const cdr_allocator *a = cdr_mem_global();
+  a->free(p, a->ud);
+}
+
+/* ---------------------------------------------------------------- the socket BIO */
+
+static BIO_METHOD *bio_method;
+static pthread_once_t bio_once = PTHREAD_ONCE_INIT;
+
+static int bio_fd(BIO *b) { return (int)(intptr_t)BIO_get_data(b); }
+
+static int bio_write(BIO *b, const char *buf, int len)
+{
+  BIO_clear_retry_flags(b);
+  for (;;) {
+    ssize_t w = send(bio_fd(b), buf, (size_t)len, MSG_NOSIGNAL);
+    if (w >= 0)
+      return (int)w;
+    if (errno == EINTR)
+      continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK)
+      BIO_set_retry_write(b);
+    return -1;
+  }
+}
+
+static int bio_read(BIO *b, char *buf, int len)
+{
+  BIO_clear_retry_flags(b);
+  for (;;) {
+    ssize_t r = recv(bio_fd(b), buf, (size_t)len, 0);
+    if (r >= 0)
+      return (int)r;
+    if (errno == EINTR)
+      continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK)
+      BIO_set_retry_read(b);
+    return -1;
+  }
+}
+
+static int bio_puts(BIO *b, const char *s) { return bio_write(b, s, (int)strlen(s)); }
+
+static long bio_ctrl(BIO *b, int cmd, long num, void *ptr)
+{
+  switch (cmd) {
+  case BIO_CTRL_FLUSH:
+    return 1;
+  case BIO_C_GET_FD:
+    if (ptr)
+      *(int *)ptr = bio_fd(b);
+    return bio_fd(b);
+  default:
+    return 0;
+  }
+}
+
+static int bio_create(BIO *b)
+{
+  BIO_set_init(b, 1);
+  return 1;
+}
+
+static int bio_destroy(BIO *b) { return b != NULL; }
+
+static void bio_method_init(void)
+{
+  BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR,
+                               "iiop socket");
+  if (!m)
+    return;
+  if (!BIO_meth_set_write(m, bio_write) || !BIO_meth_set_read(m, bio_read)
+      || !BIO_meth_set_puts(m, bio_puts) || !BIO_meth_set_ctrl(m, bio_ctrl)
+      || !BIO_meth_set_create(m, bio_create) || !BIO_meth_set_destroy(m, bio_destroy)) {
+    BIO_meth_free(m);
+    return;
+  }
+  bio_method = m;
+}
+
+static BIO *bio_new(int fd)
+{
+  pthread_once(&bio_once, bio_method_init);
+  if (!bio_method)
+    return NULL;
+  BIO *b = BIO_new(bio_method);
+  if (b)
+    BIO_set_data(b, (void *)(intptr_t)fd);
+  return b;
+}
+
+/* ---------------------------------------------------------------- contexts */
+
+static int ctx_common(SSL_CTX *ctx)
+{
+  SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_RENEGOTIATION);
+  SSL_CTX_set_mode(ctx, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  return SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+}
+
+static int ctx_new(SSL_CTX *ctx, int server, int verify, iiop_tls_ctx **out)
+{
+  iiop_tls_ctx *c = xmalloc(sizeof *c);
+  if (!c) {
+    SSL_CTX_free(ctx);
+    return CDR_E_NOMEM;
+  }
+  c->ctx = ctx;
+  c->server = server;
+  c->verify = verify;
+  *out = c;
+  return CDR_OK;
+}
+
+int iiop_tls_client_ctx(const char *ca_file, int verify, iiop_tls_ctx **out)
+{
+  if (!out)
+    return CDR_E_INVALID;
+  SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+  if (!ctx)
+    return CDR_E_TLS;
+  int ok = ctx_common(ctx);
+  if (ok && ca_file)
+    ok = SSL_CTX_load_verify_locations(ctx, ca_file, NULL);
+  else if (ok && verify)
+    ok = SSL_CTX_set_default_verify_paths(ctx);
+  if (!ok) {
+    SSL_CTX_free(ctx);
+    ERR_clear_error();
+    return CDR_E_TLS;
+  }
+  SSL_CTX_set_verify(ctx, verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, NULL);
+  return ctx_new(ctx, 0, verify != 0, out);
+}
+
+int iiop_tls_server_ctx(const char *cert_file, const char *key_file, iiop_tls_ctx **out)
+{
+  if (!cert_file || !key_file || !out)
+    return CDR_E_INVALID;
+  SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+  if (!ctx)
+    return CDR_E_TLS;
+  int ok = ctx_common(ctx) && SSL_CTX_use_certificate_chain_file(ctx, cert_file) == 1
+           && SSL_CTX_use_PrivateKey_file(ctx, key_file, SSL_FILETYPE_PEM) == 1
+           && SSL_CTX_check_private_key(ctx) == 1;
+  if (!ok) {
+    SSL_CTX_free(ctx);
+    ERR_clear_error();
+    return CDR_E_TLS;
+  }
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
+  SSL_CTX_set_num_tickets(ctx, 0); /* no resumption: spare the client reading tickets */
+  return ctx_new(ctx, 1, 0, out);
+}
+
+void iiop_tls_ctx_free(iiop_tls_ctx *c)
+{
+  if (!c)
+    return;
+  SSL_CTX_free(c->ctx);
+  xfree(c);
+}
+
+/* ---------------------------------------------------------------- I/O */
+
+/* Whether the last SSL error is fatal to the connection. */
+static int is_fatal(int e) { return e == SSL_ERROR_SSL || e == SSL_ERROR_SYSCALL; }
+
+static int sys_status(int err)
+{
+  if (err == EPIPE || err == ECONNRESET || err == ECONNABORTED || err == ENOTCONN)
+    return CDR_E_CLOSED;
+  return CDR_E_IO;
+}
+
+/* Write LEN octets at P (one SSL_write, retried as OpenSSL requires). */
+static int write_all(tls_transport *t, const uint8_t *p, size_t len, int64_t deadline)
+{
+  while (len > 0) {
+    size_t w = 0;
+    pthread_mutex_lock(&t->mu);
+    ERR_clear_error();
+    int ok = SSL_write_ex(t->ssl, p, len, &w);
+    int e = ok ? SSL_ERROR_NONE : SSL_get_error(t->ssl, 0);
+    int en = errno;
+    t->wpending = e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ;
+    if (is_fatal(e))
+      t->fatal = 1;
+    pthread_mutex_unlock(&t->mu);
+    if (ok) {
+      p += w;
+      len -= w;
+      continue;
+    }
+    if (__atomic_load_n(&t->shut, __ATOMIC_ACQUIRE))
+      return CDR_E_CLOSED;
+    int rc;
+    switch (e) {
+    case SSL_ERROR_WANT_WRITE:
+      rc = iiop__poll(t->base.fd, POLLOUT, deadline >= 0 ? iiop__remaining(deadline) : -1);
+      break;
+    case SSL_ERROR_WANT_READ:
+      rc = iiop__poll(t->base.fd, POLLIN, deadline >= 0 ? iiop__remaining(deadline) : -1);
+      break;
+    case SSL_ERROR_ZERO_RETURN:
+      return CDR_E_CLOSED;
+    case SSL_ERROR_SYSCALL:
+      return sys_status(en);
+    default:
+      return CDR_E_TLS;
+    }
+    if (rc != CDR_OK)
+      return rc;
+  }
+  return CDR_OK;
+}
+
+static int tls_writev(iiop_transport *tp, const struct iovec *iov, int n, int timeout_ms)
+{
+  tls_transport *t = (tls_transport *)tp;
+  int64_t deadline = timeout_ms >= 0 ? iiop__now_ms() + timeout_ms : -1;
+  if (n == 1)
+    return write_all(t, iov[0].iov_base, iov[0].iov_len, deadline);
+  size_t total = 0;
+  for (int k = 0; k < n; k++)
+    total += iov[k].iov_len;
+  size_t want = total < WBUF_MAX ? total : WBUF_MAX;
+  if (t->wcap < want) {
+    uint8_t *nb = xmalloc(want);
+    if (nb) {
+      xfree(t->wbuf);
+      t->wbuf = nb;
+      t->wcap = want;
+    }
+  }
+  size_t used = 0;
+  int rc = CDR_OK;
+  for (int k = 0; k < n && rc == CDR_OK; k++) {
+    const uint8_t *p = iov[k].iov_base;
+    size_t len = iov[k].iov_len;
+    if (len <= t->wcap - used) {
+      memcpy(t->wbuf + used, p, len);
+      used += len;
+      continue;
+    }
+    if (used) {
+      rc = write_all(t, t->wbuf, used, deadline);
+      used = 0;
+    }
+    if (rc != CDR_OK)
+      break;
+    if (len <= t->wcap / 2) {
+      memcpy(t->wbuf, p, len);
+      used = len;
+    } else {
+      rc = write_all(t, p, len, deadline);
+    }
+  }
+  if (rc == CDR_OK && used)
+    rc = write_all(t, t->wbuf, used, deadline);
+  return rc;
+}
+
+static long tls_read(iiop_transport *tp, void *buf, size_t len, int timeout_ms)
+{
+  tls_transport *t = (tls_transport *)tp;
+  int64_t deadline = timeout_ms > 0 ? iiop__now_ms() + timeout_ms : -1;
+  for (;;) {
+    size_t got = 0;
+    pthread_mutex_lock(&t->mu);
+    ERR_clear_error();
+    int ok = SSL_read_ex(t->ssl, buf, len, &got);
+    int e = ok ? SSL_ERROR_NONE : SSL_get_error(t->ssl, 0);
+    int en = errno;
+    if (is_fatal(e))
+      t->fatal = 1;
+    pthread_mutex_unlock(&t->mu);
+    if (ok)
+      return (long)got;
+    int rc;
+    switch (e) {
+    case SSL_ERROR_WANT_READ:
+    case SSL_ERROR_WANT_WRITE:
+      if (__atomic_load_n(&t->shut, __ATOMIC_ACQUIRE))
+        return 0;
+      if (timeout_ms == 0)
+        return CDR_E_TIMEOUT;
+      rc = iiop__poll(t->base.fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT,
+                      deadline >= 0 ? iiop__remaining(deadline) : -1);
+      if (rc != CDR_OK)
+        return rc;
+      break;
+    case SSL_ERROR_ZERO_RETURN:
+      return 0;
+    case SSL_ERROR_SYSCALL:
+      if (en == 0 || __atomic_load_n(&t->shut, __ATOMIC_ACQUIRE))
+        return 0;
+      return sys_status(en);
+    default:
+      if (__atomic_load_n(&t->shut, __ATOMIC_ACQUIRE))
+        return 0;
+      return CDR_E_TLS;
+    }
+  }
+}
+
+static void tls_shutdown(iiop_transport *tp)
+{
+  tls_transport *t = (tls_transport *)tp;
+  if (__atomic_exchange_n(&t->shut, 1, __ATOMIC_ACQ_REL) != 0)
+    return;
+  /* close_notify, best effort and without waiting; not in the middle of a
+   * record that a writer still has to finish, nor after a fatal error. */
+  pthread_mutex_lock(&t->mu);
+  if (t->established && !t->fatal && !t->wpending) {
+    ERR_clear_error();
+    (void)SSL_shutdown(t->ssl);
+    ERR_clear_error();
+  }
+  pthread_mutex_unlock(&t->mu);
+  t->tcp->ops->shutdown(t->tcp);
+}
+
+static void tls_free(iiop_transport *tp)
+{
+  tls_transport *t = (tls_transport *)tp;
+  if (!t)
+    return;
+  SSL_free(t->ssl);
+  t->tcp->ops->free(t->tcp);
+  xfree(t->wbuf);
+  pthread_mutex_destroy(&t->mu);
+  xfree(t);
+}
+
+static const iiop_transport_ops tls_ops = { tls_writev, tls_read, tls_shutdown, tls_free };
+
+/* ---------------------------------------------------------------- handshake */
+
+static int handshake(tls_transport *t, int timeout_ms)
+{
+  int64_t deadline = iiop__deadline(timeout_ms);
+  for (;;) {
+    ERR_clear_error();
+    int r = SSL_do_handshake(t->ssl);
+    if (r == 1) {
+      t->established = 1;
+      return CDR_OK;
+    }
+    int e = SSL_get_error(t->ssl, r);
+    int en = errno;
+    int rc;
+    if (e == SSL_ERROR_WANT_READ)
+      rc = iiop__poll(t->base.fd, POLLIN, iiop__remaining(deadline));
+    else if (e == SSL_ERROR_WANT_WRITE)
+      rc = iiop__poll(t->base.fd, POLLOUT, iiop__remaining(deadline));
+    else if (e == SSL_ERROR_SYSCALL && en != 0)
+      return CDR_E_IO;
+    else
+      return CDR_E_TLS;                 /* verification failed, peer closed, bad record */
+    if (rc != CDR_OK)
+      return rc;
+  }
+}
+
+/* HOST without IPv6 brackets or zone, into BUF. */
+static const char *bare_host(const char *host, char *buf, size_t cap)
+{
+  size_t n = strlen(host);
+  if (n >= 2 && host[0] == '[' && host[n - 1] == ']') {
+    host++;
+    n -= 2;
+  }
+  if (n >= cap)
+    return NULL;
+  memcpy(buf, host, n);
+  buf[n] = 0;
+  char *z = strchr(buf, '%');
+  if (z && strchr(buf, ':'))
+    *z = 0;
+  return buf;
+}
+
+static int tls_start(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int timeout_ms,
+                     int server, iiop_transport **out)
+{
+  if (!c || !tcp || !out || c->server != server) {
+    if (tcp)
+      tcp->ops->free(tcp);
+    return CDR_E_INVALID;
+  }
+  tls_transport *t = xmalloc(sizeof *t);
+  if (!t) {
+    tcp->ops->free(tcp);
+    return CDR_E_NOMEM;
+  }
+  memset(t, 0, sizeof *t);
+  t->base.ops = &tls_ops;
+  t->base.fd = tcp->fd;
+  t->tcp = tcp;
+  pthread_mutex_init(&t->mu, NULL);
+
+  int rc = CDR_E_NOMEM;
+  int fl = fcntl(tcp->fd, F_GETFL);
+  if (fl < 0 || fcntl(tcp->fd, F_SETFL, fl | O_NONBLOCK) != 0) {
+    rc = CDR_E_IO;
+    goto fail;
+  }
+  t->ssl = SSL_new(c->ctx);
+  BIO *b = t->ssl ? bio_new(tcp->fd) : NULL;
+  if (!b)
+    goto fail;
+  SSL_set_bio(t->ssl, b, b);
+  if (server) {
+    SSL_set_accept_state(t->ssl);
+  } else {
+    SSL_set_connect_state(t->ssl);
+    char name[256];
+    const char *h = host ? bare_host(host, name, sizeof name) : NULL;
+    if (host && !h) {
+      rc = CDR_E_INVALID;
+      goto fail;
+    }
+    unsigned char ip[16];
+    int is_ip = h && (inet_pton(AF_INET, h, ip) == 1 || inet_pton(AF_INET6, h, ip) == 1);
+    if (h && !is_ip && !SSL_set_tlsext_host_name(t->ssl, h))
+      goto tls_fail;
+    if (c->verify && h) {
+      SSL_set_hostflags(t->ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+      int ok = is_ip ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(t->ssl), h)
+                     : SSL_set1_host(t->ssl, h);
+      if (!ok)
+        goto tls_fail;
+    }
+  }
+  rc = handshake(t, timeout_ms);
+  if (rc != CDR_OK)
+    goto fail;
+  *out = &t->base;
+  return CDR_OK;
+
+tls_fail:
+  rc = CDR_E_TLS;
+fail:
+  ERR_clear_error();
+  tls_free(&t->base);
+  return rc;
+}
+
+int iiop_tls_connect(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int timeout_ms,
+                     iiop_transport **out)
+{
+  return tls_start(c, tcp, host, timeout_ms, 0, out);
+}
+
+int iiop_tls_accept(iiop_tls_ctx *c, iiop_transport *tcp, int timeout_ms, iiop_transport **out)
+{
+  return tls_start(c, tcp, NULL, timeout_ms, 1, out);
+}

@@ -1,0 +1,301 @@
+#include "config.h"
+/* transport.c - the TCP transport (iiop/conn.h): connect with a deadline to
+ * every address a name resolves to, gather writes that survive short
+ * writes and EINTR, reads with a timeout, shutdown that wakes a blocked
+ * reader.  Also the deadline and poll() helpers the connection and TLS
+ * layers share (connection.h).
+ *
+ * The descriptor stays blocking.  Writes use sendmsg(MSG_DONTWAIT |
+ * MSG_NOSIGNAL): one system call while the socket buffer has room, a poll()
+ * for POLLOUT (bounded by the write's deadline) only when it is full, and
+ * never SIGPIPE.  Reads poll first when a timeout applies, except right
+ * after a read that filled the caller's buffer (more is then probably
+ * waiting and recv(MSG_DONTWAIT) saves the poll). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <cdr/cdr.h>
+#include <iiop/conn.h>
+#include "connection.h"
+
+/* ---------------------------------------------------------------- time and polling */
+
+int64_t iiop__now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t iiop__deadline(int timeout_ms)
+{
+  return timeout_ms > 0 ? iiop__now_ms() + timeout_ms : -1;
+}
+
+int iiop__remaining(int64_t deadline)
+{
+  if (deadline < 0)
+    return -1;
+  int64_t left = deadline - iiop__now_ms();
+  if (left <= 0)
+    return 0;
+  return left > INT_MAX ? INT_MAX : (int)left;
+}
+
+int iiop__poll(int fd, short events, int timeout_ms)
+{
+  int64_t deadline = timeout_ms > 0 ? iiop__now_ms() + timeout_ms : -1;
+  struct pollfd p = { fd, events, 0 };
+  for (;;) {
+    int r = poll(&p, 1, timeout_ms);
+    if (r > 0)
+      return CDR_OK;                  /* POLLERR/POLLHUP too: the next call says what */
+    if (r == 0)
+      return CDR_E_TIMEOUT;
+    if (errno != EINTR)
+      return CDR_E_IO;
+    if (deadline >= 0) {
+      timeout_ms = iiop__remaining(deadline);
+      if (timeout_ms == 0)
+        return CDR_E_TIMEOUT;
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- TCP transport */
+
+typedef struct tcp_transport {
+  iiop_transport base;
+  int shut;                  /* atomic: shutdown() ran */
+  int full;                  /* the last read filled its buffer: try before polling */
+} tcp_transport;
+
+/* errno after a failed send or recv, as a status. */
+static int io_status(int e)
+{
+  switch (e) {
+  case EPIPE:
+  case ECONNRESET:
+  case ECONNABORTED:
+  case ENOTCONN:
+    return CDR_E_CLOSED;
+  case ETIMEDOUT:
+    return CDR_E_TIMEOUT;
+  default:
+    return CDR_E_IO;
+  }
+}
+
+#define IOV_BATCH 64
+
+static int tcp_writev(iiop_transport *t, const struct iovec *iov, int n, int timeout_ms)
+{
+  int64_t deadline = timeout_ms >= 0 ? iiop__now_ms() + timeout_ms : -1;
+  struct iovec v[IOV_BATCH];
+  int next = 0;                       /* first entry of IOV not yet copied into V */
+  while (next < n) {
+    int k = n - next < IOV_BATCH ? n - next : IOV_BATCH;
+    memcpy(v, iov + next, (size_t)k * sizeof *v);
+    next += k;
+    struct iovec *p = v;
+    while (k > 0) {
+      if (p->iov_len == 0) {
+        p++;
+        k--;
+        continue;
+      }
+      struct msghdr mh = { 0 };
+      mh.msg_iov = p;
+      mh.msg_iovlen = (size_t)k;
+      ssize_t w = sendmsg(t->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (w < 0) {
+        if (errno == EINTR)
+          continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK)
+          return io_status(errno);
+        if (__atomic_load_n(&((tcp_transport *)t)->shut, __ATOMIC_ACQUIRE))
+          return CDR_E_CLOSED;
+        int rc = iiop__poll(t->fd, POLLOUT, deadline >= 0 ? iiop__remaining(deadline) : -1);
+        if (rc != CDR_OK)
+          return rc;
+        continue;
+      }
+      size_t left = (size_t)w;
+      while (k > 0 && left >= p->iov_len) {
+        left -= p->iov_len;
+        p++;
+        k--;
+      }
+      if (k > 0) {
+        p->iov_base = (char *)p->iov_base + left;
+        p->iov_len -= left;
+      }
+    }
+  }
+  return CDR_OK;
+}
+
+static long tcp_read(iiop_transport *t, void *buf, size_t len, int timeout_ms)
+{
+  tcp_transport *tt = (tcp_transport *)t;
+  int64_t deadline = timeout_ms > 0 ? iiop__now_ms() + timeout_ms : -1;
+  int try_first = tt->full || timeout_ms == 0;
+  for (;;) {
+    if (timeout_ms >= 0 && !try_first) {
+      int rc = iiop__poll(t->fd, POLLIN, deadline >= 0 ? iiop__remaining(deadline) : 0);
+      if (rc != CDR_OK)
+        return rc;
+    }
+    try_first = 0;
+    ssize_t r = recv(t->fd, buf, len, timeout_ms >= 0 ? MSG_DONTWAIT : 0);
+    if (r >= 0) {
+      tt->full = (size_t)r == len;
+      return (long)r;
+    }
+    if (errno == EINTR)
+      continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK)
+      return io_status(errno);
+    if (timeout_ms == 0 || (deadline >= 0 && iiop__remaining(deadline) == 0))
+      return CDR_E_TIMEOUT;
+  }
+}
+
+static void tcp_shutdown(iiop_transport *t)
+{
+  tcp_transport *tt = (tcp_transport *)t;
+  if (__atomic_exchange_n(&tt->shut, 1, __ATOMIC_ACQ_REL) == 0)
+    shutdown(t->fd, SHUT_RDWR);
+}
+
+static void tcp_free(iiop_transport *t)
+{
+  if (!t)
+    return;
+  if (t->fd >= 0)
+    close(t->fd);
+  const cdr_allocator *a = cdr_mem_global();
+  a->free(t, a->ud);
+}
+
+static const iiop_transport_ops tcp_ops = { tcp_writev, tcp_read, tcp_shutdown, tcp_free };
+
+static int tcp_new(int fd, iiop_transport **out)
+{
+  const cdr_allocator *a = cdr_mem_global();
+  tcp_transport *t = a->malloc(sizeof *t, a->ud);
+  if (!t)
+    return CDR_E_NOMEM;
+  memset(t, 0, sizeof *t);
+  t->base.ops = &tcp_ops;
+  t->base.fd = fd;
+  *out = &t->base;
+  return CDR_OK;
+}
+
+int iiop_tcp_wrap(int fd, iiop_transport **out)
+{
+  if (fd < 0 || !out)
+    return CDR_E_INVALID;
+  int one = 1;
+  (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); /* not TCP: ignored */
+  int rc = tcp_new(fd, out);
+  if (rc != CDR_OK)
+    close(fd);
+  return rc;
+}
+
+/* Connect a non-blocking socket to AI within DEADLINE.  Returns the
+ * descriptor, or a status. */
+static int connect_one(const struct addrinfo *ai, int64_t deadline)
+{
+  int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+  if (fd < 0)
+    return errno == ENOMEM || errno == ENOBUFS ? CDR_E_NOMEM : CDR_E_IO;
+  int rc = CDR_OK;
+  if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+    if (errno != EINPROGRESS && errno != EINTR) {
+      rc = CDR_E_IO;
+    } else {
+      rc = iiop__poll(fd, POLLOUT, iiop__remaining(deadline));
+      if (rc == CDR_OK) {
+        int err = 0;
+        socklen_t el = sizeof err;
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0 || err != 0)
+          rc = err == ETIMEDOUT ? CDR_E_TIMEOUT : CDR_E_IO;
+      }
+    }
+  }
+  if (rc == CDR_OK) {
+    int fl = fcntl(fd, F_GETFL);
+    int one = 1;
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0
+        || setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0)
+      rc = CDR_E_IO;
+  }
+  if (rc != CDR_OK) {
+    close(fd);
+    return rc;
+  }
+  return fd;
+}
+
+int iiop_tcp_connect(const char *host, uint16_t port, int timeout_ms, iiop_transport **out)
+{
+  if (!host || !out)
+    return CDR_E_INVALID;
+  /* "[::1]" as IORs may carry it: the brackets are not part of the address. */
+  char name[NI_MAXHOST];
+  size_t hl = strlen(host);
+  if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+    host++;
+    hl -= 2;
+  }
+  if (hl == 0 || hl >= sizeof name)
+    return CDR_E_IO;
+  memcpy(name, host, hl);
+  name[hl] = 0;
+  char serv[8];
+  snprintf(serv, sizeof serv, "%u", (unsigned)port);
+
+  int64_t deadline = iiop__deadline(timeout_ms);
+  struct addrinfo hints, *res = NULL;
+  memset(&hints, 0, sizeof hints);
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_protocol = IPPROTO_TCP;
+  hints.ai_flags = AI_NUMERICSERV;
+  int g = getaddrinfo(name, serv, &hints, &res);
+  if (g != 0)
+    return g == EAI_MEMORY ? CDR_E_NOMEM : CDR_E_IO;
+
+  int rc = CDR_E_IO, fd = -1;
+  for (const struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+    if (deadline >= 0 && iiop__remaining(deadline) == 0) {
+      rc = CDR_E_TIMEOUT;
+      break;
+    }
+    fd = connect_one(ai, deadline);
+    if (fd >= 0)
+      break;
+    rc = fd;
+    if (rc == CDR_E_NOMEM)
+      break;
+  }
+  freeaddrinfo(res);
+  if (fd < 0)
+    return rc;
+  rc = tcp_new(fd, out);
+  if (rc != CDR_OK)
+    close(fd);
+  return rc;
+}

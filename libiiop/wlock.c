@@ -1,0 +1,99 @@
+#include "config.h"
+/* wlock.c - the connection write lock (iiop/conn.h): a flag taken by
+ * compare-and-set, a mutex and condition variable only for threads that
+ * find it taken.
+ *
+ * Why no wakeup is lost: a waiter increments `waiters` (sequentially
+ * consistent) before it retries the CAS, and the unlocker stores
+ * `locked = 0` (sequentially consistent) before it reads `waiters`.  In the
+ * single total order of those four operations either the unlocker reads the
+ * waiter's increment (and then signals under the mutex, which the waiter
+ * holds from its increment until pthread_cond_wait releases it, so the
+ * signal cannot fall between the waiter's CAS and its wait) or the
+ * waiter's CAS comes after the store of 0 and succeeds.
+ *
+ * Building with -DWLOCK_BROKEN replaces the CAS with a load followed by a
+ * store (test-then-set): two threads can both see the flag clear and both
+ * take the lock.  tests/check_wlock.c must fail against that build; it
+ * exists only to prove that the test can see the difference.
+ */
+#include <stdbool.h>
+#include <pthread.h>
+#include <cdr/error.h>
+#include <iiop/conn.h>
+
+void iiop_wlock_init(iiop_wlock *l)
+{
+  l->locked = 0;
+  l->waiters = 0;
+  l->closed = 0;
+  pthread_mutex_init(&l->mu, NULL);
+  pthread_cond_init(&l->cv, NULL);
+}
+
+void iiop_wlock_destroy(iiop_wlock *l)
+{
+  pthread_cond_destroy(&l->cv);
+  pthread_mutex_destroy(&l->mu);
+}
+
+/* One attempt to take the flag. */
+static inline bool try_take(iiop_wlock *l)
+{
+#ifndef WLOCK_BROKEN
+  int expected = 0;
+  return __atomic_compare_exchange_n(&l->locked, &expected, 1, false, __ATOMIC_SEQ_CST,
+                                     __ATOMIC_RELAXED);
+#else
+  /* Deliberately wrong: the test and the set are two operations. */
+  if (__atomic_load_n(&l->locked, __ATOMIC_ACQUIRE))
+    return false;
+  __atomic_store_n(&l->locked, 1, __ATOMIC_RELAXED);
+  return true;
+#endif
+}
+
+int iiop_wlock_lock(iiop_wlock *l)
+{
+  if (__builtin_expect(__atomic_load_n(&l->closed, __ATOMIC_ACQUIRE), 0))
+    return CDR_E_CLOSED;
+  if (__builtin_expect(try_take(l), 1))
+    return CDR_OK;
+
+  int rc;
+  pthread_mutex_lock(&l->mu);
+  __atomic_add_fetch(&l->waiters, 1, __ATOMIC_SEQ_CST);
+  for (;;) {
+    if (__atomic_load_n(&l->closed, __ATOMIC_ACQUIRE)) {
+      rc = CDR_E_CLOSED;
+      break;
+    }
+    if (try_take(l)) {
+      rc = CDR_OK;
+      break;
+    }
+    pthread_cond_wait(&l->cv, &l->mu);
+  }
+  __atomic_sub_fetch(&l->waiters, 1, __ATOMIC_SEQ_CST);
+  pthread_mutex_unlock(&l->mu);
+  return rc;
+}
+
+void iiop_wlock_unlock(iiop_wlock *l)
+{
+  __atomic_store_n(&l->locked, 0, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&l->waiters, __ATOMIC_SEQ_CST) != 0) {
+    pthread_mutex_lock(&l->mu);
+    pthread_cond_signal(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+  }
+}
+
+void iiop_wlock_close(iiop_wlock *l)
+{
+  __atomic_store_n(&l->closed, 1, __ATOMIC_SEQ_CST);
+  /* Under the mutex: a waiter that saw closed == 0 is already waiting. */
+  pthread_mutex_lock(&l->mu);
+  pthread_cond_broadcast(&l->cv);
+  pthread_mutex_unlock(&l->mu);
+}

@@ -8,8 +8,12 @@
  * octets); every fragment message but the last is a multiple of 8 octets in
  * all (12-octet header included), so no primitive of 8 octets or less is
  * split and alignment continues across fragments.  GIOP 1.1: Fragment
- * headers of 12 octets without a request ID, split at positions that keep
- * 8-alignment of the continued stream.  GIOP 1.0 has no fragments.
+ * headers of 12 octets without a request ID, split at stream positions that
+ * are 4 mod 8 (every non-final fragment message is 4 mod 8 octets), so that
+ * fragment data has the same alignment whether a receiver aligns relative to
+ * the continued stream or to each Fragment message (as the Eclipse ORB
+ * does); an 8-octet primitive may then straddle a split (ulong and smaller
+ * never do).  GIOP 1.0 has no fragments.
  *
  * Receiving: giop_reasm is fed bytes in any chunks (as a socket delivers
  * them) and yields whole messages; a fragmented message comes out as one
@@ -59,8 +63,9 @@ typedef struct giop_fragmenter {
  * unchanged until the last giop_fragmenter_next().  The first fragment's
  * header is written into the fragmenter (MSG itself is not modified).
  * Errors: CDR_E_INVALID (LEN < 12, not a GIOP 1.1/1.2 message that may be
- * fragmented: Request, Reply, LocateRequest, LocateReply), CDR_E_PROTOCOL
- * (message_size does not match LEN). */
+ * fragmented: Request, Reply, and in 1.2 also LocateRequest, LocateReply;
+ * the more-fragments flag already set), CDR_E_PROTOCOL (message_size does
+ * not match LEN).  *F is untouched on error. */
 IIOP_API int giop_fragmenter_init(giop_fragmenter *f, const uint8_t *msg, size_t len,
                                   size_t frag_size, uint32_t request_id);
 
@@ -99,11 +104,18 @@ IIOP_API void giop_reasm_free(giop_reasm *r);
  * new fragmented 1.2 message reusing a pending request ID; more than
  * max_pending), CDR_E_LIMIT (message_size or the running total of a
  * fragmented message over max_message: what was buffered for it is freed),
- * CDR_E_NOMEM. */
+ * CDR_E_NOMEM.  On any error every incomplete message is freed; messages
+ * completed before it can still be taken with giop_reasm_next(). */
 IIOP_API int giop_reasm_feed(giop_reasm *r, const void *data, size_t len);
 
 /* Zero-copy feeding for sockets: a buffer of *ROOM octets (at least 1) to
- * read into, then giop_reasm_commit() with the count read.  Same errors. */
+ * read into, then giop_reasm_commit() with the count read (0 to N <= *ROOM).
+ * At a message start the buffer is one that becomes the message when the
+ * read holds nothing past it; inside a message it is the message's own
+ * buffer (ROOM never reaches past the current part).  Same errors, plus
+ * CDR_E_INVALID (not sticky) when N exceeds the reservation or there is none
+ * (giop_reasm_feed() cancels one).  giop_reasm_cancel() in between is safe:
+ * the buffer stays valid until the commit, which then discards the octets. */
 IIOP_API int giop_reasm_buffer(giop_reasm *r, uint8_t **buf, size_t *room);
 IIOP_API int giop_reasm_commit(giop_reasm *r, size_t n);
 
@@ -113,8 +125,11 @@ IIOP_API int giop_reasm_commit(giop_reasm *r, size_t n);
 IIOP_API int giop_reasm_next(giop_reasm *r, uint8_t **msg, size_t *len);
 IIOP_API void giop_reasm_release(giop_reasm *r, uint8_t *msg);
 
-/* Drop the fragments buffered for REQUEST_ID (a CancelRequest arrived);
- * returns 1 if there were some. */
+/* Drop the fragments buffered for the GIOP 1.2 message REQUEST_ID (a
+ * CancelRequest arrived; the rest of a Fragment being received is skipped,
+ * and a later Fragment for it is CDR_E_PROTOCOL); returns 1 if there were
+ * some.  A GIOP 1.1 fragmented message, having no request ID in its
+ * Fragments, is not cancelled. */
 IIOP_API int giop_reasm_cancel(giop_reasm *r, uint32_t request_id);
 
 /* Octets buffered in incomplete messages (for tests and limits). */

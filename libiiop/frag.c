@@ -1,0 +1,758 @@
+/* frag.c - GIOP fragmentation and reassembly (iiop/frag.h).
+ *
+ * Split points.  GIOP 1.2: every split is at a multiple of 8 in message
+ * coordinates (octet 0 is the first octet of the original 12-octet header),
+ * so the first message is FRAG_SIZE octets in all (message_size 4 mod 8, as
+ * omniORB's 8180) and each non-final Fragment is 16 + a multiple of 8.
+ * Fragment data then starts at offset 16 of its Fragment message and at a
+ * stream position that is 0 mod 8: alignment relative to the reassembled
+ * stream and relative to the Fragment message agree, and no aligned
+ * primitive of 8 octets or less is split.
+ *
+ * GIOP 1.1 (our choice, as frag.h leaves it open): splits at positions that
+ * are 4 mod 8, so the first message is FRAG_SIZE - 4 octets in all and each
+ * non-final Fragment 12 + a multiple of 8.  Fragment data starts at offset
+ * 12 of its Fragment message and at a stream position that is 12 mod 8 too,
+ * so a receiver that aligns relative to the continued stream (the spec
+ * reading, and our reassembler) and one that aligns relative to each
+ * Fragment message (the Eclipse ORB, WIRE-NOTES) read the same thing.  The
+ * price: an 8-octet primitive at an 8-aligned position may straddle a split
+ * (the fragmenter does not know the message's types); ulong and smaller
+ * never do.  We send GIOP 1.2 by default, so 1.1 is for old peers only.
+ *
+ * Reassembly.  A message is assembled in one buffer from the allocator: the
+ * header and body of an unfragmented message (one memcpy from the caller's
+ * read buffer, or none when it was read through giop_reasm_buffer() into a
+ * "spare" buffer that then simply becomes the message), or the first
+ * message followed by each Fragment's data (fragment headers dropped).  A
+ * buffer never grows past the octets its header announced for an
+ * unfragmented message; a fragmented message's buffer doubles (bounded by
+ * max_message) so that a long run of Fragments costs linear copying.
+ * Buffers carry their bookkeeping in front of the data, so a message handed
+ * out by giop_reasm_next() is found again in O(1) by giop_reasm_release().
+ * A few released buffers are kept for reuse, so a steady stream of messages
+ * read through giop_reasm_buffer() allocates nothing.
+ *
+ * GIOP 1.1 fragments are concatenated as they are.  A sender that aligns each
+ * 1.1 Fragment on its own start and puts splits at other positions than ours
+ * (the Eclipse ORB puts them anywhere) produces data that no contiguous
+ * stream represents; such messages decode correctly only when the splits
+ * happen to fall at positions 4 mod 8.  Peers speaking 1.2 have no such
+ * problem.
+ */
+#include "config.h"
+#include <stdbool.h>
+#include <string.h>
+#include <iiop/frag.h>
+
+/* ---------------------------------------------------------------- helpers */
+
+static inline uint32_t rd32(const uint8_t *p, int little)
+{
+  if (little)
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+  return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
+}
+
+static inline void wr32(uint8_t *p, uint32_t v, int little)
+{
+  if (little) {
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+  } else {
+    p[3] = (uint8_t)v; p[2] = (uint8_t)(v >> 8); p[1] = (uint8_t)(v >> 16); p[0] = (uint8_t)(v >> 24);
+  }
+}
+
+/* May a message of TYPE be fragmented in GIOP 1.MINOR?  (1.1: Request and
+ * Reply; 1.2 adds LocateRequest and LocateReply.) */
+static bool fragmentable(unsigned minor, unsigned type)
+{
+  if (minor == 1)
+    return type == GIOP_REQUEST || type == GIOP_REPLY;
+  if (minor == 2)
+    return type == GIOP_REQUEST || type == GIOP_REPLY || type == GIOP_LOCATE_REQUEST
+           || type == GIOP_LOCATE_REPLY;
+  return false;
+}
+
+/* ---------------------------------------------------------------- fragmenter */
+
+int giop_fragmenter_init(giop_fragmenter *f, const uint8_t *msg, size_t len, size_t frag_size,
+                         uint32_t request_id)
+{
+  giop_header h;
+  if (f == NULL || msg == NULL || len < GIOP_HEADER_SIZE)
+    return CDR_E_INVALID;
+  if (giop_header_parse(msg, len, &h) != CDR_OK || (h.flags & GIOP_FLAG_MORE_FRAGMENTS)
+      || !fragmentable(h.minor, h.type))
+    return CDR_E_INVALID;
+  if ((uint64_t)h.size != (uint64_t)len - GIOP_HEADER_SIZE)
+    return CDR_E_PROTOCOL;
+  if (frag_size == 0)
+    frag_size = GIOP_FRAG_DEFAULT;
+  frag_size &= ~(size_t)7;
+  if (frag_size < GIOP_FRAG_MIN)
+    frag_size = GIOP_FRAG_MIN;
+
+  giop_fragmenter t;
+  memset(&t, 0, sizeof t);
+  t.msg = msg;
+  t.len = len;
+  t.frag_size = frag_size;
+  t.request_id = request_id;
+  t.minor = h.minor;
+  t.flags = h.flags;
+  if (len > frag_size) {
+    /* The first message: 1.2 ends at FRAG_SIZE (0 mod 8), 1.1 at
+     * FRAG_SIZE - 4 (4 mod 8); see the top of the file. */
+    size_t first = h.minor == 2 ? frag_size : frag_size - 4;
+    giop_header fh = h;
+    fh.flags |= GIOP_FLAG_MORE_FRAGMENTS;
+    fh.size = (uint32_t)(first - GIOP_HEADER_SIZE);
+    giop_header_write(&fh, t.hdr);
+    t.pos = first;
+  }
+  *f = t;
+  return CDR_OK;
+}
+
+int giop_fragmenter_next(giop_fragmenter *f, struct iovec iov[2], int *n)
+{
+  if (f->done) {
+    *n = 0;
+    return 0;
+  }
+  if (!f->first_done) {
+    f->first_done = 1;
+    if (f->len <= f->frag_size) {
+      iov[0].iov_base = (void *)f->msg;
+      iov[0].iov_len = f->len;
+      *n = 1;
+      f->done = 1;
+      return 1;
+    }
+    iov[0].iov_base = f->hdr;
+    iov[0].iov_len = GIOP_HEADER_SIZE;
+    iov[1].iov_base = (void *)(f->msg + GIOP_HEADER_SIZE);
+    iov[1].iov_len = f->pos - GIOP_HEADER_SIZE;
+    *n = 2;
+    return 1;
+  }
+  /* A Fragment: 16 + d octets (1.2) or 12 + d (1.1), d a multiple of 8, at
+   * most FRAG_SIZE (1.2) or FRAG_SIZE - 4 (1.1) in all: d <= FRAG_SIZE - 16
+   * in both. */
+  size_t rest = f->len - f->pos, cap = f->frag_size - 16;
+  bool last = rest <= cap;
+  size_t d = last ? rest : cap;
+  int little = f->flags & GIOP_FLAG_LITTLE_ENDIAN;
+  giop_header fh = { 1, f->minor, (uint8_t)(little | (last ? 0 : GIOP_FLAG_MORE_FRAGMENTS)),
+                     GIOP_FRAGMENT, (uint32_t)(d + (f->minor == 2 ? 4 : 0)) };
+  giop_header_write(&fh, f->hdr);
+  size_t hl = GIOP_HEADER_SIZE;
+  if (f->minor == 2) {
+    wr32(f->hdr + GIOP_HEADER_SIZE, f->request_id, little);
+    hl += 4;
+  }
+  iov[0].iov_base = f->hdr;
+  iov[0].iov_len = hl;
+  iov[1].iov_base = (void *)(f->msg + f->pos);
+  iov[1].iov_len = d;
+  *n = 2;
+  f->pos += d;
+  if (last)
+    f->done = 1;
+  return 1;
+}
+
+/* ---------------------------------------------------------------- reassembler */
+
+#define SPARE_CAP ((size_t)16384)     /* a zero-copy read at a message start */
+#define INIT_CAP ((size_t)65536)      /* first buffer of a large message */
+#define CACHE_N 4                     /* released buffers kept for reuse ... */
+#define CACHE_MAX ((size_t)262144)    /* ... when no larger than this */
+
+enum { K_NONE, K_MSG, K_PEND12, K_PEND11, K_DONE, K_TAKEN };
+enum { ST_HDR, ST_BODY };
+enum { RM_SPARE, RM_BODY, RM_SKIP };
+
+/* A message buffer: this header, then CAP octets of message. */
+typedef struct rbuf {
+  struct rbuf *next, *prev;  /* pending list (1.2), done queue, taken list */
+  size_t cap;                /* octets of room */
+  size_t len;                /* octets filled */
+  size_t total;              /* fragmented: 12 + body octets announced so far */
+  uint32_t id;               /* fragmented 1.2: the request ID */
+  uint8_t kind;              /* K_* */
+  uint8_t order;             /* fragmented: the first message's byte-order flag */
+} rbuf;
+
+#define RB_HDR ((sizeof(rbuf) + 15) & ~(size_t)15)
+static inline uint8_t *rb_data(rbuf *b) { return (uint8_t *)b + RB_HDR; }
+
+struct giop_reasm {
+  const cdr_allocator *a;
+  size_t max_message;
+  uint32_t max_pending;
+  int err;                   /* sticky */
+  int st;                    /* ST_HDR: expecting a header; ST_BODY: a part's octets */
+  rbuf *tgt;                 /* ST_BODY: where they go (NULL: cancelled, skip them) */
+  size_t rem;                /* ST_BODY: octets of the current part still to come */
+  uint8_t last;              /* ST_BODY: the part completes its message */
+  uint8_t hdr_have;          /* ST_HDR: header octets gathered in hdr */
+  uint8_t hdr[16];
+  rbuf *spare;               /* zero-copy read buffer at a message start */
+  size_t room;               /* the reservation giop_reasm_buffer() gave; 0: none */
+  int rmode;                 /* RM_*: where that reservation is */
+  rbuf *zombie;              /* a target cancelled while a reservation was in it */
+  rbuf *pend;                /* GIOP 1.2 fragmented messages in progress */
+  uint32_t npend;
+  rbuf *p11;                 /* the GIOP 1.1 fragmented message in progress */
+  rbuf *done_head, *done_tail;
+  rbuf *taken;               /* handed out, not released */
+  rbuf *cache[CACHE_N];
+  unsigned ncache;
+};
+
+void giop_reasm_opts_default(giop_reasm_opts *o)
+{
+  o->max_message = (size_t)64 << 20;
+  o->max_pending = 64;
+  o->alloc = NULL;
+}
+
+static void rb_free(giop_reasm *r, rbuf *b)
+{
+  if (b)
+    r->a->free(b, r->a->ud);
+}
+
+/* A buffer with room for CAP octets: a cached one if one is big enough. */
+static rbuf *rb_new(giop_reasm *r, size_t cap)
+{
+  for (unsigned k = 0; k < r->ncache; k++)
+    if (r->cache[k]->cap >= cap) {
+      rbuf *b = r->cache[k];
+      r->cache[k] = r->cache[--r->ncache];
+      b->len = 0;
+      b->kind = K_NONE;
+      return b;
+    }
+  if (cap > SIZE_MAX - RB_HDR)
+    return NULL;
+  rbuf *b = r->a->malloc(RB_HDR + cap, r->a->ud);
+  if (!b)
+    return NULL;
+  memset(b, 0, sizeof *b);
+  b->cap = cap;
+  return b;
+}
+
+/* Done with B: keep it for reuse or free it. */
+static void rb_drop(giop_reasm *r, rbuf *b)
+{
+  if (!r->err && b->cap >= SPARE_CAP && b->cap <= CACHE_MAX && r->ncache < CACHE_N) {
+    b->kind = K_NONE;
+    r->cache[r->ncache++] = b;
+  } else {
+    rb_free(r, b);
+  }
+}
+
+static void list_free(giop_reasm *r, rbuf *b)
+{
+  while (b) {
+    rbuf *n = b->next;
+    rb_free(r, b);
+    b = n;
+  }
+}
+
+static rbuf *find12(const giop_reasm *r, uint32_t id)
+{
+  for (rbuf *b = r->pend; b; b = b->next)
+    if (b->id == id)
+      return b;
+  return NULL;
+}
+
+static void pend_unlink(giop_reasm *r, rbuf *b)
+{
+  if (b->prev)
+    b->prev->next = b->next;
+  else
+    r->pend = b->next;
+  if (b->next)
+    b->next->prev = b->prev;
+  b->next = b->prev = NULL;
+  r->npend--;
+}
+
+/* Free everything incomplete, the spare and the cache. */
+static void free_incomplete(giop_reasm *r)
+{
+  if (r->tgt && r->tgt->kind == K_MSG)
+    rb_free(r, r->tgt);
+  r->tgt = NULL;
+  list_free(r, r->pend);
+  r->pend = NULL;
+  r->npend = 0;
+  rb_free(r, r->p11);
+  r->p11 = NULL;
+  rb_free(r, r->spare);
+  r->spare = NULL;
+  rb_free(r, r->zombie);
+  r->zombie = NULL;
+  while (r->ncache)
+    rb_free(r, r->cache[--r->ncache]);
+  r->st = ST_HDR;
+  r->hdr_have = 0;
+  r->rem = 0;
+  r->room = 0;
+}
+
+/* Record ERR and free everything incomplete: nothing more is accepted, so
+ * nothing incomplete can ever complete.  Completed messages stay available. */
+static int fail(giop_reasm *r, int err)
+{
+  if (!r->err) {
+    r->err = err;
+    free_incomplete(r);
+  }
+  return r->err;
+}
+
+giop_reasm *giop_reasm_new(const giop_reasm_opts *opts)
+{
+  giop_reasm_opts o;
+  if (opts)
+    o = *opts;
+  else
+    giop_reasm_opts_default(&o);
+  const cdr_allocator *a = o.alloc ? o.alloc : cdr_mem_global();
+  giop_reasm *r = a->malloc(sizeof *r, a->ud);
+  if (!r)
+    return NULL;
+  memset(r, 0, sizeof *r);
+  r->a = a;
+  r->max_message = o.max_message;
+  r->max_pending = o.max_pending;
+  return r;
+}
+
+void giop_reasm_free(giop_reasm *r)
+{
+  if (!r)
+    return;
+  free_incomplete(r);
+  list_free(r, r->done_head);
+  list_free(r, r->taken);
+  r->a->free(r, r->a->ud);
+}
+
+/* Make room for NEED octets in the current target (need > cap). */
+static int grow(giop_reasm *r, size_t need)
+{
+  rbuf *t = r->tgt;
+  size_t nc = t->cap > SIZE_MAX / 2 ? SIZE_MAX : t->cap * 2;
+  if (t->kind == K_MSG) {
+    /* Never past what its header announced. */
+    if (nc < INIT_CAP)
+      nc = INIT_CAP;
+    if (nc < need)
+      nc = need;
+    if (nc > t->len + r->rem)
+      nc = t->len + r->rem;
+  } else {
+    /* A fragmented message: at most twice what has been announced so far,
+     * and within max_message (which NEED is too). */
+    if (nc < need)
+      nc = need;
+    if (nc > r->max_message)
+      nc = need > r->max_message ? need : r->max_message;
+  }
+  if (nc > SIZE_MAX - RB_HDR)
+    return fail(r, CDR_E_NOMEM);
+  rbuf *nb = r->a->realloc(t, RB_HDR + nc, r->a->ud);
+  if (!nb)
+    return fail(r, CDR_E_NOMEM);
+  nb->cap = nc;
+  if (nb != t) {
+    if (nb->kind == K_PEND12) {
+      if (nb->prev)
+        nb->prev->next = nb;
+      else
+        r->pend = nb;
+      if (nb->next)
+        nb->next->prev = nb;
+    } else if (nb->kind == K_PEND11) {
+      r->p11 = nb;
+    }
+    r->tgt = nb;
+  }
+  return CDR_OK;
+}
+
+/* The current part is complete. */
+static int part_done(giop_reasm *r)
+{
+  rbuf *t = r->tgt;
+  r->st = ST_HDR;
+  r->tgt = NULL;
+  if (!t || !r->last)
+    return CDR_OK;
+  if (t->kind != K_MSG) {
+    if (t->kind == K_PEND12)
+      pend_unlink(r, t);
+    else
+      r->p11 = NULL;
+    /* The first message's header, now describing the whole message. */
+    uint8_t *d = rb_data(t);
+    d[6] &= (uint8_t)~GIOP_FLAG_MORE_FRAGMENTS;
+    wr32(d + 8, (uint32_t)(t->len - GIOP_HEADER_SIZE), d[6] & GIOP_FLAG_LITTLE_ENDIAN);
+  }
+  t->kind = K_DONE;
+  t->next = t->prev = NULL;
+  if (r->done_tail)
+    r->done_tail->next = t;
+  else
+    r->done_head = t;
+  r->done_tail = t;
+  return CDR_OK;
+}
+
+/* Look at the header octets H (HAVE of them).  Returns CDR_OK with *NEED
+ * the header's length (12, or 16 where the 1.2 request ID is needed too) when
+ * HAVE covers it, 1 when more octets are needed (*NEED of them in all), or
+ * an error. */
+static int classify(const giop_reasm *r, const uint8_t *h, size_t have, giop_header *gh,
+                    size_t *need)
+{
+  if (have < GIOP_HEADER_SIZE) {
+    *need = GIOP_HEADER_SIZE;
+    return 1;
+  }
+  if (giop_header_parse(h, have, gh) != CDR_OK)
+    return CDR_E_PROTOCOL;
+  /* Before anything is allocated for it (CASES C11 a). */
+  if ((uint64_t)gh->size + GIOP_HEADER_SIZE > (uint64_t)r->max_message)
+    return CDR_E_LIMIT;
+  size_t hl = GIOP_HEADER_SIZE;
+  bool more = gh->minor >= 1 && (gh->flags & GIOP_FLAG_MORE_FRAGMENTS);
+  if (more && gh->type != GIOP_FRAGMENT && !fragmentable(gh->minor, gh->type))
+    return CDR_E_PROTOCOL;
+  if (gh->minor == 2 && (more || gh->type == GIOP_FRAGMENT)) {
+    if (gh->size < 4)                   /* no room for the request ID */
+      return CDR_E_PROTOCOL;
+    if (more && ((gh->size + GIOP_HEADER_SIZE) & 7) != 0)
+      return CDR_E_PROTOCOL;            /* CASES C13: 1001 octets in all */
+    hl = 16;
+  }
+  *need = hl;
+  return have >= hl ? CDR_OK : 1;
+}
+
+/* Start the part whose header GH is complete: HL octets at H, in the input
+ * (PEEK: not consumed yet, AVAIL octets there) or in r->hdr.  SPARE_N > 0:
+ * the input is the whole of the spare buffer, which may become the message.
+ * *CONSUMED: input octets used up here. */
+static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t hl, bool peek,
+                 size_t avail, size_t spare_n, size_t *consumed)
+{
+  int little = gh->flags & GIOP_FLAG_LITTLE_ENDIAN;
+  bool more = gh->minor >= 1 && (gh->flags & GIOP_FLAG_MORE_FRAGMENTS);
+  size_t total = (size_t)gh->size + GIOP_HEADER_SIZE;
+  *consumed = 0;
+
+  if (gh->type == GIOP_FRAGMENT) {
+    rbuf *pm = gh->minor == 1 ? r->p11 : find12(r, rd32(h + GIOP_HEADER_SIZE, little));
+    if (!pm || pm->order != little)
+      return fail(r, CDR_E_PROTOCOL);
+    size_t data = gh->size - (gh->minor == 2 ? 4 : 0);
+    /* The running total (CASES C11 b): max_message >= 12 here. */
+    if (data > r->max_message - pm->total || pm->total - GIOP_HEADER_SIZE + data > UINT32_MAX)
+      return fail(r, CDR_E_LIMIT);
+    pm->total += data;
+    if (peek)
+      *consumed = hl;
+    else
+      r->hdr_have = 0;
+    r->tgt = pm;
+    r->rem = data;
+    r->last = !more;
+    r->st = ST_BODY;
+    return data ? CDR_OK : part_done(r);
+  }
+
+  uint32_t id = 0;
+  if (more) {
+    if (gh->minor == 1) {
+      if (r->p11)
+        return fail(r, CDR_E_PROTOCOL);
+    } else {
+      id = rd32(h + GIOP_HEADER_SIZE, little);
+      if (find12(r, id) || r->npend >= r->max_pending)
+        return fail(r, CDR_E_PROTOCOL);
+    }
+  }
+  rbuf *t;
+  if (spare_n && peek && total >= spare_n) {
+    /* The read landed in place: the spare becomes the message. */
+    t = r->spare;
+    r->spare = NULL;
+    t->len = spare_n;
+    *consumed = spare_n;
+  } else {
+    size_t cap = avail > INIT_CAP ? avail : INIT_CAP;
+    if (cap > total)
+      cap = total;
+    t = rb_new(r, cap);
+    if (!t)
+      return fail(r, CDR_E_NOMEM);
+    if (!peek) {
+      memcpy(rb_data(t), r->hdr, r->hdr_have);
+      t->len = r->hdr_have;
+      r->hdr_have = 0;
+    }
+  }
+  t->total = total;
+  t->id = id;
+  t->order = (uint8_t)little;
+  t->next = t->prev = NULL;
+  if (!more) {
+    t->kind = K_MSG;
+  } else if (gh->minor == 1) {
+    t->kind = K_PEND11;
+    r->p11 = t;
+  } else {
+    t->kind = K_PEND12;
+    t->next = r->pend;
+    if (r->pend)
+      r->pend->prev = t;
+    r->pend = t;
+    r->npend++;
+  }
+  r->tgt = t;
+  r->rem = total - t->len;
+  r->last = !more;
+  r->st = ST_BODY;
+  return r->rem ? CDR_OK : part_done(r);
+}
+
+/* Take N octets at P.  SPARE: P is the spare buffer's data, starting at a
+ * message boundary. */
+static int process(giop_reasm *r, const uint8_t *p, size_t n, bool spare)
+{
+  size_t off = 0;
+  while (off < n) {
+    if (r->st == ST_BODY) {
+      size_t k = n - off < r->rem ? n - off : r->rem;
+      if (r->tgt) {
+        if (r->tgt->cap - r->tgt->len < k && grow(r, r->tgt->len + k) != CDR_OK)
+          return r->err;
+        rbuf *t = r->tgt;
+        memcpy(rb_data(t) + t->len, p + off, k);
+        t->len += k;
+      }
+      r->rem -= k;
+      off += k;
+      if (r->rem == 0)
+        part_done(r);
+      continue;
+    }
+    bool peek = r->hdr_have == 0;
+    const uint8_t *h = peek ? p + off : r->hdr;
+    size_t have = peek ? n - off : r->hdr_have, need;
+    giop_header gh;
+    int rc = classify(r, h, have, &gh, &need);
+    if (rc < 0)
+      return fail(r, rc);
+    if (rc == 1) {
+      size_t k = need - r->hdr_have;
+      if (k > n - off)
+        k = n - off;
+      memcpy(r->hdr + r->hdr_have, p + off, k);
+      r->hdr_have = (uint8_t)(r->hdr_have + k);
+      off += k;
+      if (r->hdr_have < need)
+        continue;                       /* the input is used up */
+      /* Complete now, even if the input is used up (a 12-octet message). */
+      peek = false;
+      h = r->hdr;
+      rc = classify(r, h, r->hdr_have, &gh, &need);
+      if (rc < 0)
+        return fail(r, rc);
+      if (rc == 1)
+        continue;                       /* 16 octets needed after all */
+    }
+    size_t used;
+    rc = begin(r, &gh, h, need, peek, n - off, spare && off == 0 ? n : 0, &used);
+    if (rc != CDR_OK)
+      return rc;
+    off += used;
+  }
+  return CDR_OK;
+}
+
+/* Forget a reservation from giop_reasm_buffer(). */
+static void end_reservation(giop_reasm *r)
+{
+  r->room = 0;
+  rb_free(r, r->zombie);
+  r->zombie = NULL;
+}
+
+int giop_reasm_feed(giop_reasm *r, const void *data, size_t len)
+{
+  if (r->err)
+    return r->err;
+  end_reservation(r);
+  if (r->spare && r->spare->len) {
+    /* Header octets a reservation left in the spare (< 16 of them). */
+    memcpy(r->hdr, rb_data(r->spare), r->spare->len);
+    r->hdr_have = (uint8_t)r->spare->len;
+    r->spare->len = 0;
+  }
+  return len ? process(r, data, len, false) : CDR_OK;
+}
+
+static int get_spare(giop_reasm *r)
+{
+  if (!r->spare) {
+    r->spare = rb_new(r, SPARE_CAP);
+    if (!r->spare)
+      return fail(r, CDR_E_NOMEM);
+    r->spare->len = 0;
+  }
+  return CDR_OK;
+}
+
+int giop_reasm_buffer(giop_reasm *r, uint8_t **buf, size_t *room)
+{
+  if (r->err)
+    return r->err;
+  end_reservation(r);
+  if (r->st == ST_BODY && r->tgt) {
+    if (r->tgt->cap == r->tgt->len && grow(r, r->tgt->len + 1) != CDR_OK)
+      return r->err;
+    rbuf *t = r->tgt;
+    size_t k = t->cap - t->len;
+    *buf = rb_data(t) + t->len;
+    *room = k < r->rem ? k : r->rem;
+    r->rmode = RM_BODY;
+  } else {
+    if (get_spare(r) != CDR_OK)
+      return r->err;
+    rbuf *s = r->spare;
+    if (r->st == ST_BODY) {           /* skipping a cancelled message's part */
+      *buf = rb_data(s);
+      *room = s->cap < r->rem ? s->cap : r->rem;
+      r->rmode = RM_SKIP;
+    } else {
+      if (r->hdr_have) {
+        memcpy(rb_data(s), r->hdr, r->hdr_have);
+        s->len = r->hdr_have;
+        r->hdr_have = 0;
+      }
+      *buf = rb_data(s) + s->len;
+      *room = s->cap - s->len;
+      r->rmode = RM_SPARE;
+    }
+  }
+  r->room = *room;
+  return CDR_OK;
+}
+
+int giop_reasm_commit(giop_reasm *r, size_t n)
+{
+  if (r->err)
+    return r->err;
+  if (n > r->room)
+    return CDR_E_INVALID;
+  int mode = r->rmode;
+  end_reservation(r);
+  if (n == 0)
+    return CDR_OK;
+  if (mode == RM_SPARE) {
+    rbuf *s = r->spare;
+    s->len += n;
+    int rc = process(r, rb_data(s), s->len, true);
+    if (rc != CDR_OK)
+      return rc;
+    if (r->spare)
+      r->spare->len = 0;              /* all of it went somewhere */
+    return CDR_OK;
+  }
+  if (mode == RM_BODY && r->tgt)
+    r->tgt->len += n;
+  /* else RM_SKIP, or the target was cancelled after giop_reasm_buffer() */
+  r->rem -= n;
+  if (r->rem == 0)
+    part_done(r);
+  return CDR_OK;
+}
+
+int giop_reasm_next(giop_reasm *r, uint8_t **msg, size_t *len)
+{
+  rbuf *t = r->done_head;
+  if (!t)
+    return 0;
+  r->done_head = t->next;
+  if (!r->done_head)
+    r->done_tail = NULL;
+  t->kind = K_TAKEN;
+  t->prev = NULL;
+  t->next = r->taken;
+  if (r->taken)
+    r->taken->prev = t;
+  r->taken = t;
+  *msg = rb_data(t);
+  *len = t->len;
+  return 1;
+}
+
+void giop_reasm_release(giop_reasm *r, uint8_t *msg)
+{
+  if (!msg)
+    return;
+  rbuf *t = (rbuf *)(msg - RB_HDR);
+  if (t->kind != K_TAKEN)
+    return;
+  if (t->prev)
+    t->prev->next = t->next;
+  else
+    r->taken = t->next;
+  if (t->next)
+    t->next->prev = t->prev;
+  rb_drop(r, t);
+}
+
+int giop_reasm_cancel(giop_reasm *r, uint32_t request_id)
+{
+  rbuf *t = find12(r, request_id);
+  if (!t)
+    return 0;
+  pend_unlink(r, t);
+  if (r->tgt == t) {
+    r->tgt = NULL;                    /* skip the rest of its current part */
+    if (r->room && r->rmode == RM_BODY) {
+      r->zombie = t;                  /* the caller may be reading into it */
+      return 1;
+    }
+  }
+  rb_drop(r, t);
+  return 1;
+}
+
+size_t giop_reasm_pending_bytes(const giop_reasm *r)
+{
+  size_t n = r->hdr_have;
+  if (r->spare)
+    n += r->spare->len;
+  if (r->tgt && r->tgt->kind == K_MSG)
+    n += r->tgt->len;
+  for (const rbuf *b = r->pend; b; b = b->next)
+    n += b->len;
+  if (r->p11)
+    n += r->p11->len;
+  return n;
+}

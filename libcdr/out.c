@@ -5,32 +5,29 @@
 #include "ext.h"
 #include <cdr/out.h>
 
+/* The defaults, constant so that any thread may read them. */
+static const cdr_opts default_opts = {
+  .byte_order = CDR_HOST_ORDER,
+  .giop_major = 1,
+  .giop_minor = 2,
+  .tcs_c = CDR_CS_ISO8859_1,
+  .ncs_c = CDR_CS_ISO8859_1,
+  .tcs_w = CDR_CS_UTF16,
+  .max_string = 64u << 20,
+  .max_seq = 16u << 20,
+  .max_depth = 64,
+  .max_size = (size_t)1 << 30,
+  .flags = 0,
+  .alloc = NULL,
+};
+
 void cdr_opts_default(cdr_opts *o)
 {
-  memset(o, 0, sizeof *o);
-  o->byte_order = CDR_HOST_ORDER;
-  o->giop_major = 1;
-  o->giop_minor = 2;
-  o->tcs_c = CDR_CS_ISO8859_1;
-  o->ncs_c = CDR_CS_ISO8859_1;
-  o->tcs_w = CDR_CS_UTF16;
-  o->max_string = 64u << 20;
-  o->max_seq = 16u << 20;
-  o->max_depth = 64;
-  o->max_size = (size_t)1 << 30;
+  *o = default_opts;
 }
-
-static cdr_opts default_opts;
-static int default_opts_ready;
 
 const cdr_opts *cdr__opts_defaults(void)
 {
-  if (__builtin_expect(!__atomic_load_n(&default_opts_ready, __ATOMIC_ACQUIRE), 0)) {
-    cdr_opts d;
-    cdr_opts_default(&d);
-    default_opts = d; /* every thread writes the same bytes */
-    __atomic_store_n(&default_opts_ready, 1, __ATOMIC_RELEASE);
-  }
   return &default_opts;
 }
 

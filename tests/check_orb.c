@@ -1,0 +1,1661 @@
+/* check_orb.c - the IIOP client and server of iiop/orb.h over loopback:
+ * calls with exact results (plain, TLS, IPv6), many threads on one
+ * connection, user and system exceptions, the object adapter's built-in
+ * operations, oneway, shutdown with calls pending, a fake server that hangs
+ * up mid-reply, a stalled TLS client, and the server's side of the wire
+ * checked octet by octet through raw sockets (LocateRequest, MessageError,
+ * CloseConnection, GIOP 1.0 and big-endian requests, reply fragments,
+ * CASES C18 (g)).  Every server listens on port 0, so runs may overlap.
+ * This file also runs under ThreadSanitizer: shared test state is atomic
+ * or under a mutex. */
+#include <check.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <cdr/cdr.h>
+#include <iiop/frag.h>
+#include <iiop/ior.h>
+#include <iiop/msg.h>
+#include <iiop/orb.h>
+#include "testutil.h"
+
+#define OMG(n) (GIOP_OMGVMCID | (n))
+
+static int64_t now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+    ;
+}
+
+/* ---------------------------------------------------------------- the servant */
+
+static int oneway_value;            /* atomic */
+
+/* slow(): blocks until the gate opens. */
+static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
+static int gate_open, gate_entered;
+
+static void gate_reset(void)
+{
+  pthread_mutex_lock(&gate_mu);
+  gate_open = gate_entered = 0;
+  pthread_mutex_unlock(&gate_mu);
+}
+static void gate_release(void)
+{
+  pthread_mutex_lock(&gate_mu);
+  gate_open = 1;
+  pthread_cond_broadcast(&gate_cv);
+  pthread_mutex_unlock(&gate_mu);
+}
+static void gate_wait_entered(void)
+{
+  pthread_mutex_lock(&gate_mu);
+  while (!gate_entered)
+    pthread_cond_wait(&gate_cv, &gate_mu);
+  pthread_mutex_unlock(&gate_mu);
+}
+
+static int pings_served;            /* atomic */
+
+static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  __atomic_add_fetch(&pings_served, 1, __ATOMIC_SEQ_CST);
+  int32_t x = cdr_get_long(a);
+  if (cdr_in_status(a))
+    return cdr_in_status(a);
+  cdr_put_long(o, x);
+  return CDR_OK;
+}
+
+static int op_echo_string(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  uint32_t n;
+  const char *s = cdr_get_string(a, &n);
+  if (!s)
+    return cdr_in_status(a);
+  cdr_put_string_n(o, s, n);
+  return CDR_OK;
+}
+
+static int op_echo_wstring(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  uint32_t n;
+  cdr_wchar *w = cdr_get_wstring(a, &n);
+  if (!w)
+    return cdr_in_status(a);
+  cdr_put_wstring(o, w, n);
+  return CDR_OK;
+}
+
+/* raiseUser(long x) raises Bench::Oops { long code; } with code = x. */
+static int op_raise_user(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  int32_t x = cdr_get_long(a);
+  if (cdr_in_status(a))
+    return cdr_in_status(a);
+  cdr_put_string(o, "IDL:Bench/Oops:1.0");
+  cdr_put_long(o, x);
+  return IIOP_R_USER_EXCEPTION;
+}
+
+/* raiseSystem(long k): 0 NO_MEMORY (completed NO), 1 BAD_PARAM (MAYBE). */
+static int op_raise_system(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  int32_t k = cdr_get_long(a);
+  cdr_put_long(o, 99); /* discarded with the exception */
+  if (k == 1) {
+    iiop_request_set_completed(r, GIOP_COMPLETED_MAYBE);
+    return CDR_E_INVALID;
+  }
+  return CDR_E_NOMEM;
+}
+
+static int op_set_value(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  int32_t x = cdr_get_long(a);
+  if (cdr_in_status(a))
+    return cdr_in_status(a);
+  __atomic_store_n(&oneway_value, x, __ATOMIC_SEQ_CST);
+  return CDR_OK;
+}
+
+static int op_get_value(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  cdr_put_long(o, __atomic_load_n(&oneway_value, __ATOMIC_SEQ_CST));
+  return CDR_OK;
+}
+
+static int op_slow(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  pthread_mutex_lock(&gate_mu);
+  gate_entered = 1;
+  pthread_cond_broadcast(&gate_cv);
+  while (!gate_open)
+    pthread_cond_wait(&gate_cv, &gate_mu);
+  pthread_mutex_unlock(&gate_mu);
+  cdr_put_long(o, 7);
+  return CDR_OK;
+}
+
+static const iiop_operation echo_ops[] = {
+  { "ping", op_ping },
+  { "echoString", op_echo_string },
+  { "echoWString", op_echo_wstring },
+  { "raiseUser", op_raise_user },
+  { "raiseSystem", op_raise_system },
+  { "setValue", op_set_value },
+  { "getValue", op_get_value },
+  { "slow", op_slow },
+};
+static const char *const echo_bases[] = { "IDL:Bench/Base:1.0", NULL };
+static const iiop_interface echo_iface = {
+  "IDL:Bench/Echo:1.0", echo_ops, sizeof echo_ops / sizeof echo_ops[0], echo_bases
+};
+
+/* ---------------------------------------------------------------- fixtures */
+
+static char cert_dir[64];
+static int have_openssl;
+static char ca_file[128], other_ca_file[128], cert_file[128], key_file[128];
+
+static int run_quiet(const char *cmd)
+{
+  char full[1024];
+  snprintf(full, sizeof full, "cd %s && (%s) >/dev/null 2>&1", cert_dir, cmd);
+  return system(full);
+}
+
+/* A test CA, a server certificate it signs (subjectAltName IP:127.0.0.1,
+ * DNS:localhost), and another CA that signed nothing here. */
+static void certs_setup(void)
+{
+  if (system("command -v openssl >/dev/null 2>&1") != 0)
+    return;
+  snprintf(cert_dir, sizeof cert_dir, "/tmp/check_orb.XXXXXX");
+  if (!mkdtemp(cert_dir))
+    return;
+  const char *ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
+  char cmd[512];
+  int rc = 0;
+  snprintf(cmd, sizeof cmd, "openssl req -x509 %s -keyout ca.key -out ca.crt -days 2 -subj /CN=check_orb-CA", ec);
+  rc |= run_quiet(cmd);
+  snprintf(cmd, sizeof cmd, "openssl req -x509 %s -keyout other.key -out other.crt -days 2 -subj /CN=other-CA", ec);
+  rc |= run_quiet(cmd);
+  snprintf(cmd, sizeof cmd, "openssl req %s -keyout srv.key -out srv.csr -subj /CN=localhost", ec);
+  rc |= run_quiet(cmd);
+  rc |= run_quiet("printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > ext.cnf");
+  rc |= run_quiet("openssl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key -CAcreateserial "
+                  "-out srv.crt -days 2 -extfile ext.cnf");
+  if (rc != 0)
+    return;
+  snprintf(ca_file, sizeof ca_file, "%s/ca.crt", cert_dir);
+  snprintf(other_ca_file, sizeof other_ca_file, "%s/other.crt", cert_dir);
+  snprintf(cert_file, sizeof cert_file, "%s/srv.crt", cert_dir);
+  snprintf(key_file, sizeof key_file, "%s/srv.key", cert_dir);
+  have_openssl = 1;
+}
+
+static void certs_teardown(void)
+{
+  if (cert_dir[0]) {
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", cert_dir);
+    if (system(cmd) != 0)
+      fprintf(stderr, "check_orb: could not remove %s\n", cert_dir);
+  }
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+typedef struct srv_opts_x {
+  const char *host;
+  int tls;
+  size_t fragment_size;
+  uint32_t max_connections;
+  int handshake_ms;
+} srv_opts_x;
+
+static iiop_server *start_server_x(const srv_opts_x *x)
+{
+  iiop_server_opts o;
+  iiop_server_opts_default(&o);
+  if (x && x->host)
+    o.host = x->host;
+  if (x && x->tls) {
+    o.tls_cert = cert_file;
+    o.tls_key = key_file;
+  }
+  if (x && x->fragment_size)
+    o.fragment_size = x->fragment_size;
+  if (x && x->max_connections)
+    o.max_connections = x->max_connections;
+  if (x && x->handshake_ms)
+    o.handshake_timeout_ms = x->handshake_ms;
+  iiop_server *s = NULL;
+  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
+  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &echo_iface, NULL), CDR_OK);
+  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  ck_assert_uint_ne(iiop_server_port(s), 0);
+  return s;
+}
+
+static iiop_server *start_server(void) { return start_server_x(NULL); }
+
+static iiop_client *new_client(const char *ca)
+{
+  iiop_client_opts o;
+  iiop_client_opts_default(&o);
+  o.timeout_ms = 10000;
+  o.tls_ca_file = ca;
+  iiop_client *c = iiop_client_new(&o);
+  ck_assert_ptr_nonnull(c);
+  return c;
+}
+
+static iiop_ref *resolve_ior(iiop_client *c, iiop_server *s, const char *key)
+{
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  char *ior = NULL;
+  ck_assert_int_eq(iiop_server_ior(s, key, strlen(key), &a, &ior), CDR_OK);
+  ck_assert_ptr_nonnull(ior);
+  ck_assert(strncmp(ior, "IOR:", 4) == 0);
+  iiop_ref *r = NULL;
+  ck_assert_int_eq(iiop_client_resolve(c, ior, &r), CDR_OK);
+  cdr_arena_free(&a);
+  return r;
+}
+
+static iiop_ref *resolve_loc(iiop_client *c, const char *host, uint16_t port, const char *key)
+{
+  char url[160];
+  int v6 = strchr(host, ':') != NULL;
+  snprintf(url, sizeof url, "corbaloc::1.2@%s%s%s:%u/%s", v6 ? "[" : "", host, v6 ? "]" : "",
+           (unsigned)port, key);
+  iiop_ref *r = NULL;
+  ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_OK);
+  return r;
+}
+
+static int call_ping(iiop_ref *r, int32_t x, int32_t *out)
+{
+  iiop_call *call;
+  cdr_out *args;
+  int rc = iiop_call_begin(r, "ping", 0, &call, &args);
+  if (rc != CDR_OK)
+    return rc;
+  cdr_put_long(args, x);
+  cdr_in *res = NULL;
+  rc = iiop_call_invoke(call, &res);
+  if (rc == CDR_OK) {
+    *out = cdr_get_long(res);
+    if (cdr_in_status(res) != CDR_OK)
+      rc = cdr_in_status(res);
+  }
+  iiop_call_end(call);
+  return rc;
+}
+
+static void check_ping(iiop_ref *r, int32_t x)
+{
+  int32_t got = 0;
+  ck_assert_int_eq(call_ping(r, x, &got), CDR_OK);
+  ck_assert_int_eq(got, x);
+}
+
+/* echoString(S): the result must be S octet for octet. */
+static void check_echo_string(iiop_ref *r, const char *s, size_t n)
+{
+  iiop_call *call;
+  cdr_out *args;
+  ck_assert_int_eq(iiop_call_begin(r, "echoString", 0, &call, &args), CDR_OK);
+  cdr_put_string_n(args, s, n);
+  cdr_in *res = NULL;
+  ck_assert_int_eq(iiop_call_invoke(call, &res), CDR_OK);
+  const char *got;
+  uint32_t gl;
+  ck_assert_int_eq(cdr_get_string_view(res, &got, &gl), CDR_OK);
+  ck_assert_uint_eq(gl, n);
+  ck_assert(memcmp(got, s, n) == 0);
+  iiop_call_end(call);
+}
+
+/* Invoke OP with one long argument; returns invoke's status, the system
+ * exception copied into *E when there is one. */
+static int call_long(iiop_ref *r, const char *op, int32_t x, giop_system_exception *e,
+                     char *uex_id, size_t uex_cap, int32_t *uex_code)
+{
+  iiop_call *call;
+  cdr_out *args;
+  int rc = iiop_call_begin(r, op, 0, &call, &args);
+  if (rc != CDR_OK)
+    return rc;
+  cdr_put_long(args, x);
+  cdr_in *res = NULL;
+  rc = iiop_call_invoke(call, &res);
+  if (rc == IIOP_R_SYSTEM_EXCEPTION && e) {
+    const giop_system_exception *x2 = iiop_call_exception(call);
+    ck_assert_ptr_nonnull(x2);
+    e->minor = x2->minor;
+    e->completed = x2->completed;
+    e->repo_id = giop_system_exception_name(x2->repo_id, strlen(x2->repo_id));
+  }
+  if (rc == IIOP_R_USER_EXCEPTION && uex_id) {
+    const char *id;
+    uint32_t il;
+    ck_assert_int_eq(cdr_get_string_view(res, &id, &il), CDR_OK);
+    snprintf(uex_id, uex_cap, "%.*s", (int)il, id);
+    *uex_code = cdr_get_long(res);
+    ck_assert_int_eq(cdr_in_status(res), CDR_OK);
+  }
+  iiop_call_end(call);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- raw sockets */
+
+static int raw_connect(const char *host, uint16_t port)
+{
+  int v6 = strchr(host, ':') != NULL;
+  int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ck_assert_int_ge(fd, 0);
+  struct sockaddr_storage ss;
+  memset(&ss, 0, sizeof ss);
+  socklen_t sl;
+  if (v6) {
+    struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+    a->sin6_family = AF_INET6;
+    a->sin6_port = htons(port);
+    ck_assert_int_eq(inet_pton(AF_INET6, host, &a->sin6_addr), 1);
+    sl = sizeof *a;
+  } else {
+    struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+    a->sin_family = AF_INET;
+    a->sin_port = htons(port);
+    ck_assert_int_eq(inet_pton(AF_INET, host, &a->sin_addr), 1);
+    sl = sizeof *a;
+  }
+  ck_assert_int_eq(connect(fd, (struct sockaddr *)&ss, sl), 0);
+  struct timeval tv = { 5, 0 };
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+static void raw_send(int fd, const void *p, size_t n)
+{
+  const uint8_t *b = p;
+  while (n) {
+    ssize_t w = send(fd, b, n, MSG_NOSIGNAL);
+    ck_assert_int_gt(w, 0);
+    b += w;
+    n -= (size_t)w;
+  }
+}
+
+/* Read exactly N octets: 1, or 0 on EOF / error / timeout. */
+static int read_full(int fd, void *p, size_t n)
+{
+  uint8_t *b = p;
+  while (n) {
+    ssize_t r = recv(fd, b, n, 0);
+    if (r <= 0)
+      return 0;
+    b += r;
+    n -= (size_t)r;
+  }
+  return 1;
+}
+
+/* One GIOP message (header included) into a malloc'd buffer, or NULL at
+ * EOF. */
+static uint8_t *raw_recv(int fd, size_t *len)
+{
+  uint8_t h[12];
+  if (!read_full(fd, h, 12))
+    return NULL;
+  giop_header gh;
+  ck_assert_int_eq(giop_header_parse(h, 12, &gh), CDR_OK);
+  ck_assert_uint_le(gh.size, 1u << 24);
+  uint8_t *m = malloc(12 + (size_t)gh.size);
+  ck_assert_ptr_nonnull(m);
+  memcpy(m, h, 12);
+  if (gh.size && !read_full(fd, m + 12, gh.size)) {
+    free(m);
+    return NULL;
+  }
+  *len = 12 + (size_t)gh.size;
+  return m;
+}
+
+/* True when the peer closes FD within MS milliseconds (reading and
+ * dropping what comes before). */
+static int raw_closed_within(int fd, int ms)
+{
+  int64_t end = now_ms() + ms;
+  for (;;) {
+    int left = (int)(end - now_ms());
+    if (left <= 0)
+      return 0;
+    struct pollfd p = { fd, POLLIN, 0 };
+    if (poll(&p, 1, left) <= 0)
+      continue;
+    uint8_t b[256];
+    ssize_t r = recv(fd, b, sizeof b, MSG_DONTWAIT);
+    if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+      return 1;
+  }
+}
+
+typedef void (*args_fn)(cdr_out *o, const void *ud);
+
+/* A Request message into BUF (CAP octets): GIOP 1.MINOR, byte order
+ * ORDER, key KEY, operation OP, arguments by ARGS, service contexts SC. */
+static size_t build_request(uint8_t *buf, size_t cap, uint8_t minor, int order, uint32_t id,
+                            uint8_t flags, const char *key, const char *op, const giop_sc_list *sc,
+                            args_fn args, const void *ud)
+{
+  cdr_opts o;
+  cdr_opts_default(&o);
+  o.byte_order = (uint8_t)order;
+  o.giop_minor = minor;
+  cdr_out out;
+  ck_assert_int_eq(cdr_out_init_buffer(&out, &o, buf, cap), CDR_OK);
+  giop_request_header h;
+  memset(&h, 0, sizeof h);
+  h.request_id = id;
+  h.response_flags = flags;
+  h.target.disposition = GIOP_KEY_ADDR;
+  h.target.key = (const uint8_t *)key;
+  h.target.key_len = (uint32_t)strlen(key);
+  h.operation = op;
+  h.operation_len = (uint32_t)strlen(op);
+  if (sc)
+    h.contexts = *sc;
+  ck_assert_int_eq(giop_begin_request(&out, &h), CDR_OK);
+  giop_begin_body(&out);
+  if (args)
+    args(&out, ud);
+  ck_assert_int_eq(giop_end(&out), CDR_OK);
+  size_t n = cdr_out_size(&out);
+  cdr_out_close(&out);
+  return n;
+}
+
+static void arg_long(cdr_out *o, const void *ud) { cdr_put_long(o, *(const int32_t *)ud); }
+static void arg_string(cdr_out *o, const void *ud) { cdr_put_string(o, ud); }
+static void arg_wstring_ab(cdr_out *o, const void *ud)
+{
+  static const cdr_wchar ab[] = { 'A', 'B' };
+  cdr_put_wstring(o, ab, 2);
+}
+
+/* Parse MSG into *M with wchar code set TCS_W; the caller frees. */
+static void parse(giop_message *m, const uint8_t *msg, size_t len, cdr_arena *a, uint32_t tcs_w)
+{
+  cdr_opts o;
+  cdr_opts_default(&o);
+  o.tcs_w = tcs_w;
+  ck_assert_int_eq(giop_parse(m, msg, len, &o, a), CDR_OK);
+}
+
+/* Send a request on FD, read the reply, check it is a reply to ID with
+ * status STATUS; *M is positioned at its body (MSG freed by the caller). */
+static uint8_t *raw_call(int fd, const uint8_t *req, size_t n, uint32_t id, uint32_t status,
+                         giop_message *m, cdr_arena *a, uint32_t tcs_w)
+{
+  raw_send(fd, req, n);
+  size_t len;
+  uint8_t *msg = raw_recv(fd, &len);
+  ck_assert_ptr_nonnull(msg);
+  parse(m, msg, len, a, tcs_w);
+  ck_assert_uint_eq(m->hdr.type, GIOP_REPLY);
+  ck_assert_uint_eq(m->u.reply.request_id, id);
+  ck_assert_uint_eq(m->u.reply.reply_status, status);
+  return msg;
+}
+
+/* ---------------------------------------------------------------- tests: calls */
+
+START_TEST(test_ping_and_echo_string)
+{
+  iiop_server *s = start_server();
+  iiop_client *c = new_client(NULL);
+  iiop_ref *r = resolve_ior(c, s, "Echo");
+  check_ping(r, 42);
+  check_ping(r, INT32_MIN);
+  check_ping(r, INT32_MAX);
+  check_ping(r, -1);
+  check_echo_string(r, "hello", 5);
+  check_echo_string(r, "", 0);
+  check_echo_string(r, "caf\xe9 \xff", 6); /* ISO-8859-1 both sides: octets unchanged */
+  iiop_ref_free(r);
+
+  /* corbaloc reaches the same object. */
+  r = resolve_loc(c, "127.0.0.1", iiop_server_port(s), "Echo");
+  check_ping(r, 7);
+  check_echo_string(r, "via corbaloc", 12);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
+START_TEST(test_large_string_fragmented)
+{
+  /* Replies (and requests) of 100 000 octets cross many 1 KiB fragments. */
+  srv_opts_x x = { .fragment_size = 1024 };
+  iiop_server *s = start_server_x(&x);
+  iiop_client_opts o;
+  iiop_client_opts_default(&o);
+  o.fragment_size = 1024;
+  iiop_client *c = iiop_client_new(&o);
+  ck_assert_ptr_nonnull(c);
+  iiop_ref *r = resolve_ior(c, s, "Echo");
+  size_t n = 100000;
+  char *big = malloc(n);
+  ck_assert_ptr_nonnull(big);
+  for (size_t k = 0; k < n; k++)
+    big[k] = (char)('a' + k % 26);
+  check_echo_string(r, big, n);
+  check_ping(r, 3);
+  free(big);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
+START_TEST(test_port0_picks_free_ports)
+{
+  iiop_server *a = start_server(), *b = start_server();
+  ck_assert_uint_ne(iiop_server_port(a), 0);
+  ck_assert_uint_ne(iiop_server_port(b), 0);
+  ck_assert_uint_ne(iiop_server_port(a), iiop_server_port(b));
+  ck_assert_uint_eq(iiop_server_tls_port(a), 0);
+  iiop_client *c = new_client(NULL);
+  iiop_ref *ra = resolve_ior(c, a, "Echo"), *rb = resolve_ior(c, b, "Echo");
+  check_ping(ra, 1);
+  check_ping(rb, 2);
+  iiop_ref_free(ra);
+  iiop_ref_free(rb);
+  iiop_client_free(c);
+  iiop_server_free(a);
+  iiop_server_free(b);
+
+  /* Binding a port in use fails cleanly. */
+  iiop_server *s = start_server();
+  iiop_server_opts o;
+  iiop_server_opts_default(&o);
+  o.port = iiop_server_port(s);
+  iiop_server *t = NULL;
+  ck_assert_int_eq(iiop_server_new(&o, &t), CDR_E_IO);
+  ck_assert_ptr_null(t);
+  iiop_server_free(s);
+}
+END_TEST
+
+START_TEST(test_ior_contents)
+{
+  srv_opts_x x = { .tls = 1 };
+  if (!have_openssl)
+    x.tls = 0;
+  iiop_server *s = start_server_x(&x);
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  char *str;
+  ck_assert_int_eq(iiop_server_ior(s, "Echo", 4, &a, &str), CDR_OK);
+  iiop_ior ior;
+  ck_assert_int_eq(iiop_ior_from_string(str, &a, &ior), CDR_OK);
+  ck_assert_str_eq(ior.type_id, "IDL:Bench/Echo:1.0");
+  const iiop_profile *p = iiop_ior_iiop_profile(&ior);
+  ck_assert_ptr_nonnull(p);
+  ck_assert_uint_eq(p->major, 1);
+  ck_assert_uint_eq(p->minor, 2);
+  ck_assert_str_eq(p->host, "127.0.0.1");
+  ck_assert_uint_eq(p->port, iiop_server_port(s));
+  ck_assert_uint_eq(p->key_len, 4);
+  ck_assert(memcmp(p->key, "Echo", 4) == 0);
+  const iiop_component *cc = iiop_profile_component(p, IIOP_TAG_CODE_SETS);
+  ck_assert_ptr_nonnull(cc);
+  iiop_codeset_info ci;
+  ck_assert_int_eq(iiop_codeset_info_decode(cc, &a, &ci), CDR_OK);
+  ck_assert_uint_eq(ci.for_char.native, CDR_CS_ISO8859_1);
+  ck_assert_uint_eq(ci.for_char.nconv, 1);
+  ck_assert_uint_eq(ci.for_char.conv[0], CDR_CS_UTF8);
+  ck_assert_uint_eq(ci.for_wchar.native, CDR_CS_UTF16);
+  const iiop_component *sc = iiop_profile_component(p, IIOP_TAG_SSL_SEC_TRANS);
+  if (x.tls) {
+    ck_assert_ptr_nonnull(sc);
+    uint16_t sup, req, port;
+    ck_assert_int_eq(iiop_ssl_component_decode(sc, &sup, &req, &port), CDR_OK);
+    ck_assert_uint_eq(port, iiop_server_tls_port(s));
+    ck_assert_uint_ne(port, 0);
+    ck_assert(sup & 0x06); /* Integrity | Confidentiality */
+  } else {
+    ck_assert_ptr_null(sc);
+  }
+  cdr_arena_free(&a);
+  iiop_server_free(s);
+}
+END_TEST
+
+START_TEST(test_tls)
+{
+  if (!have_openssl) {
+    fprintf(stderr, "check_orb: openssl command missing: TLS test skipped\n");
+    return;
+  }
+  srv_opts_x x = { .tls = 1 };
+  iiop_server *s = start_server_x(&x);
+  ck_assert_uint_ne(iiop_server_tls_port(s), 0);
+  ck_assert_uint_ne(iiop_server_tls_port(s), iiop_server_port(s));
+
+  iiop_client *c = new_client(ca_file);
+  iiop_ref *r = resolve_ior(c, s, "Echo");
+  check_ping(r, 1234);
+  check_echo_string(r, "over TLS", 8);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+
+  /* A client that does not trust the server's CA refuses it. */
+  c = new_client(other_ca_file);
+  r = resolve_ior(c, s, "Echo");
+  int32_t got;
+  ck_assert_int_eq(call_ping(r, 1, &got), CDR_E_TLS);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
+START_TEST(test_tls_stalled_client)
+{
+  if (!have_openssl) {
+    fprintf(stderr, "check_orb: openssl command missing: stalled TLS client test skipped\n");
+    return;
+  }
+  srv_opts_x x = { .tls = 1, .handshake_ms = 400 };
+  iiop_server *s = start_server_x(&x);
+  int64_t t0 = now_ms();
+  int stalled = raw_connect("127.0.0.1", iiop_server_tls_port(s)); /* and sends nothing */
+  int stalled2 = raw_connect("127.0.0.1", iiop_server_tls_port(s));
+
+  /* Other clients are served meanwhile, over TLS and plain. */
+  iiop_client *c = new_client(ca_file);
+  iiop_ref *r = resolve_ior(c, s, "Echo");
+  check_ping(r, 5);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  c = new_client(NULL);
+  r = resolve_loc(c, "127.0.0.1", iiop_server_port(s), "Echo");
+  check_ping(r, 6);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+
+  /* The stalled ones are dropped after the handshake timeout. */
+  ck_assert(raw_closed_within(stalled, 4000));
+  ck_assert(raw_closed_within(stalled2, 1000));
+  int64_t dt = now_ms() - t0;
+  ck_assert_int_ge(dt, 300);
+  close(stalled);
+  close(stalled2);
+  iiop_server_free(s);
+}
+END_TEST
+
+typedef struct caller {
+  iiop_ref *r;
+  int id;
+  int errors;
+} caller;
+
+static void *caller_main(void *arg)
+{
+  caller *k = arg;
+  for (int i = 0; i < 500; i++) {
+    int32_t x = k->id * 100000 + i, got = -1;
+    if (call_ping(k->r, x, &got) != CDR_OK || got != x)
+      k->errors++;
+  }
+  return NULL;
+}
+
+START_TEST(test_concurrent_callers_one_connection)
+{
+  iiop_server *s = start_server();
+  iiop_client *c = new_client(NULL);
+  iiop_ref *r = resolve_ior(c, s, "Echo");
+  check_ping(r, 0); /* connect once: every thread shares that connection */
+  pthread_t t[8];
+  caller k[8];
+  for (int i = 0; i < 8; i++) {
+    k[i] = (caller){ r, i + 1, 0 };
+    ck_assert_int_eq(pthread_create(&t[i], NULL, caller_main, &k[i]), 0);
+  }
+  for (int i = 0; i < 8; i++) {
+    pthread_join(t[i], NULL);
+    ck_assert_int_eq(k[i].errors, 0);
+  }
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
+START_TEST(test_exceptions)
+{
+  iiop_server *s = start_server();
+  iiop_client *c = new_client(NULL);
+  iiop_ref *r = resolve_ior(c, s, "Echo");
+  char id[64];
+  int32_t code = 0;
+  ck_assert_int_eq(call_long(r, "raiseUser", 77, NULL, id, sizeof id, &code), IIOP_R_USER_EXCEPTION);
+  ck_assert_str_eq(id, "IDL:Bench/Oops:1.0");
+  ck_assert_int_eq(code, 77);
+
+  giop_system_exception e;
+  ck_assert_int_eq(call_long(r, "raiseSystem", 0, &e, NULL, 0, NULL), IIOP_R_SYSTEM_EXCEPTION);
+  ck_assert_str_eq(e.repo_id, "NO_MEMORY");
+  ck_assert_uint_eq(e.minor, 0);
+  ck_assert_uint_eq(e.completed, GIOP_COMPLETED_NO);
+  ck_assert_int_eq(call_long(r, "raiseSystem", 1, &e, NULL, 0, NULL), IIOP_R_SYSTEM_EXCEPTION);
+  ck_assert_str_eq(e.repo_id, "BAD_PARAM");
+  ck_assert_uint_eq(e.completed, GIOP_COMPLETED_MAYBE);
+
+  /* Unknown operations and _interface: BAD_OPERATION, OMG minor 2. */
+  ck_assert_int_eq(call_long(r, "noSuchOp", 1, &e, NULL, 0, NULL), IIOP_R_SYSTEM_EXCEPTION);
+  ck_assert_str_eq(e.repo_id, "BAD_OPERATION");
+  ck_assert_uint_eq(e.minor, OMG(2));
+  ck_assert_uint_eq(e.completed, GIOP_COMPLETED_NO);
+  ck_assert_int_eq(call_long(r, "_interface", 1, &e, NULL, 0, NULL), IIOP_R_SYSTEM_EXCEPTION);
+  ck_assert_str_eq(e.repo_id, "BAD_OPERATION");
+
+  /* Missing arguments: MARSHAL, and the connection goes on. */
+  iiop_call *call;
+  cdr_out *args;
+  ck_assert_int_eq(iiop_call_begin(r, "ping", 0, &call, &args), CDR_OK);
+  cdr_in *res;
+  ck_assert_int_eq(iiop_call_invoke(call, &res), IIOP_R_SYSTEM_EXCEPTION);
+  ck_assert_str_eq(iiop_call_exception(call)->repo_id, "IDL:omg.org/CORBA/MARSHAL:1.0");
+  iiop_call_end(call);
+  check_ping(r, 11);
+  iiop_ref_free(r);
+
+  /* A key that names no object: OBJECT_NOT_EXIST. */
+  r = resolve_loc(c, "127.0.0.1", iiop_server_port(s), "Nope");
+  ck_assert_int_eq(call_long(r, "ping", 1, &e, NULL, 0, NULL), IIOP_R_SYSTEM_EXCEPTION);
+  ck_assert_str_eq(e.repo_id, "OBJECT_NOT_EXIST");
+  ck_assert_uint_eq(e.completed, GIOP_COMPLETED_NO);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
+static int call_bool(iiop_ref *r, const char *op, const char *arg, bool *out)
+{
+  iiop_call *call;
+  cdr_out *args;
+  int rc = iiop_call_begin(r, op, 0, &call, &args);
+  if (rc != CDR_OK)
+    return rc;
+  if (arg)
+    cdr_put_string(args, arg);
+  cdr_in *res;
+  rc = iiop_call_invoke(call, &res);
+  if (rc == CDR_OK) {
+    *out = cdr_get_boolean(res);
+    if (cdr_in_status(res))
+      rc = cdr_in_status(res);
+  }
+  iiop_call_end(call);
+  return rc;
+}
+
+START_TEST(test_is_a_and_non_existent)
+{
+  iiop_server *s = start_server();
+  iiop_client *c = new_client(NULL);
+  iiop_ref *r = resolve_ior(c, s, "Echo");
+  static const struct { const char *id; bool want; } cases[] = {
+    { "IDL:Bench/Echo:1.0", true },
+    { "IDL:Bench/Base:1.0", true },
+    { "IDL:omg.org/CORBA/Object:1.0", true },
+    { "IDL:Bench/Other:1.0", false },
+    { "IDL:Bench/Echo:1.1", false },
+    { "IDL:Bench/Echo:1.", false },
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    bool b = !cases[k].want;
+    ck_assert_int_eq(call_bool(r, "_is_a", cases[k].id, &b), CDR_OK);
+    ck_assert_msg(b == cases[k].want, "_is_a(%s)", cases[k].id);
+  }
+  bool b = true;
+  ck_assert_int_eq(call_bool(r, "_non_existent", NULL, &b), CDR_OK);
+  ck_assert(!b);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
+START_TEST(test_oneway)
+{
+  iiop_server *s = start_server();
+  iiop_client *c = new_client(NULL);
+  iiop_ref *r = resolve_ior(c, s, "Echo");
+  __atomic_store_n(&oneway_value, 0, __ATOMIC_SEQ_CST);
+  for (int32_t v = 1; v <= 3; v++) {
+    iiop_call *call;
+    cdr_out *args;
+    ck_assert_int_eq(iiop_call_begin(r, "setValue", 1, &call, &args), CDR_OK);
+    cdr_put_long(args, 1000 + v);
+    ck_assert_int_eq(iiop_call_invoke(call, NULL), CDR_OK);
+    iiop_call_end(call);
+  }
+  /* A oneway raising an exception gets no reply either. */
+  iiop_call *call;
+  cdr_out *args;
+  ck_assert_int_eq(iiop_call_begin(r, "raiseSystem", 1, &call, &args), CDR_OK);
+  cdr_put_long(args, 0);
+  ck_assert_int_eq(iiop_call_invoke(call, NULL), CDR_OK);
+  iiop_call_end(call);
+  /* Requests on one connection are dispatched in order. */
+  ck_assert_int_eq(iiop_call_begin(r, "getValue", 0, &call, &args), CDR_OK);
+  cdr_in *res;
+  ck_assert_int_eq(iiop_call_invoke(call, &res), CDR_OK);
+  ck_assert_int_eq(cdr_get_long(res), 1003);
+  iiop_call_end(call);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
+START_TEST(test_wstring_with_codesets)
+{
+  /* The client sends the CodeSets context: UTF-16 wstrings work. */
+  iiop_server *s = start_server();
+  iiop_client *c = new_client(NULL);
+  iiop_ref *r = resolve_ior(c, s, "Echo");
+  static const cdr_wchar w[] = { 'h', 0xe9, 0x4e2d, 0x1f0a1, '!' };
+  iiop_call *call;
+  cdr_out *args;
+  ck_assert_int_eq(iiop_call_begin(r, "echoWString", 0, &call, &args), CDR_OK);
+  cdr_put_wstring(args, w, 5);
+  cdr_in *res;
+  ck_assert_int_eq(iiop_call_invoke(call, &res), CDR_OK);
+  uint32_t n;
+  cdr_wchar *got = cdr_get_wstring(res, &n);
+  ck_assert_ptr_nonnull(got);
+  ck_assert_uint_eq(n, 5);
+  ck_assert(memcmp(got, w, sizeof w) == 0);
+  iiop_call_end(call);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
+START_TEST(test_ipv6)
+{
+  int fd = socket(AF_INET6, SOCK_STREAM, 0);
+  struct sockaddr_in6 a;
+  memset(&a, 0, sizeof a);
+  a.sin6_family = AF_INET6;
+  a.sin6_addr = in6addr_loopback;
+  int ok = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
+  if (fd >= 0)
+    close(fd);
+  if (!ok) {
+    fprintf(stderr, "check_orb: no IPv6 loopback (::1): IPv6 test skipped\n");
+    return;
+  }
+  srv_opts_x x = { .host = "::1" };
+  iiop_server *s = start_server_x(&x);
+  iiop_client *c = new_client(NULL);
+  iiop_ref *r = resolve_ior(c, s, "Echo");
+  check_ping(r, 66);
+  check_echo_string(r, "v6", 2);
+  iiop_ref_free(r);
+  r = resolve_loc(c, "::1", iiop_server_port(s), "Echo");
+  check_ping(r, 67);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- tests: shutdown and failures */
+
+typedef struct pending {
+  iiop_ref *r;
+  const char *op;
+  int rc;
+  int32_t value;
+  const char *ex;            /* the local system exception's name, if any */
+  uint32_t completed;
+} pending;
+
+static void *pending_main(void *arg)
+{
+  pending *p = arg;
+  iiop_call *call;
+  cdr_out *args;
+  p->rc = iiop_call_begin(p->r, p->op, 0, &call, &args);
+  if (p->rc != CDR_OK)
+    return NULL;
+  if (strcmp(p->op, "ping") == 0)
+    cdr_put_long(args, 5);
+  cdr_in *res;
+  p->rc = iiop_call_invoke(call, &res);
+  if (p->rc == CDR_OK)
+    p->value = cdr_get_long(res);
+  const giop_system_exception *e = p->rc < 0 ? iiop_call_exception(call) : NULL;
+  if (e) {
+    p->ex = giop_system_exception_name(e->repo_id, strlen(e->repo_id));
+    p->completed = e->completed;
+  }
+  iiop_call_end(call);
+  return NULL;
+}
+
+static void *shutdown_main(void *arg)
+{
+  iiop_server_shutdown(arg);
+  return NULL;
+}
+
+START_TEST(test_shutdown_with_calls_pending)
+{
+  gate_reset();
+  iiop_server *s = start_server();
+  iiop_client *c = new_client(NULL);
+  iiop_ref *r = resolve_ior(c, s, "Echo");
+  check_ping(r, 1);
+
+  /* One call in progress (slow), three queued behind it on the same
+   * connection (the server dispatches a connection's requests in order). */
+  pending slow = { r, "slow", 1, 0, NULL, 0 }, q[3];
+  pthread_t ts, tq[3], tsd;
+  ck_assert_int_eq(pthread_create(&ts, NULL, pending_main, &slow), 0);
+  gate_wait_entered();
+  for (int k = 0; k < 3; k++) {
+    q[k] = (pending){ r, "ping", 1, 0, NULL, 0 };
+    ck_assert_int_eq(pthread_create(&tq[k], NULL, pending_main, &q[k]), 0);
+  }
+  sleep_ms(100); /* let the queued requests reach the server */
+  int served = __atomic_load_n(&pings_served, __ATOMIC_SEQ_CST);
+  int64_t t0 = now_ms();
+  ck_assert_int_eq(pthread_create(&tsd, NULL, shutdown_main, s), 0);
+  sleep_ms(100);
+  gate_release(); /* the request in progress completes and is answered */
+  pthread_join(ts, NULL);
+  ck_assert_int_eq(slow.rc, CDR_OK);
+  ck_assert_int_eq(slow.value, 7);
+  /* The queued calls were never dispatched: CloseConnection told the
+   * client so.  They fail with CDR_E_CLOSED -- or, since the client may
+   * reissue such a request once on a new connection (CORBA 3.x,
+   * "CloseConnection"), with that reconnect's failure, CDR_E_IO (refused:
+   * the server no longer listens).  Either way the local exception is
+   * TRANSIENT, completed NO, and nobody hangs. */
+  for (int k = 0; k < 3; k++) {
+    pthread_join(tq[k], NULL);
+    ck_assert_msg(q[k].rc == CDR_E_CLOSED || q[k].rc == CDR_E_IO, "queued call: %d", q[k].rc);
+    ck_assert_ptr_nonnull(q[k].ex);
+    ck_assert_str_eq(q[k].ex, "TRANSIENT");
+    ck_assert_uint_eq(q[k].completed, GIOP_COMPLETED_NO);
+  }
+  ck_assert_int_eq(__atomic_load_n(&pings_served, __ATOMIC_SEQ_CST), served);
+  pthread_join(tsd, NULL);
+  ck_assert_int_lt(now_ms() - t0, 5000);
+  iiop_server_shutdown(s); /* idempotent */
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
+START_TEST(test_shutdown_idle_connection_gets_close)
+{
+  iiop_server *s = start_server();
+  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  uint8_t req[256];
+  int32_t v = 9;
+  size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
+                           "ping", NULL, arg_long, &v);
+  cdr_arena *a = cdr_arena_get();
+  giop_message m;
+  uint8_t *msg = raw_call(fd, req, n, 1, GIOP_NO_EXCEPTION, &m, a, 0);
+  ck_assert_int_eq(cdr_get_long(&m.body), 9);
+  cdr_in_close(&m.body);
+  free(msg);
+  pthread_t tsd;
+  ck_assert_int_eq(pthread_create(&tsd, NULL, shutdown_main, s), 0);
+  size_t len;
+  msg = raw_recv(fd, &len);
+  ck_assert_ptr_nonnull(msg);
+  parse(&m, msg, len, a, 0);
+  ck_assert_uint_eq(m.hdr.type, GIOP_CLOSE_CONNECTION);
+  ck_assert_uint_eq(m.hdr.minor, 2);
+  cdr_in_close(&m.body);
+  free(msg);
+  close(fd); /* the client's side of the orderly close */
+  pthread_join(tsd, NULL);
+  cdr_arena_put(a);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* A fake server: answers LocateRequests, and to the first Request sends a
+ * Reply header and part of its body, then hangs up. */
+typedef struct fake {
+  int lfd;
+  uint16_t port;
+} fake;
+
+static void *fake_main(void *arg)
+{
+  fake *f = arg;
+  int fd = accept(f->lfd, NULL, NULL);
+  if (fd < 0)
+    return NULL;
+  struct timeval tv = { 5, 0 };
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  cdr_arena *a = cdr_arena_get();
+  for (;;) {
+    size_t len;
+    uint8_t *msg = raw_recv(fd, &len);
+    if (!msg)
+      break;
+    giop_message m;
+    cdr_opts o;
+    cdr_opts_default(&o);
+    if (giop_parse(&m, msg, len, &o, a) != CDR_OK) {
+      free(msg);
+      break;
+    }
+    uint8_t out[64];
+    cdr_out w;
+    cdr_opts_default(&o);
+    o.giop_minor = m.hdr.minor;
+    cdr_out_init_buffer(&w, &o, out, sizeof out);
+    if (m.hdr.type == GIOP_LOCATE_REQUEST) {
+      giop_locate_reply_header lr = { m.u.locate_request.request_id, GIOP_OBJECT_HERE };
+      giop_begin_locate_reply(&w, &lr);
+      giop_end(&w);
+      raw_send(fd, out, cdr_out_size(&w));
+    } else if (m.hdr.type == GIOP_REQUEST) {
+      giop_reply_header rh = { m.u.request.request_id, GIOP_NO_EXCEPTION, { 0, NULL } };
+      giop_begin_reply(&w, &rh);
+      giop_begin_body(&w);
+      cdr_put_long(&w, 1);
+      cdr_put_long(&w, 2);
+      giop_end(&w);
+      /* announce 100 octets more than are sent */
+      size_t sent = cdr_out_size(&w);
+      uint32_t size = (uint32_t)(sent - 12 + 100);
+      cdr_out_patch_ulong(&w, 8, size, cdr_out_byte_order(&w));
+      raw_send(fd, out, sent);
+      cdr_out_close(&w);
+      cdr_in_close(&m.body);
+      free(msg);
+      break;
+    }
+    cdr_out_close(&w);
+    cdr_in_close(&m.body);
+    free(msg);
+  }
+  cdr_arena_put(a);
+  sleep_ms(50);
+  close(fd);
+  return NULL;
+}
+
+START_TEST(test_server_closes_mid_reply)
+{
+  fake f;
+  f.lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ck_assert_int_ge(f.lfd, 0);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(bind(f.lfd, (struct sockaddr *)&a, sizeof a), 0);
+  socklen_t sl = sizeof a;
+  ck_assert_int_eq(getsockname(f.lfd, (struct sockaddr *)&a, &sl), 0);
+  f.port = ntohs(a.sin_port);
+  ck_assert_int_eq(listen(f.lfd, 4), 0);
+  pthread_t t;
+  ck_assert_int_eq(pthread_create(&t, NULL, fake_main, &f), 0);
+
+  iiop_client *c = new_client(NULL);
+  iiop_ref *r = resolve_loc(c, "127.0.0.1", f.port, "Echo");
+  int32_t got;
+  int64_t t0 = now_ms();
+  ck_assert_int_eq(call_ping(r, 1, &got), CDR_E_CLOSED);
+  ck_assert_int_lt(now_ms() - t0, 5000);
+  pthread_join(t, NULL);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  close(f.lfd);
+}
+END_TEST
+
+START_TEST(test_max_connections)
+{
+  srv_opts_x x = { .max_connections = 1 };
+  iiop_server *s = start_server_x(&x);
+  int a = raw_connect("127.0.0.1", iiop_server_port(s));
+  uint8_t req[256];
+  int32_t v = 4;
+  size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
+                           "ping", NULL, arg_long, &v);
+  cdr_arena *ar = cdr_arena_get();
+  giop_message m;
+  uint8_t *msg = raw_call(a, req, n, 1, GIOP_NO_EXCEPTION, &m, ar, 0);
+  cdr_in_close(&m.body);
+  free(msg);
+  int b = raw_connect("127.0.0.1", iiop_server_port(s)); /* one too many: closed */
+  ck_assert(raw_closed_within(b, 3000));
+  close(b);
+  close(a);
+  cdr_arena_put(ar);
+  iiop_server_free(s);
+}
+END_TEST
+
+START_TEST(test_shutdown_aborts_tls_handshake)
+{
+  if (!have_openssl) {
+    fprintf(stderr, "check_orb: openssl command missing: handshake abort test skipped\n");
+    return;
+  }
+  srv_opts_x x = { .tls = 1, .handshake_ms = 20000 };
+  iiop_server *s = start_server_x(&x);
+  int fd = raw_connect("127.0.0.1", iiop_server_tls_port(s)); /* stalls in the handshake */
+  sleep_ms(100);
+  int64_t t0 = now_ms();
+  iiop_server_free(s); /* must not wait for the 20 s handshake timeout */
+  ck_assert_int_lt(now_ms() - t0, 3000);
+  ck_assert(raw_closed_within(fd, 1000));
+  close(fd);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- tests: the wire, raw */
+
+START_TEST(test_raw_response_flags_and_cancel)
+{
+  iiop_server *s = start_server();
+  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  cdr_arena *a = cdr_arena_get();
+  uint8_t req[256], buf[64];
+  int32_t v = 31;
+  giop_message m;
+
+  /* Oneway (flags 0), even one that raises, and a CancelRequest for a
+   * request that is not running: no reply to any of them. */
+  size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_NONE, "Echo",
+                           "raiseUser", NULL, arg_long, &v);
+  raw_send(fd, req, n);
+  n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 2, GIOP_RESPONSE_NONE, "Nope", "ping",
+                    NULL, arg_long, &v);
+  raw_send(fd, req, n);
+  cdr_opts o;
+  cdr_opts_default(&o);
+  cdr_out w;
+  cdr_out_init_buffer(&w, &o, buf, sizeof buf);
+  giop_begin_cancel_request(&w, 999);
+  giop_end(&w);
+  raw_send(fd, buf, cdr_out_size(&w));
+  cdr_out_close(&w);
+
+  /* SYNC_WITH_SERVER: an empty NO_EXCEPTION reply, the results dropped. */
+  n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 3, GIOP_RESPONSE_SYNC_WITH_SERVER, "Echo",
+                    "ping", NULL, arg_long, &v);
+  uint8_t *msg = raw_call(fd, req, n, 3, GIOP_NO_EXCEPTION, &m, a, 0);
+  ck_assert_uint_eq(cdr_in_remaining(&m.body), 0);
+  cdr_in_close(&m.body);
+  free(msg);
+
+  /* The next reply on the connection answers the next two-way request. */
+  n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 4, GIOP_RESPONSE_EXPECTED, "Echo", "ping",
+                    NULL, arg_long, &v);
+  msg = raw_call(fd, req, n, 4, GIOP_NO_EXCEPTION, &m, a, 0);
+  ck_assert_int_eq(cdr_get_long(&m.body), 31);
+  cdr_in_close(&m.body);
+  free(msg);
+  close(fd);
+  cdr_arena_put(a);
+  iiop_server_free(s);
+}
+END_TEST
+
+START_TEST(test_raw_locate_request)
+{
+  iiop_server *s = start_server();
+  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  cdr_arena *a = cdr_arena_get();
+  static const struct { const char *key; uint8_t minor; uint32_t want; } cases[] = {
+    { "Echo", 2, GIOP_OBJECT_HERE }, { "Nope", 2, GIOP_UNKNOWN_OBJECT },
+    { "Echo", 0, GIOP_OBJECT_HERE }, { "Nope", 1, GIOP_UNKNOWN_OBJECT },
+  };
+  for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    uint8_t buf[64];
+    cdr_opts o;
+    cdr_opts_default(&o);
+    o.giop_minor = cases[k].minor;
+    cdr_out w;
+    cdr_out_init_buffer(&w, &o, buf, sizeof buf);
+    giop_locate_request_header h;
+    memset(&h, 0, sizeof h);
+    h.request_id = 100 + k;
+    h.target.disposition = GIOP_KEY_ADDR;
+    h.target.key = (const uint8_t *)cases[k].key;
+    h.target.key_len = 4;
+    ck_assert_int_eq(giop_begin_locate_request(&w, &h), CDR_OK);
+    ck_assert_int_eq(giop_end(&w), CDR_OK);
+    raw_send(fd, buf, cdr_out_size(&w));
+    cdr_out_close(&w);
+    size_t len;
+    uint8_t *msg = raw_recv(fd, &len);
+    ck_assert_ptr_nonnull(msg);
+    giop_message m;
+    parse(&m, msg, len, a, 0);
+    ck_assert_uint_eq(m.hdr.type, GIOP_LOCATE_REPLY);
+    ck_assert_uint_eq(m.hdr.minor, cases[k].minor);
+    ck_assert_uint_eq(m.u.locate_reply.request_id, 100 + k);
+    ck_assert_uint_eq(m.u.locate_reply.locate_status, cases[k].want);
+    cdr_in_close(&m.body);
+    free(msg);
+  }
+  close(fd);
+  cdr_arena_put(a);
+  iiop_server_free(s);
+}
+END_TEST
+
+START_TEST(test_raw_versions_and_byte_orders)
+{
+  iiop_server *s = start_server();
+  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  cdr_arena *a = cdr_arena_get();
+  uint32_t id = 1;
+  for (uint8_t minor = 0; minor <= 2; minor++) {
+    for (int order = 0; order <= 1; order++) {
+      uint8_t req[256];
+      int32_t v = 0x01020304 + minor * 16 + order;
+      size_t n = build_request(req, sizeof req, minor, order, id, GIOP_RESPONSE_EXPECTED, "Echo",
+                               "ping", NULL, arg_long, &v);
+      giop_message m;
+      uint8_t *msg = raw_call(fd, req, n, id, GIOP_NO_EXCEPTION, &m, a, 0);
+      /* The reply: the request's GIOP version, the server's byte order. */
+      ck_assert_uint_eq(m.hdr.minor, minor);
+      ck_assert_uint_eq(m.hdr.flags & GIOP_FLAG_LITTLE_ENDIAN, CDR_HOST_ORDER);
+      ck_assert_int_eq(cdr_get_long(&m.body), v);
+      ck_assert_int_eq(cdr_in_status(&m.body), CDR_OK);
+      cdr_in_close(&m.body);
+      free(msg);
+      id++;
+    }
+  }
+  /* A user exception in GIOP 1.0 (reply_status sits after the contexts). */
+  uint8_t req[256];
+  int32_t v = 5;
+  size_t n = build_request(req, sizeof req, 0, CDR_BIG_ENDIAN, id, GIOP_RESPONSE_EXPECTED, "Echo",
+                           "raiseUser", NULL, arg_long, &v);
+  giop_message m;
+  uint8_t *msg = raw_call(fd, req, n, id, GIOP_USER_EXCEPTION, &m, a, 0);
+  const char *rid;
+  uint32_t rl;
+  ck_assert_int_eq(cdr_get_string_view(&m.body, &rid, &rl), CDR_OK);
+  ck_assert_str_eq(rid, "IDL:Bench/Oops:1.0");
+  ck_assert_int_eq(cdr_get_long(&m.body), 5);
+  cdr_in_close(&m.body);
+  free(msg);
+  close(fd);
+  cdr_arena_put(a);
+  iiop_server_free(s);
+}
+END_TEST
+
+START_TEST(test_raw_reply_fragments)
+{
+  srv_opts_x x = { .fragment_size = 256 };
+  iiop_server *s = start_server_x(&x);
+  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  char str[2001];
+  for (int k = 0; k < 2000; k++)
+    str[k] = (char)('A' + k % 26);
+  str[2000] = 0;
+  uint8_t req[4096];
+  size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 42, GIOP_RESPONSE_EXPECTED, "Echo",
+                           "echoString", NULL, arg_string, str);
+  raw_send(fd, req, n);
+  giop_reasm *ra = giop_reasm_new(NULL);
+  ck_assert_ptr_nonnull(ra);
+  int frags = 0;
+  uint8_t *whole = NULL;
+  size_t wl = 0;
+  while (!whole) {
+    size_t len;
+    uint8_t *msg = raw_recv(fd, &len);
+    ck_assert_ptr_nonnull(msg);
+    ck_assert_uint_le(len, 256);
+    if (msg[6] & GIOP_FLAG_MORE_FRAGMENTS)
+      ck_assert_uint_eq(len % 8, 0);
+    frags++;
+    ck_assert_int_eq(giop_reasm_feed(ra, msg, len), CDR_OK);
+    free(msg);
+    giop_reasm_next(ra, &whole, &wl);
+  }
+  ck_assert_int_gt(frags, 8);
+  cdr_arena *a = cdr_arena_get();
+  giop_message m;
+  parse(&m, whole, wl, a, 0);
+  ck_assert_uint_eq(m.hdr.type, GIOP_REPLY);
+  ck_assert_uint_eq(m.u.reply.request_id, 42);
+  ck_assert_uint_eq(m.u.reply.reply_status, GIOP_NO_EXCEPTION);
+  const char *got;
+  uint32_t gl;
+  ck_assert_int_eq(cdr_get_string_view(&m.body, &got, &gl), CDR_OK);
+  ck_assert_uint_eq(gl, 2000);
+  ck_assert(memcmp(got, str, 2000) == 0);
+  cdr_in_close(&m.body);
+  giop_reasm_release(ra, whole);
+  giop_reasm_free(ra);
+  cdr_arena_put(a);
+  close(fd);
+  iiop_server_free(s);
+}
+END_TEST
+
+START_TEST(test_raw_message_error_and_close)
+{
+  iiop_server *s = start_server();
+  cdr_arena *a = cdr_arena_get();
+
+  /* Garbage: MessageError, then the server closes. */
+  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  static const uint8_t junk[12] = { 'G', 'I', 'O', 'X', 1, 2, 1, 0, 0, 0, 0, 0 };
+  raw_send(fd, junk, sizeof junk);
+  size_t len;
+  uint8_t *msg = raw_recv(fd, &len);
+  ck_assert_ptr_nonnull(msg);
+  giop_message m;
+  parse(&m, msg, len, a, 0);
+  ck_assert_uint_eq(m.hdr.type, GIOP_MESSAGE_ERROR);
+  cdr_in_close(&m.body);
+  free(msg);
+  ck_assert(raw_closed_within(fd, 3000));
+  close(fd);
+
+  /* A Reply sent to a server: MessageError too. */
+  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  uint8_t buf[64];
+  cdr_opts o;
+  cdr_opts_default(&o);
+  cdr_out w;
+  cdr_out_init_buffer(&w, &o, buf, sizeof buf);
+  giop_reply_header rh = { 1, GIOP_NO_EXCEPTION, { 0, NULL } };
+  giop_begin_reply(&w, &rh);
+  giop_end(&w);
+  raw_send(fd, buf, cdr_out_size(&w));
+  cdr_out_close(&w);
+  msg = raw_recv(fd, &len);
+  ck_assert_ptr_nonnull(msg);
+  ck_assert_uint_eq(msg[7], GIOP_MESSAGE_ERROR);
+  free(msg);
+  ck_assert(raw_closed_within(fd, 3000));
+  close(fd);
+
+  /* A malformed Request header (an absurd service context count). */
+  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int32_t v = 1;
+  uint8_t req[256];
+  size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 3, GIOP_RESPONSE_EXPECTED, "Echo",
+                           "ping", NULL, arg_long, &v);
+  /* 1.2: id(12) flags(16) reserved key-disposition(20) key len(24) "Echo"(28)
+   * op len(32) "ping\0"(36) pad, context count at 44 */
+  uint32_t bogus = 0x10000000;
+  memcpy(req + 44, &bogus, 4);
+  raw_send(fd, req, n);
+  msg = raw_recv(fd, &len);
+  ck_assert_ptr_nonnull(msg);
+  ck_assert_uint_eq(msg[7], GIOP_MESSAGE_ERROR);
+  free(msg);
+  ck_assert(raw_closed_within(fd, 3000));
+  close(fd);
+
+  /* CloseConnection from the client: the server closes its side. */
+  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  cdr_out_init_buffer(&w, &o, buf, sizeof buf);
+  giop_begin_close_connection(&w);
+  giop_end(&w);
+  raw_send(fd, buf, cdr_out_size(&w));
+  cdr_out_close(&w);
+  ck_assert(raw_closed_within(fd, 3000));
+  close(fd);
+
+  /* The server is still fine. */
+  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  v = 8;
+  n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 4, GIOP_RESPONSE_EXPECTED, "Echo",
+                    "ping", NULL, arg_long, &v);
+  msg = raw_call(fd, req, n, 4, GIOP_NO_EXCEPTION, &m, a, 0);
+  ck_assert_int_eq(cdr_get_long(&m.body), 8);
+  cdr_in_close(&m.body);
+  free(msg);
+  close(fd);
+  cdr_arena_put(a);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* CASES C18 (g): two Requests without a CodeSets service context, the
+ * second carrying a wstring.  Both decode with the defaults (ISO-8859-1,
+ * no wchar code set); the wstring gets BAD_PARAM with OMG minor 23 (wchar
+ * transmission code set not known), completed NO, and the connection goes
+ * on. */
+START_TEST(test_c18g_no_codesets_context)
+{
+  iiop_server *s = start_server();
+  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  cdr_arena *a = cdr_arena_get();
+  uint8_t req[256];
+  giop_message m;
+
+  const char *latin = "caf\xe9";
+  size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
+                           "echoString", NULL, arg_string, latin);
+  uint8_t *msg = raw_call(fd, req, n, 1, GIOP_NO_EXCEPTION, &m, a, 0);
+  const char *got;
+  uint32_t gl;
+  ck_assert_int_eq(cdr_get_string_view(&m.body, &got, &gl), CDR_OK);
+  ck_assert_str_eq(got, latin); /* ISO-8859-1 octets, unconverted */
+  cdr_in_close(&m.body);
+  free(msg);
+
+  n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 2, GIOP_RESPONSE_EXPECTED, "Echo",
+                    "echoWString", NULL, arg_wstring_ab, NULL);
+  msg = raw_call(fd, req, n, 2, GIOP_SYSTEM_EXCEPTION, &m, a, 0);
+  giop_system_exception e;
+  ck_assert_int_eq(giop_get_system_exception(&m.body, &e), CDR_OK);
+  ck_assert_str_eq(e.repo_id, "IDL:omg.org/CORBA/BAD_PARAM:1.0");
+  ck_assert_uint_eq(e.minor, OMG(23));
+  ck_assert_uint_eq(e.completed, GIOP_COMPLETED_NO);
+  cdr_in_close(&m.body);
+  free(msg);
+
+  /* A later CodeSets context does not change what the first Request fixed. */
+  uint8_t csd[12];
+  giop_codeset_context cs = { CDR_CS_ISO8859_1, CDR_CS_UTF16 };
+  giop_codeset_context_encode(&cs, csd);
+  giop_service_context ctx = { GIOP_SC_CODE_SETS, 12, csd };
+  giop_sc_list l = { 1, &ctx };
+  n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 3, GIOP_RESPONSE_EXPECTED, "Echo",
+                    "echoWString", &l, arg_wstring_ab, NULL);
+  msg = raw_call(fd, req, n, 3, GIOP_SYSTEM_EXCEPTION, &m, a, 0);
+  cdr_in_close(&m.body);
+  free(msg);
+
+  int32_t v = 12;
+  n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 4, GIOP_RESPONSE_EXPECTED, "Echo", "ping",
+                    NULL, arg_long, &v);
+  msg = raw_call(fd, req, n, 4, GIOP_NO_EXCEPTION, &m, a, 0);
+  ck_assert_int_eq(cdr_get_long(&m.body), 12);
+  cdr_in_close(&m.body);
+  free(msg);
+  close(fd);
+
+  /* With the context on the first Request, the same wstring echoes. */
+  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 5, GIOP_RESPONSE_EXPECTED, "Echo",
+                    "echoWString", &l, arg_wstring_ab, NULL);
+  msg = raw_call(fd, req, n, 5, GIOP_NO_EXCEPTION, &m, a, CDR_CS_UTF16);
+  uint32_t wl;
+  cdr_wchar *w = cdr_get_wstring(&m.body, &wl);
+  ck_assert_ptr_nonnull(w);
+  ck_assert_uint_eq(wl, 2);
+  ck_assert_uint_eq(w[0], 'A');
+  ck_assert_uint_eq(w[1], 'B');
+  cdr_in_close(&m.body);
+  free(msg);
+  close(fd);
+
+  /* A code set the server cannot use: CODESET_INCOMPATIBLE. */
+  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  giop_codeset_context bad = { 0x00010020 /* ISO 646 */, CDR_CS_UTF16 };
+  giop_codeset_context_encode(&bad, csd);
+  n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 6, GIOP_RESPONSE_EXPECTED, "Echo", "ping",
+                    &l, arg_long, &v);
+  msg = raw_call(fd, req, n, 6, GIOP_SYSTEM_EXCEPTION, &m, a, 0);
+  ck_assert_int_eq(giop_get_system_exception(&m.body, &e), CDR_OK);
+  ck_assert_str_eq(e.repo_id, "IDL:omg.org/CORBA/CODESET_INCOMPATIBLE:1.0");
+  cdr_in_close(&m.body);
+  free(msg);
+  close(fd);
+  cdr_arena_put(a);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- tests: allocation */
+
+START_TEST(test_server_steady_state_allocates_nothing)
+{
+  /* Count every libcdr/libiiop allocation while a raw client (which
+   * allocates nothing through the hook) calls ping and echoString. */
+  static cdr_mem_counter mc;
+  cdr_mem_counter_init(&mc, NULL);
+  cdr_mem_set_global(&mc.alloc);
+  iiop_server *s = start_server();
+  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  uint8_t req[256], rep[256];
+  uint64_t before = 0;
+  for (int i = 0; i < 300; i++) {
+    if (i == 100)
+      before = __atomic_load_n(&mc.mallocs, __ATOMIC_SEQ_CST);
+    int32_t v = i;
+    size_t n = (i & 1) ? build_request(req, sizeof req, 2, CDR_HOST_ORDER, (uint32_t)i,
+                                       GIOP_RESPONSE_EXPECTED, "Echo", "ping", NULL, arg_long, &v)
+                       : build_request(req, sizeof req, 2, CDR_HOST_ORDER, (uint32_t)i,
+                                       GIOP_RESPONSE_EXPECTED, "Echo", "echoString", NULL,
+                                       arg_string, "steady");
+    raw_send(fd, req, n);
+    uint8_t h[12];
+    ck_assert(read_full(fd, h, 12));
+    giop_header gh;
+    ck_assert_int_eq(giop_header_parse(h, 12, &gh), CDR_OK);
+    ck_assert_uint_le(gh.size, sizeof rep);
+    ck_assert(read_full(fd, rep, gh.size));
+    ck_assert_uint_eq(gh.type, GIOP_REPLY);
+  }
+  uint64_t after = __atomic_load_n(&mc.mallocs, __ATOMIC_SEQ_CST);
+  ck_assert_uint_gt(before, 0); /* the hook did see the server's allocations */
+  close(fd);
+  iiop_server_free(s);
+  cdr_pool_flush();
+  cdr_mem_set_global(NULL);
+  ck_assert_msg(after == before, "%llu allocations in 200 steady-state calls",
+                (unsigned long long)(after - before));
+}
+END_TEST
+
+/* ---------------------------------------------------------------- suite */
+
+static Suite *orb_suite(void)
+{
+  Suite *s = suite_create("orb");
+  TCase *tc = tcase_create("calls");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_ping_and_echo_string);
+  tcase_add_test(tc, test_large_string_fragmented);
+  tcase_add_test(tc, test_port0_picks_free_ports);
+  tcase_add_test(tc, test_ior_contents);
+  tcase_add_test(tc, test_tls);
+  tcase_add_test(tc, test_tls_stalled_client);
+  tcase_add_test(tc, test_concurrent_callers_one_connection);
+  tcase_add_test(tc, test_exceptions);
+  tcase_add_test(tc, test_is_a_and_non_existent);
+  tcase_add_test(tc, test_oneway);
+  tcase_add_test(tc, test_wstring_with_codesets);
+  tcase_add_test(tc, test_ipv6);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("shutdown");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_shutdown_with_calls_pending);
+  tcase_add_test(tc, test_shutdown_idle_connection_gets_close);
+  tcase_add_test(tc, test_server_closes_mid_reply);
+  tcase_add_test(tc, test_max_connections);
+  tcase_add_test(tc, test_shutdown_aborts_tls_handshake);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("wire");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_raw_locate_request);
+  tcase_add_test(tc, test_raw_response_flags_and_cancel);
+  tcase_add_test(tc, test_raw_versions_and_byte_orders);
+  tcase_add_test(tc, test_raw_reply_fragments);
+  tcase_add_test(tc, test_raw_message_error_and_close);
+  tcase_add_test(tc, test_c18g_no_codesets_context);
+  tcase_add_test(tc, test_server_steady_state_allocates_nothing);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  signal(SIGPIPE, SIG_IGN); /* peers that hang up must not kill the run */
+  certs_setup();            /* once, before Check forks the tests */
+  int rc = tu_run(orb_suite());
+  certs_teardown();
+  return rc;
+}

@@ -188,6 +188,7 @@ void cdr_value_opts_default(cdr_value_opts *v)
 typedef struct vframe {
   const cdr_value_type *vt;   /* actual type (reading a truncated value: the known base) */
   const cdr_value_type *cur;  /* the level being walked */
+  const cdr_value_type *root; /* level 0 (the root base) */
   void *obj;
   uint8_t lvl, nlv;           /* level being walked (0 = root base), number of levels */
   uint8_t chunked, truncated;
@@ -404,7 +405,7 @@ static void frame_init(vframe *f, const cdr_value_type *vt, void *obj)
   f->obj = obj;
   f->nlv = (uint8_t)n;
   f->lvl = 0;
-  f->cur = n > 1 ? level_type(vt, n, 0) : vt;
+  f->cur = f->root = n > 1 ? level_type(vt, n, 0) : vt;
   f->member = 0;
   f->chunked = f->truncated = f->custom_done = 0;
   f->depth = f->tail_lo = f->vdepth = 0;
@@ -712,11 +713,20 @@ static void out_run(cdr_out *o, vstate *s, uint32_t base_sp)
         cdr_put_ulong(o, TAG_MIN);
         s->nvalues++;
         uint32_t vdepth = f->vdepth + 1, depth = f->depth;
+        if (last && f->vt == dt) {
+          /* The tail replaces its frame; same type: only the walk restarts. */
+          f->obj = (void *)child;
+          f->member = 0;
+          f->lvl = 0;
+          f->cur = f->root;
+          f->vdepth = vdepth;
+          continue;
+        }
         if (!last && !(f = push_frame(s))) {
           cdr_out_fail(o, CDR_E_NOMEM);
           return;
         }
-        frame_init(f, dt, (void *)child); /* the tail replaces its frame */
+        frame_init(f, dt, (void *)child);
         f->direct = 1;
         f->vdepth = vdepth;
         f->depth = f->tail_lo = depth;
@@ -1271,7 +1281,11 @@ static void in_run(cdr_in *i, vstate *s, uint32_t base_sp)
             cdr_in_fail(i, CDR_E_NOMEM, "arena allocation failed");
             return;
           }
-          memset(obj, 0, dt->size);
+          if (dt->size <= 64 && !(dt->size & 7)) /* small objects: no call */
+            for (uint32_t k = 0; k < dt->size / 8; k++)
+              ((uint64_t *)obj)[k] = 0;
+          else
+            memset(obj, 0, dt->size);
           ((cdr_value *)obj)->type = dt;
           int rc = cdr_itab_get_or_add(&s->values, tag_pos, (uintptr_t)obj, NULL);
           if (rc < 0) {
@@ -1282,6 +1296,14 @@ static void in_run(cdr_in *i, vstate *s, uint32_t base_sp)
           s->nvalues++;
           *(void **)dst = obj;
           uint32_t vdepth = f->vdepth + 1, depth = f->depth;
+          if (last && !f->truncated && f->vt == dt) {
+            f->obj = obj; /* the tail replaces its frame; same type */
+            f->member = 0;
+            f->lvl = 0;
+            f->cur = f->root;
+            f->vdepth = vdepth;
+            continue;
+          }
           if (!(last && !f->truncated) && !(f = push_frame(s))) {
             cdr_in_fail(i, CDR_E_NOMEM, "no memory for value frames");
             return;

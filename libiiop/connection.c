@@ -33,6 +33,7 @@ struct iiop_conn {
   iiop_wlock wl;
   pthread_mutex_t rmu;               /* r */
   int rerr;                          /* under rmu: the reading side's sticky error */
+  int last_full;                     /* under rmu: the last read filled its buffer */
   int closed;                        /* atomic */
   size_t frag_size;
   int send_timeout_ms;               /* < 0: none */
@@ -160,6 +161,7 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
     int wait = timeout_ms < 0 ? -1 : timeout_ms == 0 ? 0 : iiop__remaining(deadline);
     long n = c->t->ops->read(c->t, buf, room, wait);
     pthread_mutex_lock(&c->rmu);
+    c->last_full = n > 0 && (size_t)n == room;
     if (n > 0) {
       rc = giop_reasm_commit(c->r, (size_t)n);
       if (rc != CDR_OK)
@@ -175,6 +177,22 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
   }
   pthread_mutex_unlock(&c->rmu);
   return rc;
+}
+
+int iiop__conn_recv_buffered(iiop_conn *c, uint8_t **msg, size_t *len)
+{
+  int rc = 1;                        /* 1: read */
+  pthread_mutex_lock(&c->rmu);
+  if (giop_reasm_next(c->r, msg, len))
+    rc = CDR_OK;
+  else if (c->rerr)
+    rc = c->rerr;
+  else if (__atomic_load_n(&c->closed, __ATOMIC_ACQUIRE))
+    rc = CDR_E_CLOSED;
+  else if (!c->last_full)
+    rc = CDR_E_TIMEOUT;
+  pthread_mutex_unlock(&c->rmu);
+  return rc == 1 ? iiop__conn_recv(c, 0, msg, len) : rc;
 }
 
 void iiop__conn_release(iiop_conn *c, uint8_t *msg)

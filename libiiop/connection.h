@@ -40,11 +40,20 @@ IIOP_HIDDEN int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_
  * the connection is shut down (a partial message cannot be taken back). */
 IIOP_HIDDEN int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t request_id);
 /* Wait up to TIMEOUT_MS (< 0: forever) for the next complete message;
- * *MSG stays valid until iiop__conn_release().  One reader at a time (the
- * caller serialises).  Errors: CDR_E_CLOSED (peer closed or
+ * *MSG stays valid until iiop__conn_release().  TIMEOUT_MS 0 never blocks
+ * (the server's worker pool): it reads what has arrived until a message is
+ * complete or the transport has nothing more (CDR_E_TIMEOUT: then no
+ * complete message is left buffered, so readiness of the socket is the
+ * signal for more).  One reader at a time (the caller serialises).  Errors: CDR_E_CLOSED (peer closed or
  * iiop__conn_shutdown), CDR_E_TIMEOUT, CDR_E_IO, CDR_E_TLS, CDR_E_PROTOCOL
  * and CDR_E_LIMIT (from the reassembler: answer MessageError and close). */
 IIOP_HIDDEN int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len);
+/* As iiop__conn_recv(C, 0, ...), but without reading when the last read
+ * did not fill its buffer (the socket had no more then; what arrives since
+ * makes it readable again): a complete message already buffered, else the
+ * sticky error, else CDR_E_TIMEOUT.  Saves the read that would only say
+ * EAGAIN after a request has been answered (the server's worker pool). */
+IIOP_HIDDEN int iiop__conn_recv_buffered(iiop_conn *c, uint8_t **msg, size_t *len);
 /* Give back a message from iiop__conn_recv(); any thread, any time before
  * iiop__conn_free() (also while another thread is in iiop__conn_recv()). */
 IIOP_HIDDEN void iiop__conn_release(iiop_conn *c, uint8_t *msg);

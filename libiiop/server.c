@@ -1,8 +1,9 @@
 /* server.c - the server half of iiop/orb.h (OMG CORBA 3.x, Part 2, GIOP
  * and IIOP chapters): listening sockets, one accept thread, a thread per
- * connection that reads and dispatches in place, and the object adapter
- * (persistent object key -> servant and interface, operations through a
- * hash table built once at activation).
+ * connection that reads and dispatches in place, past pool_threshold an
+ * epoll-driven worker pool, and the object adapter (persistent or
+ * generated object key -> servant and interface, operations through a hash
+ * table built once at activation).
  *
  * Threads and ownership:
  * - The accept thread polls the listening sockets and a wake pipe; it
@@ -22,15 +23,42 @@
  *   them always sees the other and exactly one sends.  A message read by
  *   a connection already CLOSING is dropped unprocessed, which is what
  *   CloseConnection promises the client (the request may be reissued).
- * - Connection records are freed only by the thread that joins them (the
+ * - Pooled connections (plain TCP, accepted while pool_threshold
+ *   connections have their own thread) have no thread: the accept thread
+ *   wraps the socket and registers it with the pool's epoll instance
+ *   (EPOLLONESHOT).  A worker that gets its event owns the connection until
+ *   it re-arms it: it reads what has arrived without blocking
+ *   (iiop__conn_recv with timeout 0: CDR_E_TIMEOUT once the socket is
+ *   drained and no complete message is left), dispatches every complete
+ *   message through the same on_message()/handle() as a connection thread
+ *   (same state word, same shutdown protocol), and re-arms.  After a
+ *   message it reads again only if the last read filled its buffer
+ *   (iiop__conn_recv_buffered): re-arming checks readiness, so a read that
+ *   would only say EAGAIN is saved.  Where a
+ *   connection thread would linger after CloseConnection, a pooled
+ *   connection stays registered and drops what it reads until the client
+ *   closes or its linger deadline passes (shutdown forces the silent ones).
+ *   A worker ends a connection by deregistering it and moving it to the
+ *   dead list; nothing is joined for it.  The workers (started with the
+ *   first pooled connection) stop when shutdown has ended every connection:
+ *   an eventfd registered level-triggered wakes them all.
+ * - Connection records are freed only by the thread that reaps them (the
  *   accept thread, or the shutdown thread once the accept thread is gone),
  *   so the shutdown thread may use any record it finds in the lists.
  *
- * Object table: readers (connection threads) load the table pointer with
- * one acquire load and no lock; iiop_server_activate() builds a new table
- * under the mutex and publishes it with a release store.  Replaced tables
- * are kept until iiop_server_free() (activation is rare, so that memory is
- * small), which is what lets readers go without reference counts.
+ * Object table: readers (connection threads, pool workers) load the table
+ * pointer with one load and no lock; iiop_server_activate() and
+ * iiop_server_deactivate() build a new table under the mutex and publish
+ * it.  A replaced table, and a deactivated object, are freed once no
+ * reader can still hold them, found by epochs: a reader stores the global
+ * epoch in its connection record (`epoch`, 0: not reading) before it loads
+ * the table and clears it after the reply; a writer publishes, then
+ * increments the epoch and tags what it retired with the new value E; an
+ * item is freed once every connection's epoch is 0 or >= E.  The reader's
+ * store, the reader's table load, the writer's publishing store and its
+ * scan of the epochs are sequentially consistent, so a reader the scan saw
+ * idle loads the new table.  Per request that is one load of the epoch
+ * (read-mostly) and two stores to the connection's own record.
  *
  * Steady state per call: no allocation.  The message buffer comes from the
  * connection's reassembler, the arena from the per-thread pool
@@ -46,10 +74,14 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,6 +112,45 @@
 #define SSL_CONFIDENTIALITY 0x04
 #define SSL_TRUST_IN_TARGET 0x20
 
+/* Pool workers at most (pool_threads beyond it is taken as this). */
+#define MAX_POOL_THREADS 1024u
+/* While pooled connections linger after CloseConnection, shutdown looks for
+ * the ones whose linger deadline passed this often. */
+#define POOL_FORCE_POLL_MS 100
+
+/* The pool hands a connection from one worker to the next through
+ * epoll_ctl(EPOLL_CTL_MOD) and epoll_wait() (EPOLLONESHOT: one owner at a
+ * time); ThreadSanitizer is told so explicitly. */
+#if defined(__SANITIZE_THREAD__)
+#define IIOP_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define IIOP_TSAN 1
+#endif
+#endif
+#ifdef IIOP_TSAN
+#include <sanitizer/tsan_interface.h>
+/* ThreadSanitizer's epoll_ctl() reads the descriptor's state after the
+ * release (and synchronises nothing for EPOLL_CTL_MOD), so the reaper's
+ * close() would look unordered with it: that read is left out. */
+void AnnotateIgnoreReadsBegin(const char *file, int line);
+void AnnotateIgnoreReadsEnd(const char *file, int line);
+#define HANDOFF_RELEASE(p) __tsan_release(p)
+#define HANDOFF_ACQUIRE(p) __tsan_acquire(p)
+#define HANDOFF_SYSCALL_BEGIN() AnnotateIgnoreReadsBegin(__FILE__, __LINE__)
+#define HANDOFF_SYSCALL_END() AnnotateIgnoreReadsEnd(__FILE__, __LINE__)
+#else
+#define HANDOFF_RELEASE(p) ((void)(p))
+#define HANDOFF_ACQUIRE(p) ((void)(p))
+#define HANDOFF_SYSCALL_BEGIN() ((void)0)
+#define HANDOFF_SYSCALL_END() ((void)0)
+#endif
+
+/* Set once in every thread that dispatches requests (connection threads,
+ * pool workers, of any server): iiop_server_deactivate() called from an
+ * operation must not wait for requests to finish. */
+static __thread int tl_dispatching;
+
 static const char OBJECT_REPO_ID[] = "IDL:omg.org/CORBA/Object:1.0";
 
 /* ---------------------------------------------------------------- object adapter */
@@ -96,6 +167,8 @@ typedef struct op_slot {
 typedef struct obj {
   const iiop_interface *iface;
   void *servant;
+  struct obj *retired_next;  /* deactivated, waiting to be freed */
+  uint64_t retire_epoch;
   uint32_t key_len, key_hash;
   uint32_t op_mask;
   op_slot *ops;              /* op_mask + 1 slots, after the key */
@@ -103,7 +176,8 @@ typedef struct obj {
 } obj;
 
 typedef struct obj_table {
-  struct obj_table *retired; /* older tables, freed with the server */
+  struct obj_table *retired; /* replaced tables waiting to be freed */
+  uint64_t retire_epoch;
   uint32_t mask, n;
   obj *slot[];
 } obj_table;
@@ -186,9 +260,23 @@ struct iiop_server {
   bool started, shutting, shut_done;
   int stopping;              /* atomic: connections must stop dispatching */
   uint32_t nconns;           /* connections in the active list */
+  uint32_t nthreaded;        /* of them, with a thread of their own (under mu) */
   srv_conn *active, *dead;
 
-  obj_table *objs;           /* atomic: acquire load, release store */
+  /* The worker pool: started under mu by the accept thread, stopped by
+   * shutdown once the accept thread is joined. */
+  uint32_t pool_threshold, pool_threads;
+  int ep, ep_stop;           /* epoll instance, the eventfd that stops the workers */
+  pthread_t *workers;
+  uint32_t nworkers;
+  bool pool_failed;          /* could not start: connections get threads */
+
+  obj_table *objs;           /* atomic, sequentially consistent (see the top) */
+  uint64_t epoch;            /* atomic: reclamation epoch, from 1 */
+  obj_table *old_tables;     /* under mu: retired tables */
+  obj *old_objs;             /* under mu: deactivated objects */
+  uint64_t key_counter;      /* atomic: generated keys */
+  uint64_t key_seed;         /* if getrandom() fails */
 };
 
 struct srv_conn {
@@ -200,6 +288,9 @@ struct srv_conn {
   bool tls;
   iiop_conn *conn;           /* set under the mutex once established */
   int state;                 /* atomic: CS_*; HANDSHAKE -> IDLE under the mutex */
+  bool pooled;               /* served by the pool: no thread of its own */
+  uint64_t epoch;            /* atomic: the epoch while dispatching, else 0 */
+  int64_t linger_end;        /* atomic, pooled: drop what arrives until then (0: not yet) */
   srv_conn *close_next;
   uint8_t minor;             /* GIOP minor of the last message read */
 
@@ -237,10 +328,19 @@ static char *s_strdup(const iiop_server *s, const char *p, size_t n)
   return d;
 }
 
+/* A reader's load of the table: between reader_enter() and reader_exit(). */
 static const obj_table *objs_load(const iiop_server *s)
 {
-  return __atomic_load_n(&s->objs, __ATOMIC_ACQUIRE);
+  return __atomic_load_n(&s->objs, __ATOMIC_SEQ_CST);
 }
+
+static void reader_enter(srv_conn *sc)
+{
+  uint64_t e = __atomic_load_n(&sc->s->epoch, __ATOMIC_ACQUIRE);
+  __atomic_store_n(&sc->epoch, e, __ATOMIC_SEQ_CST);
+}
+
+static void reader_exit(srv_conn *sc) { __atomic_store_n(&sc->epoch, 0, __ATOMIC_RELEASE); }
 
 /* ---------------------------------------------------------------- options */
 
@@ -257,6 +357,8 @@ void iiop_server_opts_default(iiop_server_opts *o)
   o->tls_cert = o->tls_key = NULL;
   o->tls_port = 0;
   o->handshake_timeout_ms = DEFAULT_HANDSHAKE_MS;
+  o->pool_threshold = 0;
+  o->pool_threads = 0;
 }
 
 /* ---------------------------------------------------------------- sockets */
@@ -332,6 +434,21 @@ int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
   s->max_message = o.max_message ? o.max_message : DEFAULT_MAX_MESSAGE;
   s->max_connections = o.max_connections ? o.max_connections : DEFAULT_MAX_CONNECTIONS;
   s->handshake_ms = o.handshake_timeout_ms > 0 ? o.handshake_timeout_ms : DEFAULT_HANDSHAKE_MS;
+  s->pool_threshold = o.pool_threshold;
+  if (o.pool_threads) {
+    s->pool_threads = o.pool_threads;
+  } else {
+    long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    s->pool_threads = nc > 0 ? (uint32_t)nc : 1;
+  }
+  if (s->pool_threads > MAX_POOL_THREADS)
+    s->pool_threads = MAX_POOL_THREADS;
+  s->ep = s->ep_stop = -1;
+  s->epoch = 1;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  s->key_seed = ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec)
+                ^ (uint64_t)(uintptr_t)s ^ ((uint64_t)getpid() << 32);
 
   /* "[::1]" binds as "::1" and is written bare into IORs. */
   const char *h = o.host;
@@ -422,11 +539,99 @@ static void op_put(obj *o, const char *name, uint32_t kind, iiop_op_fn fn)
   o->ops[i] = (op_slot){ name, len, h, kind, fn };
 }
 
-int iiop_server_activate(iiop_server *s, const void *key, size_t key_len,
-                         const iiop_interface *iface, void *servant)
+/* ---------------------------------------------------------------- reclamation */
+
+/* The smallest epoch of a reader still dispatching (UINT64_MAX: none).
+ * Under mu (the active list); every reader is in it. */
+static uint64_t min_reader_epoch(const iiop_server *s)
 {
-  if (!s || (!key && key_len) || key_len > UINT32_MAX || !iface_ok(iface))
-    return CDR_E_INVALID;
+  uint64_t m = UINT64_MAX;
+  for (const srv_conn *sc = s->active; sc; sc = sc->next) {
+    uint64_t e = __atomic_load_n(&sc->epoch, __ATOMIC_SEQ_CST);
+    if (e && e < m)
+      m = e;
+  }
+  return m;
+}
+
+/* Free the retired tables and objects no reader can still hold.  Under mu. */
+static void reclaim(iiop_server *s)
+{
+  if (!s->old_tables && !s->old_objs)
+    return;
+  uint64_t m = min_reader_epoch(s);
+  for (obj_table **pt = &s->old_tables; *pt;) {
+    obj_table *t = *pt;
+    if (t->retire_epoch <= m) {
+      *pt = t->retired;
+      s_free(s, t);
+    } else {
+      pt = &t->retired;
+    }
+  }
+  for (obj **po = &s->old_objs; *po;) {
+    obj *o = *po;
+    if (o->retire_epoch <= m) {
+      *po = o->retired_next;
+      s_free(s, o);
+    } else {
+      po = &o->retired_next;
+    }
+  }
+}
+
+/* Publish T (replacing the current table), retire the old table and GONE
+ * (a deactivated object, or NULL), free what can be.  Under mu.  Returns
+ * the epoch the retired items are tagged with. */
+static uint64_t publish(iiop_server *s, obj_table *t, obj *gone)
+{
+  obj_table *old = s->objs;
+  __atomic_store_n(&s->objs, t, __ATOMIC_SEQ_CST);
+  uint64_t e = __atomic_add_fetch(&s->epoch, 1, __ATOMIC_SEQ_CST);
+  if (old) {
+    old->retire_epoch = e;
+    old->retired = s->old_tables;
+    s->old_tables = old;
+  }
+  if (gone) {
+    gone->retire_epoch = e;
+    gone->retired_next = s->old_objs;
+    s->old_objs = gone;
+  }
+  reclaim(s);
+  return e;
+}
+
+/* A new table with room for N objects: OLD's objects but SKIP. */
+static obj_table *table_copy(iiop_server *s, const obj_table *old, uint32_t n, const obj *skip)
+{
+  uint32_t cap = pow2_at_least(2 * n);
+  obj_table *t = s_alloc(s, sizeof *t + (size_t)cap * sizeof(obj *));
+  if (!t)
+    return NULL;
+  t->retired = NULL;
+  t->retire_epoch = 0;
+  t->mask = cap - 1;
+  t->n = 0;
+  memset(t->slot, 0, (size_t)cap * sizeof(obj *));
+  if (old)
+    for (uint32_t k = 0; k <= old->mask; k++)
+      if (old->slot[k] && old->slot[k] != skip)
+        table_put(t, old->slot[k]);
+  return t;
+}
+
+/* ---------------------------------------------------------------- activation */
+
+static bool key_reserved(const void *key, size_t key_len)
+{
+  return key_len >= IIOP_GENERATED_KEY_PREFIX_LEN
+         && memcmp(key, IIOP_GENERATED_KEY_PREFIX, IIOP_GENERATED_KEY_PREFIX_LEN) == 0;
+}
+
+static int activate_key(iiop_server *s, const void *key, size_t key_len,
+                        const iiop_interface *iface, void *servant)
+{
   static const char *const builtin[] = { "_is_a", "_non_existent", "_not_existent" };
   static const uint32_t builtin_kind[] = { OP_IS_A, OP_NON_EXISTENT, OP_NON_EXISTENT };
   const uint32_t nb = sizeof builtin / sizeof builtin[0];
@@ -437,6 +642,8 @@ int iiop_server_activate(iiop_server *s, const void *key, size_t key_len,
     return CDR_E_NOMEM;
   o->iface = iface;
   o->servant = servant;
+  o->retired_next = NULL;
+  o->retire_epoch = 0;
   o->key_len = (uint32_t)key_len;
   o->key_hash = hash_bytes(key, key_len);
   if (key_len)
@@ -456,26 +663,104 @@ int iiop_server_activate(iiop_server *s, const void *key, size_t key_len,
     s_free(s, o);
     return CDR_E_INVALID;
   }
-  uint32_t n = (old ? old->n : 0) + 1;
-  uint32_t cap = pow2_at_least(2 * n);
-  obj_table *t = s_alloc(s, sizeof *t + (size_t)cap * sizeof(obj *));
+  obj_table *t = table_copy(s, old, (old ? old->n : 0) + 1, NULL);
   if (!t) {
     pthread_mutex_unlock(&s->mu);
     s_free(s, o);
     return CDR_E_NOMEM;
   }
-  t->mask = cap - 1;
-  t->n = 0;
-  t->retired = old;
-  memset(t->slot, 0, (size_t)cap * sizeof(obj *));
-  if (old)
-    for (uint32_t k = 0; k <= old->mask; k++)
-      if (old->slot[k])
-        table_put(t, old->slot[k]);
   table_put(t, o);
-  __atomic_store_n(&s->objs, t, __ATOMIC_RELEASE);
+  publish(s, t, NULL);
   pthread_mutex_unlock(&s->mu);
   return CDR_OK;
+}
+
+int iiop_server_activate(iiop_server *s, const void *key, size_t key_len,
+                         const iiop_interface *iface, void *servant)
+{
+  if (!s || (!key && key_len) || key_len > UINT32_MAX || !iface_ok(iface)
+      || key_reserved(key, key_len))
+    return CDR_E_INVALID;
+  return activate_key(s, key, key_len, iface, servant);
+}
+
+/* N octets for a generated key: getrandom(), or if that fails (no entropy
+ * yet, no system call) a SplitMix64 sequence from the server's seed and
+ * the key's counter value CTR. */
+static void random_octets(const iiop_server *s, uint8_t *p, size_t n, uint64_t ctr)
+{
+  if (getrandom(p, n, GRND_NONBLOCK) == (ssize_t)n)
+    return;
+  uint64_t x = s->key_seed ^ (ctr * 0x9e3779b97f4a7c15u);
+  for (size_t k = 0; k < n; k += 8) {
+    x += 0x9e3779b97f4a7c15u;
+    uint64_t z = x;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    z ^= z >> 31;
+    for (size_t j = 0; j < 8 && k + j < n; j++)
+      p[k + j] = (uint8_t)(z >> (8 * j));
+  }
+}
+
+int iiop_server_activate_generated(iiop_server *s, const iiop_interface *iface, void *servant,
+                                   uint8_t *key_out, size_t *key_len)
+{
+  if (!s || !key_out || !key_len || !iface_ok(iface))
+    return CDR_E_INVALID;
+  uint8_t k[IIOP_GENERATED_KEY_LEN];
+  memcpy(k, IIOP_GENERATED_KEY_PREFIX, IIOP_GENERATED_KEY_PREFIX_LEN);
+  uint64_t n = __atomic_add_fetch(&s->key_counter, 1, __ATOMIC_RELAXED);
+  for (int j = 0; j < 8; j++)
+    k[IIOP_GENERATED_KEY_PREFIX_LEN + j] = (uint8_t)(n >> (56 - 8 * j));
+  random_octets(s, k + IIOP_GENERATED_KEY_PREFIX_LEN + 8,
+                IIOP_GENERATED_KEY_LEN - IIOP_GENERATED_KEY_PREFIX_LEN - 8, n);
+  int rc = activate_key(s, k, sizeof k, iface, servant);
+  if (rc == CDR_OK) {
+    memcpy(key_out, k, sizeof k);
+    *key_len = sizeof k;
+  }
+  return rc;
+}
+
+int iiop_server_deactivate(iiop_server *s, const void *key, size_t key_len)
+{
+  if (!s || (!key && key_len) || key_len > UINT32_MAX)
+    return CDR_E_INVALID;
+  pthread_mutex_lock(&s->mu);
+  obj_table *old = s->objs;
+  obj *o = (obj *)table_find(old, key, key_len);
+  if (!o) {
+    pthread_mutex_unlock(&s->mu);
+    return CDR_E_INVALID;
+  }
+  obj_table *t = table_copy(s, old, old->n - 1, o);
+  if (!t) {
+    pthread_mutex_unlock(&s->mu);
+    return CDR_E_NOMEM;
+  }
+  uint64_t e = publish(s, t, o);
+  pthread_mutex_unlock(&s->mu);
+  if (tl_dispatching)
+    return CDR_OK; /* from an operation: waiting could deadlock */
+  /* Wait until every request that may have found the object is done:
+   * readers are not woken for this (nothing on the call path signals), so
+   * poll; deactivation is rare. */
+  for (int spins = 0;; spins++) {
+    pthread_mutex_lock(&s->mu);
+    bool done = min_reader_epoch(s) >= e;
+    if (done)
+      reclaim(s);
+    pthread_mutex_unlock(&s->mu);
+    if (done)
+      return CDR_OK;
+    if (spins < 16) {
+      sched_yield();
+    } else {
+      struct timespec ts = { 0, 200 * 1000 };
+      nanosleep(&ts, NULL);
+    }
+  }
 }
 
 uint16_t iiop_server_port(const iiop_server *s) { return s ? s->port : 0; }
@@ -845,41 +1130,102 @@ static bool state_cas(srv_conn *sc, int from, int to)
                                      __ATOMIC_SEQ_CST);
 }
 
-static void serve(srv_conn *sc)
+enum { NEXT_READ, NEXT_LINGER, NEXT_END };
+
+/* One complete message MSG (LEN octets) read from SC's connection, given
+ * back here: dispatch it unless shutdown already sent CloseConnection; if
+ * shutdown began while it ran, send CloseConnection.  NEXT_READ: read the
+ * next message; NEXT_LINGER: CloseConnection was sent (by whichever of this
+ * thread and the shutdown thread moved the state from IDLE to CLOSING):
+ * drop what still arrives until the client closes; NEXT_END: close now.
+ * Shared by the connection threads and the pool's workers. */
+static int on_message(srv_conn *sc, uint8_t *msg, size_t len)
 {
   iiop_server *s = sc->s;
+  iiop_conn *c = sc->conn;
+  if (!state_cas(sc, CS_IDLE, CS_BUSY)) {
+    /* CLOSING: shutdown sent CloseConnection while this connection was
+     * idle, so the message is not processed (the client may reissue it). */
+    iiop__conn_release(c, msg);
+    return NEXT_LINGER;
+  }
+  reader_enter(sc);
+  int act = handle(sc, msg, len);
+  reader_exit(sc);
+  iiop__conn_release(c, msg);
+  __atomic_store_n(&sc->state, CS_IDLE, __ATOMIC_SEQ_CST);
+  if (act == ACT_CLOSE)
+    return NEXT_END;
+  if (__atomic_load_n(&s->stopping, __ATOMIC_SEQ_CST)) {
+    /* Shutdown began while this request ran.  Whoever moves the state
+     * from IDLE to CLOSING sends CloseConnection. */
+    if (!state_cas(sc, CS_IDLE, CS_CLOSING)
+        || send_bare(c, GIOP_CLOSE_CONNECTION, sc->minor) == CDR_OK)
+      return NEXT_LINGER;
+    return NEXT_END;
+  }
+  return NEXT_READ;
+}
+
+/* Reading failed with RC: a malformed stream gets MessageError. */
+static void on_recv_error(srv_conn *sc, int rc)
+{
+  if ((rc == CDR_E_PROTOCOL || rc == CDR_E_LIMIT)
+      && !__atomic_load_n(&sc->s->stopping, __ATOMIC_SEQ_CST))
+    (void)send_bare(sc->conn, GIOP_MESSAGE_ERROR, sc->minor);
+}
+
+static void serve(srv_conn *sc)
+{
   iiop_conn *c = sc->conn;
   for (;;) {
     uint8_t *msg;
     size_t len;
     int rc = iiop__conn_recv(c, -1, &msg, &len);
     if (rc != CDR_OK) {
-      if ((rc == CDR_E_PROTOCOL || rc == CDR_E_LIMIT)
-          && !__atomic_load_n(&s->stopping, __ATOMIC_SEQ_CST))
-        (void)send_bare(c, GIOP_MESSAGE_ERROR, sc->minor);
+      on_recv_error(sc, rc);
       return;
     }
-    if (!state_cas(sc, CS_IDLE, CS_BUSY)) {
-      /* CLOSING: shutdown sent CloseConnection while this connection was
-       * idle, so the message is not processed (the client may reissue it). */
-      iiop__conn_release(c, msg);
+    switch (on_message(sc, msg, len)) {
+    case NEXT_READ:
+      break;
+    case NEXT_LINGER:
       linger(c);
       return;
-    }
-    int act = handle(sc, msg, len);
-    iiop__conn_release(c, msg);
-    __atomic_store_n(&sc->state, CS_IDLE, __ATOMIC_SEQ_CST);
-    if (act == ACT_CLOSE)
-      return;
-    if (__atomic_load_n(&s->stopping, __ATOMIC_SEQ_CST)) {
-      /* Shutdown began while this request ran.  Whoever moves the state
-       * from IDLE to CLOSING sends CloseConnection. */
-      if (!state_cas(sc, CS_IDLE, CS_CLOSING)
-          || send_bare(c, GIOP_CLOSE_CONNECTION, sc->minor) == CDR_OK)
-        linger(c);
+    default:
       return;
     }
   }
+}
+
+/* The connection ended (its thread or worker is done with it): shut it
+ * down and move it to the dead list, to be reaped. */
+static void conn_finish(srv_conn *sc)
+{
+  iiop_server *s = sc->s;
+  if (sc->conn)
+    iiop__conn_shutdown(sc->conn);
+  if (sc->out_ready) {
+    cdr_out_close(&sc->out);
+    sc->out_ready = false;
+  }
+
+  pthread_mutex_lock(&s->mu);
+  __atomic_store_n(&sc->state, CS_DONE, __ATOMIC_SEQ_CST);
+  if (sc->prev)
+    sc->prev->next = sc->next;
+  else
+    s->active = sc->next;
+  if (sc->next)
+    sc->next->prev = sc->prev;
+  sc->prev = NULL;
+  sc->next = s->dead;
+  s->dead = sc;
+  s->nconns--;
+  if (!sc->pooled)
+    s->nthreaded--;
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
 }
 
 static void *conn_main(void *arg)
@@ -888,6 +1234,7 @@ static void *conn_main(void *arg)
   iiop_server *s = sc->s;
   iiop_transport *t = NULL;
   iiop_conn *c = NULL;
+  tl_dispatching = 1;
   int rc = iiop_tcp_wrap(sc->fd, &t);
   if (rc == CDR_OK && sc->tls) {
     iiop_transport *tt = NULL;
@@ -911,27 +1258,7 @@ static void *conn_main(void *arg)
   pthread_mutex_unlock(&s->mu);
   if (run)
     serve(sc);
-  if (c)
-    iiop__conn_shutdown(c);
-  if (sc->out_ready) {
-    cdr_out_close(&sc->out);
-    sc->out_ready = false;
-  }
-
-  pthread_mutex_lock(&s->mu);
-  __atomic_store_n(&sc->state, CS_DONE, __ATOMIC_SEQ_CST);
-  if (sc->prev)
-    sc->prev->next = sc->next;
-  else
-    s->active = sc->next;
-  if (sc->next)
-    sc->next->prev = sc->prev;
-  sc->prev = NULL;
-  sc->next = s->dead;
-  s->dead = sc;
-  s->nconns--;
-  pthread_cond_broadcast(&s->cv);
-  pthread_mutex_unlock(&s->mu);
+  conn_finish(sc);
   return NULL;
 }
 
@@ -953,10 +1280,170 @@ static void reap(iiop_server *s)
   pthread_mutex_unlock(&s->mu);
   while (d) {
     srv_conn *n = d->next;
-    pthread_join(d->thr, NULL);
+    if (!d->pooled)
+      pthread_join(d->thr, NULL);
     conn_free(s, d);
     d = n;
   }
+}
+
+/* ---------------------------------------------------------------- worker pool */
+
+/* Register SC for one event (OP: EPOLL_CTL_ADD) or re-arm it
+ * (EPOLL_CTL_MOD).  After a successful call another worker may own SC:
+ * the caller must not touch it again. */
+static bool pool_arm(srv_conn *sc, int op)
+{
+  struct epoll_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT;
+  ev.data.ptr = sc;
+  int ep = sc->s->ep, fd = sc->fd;
+  HANDOFF_RELEASE(sc); /* the last access to SC */
+  HANDOFF_SYSCALL_BEGIN();
+  int rc = epoll_ctl(ep, op, fd, &ev);
+  HANDOFF_SYSCALL_END();
+  return rc == 0;
+}
+
+static bool linger_over(srv_conn *sc)
+{
+  int64_t end = __atomic_load_n(&sc->linger_end, __ATOMIC_ACQUIRE);
+  return end && iiop__now_ms() >= end;
+}
+
+/* A worker got SC's event and owns it: read what has arrived (never
+ * blocking), dispatch every complete message, re-arm; or end it. */
+static void pool_serve(srv_conn *sc)
+{
+  iiop_conn *c = sc->conn;
+  uint8_t *msg;
+  size_t len;
+  int rc = iiop__conn_recv(c, 0, &msg, &len);
+  for (;; rc = iiop__conn_recv_buffered(c, &msg, &len)) {
+    if (rc == CDR_E_TIMEOUT) {
+      /* No complete message is buffered and the socket had nothing more:
+       * what arrives raises the event again (re-arming checks readiness,
+       * so octets that came meanwhile are not missed). */
+      if (!linger_over(sc) && pool_arm(sc, EPOLL_CTL_MOD))
+        return;
+      break;
+    }
+    if (rc != CDR_OK) {
+      on_recv_error(sc, rc);
+      break;
+    }
+    int next = on_message(sc, msg, len);
+    if (next == NEXT_END)
+      break;
+    if (next == NEXT_LINGER) {
+      /* As linger(): drop what the client still sends, for a while. */
+      if (!__atomic_load_n(&sc->linger_end, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&sc->linger_end, iiop__now_ms() + LINGER_MS, __ATOMIC_RELEASE);
+      else if (linger_over(sc))
+        break;
+    }
+  }
+  (void)epoll_ctl(sc->s->ep, EPOLL_CTL_DEL, sc->fd, NULL);
+  conn_finish(sc);
+}
+
+static void *worker_main(void *arg)
+{
+  iiop_server *s = arg;
+  tl_dispatching = 1;
+  for (;;) {
+    struct epoll_event ev;
+    int n = epoll_wait(s->ep, &ev, 1, -1);
+    if (n < 0 && errno != EINTR) {
+      struct timespec ts = { 0, 1000000 }; /* cannot happen; do not spin if it does */
+      nanosleep(&ts, NULL);
+    }
+    if (n <= 0)
+      continue;
+    srv_conn *sc = ev.data.ptr;
+    if (!sc) {
+      /* Stop.  The eventfd stays readable; one more write makes sure the
+       * next sleeping worker is woken too. */
+      uint64_t one = 1;
+      ssize_t w = write(s->ep_stop, &one, sizeof one);
+      (void)w;
+      return NULL;
+    }
+    HANDOFF_ACQUIRE(sc);
+    pool_serve(sc);
+  }
+}
+
+/* Start the pool if it is not running.  Under mu, by the accept thread. */
+static bool pool_start(iiop_server *s)
+{
+  if (s->nworkers)
+    return true;
+  if (s->pool_failed)
+    return false;
+  s->pool_failed = true; /* until it works: not retried on every accept */
+  int ep = epoll_create1(EPOLL_CLOEXEC);
+  int ef = ep >= 0 ? eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) : -1;
+  pthread_t *w = ef >= 0 ? s_alloc(s, (size_t)s->pool_threads * sizeof *w) : NULL;
+  struct epoll_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.events = EPOLLIN; /* level-triggered: every worker sees it */
+  ev.data.ptr = NULL;
+  if (w && epoll_ctl(ep, EPOLL_CTL_ADD, ef, &ev) == 0) {
+    s->ep = ep;
+    s->ep_stop = ef;
+    uint32_t n = 0;
+    while (n < s->pool_threads && pthread_create(&w[n], NULL, worker_main, s) == 0)
+      n++;
+    if (n > 0) {
+      s->workers = w;
+      s->nworkers = n;
+      s->pool_failed = false;
+      return true;
+    }
+    s->ep = s->ep_stop = -1;
+  }
+  s_free(s, w);
+  if (ef >= 0)
+    close(ef);
+  if (ep >= 0)
+    close(ep);
+  return false;
+}
+
+/* Wrap SC's socket and hand it to the pool.  Under mu; SC is not linked
+ * yet.  On failure the socket is closed and SC is the caller's to free. */
+static int start_pooled(iiop_server *s, srv_conn *sc)
+{
+  iiop_transport *t = NULL;
+  iiop_conn *c = NULL;
+  int rc = iiop_tcp_wrap(sc->fd, &t); /* closes the socket if it fails */
+  if (rc == CDR_OK) {
+    iiop_conn_opts co = { s->fragment_size, s->max_message, SEND_TIMEOUT_MS };
+    rc = iiop__conn_new(t, &co, &c); /* frees T if it fails */
+  }
+  if (rc != CDR_OK)
+    return rc;
+  sc->conn = c;
+  sc->pooled = true;
+  __atomic_store_n(&sc->state, CS_IDLE, __ATOMIC_SEQ_CST);
+  sc->next = s->active;
+  if (s->active)
+    s->active->prev = sc;
+  s->active = sc;
+  s->nconns++;
+  if (!pool_arm(sc, EPOLL_CTL_ADD)) {
+    /* Nothing else saw it: the mutex is held. */
+    s->active = sc->next;
+    if (sc->next)
+      sc->next->prev = NULL;
+    s->nconns--;
+    iiop__conn_free(c);
+    sc->conn = NULL;
+    return CDR_E_IO;
+  }
+  return CDR_OK;
 }
 
 static void start_conn(iiop_server *s, int fd, bool tls)
@@ -990,17 +1477,26 @@ static void start_conn(iiop_server *s, int fd, bool tls)
     close(fd);
     return;
   }
+  if (!tls && s->pool_threshold && s->nthreaded >= s->pool_threshold && pool_start(s)) {
+    int prc = start_pooled(s, sc);
+    pthread_mutex_unlock(&s->mu);
+    if (prc != CDR_OK)
+      s_free(s, sc); /* the socket is closed */
+    return;
+  }
   sc->next = s->active;
   if (s->active)
     s->active->prev = sc;
   s->active = sc;
   s->nconns++;
+  s->nthreaded++;
   int rc = pthread_create(&sc->thr, NULL, conn_main, sc);
   if (rc != 0) {
     s->active = sc->next;
     if (sc->next)
       sc->next->prev = NULL;
     s->nconns--;
+    s->nthreaded--;
   }
   pthread_mutex_unlock(&s->mu);
   if (rc != 0) {
@@ -1132,7 +1628,7 @@ void iiop_server_shutdown(iiop_server *s)
   bool forced_idle = false, forced_busy = false;
   pthread_mutex_lock(&s->mu);
   while (s->nconns > 0) {
-    int64_t waited = iiop__now_ms() - t0;
+    int64_t now = iiop__now_ms(), waited = now - t0;
     if (!forced_idle && waited >= LINGER_MS + 500) {
       forced_idle = true;
       for (srv_conn *sc = s->active; sc; sc = sc->next)
@@ -1145,7 +1641,19 @@ void iiop_server_shutdown(iiop_server *s)
         if (sc->conn)
           iiop__conn_shutdown(sc->conn);
     }
+    /* Pooled connections that linger after CloseConnection have no thread
+     * of their own to time them out: force those whose time is up. */
+    bool pooled = false;
+    for (srv_conn *sc = s->active; sc; sc = sc->next)
+      if (sc->pooled) {
+        pooled = true;
+        int64_t le = __atomic_load_n(&sc->linger_end, __ATOMIC_ACQUIRE);
+        if (le && now >= le)
+          iiop__conn_shutdown(sc->conn);
+      }
     int64_t next = forced_busy ? -1 : (forced_idle ? BUSY_GRACE_MS : LINGER_MS + 500) - waited;
+    if (pooled && (next < 0 || next > POOL_FORCE_POLL_MS))
+      next = POOL_FORCE_POLL_MS;
     if (next < 0) {
       pthread_cond_wait(&s->cv, &s->mu);
     } else {
@@ -1159,7 +1667,15 @@ void iiop_server_shutdown(iiop_server *s)
   }
   pthread_mutex_unlock(&s->mu);
 
-  /* 4. Join them. */
+  /* 4. Stop the pool's workers (every connection has ended), join them
+   * and the connection threads. */
+  if (s->nworkers) {
+    uint64_t one = 1;
+    while (write(s->ep_stop, &one, sizeof one) < 0 && errno == EINTR)
+      ;
+    for (uint32_t k = 0; k < s->nworkers; k++)
+      pthread_join(s->workers[k], NULL);
+  }
   reap(s);
   pthread_mutex_lock(&s->mu);
   s->shut_done = true;
@@ -1176,11 +1692,22 @@ void iiop_server_free(iiop_server *s)
   if (t)
     for (uint32_t k = 0; k <= t->mask; k++)
       s_free(s, t->slot[k]);
-  while (t) {
-    obj_table *r = t->retired;
-    s_free(s, t);
-    t = r;
+  s_free(s, t);
+  while (s->old_tables) {
+    obj_table *r = s->old_tables->retired;
+    s_free(s, s->old_tables);
+    s->old_tables = r;
   }
+  while (s->old_objs) {
+    obj *r = s->old_objs->retired_next;
+    s_free(s, s->old_objs);
+    s->old_objs = r;
+  }
+  if (s->ep >= 0)
+    close(s->ep);
+  if (s->ep_stop >= 0)
+    close(s->ep_stop);
+  s_free(s, s->workers);
   if (s->tls)
     iiop_tls_ctx_free(s->tls);
   close(s->wake[0]);
@@ -1201,8 +1728,12 @@ int iiop_server_ior(iiop_server *s, const void *key, size_t key_len, cdr_arena *
     return CDR_E_INVALID;
   /* A key not (yet) active gets the generic type ID: the reference is
    * still well formed, and calls on it get OBJECT_NOT_EXIST until then. */
-  const obj *ob = table_find(objs_load(s), key, key_len);
+  /* Not a registered reader: look up under the mutex (the interface is
+   * static, so its repository ID outlives the object). */
+  pthread_mutex_lock(&s->mu);
+  const obj *ob = table_find(s->objs, key, key_len);
   const char *type_id = ob ? ob->iface->repo_id : OBJECT_REPO_ID;
+  pthread_mutex_unlock(&s->mu);
 
   /* omniORB's choice: char ISO-8859-1 (conversion UTF-8), wchar UTF-16
    * (conversion UTF-16). */

@@ -5,7 +5,10 @@
  * up mid-reply, a stalled TLS client, and the server's side of the wire
  * checked octet by octet through raw sockets (LocateRequest, MessageError,
  * CloseConnection, GIOP 1.0 and big-endian requests, reply fragments,
- * CASES C18 (g)).  Every server listens on port 0, so runs may overlap.
+ * CASES C18 (g)), the epoll worker pool (many connections, shutdown with
+ * pooled connections pending, the wire tests again on pooled connections),
+ * and generated object keys with deactivation.  Every server listens on
+ * port 0, so runs may overlap.
  * This file also runs under ThreadSanitizer: shared test state is atomic
  * or under a mutex. */
 #include <check.h>
@@ -13,6 +16,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -55,7 +59,7 @@ static int oneway_value;            /* atomic */
 /* slow(): blocks until the gate opens. */
 static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
-static int gate_open, gate_entered;
+static int gate_open, gate_entered; /* gate_entered: slow() calls that arrived */
 
 static void gate_reset(void)
 {
@@ -70,13 +74,14 @@ static void gate_release(void)
   pthread_cond_broadcast(&gate_cv);
   pthread_mutex_unlock(&gate_mu);
 }
-static void gate_wait_entered(void)
+static void gate_wait_entered_n(int n)
 {
   pthread_mutex_lock(&gate_mu);
-  while (!gate_entered)
+  while (gate_entered < n)
     pthread_cond_wait(&gate_cv, &gate_mu);
   pthread_mutex_unlock(&gate_mu);
 }
+static void gate_wait_entered(void) { gate_wait_entered_n(1); }
 
 static int pings_served;            /* atomic */
 
@@ -151,7 +156,7 @@ static int op_get_value(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
 static int op_slow(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
 {
   pthread_mutex_lock(&gate_mu);
-  gate_entered = 1;
+  gate_entered++;
   pthread_cond_broadcast(&gate_cv);
   while (!gate_open)
     pthread_cond_wait(&gate_cv, &gate_mu);
@@ -236,6 +241,7 @@ typedef struct srv_opts_x {
   size_t fragment_size;
   uint32_t max_connections;
   int handshake_ms;
+  uint32_t pool_threshold, pool_threads;
 } srv_opts_x;
 
 static iiop_server *start_server_x(const srv_opts_x *x)
@@ -254,6 +260,10 @@ static iiop_server *start_server_x(const srv_opts_x *x)
     o.max_connections = x->max_connections;
   if (x && x->handshake_ms)
     o.handshake_timeout_ms = x->handshake_ms;
+  if (x) {
+    o.pool_threshold = x->pool_threshold;
+    o.pool_threads = x->pool_threads;
+  }
   iiop_server *s = NULL;
   ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
   ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &echo_iface, NULL), CDR_OK);
@@ -537,6 +547,36 @@ static uint8_t *raw_call(int fd, const uint8_t *req, size_t n, uint32_t id, uint
   ck_assert_uint_eq(m->u.reply.request_id, id);
   ck_assert_uint_eq(m->u.reply.reply_status, status);
   return msg;
+}
+
+/* POOLED 0: the default server (a thread per connection), *HOLDER -1.
+ * POOLED 1: a server with pool_threshold 1 and WORKERS workers whose first
+ * connection, *HOLDER (a raw socket, answered once), keeps the one thread
+ * slot taken: every later connection is served by the pool. */
+static iiop_server *start_server_pool(int pooled, uint32_t workers, int *holder)
+{
+  srv_opts_x x = { .pool_threshold = pooled ? 1 : 0, .pool_threads = workers };
+  iiop_server *s = start_server_x(&x);
+  *holder = -1;
+  if (pooled) {
+    *holder = raw_connect("127.0.0.1", iiop_server_port(s));
+    uint8_t req[256];
+    int32_t v = 1;
+    size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED,
+                             "Echo", "ping", NULL, arg_long, &v);
+    cdr_arena *a = cdr_arena_get();
+    giop_message m;
+    uint8_t *msg = raw_call(*holder, req, n, 1, GIOP_NO_EXCEPTION, &m, a, 0);
+    cdr_in_close(&m.body);
+    free(msg);
+    cdr_arena_put(a);
+  }
+  return s;
+}
+
+static iiop_server *start_server_mode(int pooled, int *holder)
+{
+  return start_server_pool(pooled, 2, holder);
 }
 
 /* ---------------------------------------------------------------- tests: calls */
@@ -1398,7 +1438,8 @@ END_TEST
 
 START_TEST(test_raw_message_error_and_close)
 {
-  iiop_server *s = start_server();
+  int holder;
+  iiop_server *s = start_server_mode(_i, &holder); /* _i 1: on pooled connections */
   cdr_arena *a = cdr_arena_get();
 
   /* Garbage: MessageError, then the server closes. */
@@ -1473,6 +1514,8 @@ START_TEST(test_raw_message_error_and_close)
   cdr_in_close(&m.body);
   free(msg);
   close(fd);
+  if (holder >= 0)
+    close(holder);
   cdr_arena_put(a);
   iiop_server_free(s);
 }
@@ -1575,7 +1618,10 @@ START_TEST(test_server_steady_state_allocates_nothing)
   static cdr_mem_counter mc;
   cdr_mem_counter_init(&mc, NULL);
   cdr_mem_set_global(&mc.alloc);
-  iiop_server *s = start_server();
+  /* _i 1: a pooled connection, one worker (a worker's per-thread pools
+   * warm up on its first calls; with one, the warm-up below covers it). */
+  int holder;
+  iiop_server *s = start_server_pool(_i, 1, &holder);
   int fd = raw_connect("127.0.0.1", iiop_server_port(s));
   uint8_t req[256], rep[256];
   uint64_t before = 0;
@@ -1600,11 +1646,497 @@ START_TEST(test_server_steady_state_allocates_nothing)
   uint64_t after = __atomic_load_n(&mc.mallocs, __ATOMIC_SEQ_CST);
   ck_assert_uint_gt(before, 0); /* the hook did see the server's allocations */
   close(fd);
+  if (holder >= 0)
+    close(holder);
   iiop_server_free(s);
   cdr_pool_flush();
   cdr_mem_set_global(NULL);
   ck_assert_msg(after == before, "%llu allocations in 200 steady-state calls",
                 (unsigned long long)(after - before));
+}
+END_TEST
+
+/* ---------------------------------------------------------------- tests: worker pool */
+
+static int count_threads(void)
+{
+  DIR *d = opendir("/proc/self/task");
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL)
+    if (e->d_name[0] != '.')
+      n++;
+  closedir(d);
+  return n;
+}
+
+/* echoString without assertions (for threads other than the test's). */
+static int echo_ok(iiop_ref *r, const char *str)
+{
+  iiop_call *call;
+  cdr_out *args;
+  if (iiop_call_begin(r, "echoString", 0, &call, &args) != CDR_OK)
+    return 0;
+  cdr_put_string(args, str);
+  cdr_in *res = NULL;
+  int ok = 0;
+  if (iiop_call_invoke(call, &res) == CDR_OK) {
+    const char *got;
+    uint32_t gl;
+    ok = cdr_get_string_view(res, &got, &gl) == CDR_OK && gl == strlen(str)
+         && memcmp(got, str, gl) == 0;
+  }
+  iiop_call_end(call);
+  return ok;
+}
+
+typedef struct pool_caller {
+  iiop_ref *r;
+  int id, calls;
+  int errors;
+} pool_caller;
+
+static void *pool_caller_main(void *arg)
+{
+  pool_caller *k = arg;
+  for (int i = 0; i < k->calls; i++) {
+    int32_t x = k->id * 100000 + i, got = -1;
+    if (call_ping(k->r, x, &got) != CDR_OK || got != x)
+      k->errors++;
+    if (i % 8 == 0) {
+      char str[48];
+      snprintf(str, sizeof str, "caller %d call %d", k->id, i);
+      if (!echo_ok(k->r, str))
+        k->errors++;
+    }
+  }
+  return NULL;
+}
+
+/* 20 clients (20 connections) calling at once, with pool_threshold _i:
+ * 0, a thread per connection; 1 and 2, the first one or two connections
+ * get threads and the rest go to 3 pool workers -- the server's thread
+ * count says which. */
+START_TEST(test_pool_many_connections)
+{
+  enum { NC = 20, WORKERS = 3 };
+  const uint32_t threshold = (uint32_t)_i;
+  int base = count_threads();
+  srv_opts_x x = { .pool_threshold = threshold, .pool_threads = WORKERS };
+  iiop_server *s = start_server_x(&x);
+  iiop_client *c[NC];
+  iiop_ref *r[NC];
+  for (int k = 0; k < NC; k++) {
+    c[k] = new_client(NULL);
+    r[k] = resolve_ior(c[k], s, "Echo");
+    check_ping(r[k], k); /* connect, in order: the first THRESHOLD get threads */
+  }
+  int server_threads = count_threads() - base;
+  if (threshold == 0)
+    ck_assert_int_eq(server_threads, 1 + NC); /* accept + one per connection */
+  else
+    ck_assert_int_eq(server_threads, 1 + (int)threshold + WORKERS);
+
+  pthread_t t[NC];
+  pool_caller k[NC];
+  for (int i = 0; i < NC; i++) {
+    k[i] = (pool_caller){ r[i], i + 1, 150, 0 };
+    ck_assert_int_eq(pthread_create(&t[i], NULL, pool_caller_main, &k[i]), 0);
+  }
+  for (int i = 0; i < NC; i++) {
+    pthread_join(t[i], NULL);
+    ck_assert_int_eq(k[i].errors, 0);
+  }
+  /* Half the clients go away (their connections end, pooled ones on a
+   * worker); the rest still work. */
+  for (int i = 0; i < NC; i += 2) {
+    iiop_ref_free(r[i]);
+    iiop_client_free(c[i]);
+  }
+  for (int i = 1; i < NC; i += 2)
+    check_ping(r[i], -i);
+  /* A new connection after connections ended: served. */
+  iiop_client *c2 = new_client(NULL);
+  iiop_ref *r2 = resolve_ior(c2, s, "Echo");
+  check_ping(r2, 77);
+  check_echo_string(r2, "late", 4);
+
+  /* The clients go away (pooled connections end on a worker when it reads
+   * the end of the stream); shutdown finds little to do, and joins the
+   * workers.  (Shutdown with connections whose clients never close:
+   * test_pool_shutdown_with_calls_pending.) */
+  iiop_ref_free(r2);
+  iiop_client_free(c2);
+  for (int i = 1; i < NC; i += 2) {
+    iiop_ref_free(r[i]);
+    iiop_client_free(c[i]);
+  }
+  int64_t t0 = now_ms();
+  iiop_server_free(s);
+  ck_assert_int_lt(now_ms() - t0, 1500);
+  ck_assert_int_eq(count_threads(), base);
+}
+END_TEST
+
+/* Send a Request for slow() on FD without reading the reply. */
+static void raw_send_slow(int fd, uint32_t id)
+{
+  uint8_t req[256];
+  size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, id, GIOP_RESPONSE_EXPECTED, "Echo",
+                           "slow", NULL, NULL, NULL);
+  raw_send(fd, req, n);
+}
+
+/* Shutdown while pooled connections are busy, have requests queued, or are
+ * idle: every connection gets CloseConnection (after the reply of the
+ * request in progress), queued requests are not run, connections whose
+ * clients never close are forced after the linger time, the workers are
+ * joined, nothing hangs. */
+START_TEST(test_pool_shutdown_with_calls_pending)
+{
+  gate_reset();
+  int base = count_threads();
+  srv_opts_x x = { .pool_threshold = 1, .pool_threads = 2 };
+  iiop_server *s = start_server_x(&x);
+  uint16_t port = iiop_server_port(s);
+  iiop_client *ca = new_client(NULL), *cb = new_client(NULL);
+  iiop_ref *ra = resolve_ior(ca, s, "Echo"), *rb = resolve_ior(cb, s, "Echo");
+  check_ping(ra, 1); /* the one connection with a thread */
+  cdr_arena *a = cdr_arena_get();
+  giop_message m;
+  uint8_t req[256];
+  int32_t v = 3;
+  size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
+                           "ping", NULL, arg_long, &v);
+  int idle = raw_connect("127.0.0.1", port); /* pooled, idle, never closes */
+  uint8_t *msg = raw_call(idle, req, n, 1, GIOP_NO_EXCEPTION, &m, a, 0);
+  cdr_in_close(&m.body);
+  free(msg);
+  int busy = raw_connect("127.0.0.1", port); /* pooled, slow() in progress, never closes */
+  msg = raw_call(busy, req, n, 1, GIOP_NO_EXCEPTION, &m, a, 0);
+  cdr_in_close(&m.body);
+  free(msg);
+  check_ping(rb, 2); /* pooled: slow() in progress and three calls queued */
+  iiop_ref_free(ra);
+  iiop_client_free(ca); /* the thread slot is free again; the others stay pooled */
+
+  raw_send_slow(busy, 2);
+  pending slow = { rb, "slow", 1, 0, NULL, 0 }, q[3];
+  pthread_t ts, tq[3], tsd;
+  ck_assert_int_eq(pthread_create(&ts, NULL, pending_main, &slow), 0);
+  gate_wait_entered_n(2); /* both workers are in slow() */
+  for (int k = 0; k < 3; k++) {
+    q[k] = (pending){ rb, "ping", 1, 0, NULL, 0 };
+    ck_assert_int_eq(pthread_create(&tq[k], NULL, pending_main, &q[k]), 0);
+  }
+  sleep_ms(100); /* let the queued requests reach the server */
+  int served = __atomic_load_n(&pings_served, __ATOMIC_SEQ_CST);
+  int64_t t0 = now_ms();
+  ck_assert_int_eq(pthread_create(&tsd, NULL, shutdown_main, s), 0);
+
+  /* The idle pooled connection gets CloseConnection at once, from the
+   * shutdown thread (both workers are busy). */
+  size_t len;
+  msg = raw_recv(idle, &len);
+  ck_assert_ptr_nonnull(msg);
+  ck_assert_uint_eq(msg[7], GIOP_CLOSE_CONNECTION);
+  free(msg);
+  ck_assert_int_lt(now_ms() - t0, 1000);
+
+  gate_release();
+  /* The busy raw connection: the reply of slow(), then CloseConnection. */
+  msg = raw_recv(busy, &len);
+  ck_assert_ptr_nonnull(msg);
+  parse(&m, msg, len, a, 0);
+  ck_assert_uint_eq(m.hdr.type, GIOP_REPLY);
+  ck_assert_uint_eq(m.u.reply.request_id, 2);
+  ck_assert_int_eq(cdr_get_long(&m.body), 7);
+  cdr_in_close(&m.body);
+  free(msg);
+  msg = raw_recv(busy, &len);
+  ck_assert_ptr_nonnull(msg);
+  ck_assert_uint_eq(msg[7], GIOP_CLOSE_CONNECTION);
+  free(msg);
+
+  pthread_join(ts, NULL);
+  ck_assert_int_eq(slow.rc, CDR_OK);
+  ck_assert_int_eq(slow.value, 7);
+  for (int k = 0; k < 3; k++) {
+    pthread_join(tq[k], NULL);
+    ck_assert_msg(q[k].rc == CDR_E_CLOSED || q[k].rc == CDR_E_IO, "queued call: %d", q[k].rc);
+    ck_assert_ptr_nonnull(q[k].ex);
+    ck_assert_str_eq(q[k].ex, "TRANSIENT");
+    ck_assert_uint_eq(q[k].completed, GIOP_COMPLETED_NO);
+  }
+  ck_assert_int_eq(__atomic_load_n(&pings_served, __ATOMIC_SEQ_CST), served);
+  /* The raw clients never close: shutdown forces them after lingering. */
+  pthread_join(tsd, NULL);
+  ck_assert_int_lt(now_ms() - t0, 5000);
+  ck_assert(raw_closed_within(idle, 1000));
+  ck_assert(raw_closed_within(busy, 1000));
+  ck_assert_int_eq(count_threads(), base); /* workers joined */
+  close(idle);
+  close(busy);
+  cdr_arena_put(a);
+  iiop_ref_free(rb);
+  iiop_client_free(cb);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- tests: generated keys */
+
+/* A transient object that can deactivate itself. */
+typedef struct session {
+  iiop_server *s;
+  uint8_t key[IIOP_GENERATED_KEY_LEN];
+  size_t len;
+} session;
+
+static int op_session_destroy(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  session *se = sv;
+  cdr_put_long(o, iiop_server_deactivate(se->s, se->key, se->len)); /* does not wait */
+  return CDR_OK;
+}
+
+static const iiop_operation session_ops[] = {
+  { "ping", op_ping },
+  { "slow", op_slow },
+  { "destroy", op_session_destroy },
+};
+static const iiop_interface session_iface = { "IDL:Test/Session:1.0", session_ops, 3, NULL };
+
+static iiop_ref *resolve_key(iiop_client *c, iiop_server *s, const uint8_t *key, size_t len)
+{
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  char *ior = NULL;
+  ck_assert_int_eq(iiop_server_ior(s, key, len, &a, &ior), CDR_OK);
+  iiop_ref *r = NULL;
+  ck_assert_int_eq(iiop_client_resolve(c, ior, &r), CDR_OK);
+  cdr_arena_free(&a);
+  return r;
+}
+
+static void check_not_exist(iiop_ref *r)
+{
+  giop_system_exception e;
+  ck_assert_int_eq(call_long(r, "ping", 1, &e, NULL, 0, NULL), IIOP_R_SYSTEM_EXCEPTION);
+  ck_assert_str_eq(e.repo_id, "OBJECT_NOT_EXIST");
+  ck_assert_uint_eq(e.minor, OMG(1));
+  ck_assert_uint_eq(e.completed, GIOP_COMPLETED_NO);
+}
+
+typedef struct deact {
+  iiop_server *s;
+  const uint8_t *key;
+  size_t len;
+  int rc;
+  int done; /* atomic */
+} deact;
+
+static void *deact_main(void *arg)
+{
+  deact *d = arg;
+  d->rc = iiop_server_deactivate(d->s, d->key, d->len);
+  __atomic_store_n(&d->done, 1, __ATOMIC_SEQ_CST);
+  return NULL;
+}
+
+/* _i 0: a thread per connection; 1: pooled connections. */
+START_TEST(test_generated_keys)
+{
+  gate_reset();
+  int holder;
+  iiop_server *s = start_server_mode(_i, &holder);
+  iiop_client *c = new_client(NULL);
+
+  session se[3];
+  for (int k = 0; k < 3; k++) {
+    se[k].s = s;
+    ck_assert_int_eq(iiop_server_activate_generated(s, &session_iface, &se[k], se[k].key,
+                                                    &se[k].len), CDR_OK);
+    ck_assert_uint_eq(se[k].len, IIOP_GENERATED_KEY_LEN);
+    ck_assert(memcmp(se[k].key, IIOP_GENERATED_KEY_PREFIX, IIOP_GENERATED_KEY_PREFIX_LEN) == 0);
+    for (int j = 0; j < k; j++)
+      ck_assert(memcmp(se[k].key, se[j].key, se[k].len) != 0);
+  }
+  /* Reserved for generated keys: no persistent key can start so. */
+  ck_assert_int_eq(iiop_server_activate(s, se[0].key, se[0].len, &echo_iface, NULL),
+                   CDR_E_INVALID);
+  ck_assert_int_eq(iiop_server_activate(s, IIOP_GENERATED_KEY_PREFIX "x", 5, &echo_iface, NULL),
+                   CDR_E_INVALID);
+  ck_assert_int_eq(iiop_server_activate_generated(s, &session_iface, NULL, NULL, NULL),
+                   CDR_E_INVALID);
+
+  iiop_ref *r[3];
+  for (int k = 0; k < 3; k++) {
+    r[k] = resolve_key(c, s, se[k].key, se[k].len);
+    check_ping(r[k], 10 + k);
+  }
+  bool yes = false;
+  ck_assert_int_eq(call_bool(r[0], "_is_a", "IDL:Test/Session:1.0", &yes), CDR_OK);
+  ck_assert(yes);
+
+  /* Deactivated from outside: OBJECT_NOT_EXIST; the others live on. */
+  ck_assert_int_eq(iiop_server_deactivate(s, se[0].key, se[0].len), CDR_OK);
+  check_not_exist(r[0]);
+  ck_assert_int_eq(iiop_server_deactivate(s, se[0].key, se[0].len), CDR_E_INVALID);
+  check_ping(r[1], 11);
+
+  /* Deactivated from its own operation (no waiting for itself). */
+  giop_system_exception e;
+  ck_assert_int_eq(call_long(r[1], "destroy", 0, &e, NULL, 0, NULL), CDR_OK);
+  check_not_exist(r[1]);
+
+  /* Deactivation waits for a request in progress on the object. */
+  pending slow = { r[2], "slow", 1, 0, NULL, 0 };
+  pthread_t ts, td;
+  ck_assert_int_eq(pthread_create(&ts, NULL, pending_main, &slow), 0);
+  gate_wait_entered();
+  deact d = { s, se[2].key, se[2].len, -1, 0 };
+  ck_assert_int_eq(pthread_create(&td, NULL, deact_main, &d), 0);
+  sleep_ms(150);
+  ck_assert_int_eq(__atomic_load_n(&d.done, __ATOMIC_SEQ_CST), 0);
+  iiop_client *c2 = new_client(NULL); /* another connection: c's waits behind slow() */
+  iiop_ref *r2 = resolve_key(c2, s, se[2].key, se[2].len);
+  check_not_exist(r2); /* already gone for new requests */
+  iiop_ref_free(r2);
+  iiop_client_free(c2);
+  gate_release();
+  pthread_join(ts, NULL);
+  pthread_join(td, NULL);
+  ck_assert_int_eq(slow.rc, CDR_OK);
+  ck_assert_int_eq(slow.value, 7);
+  ck_assert_int_eq(d.rc, CDR_OK);
+
+  /* A persistent key can be deactivated and activated again. */
+  iiop_ref *echo = resolve_ior(c, s, "Echo");
+  check_ping(echo, 5);
+  ck_assert_int_eq(iiop_server_deactivate(s, "Echo", 4), CDR_OK);
+  check_not_exist(echo);
+  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &echo_iface, NULL), CDR_OK);
+  check_ping(echo, 6);
+
+  /* LocateRequest agrees. */
+  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  cdr_arena *a = cdr_arena_get();
+  for (int k = 0; k < 2; k++) {
+    uint8_t buf[96];
+    cdr_opts o;
+    cdr_opts_default(&o);
+    cdr_out w;
+    cdr_out_init_buffer(&w, &o, buf, sizeof buf);
+    giop_locate_request_header h;
+    memset(&h, 0, sizeof h);
+    h.request_id = 50 + (uint32_t)k;
+    h.target.disposition = GIOP_KEY_ADDR;
+    h.target.key = k == 0 ? se[0].key : (const uint8_t *)"Echo";
+    h.target.key_len = k == 0 ? (uint32_t)se[0].len : 4;
+    ck_assert_int_eq(giop_begin_locate_request(&w, &h), CDR_OK);
+    ck_assert_int_eq(giop_end(&w), CDR_OK);
+    raw_send(fd, buf, cdr_out_size(&w));
+    cdr_out_close(&w);
+    size_t len;
+    uint8_t *msg = raw_recv(fd, &len);
+    ck_assert_ptr_nonnull(msg);
+    giop_message m;
+    parse(&m, msg, len, a, 0);
+    ck_assert_uint_eq(m.hdr.type, GIOP_LOCATE_REPLY);
+    ck_assert_uint_eq(m.u.locate_reply.locate_status,
+                      k == 0 ? GIOP_UNKNOWN_OBJECT : GIOP_OBJECT_HERE);
+    cdr_in_close(&m.body);
+    free(msg);
+  }
+  close(fd);
+  cdr_arena_put(a);
+
+  for (int k = 0; k < 3; k++)
+    iiop_ref_free(r[k]);
+  iiop_ref_free(echo);
+  iiop_client_free(c);
+  if (holder >= 0)
+    close(holder);
+  iiop_server_free(s);
+}
+END_TEST
+
+typedef struct churn_caller {
+  iiop_server *s;
+  int id, stop; /* stop: atomic */
+  int calls, errors;
+} churn_caller;
+
+static void *churn_caller_main(void *arg)
+{
+  churn_caller *k = arg;
+  iiop_client *c = iiop_client_new(NULL);
+  if (!c) {
+    k->errors++;
+    return NULL;
+  }
+  iiop_ref *r = NULL;
+  char url[96];
+  snprintf(url, sizeof url, "corbaloc::1.2@127.0.0.1:%u/Echo", (unsigned)iiop_server_port(k->s));
+  if (iiop_client_resolve(c, url, &r) != CDR_OK) {
+    k->errors++;
+    iiop_client_free(c);
+    return NULL;
+  }
+  for (int i = 0; !__atomic_load_n(&k->stop, __ATOMIC_SEQ_CST) || i < 20; i++) {
+    int32_t x = k->id * 100000 + i, got = -1;
+    if (call_ping(r, x, &got) != CDR_OK || got != x)
+      k->errors++;
+    k->calls++;
+  }
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  return NULL;
+}
+
+/* Objects activated and deactivated in a loop while other connections
+ * call all the time: the lock-free object table is replaced under the
+ * readers' feet and the replaced tables and objects are freed while they
+ * run (AddressSanitizer and ThreadSanitizer watch).  _i: pooled or not. */
+START_TEST(test_generated_keys_churn)
+{
+  int holder;
+  iiop_server *s = start_server_mode(_i, &holder);
+  enum { NT = 3 };
+  churn_caller k[NT];
+  pthread_t t[NT];
+  for (int i = 0; i < NT; i++) {
+    k[i] = (churn_caller){ s, i + 1, 0, 0, 0 };
+    ck_assert_int_eq(pthread_create(&t[i], NULL, churn_caller_main, &k[i]), 0);
+  }
+  iiop_client *c = new_client(NULL);
+  static session se[8];
+  for (int round = 0; round < 40; round++) {
+    for (int j = 0; j < 8; j++) {
+      se[j].s = s;
+      ck_assert_int_eq(iiop_server_activate_generated(s, &session_iface, &se[j], se[j].key,
+                                                      &se[j].len), CDR_OK);
+    }
+    iiop_ref *r = resolve_key(c, s, se[round % 8].key, se[round % 8].len);
+    check_ping(r, round);
+    for (int j = 0; j < 8; j++)
+      ck_assert_int_eq(iiop_server_deactivate(s, se[j].key, se[j].len), CDR_OK);
+    check_not_exist(r);
+    iiop_ref_free(r);
+  }
+  for (int i = 0; i < NT; i++)
+    __atomic_store_n(&k[i].stop, 1, __ATOMIC_SEQ_CST);
+  for (int i = 0; i < NT; i++) {
+    pthread_join(t[i], NULL);
+    ck_assert_int_eq(k[i].errors, 0);
+    ck_assert_int_gt(k[i].calls, 0);
+  }
+  iiop_client_free(c);
+  if (holder >= 0)
+    close(holder);
+  iiop_server_free(s);
 }
 END_TEST
 
@@ -1638,15 +2170,27 @@ static Suite *orb_suite(void)
   tcase_add_test(tc, test_shutdown_aborts_tls_handshake);
   suite_add_tcase(s, tc);
 
+  tc = tcase_create("pool");
+  tcase_set_timeout(tc, 60);
+  tcase_add_loop_test(tc, test_pool_many_connections, 0, 3);
+  tcase_add_test(tc, test_pool_shutdown_with_calls_pending);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("keys");
+  tcase_set_timeout(tc, 60);
+  tcase_add_loop_test(tc, test_generated_keys, 0, 2);
+  tcase_add_loop_test(tc, test_generated_keys_churn, 0, 2);
+  suite_add_tcase(s, tc);
+
   tc = tcase_create("wire");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_raw_locate_request);
   tcase_add_test(tc, test_raw_response_flags_and_cancel);
   tcase_add_test(tc, test_raw_versions_and_byte_orders);
   tcase_add_test(tc, test_raw_reply_fragments);
-  tcase_add_test(tc, test_raw_message_error_and_close);
+  tcase_add_loop_test(tc, test_raw_message_error_and_close, 0, 2);
   tcase_add_test(tc, test_c18g_no_codesets_context);
-  tcase_add_test(tc, test_server_steady_state_allocates_nothing);
+  tcase_add_loop_test(tc, test_server_steady_state_allocates_nothing, 0, 2);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -10,9 +10,12 @@
  * service context.  LOCATION_FORWARD replies are followed.
  *
  * Server: listen, activate servants under object keys (an object adapter:
- * key -> servant and its interface), and serve: by default a thread per
- * connection reads and dispatches in place.  LocateRequest, _is_a and
- * _non_existent are answered by the library; shutdown sends CloseConnection.
+ * key -> servant and its interface; persistent keys the application names,
+ * or keys the server generates), and serve: by default a thread per
+ * connection reads and dispatches in place; past a connection count
+ * (pool_threshold), further connections are served by an epoll-driven pool
+ * of worker threads.  LocateRequest, _is_a and _non_existent are answered
+ * by the library; shutdown sends CloseConnection.
  *
  * Status codes: the cdr_status values (negative), CDR_OK, and two positive
  * results of an invocation that are not errors of the call itself.
@@ -156,6 +159,25 @@ typedef struct iiop_server_opts {
   uint16_t tls_port;         /* 0: a free port */
   int handshake_timeout_ms;  /* default 5000 (also for <= 0): a stalled TLS client cannot
                               * hold a thread */
+  uint32_t pool_threshold;   /* 0 (default): every connection gets a thread of its own, which
+                              * reads and dispatches in place (the least CPU per call for a
+                              * few connections).  N: while N connections have their own
+                              * thread, a new plain (not TLS) connection goes to the worker
+                              * pool instead: one epoll instance, pool_threads workers that
+                              * read what has arrived without blocking, dispatch every
+                              * complete message in order, and wait again.  A connection
+                              * stays where it started.  TLS connections always get their
+                              * own thread (and count among the N): OpenSSL may hold
+                              * decrypted data the socket's readiness does not show.  The
+                              * pool starts with its first connection; should it fail to
+                              * start, connections get threads of their own.  A pooled call
+                              * costs two system calls more than one on a thread of its own
+                              * (epoll_wait, and re-arming). */
+  uint32_t pool_threads;     /* pool workers (0, the default: the number of online CPUs).  A
+                              * worker serves one connection at a time: a slow operation, or
+                              * a reply to a client that does not read (up to the send
+                              * timeout), holds its worker; the requests of one connection
+                              * are dispatched in order, as with a thread per connection. */
 } iiop_server_opts;
 
 /* Code sets: a connection's are fixed by its first Request -- its CodeSets
@@ -169,10 +191,46 @@ IIOP_API void iiop_server_opts_default(iiop_server_opts *o);
  * CDR_E_IO (bind/listen failed), CDR_E_TLS (certificate or key), CDR_E_NOMEM. */
 IIOP_API int iiop_server_new(const iiop_server_opts *opts, iiop_server **out);
 /* Activate SERVANT implementing IFACE under the persistent object KEY
- * (KEY_LEN octets, e.g. "Echo": reachable by corbaloc).  Errors:
- * CDR_E_INVALID (key in use, bad interface), CDR_E_NOMEM. */
+ * (KEY_LEN octets, e.g. "Echo": reachable by corbaloc).  Keys that begin
+ * with IIOP_GENERATED_KEY_PREFIX are reserved for generated keys.  Any
+ * thread, any time (also while serving, also from an operation): requests
+ * read after it returns find the object.  Errors: CDR_E_INVALID (key in
+ * use or reserved, bad interface), CDR_E_NOMEM. */
 IIOP_API int iiop_server_activate(iiop_server *s, const void *key, size_t key_len,
                                   const iiop_interface *iface, void *servant);
+
+/* Generated object keys: IIOP_GENERATED_KEY_LEN octets, the 4-octet
+ * prefix, a 64-bit counter (big-endian, unique within the server) and 8
+ * octets from getrandom() (so that a key of an earlier run of the server,
+ * or of another server, is not found: such a reference gets
+ * OBJECT_NOT_EXIST; and keys cannot be guessed from one another). */
+#define IIOP_GENERATED_KEY_LEN 20
+#define IIOP_GENERATED_KEY_PREFIX "\0IGK"
+#define IIOP_GENERATED_KEY_PREFIX_LEN 4
+
+/* Activate SERVANT implementing IFACE under a new generated key (a
+ * transient object: the key is never reused, and no persistent key can
+ * equal it).  The key is written to KEY_OUT, which must have room for
+ * IIOP_GENERATED_KEY_LEN octets, and its length to *KEY_LEN; pass them to
+ * iiop_server_ior() for a reference and to iiop_server_deactivate().
+ * Thread-safe, as iiop_server_activate().  Errors: CDR_E_INVALID (a NULL
+ * argument, bad interface), CDR_E_NOMEM. */
+IIOP_API int iiop_server_activate_generated(iiop_server *s, const iiop_interface *iface,
+                                            void *servant, uint8_t *key_out, size_t *key_len);
+/* Deactivate the object under KEY (persistent or generated): requests read
+ * after this returns get OBJECT_NOT_EXIST (LocateRequest: UNKNOWN_OBJECT),
+ * and the key may be activated again.  Called from a thread that is not
+ * dispatching requests, it also waits until no request that may have found
+ * the object is still running (requests dispatched before the call, on any
+ * object: the object table is read without locks, so the server tracks
+ * readers, not objects): when it returns, the servant may be freed.  Do not
+ * call it holding a lock that such an operation may wait for.  Called from
+ * an operation (of any server), it does not wait: the calling operation,
+ * and others already running on the servant, may still use it.  The
+ * object's memory in the adapter is freed once no request can still see
+ * it.  Errors: CDR_E_INVALID (a NULL argument, KEY not active),
+ * CDR_E_NOMEM. */
+IIOP_API int iiop_server_deactivate(iiop_server *s, const void *key, size_t key_len);
 /* Start the accepting thread(s).  Errors: CDR_E_IO, CDR_E_NOMEM,
  * CDR_E_STATE (after shutdown). */
 IIOP_API int iiop_server_start(iiop_server *s);
@@ -185,8 +243,9 @@ IIOP_API uint16_t iiop_server_tls_port(const iiop_server *s);
  * CDR_E_INVALID (a NULL argument), CDR_E_NOMEM. */
 IIOP_API int iiop_server_ior(iiop_server *s, const void *key, size_t key_len, cdr_arena *a,
                              char **out);
-/* Stop accepting, send CloseConnection on every connection, wait for the
- * requests in progress, join the threads.  Idempotent.  A request in
+/* Stop accepting, send CloseConnection on every connection (pooled ones
+ * too), wait for the requests in progress, join the threads (the pool's
+ * workers too).  Idempotent.  A request in
  * progress is answered before its connection's CloseConnection; requests
  * read after it are dropped unprocessed, as CloseConnection tells the
  * client. */

@@ -81,8 +81,8 @@ static int needs_chunking(const cdr_value_type *t)
 
 /* ---------------------------------------------------------------- registry */
 
-#define REG_SLOTS 131072u /* power of two, twice the type limit */
-#define REG_MAX 65536u
+#define REG_SLOTS 8192u /* power of two, twice the type limit */
+#define REG_MAX 4096u
 
 struct cdr_registry {
   pthread_mutex_t lock;

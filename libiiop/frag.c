@@ -168,7 +168,10 @@ int giop_fragmenter_next(giop_fragmenter *f, struct iovec iov[2], int *n)
 
 #define SPARE_CAP ((size_t)16384)     /* a zero-copy read at a message start */
 #define INIT_CAP ((size_t)65536)      /* first buffer of a large message */
-#define CACHE_N 4                     /* released buffers kept for reuse ... */
+#define SMALL_CAP ((size_t)4096)      /* least room of a message buffer, so that small
+                                       * messages (several arriving in one read) reuse
+                                       * cached buffers instead of allocating each */
+#define CACHE_N 8                     /* released buffers kept for reuse ... */
 #define CACHE_MAX ((size_t)262144)    /* ... when no larger than this */
 
 enum { K_NONE, K_MSG, K_PEND12, K_PEND11, K_DONE, K_TAKEN };
@@ -250,7 +253,7 @@ static rbuf *rb_new(giop_reasm *r, size_t cap)
 /* Done with B: keep it for reuse or free it. */
 static void rb_drop(giop_reasm *r, rbuf *b)
 {
-  if (!r->err && b->cap >= SPARE_CAP && b->cap <= CACHE_MAX && r->ncache < CACHE_N) {
+  if (!r->err && b->cap >= SMALL_CAP && b->cap <= CACHE_MAX && r->ncache < CACHE_N) {
     b->kind = K_NONE;
     r->cache[r->ncache++] = b;
   } else {
@@ -504,7 +507,7 @@ static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t 
   } else {
     size_t cap = avail > INIT_CAP ? avail : INIT_CAP;
     if (cap > total)
-      cap = total;
+      cap = total > SMALL_CAP ? total : SMALL_CAP;
     t = rb_new(r, cap);
     if (!t)
       return fail(r, CDR_E_NOMEM);

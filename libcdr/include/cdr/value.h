@@ -105,7 +105,7 @@ CDR_API cdr_registry *cdr_registry_new(void);
 CDR_API void cdr_registry_free(cdr_registry *r);
 /* Register T (and its base types) under their repository IDs.  Registering
  * the same descriptor again is a no-op; another descriptor with an ID
- * already registered: CDR_E_INVALID.  CDR_E_LIMIT past 65536 types;
+ * already registered: CDR_E_INVALID.  CDR_E_LIMIT past 4096 types;
  * CDR_E_NOMEM.  Thread-safe. */
 CDR_API int cdr_registry_add(cdr_registry *r, const cdr_value_type *t) CDR_NONNULL(1, 2);
 /* The descriptor registered under ID (LEN octets), or NULL.  Lock-free. */

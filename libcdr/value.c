@@ -285,7 +285,9 @@ void cdr__value_pool_flush(void)
   vstate_thread_exit(NULL);
 }
 
-static vstate *vstate_new(const cdr_allocator *alloc)
+/* A state for a stream; STRINGS: how repository IDs and codebases are keyed
+ * (by content when writing, by position when reading). */
+static vstate *vstate_new(const cdr_allocator *alloc, cdr_itab_kind strings)
 {
   const cdr_allocator *a = cdr__alloc_or_global(alloc);
   vstate *s = NULL;
@@ -302,8 +304,8 @@ static vstate *vstate_new(const cdr_allocator *alloc)
   s->ext.release = vstate_release;
   s->alloc = a;
   cdr_itab_init(&s->values, CDR_ITAB_PTR, a);
-  cdr_itab_init(&s->ids, CDR_ITAB_STR, a);
-  cdr_itab_init(&s->codebases, CDR_ITAB_STR, a);
+  cdr_itab_init(&s->ids, strings, a);
+  cdr_itab_init(&s->codebases, strings, a);
   cdr_itab_init(&s->lists, CDR_ITAB_PTR, a);
   cdr_value_opts_default(&s->vo);
   s->fast = 1;
@@ -319,7 +321,7 @@ static vstate *out_state(cdr_out *o)
     return o->ext;
   if (o->status != CDR_OK)
     return NULL;
-  vstate *s = vstate_new(o->opts.alloc);
+  vstate *s = vstate_new(o->opts.alloc, CDR_ITAB_STR);
   if (!s) {
     cdr_out_fail(o, CDR_E_NOMEM);
     return NULL;
@@ -334,14 +336,11 @@ static vstate *in_state(cdr_in *i)
     return i->ext;
   if (i->status != CDR_OK)
     return NULL;
-  vstate *s = vstate_new(i->opts.alloc);
+  vstate *s = vstate_new(i->opts.alloc, CDR_ITAB_PTR); /* keyed by position */
   if (!s) {
     cdr_in_fail(i, CDR_E_NOMEM, "no memory for value state");
     return NULL;
   }
-  /* On input every table is keyed by position. */
-  cdr_itab_init(&s->ids, CDR_ITAB_PTR, s->alloc);
-  cdr_itab_init(&s->codebases, CDR_ITAB_PTR, s->alloc);
   i->ext = s;
   return s;
 }

@@ -50,6 +50,7 @@
 #include <iiop/ior.h>
 #include <iiop/orb.h>
 #include "bench_idl.h"
+#include "run.h"
 
 #define EXIT_OK 0
 #define EXIT_MISMATCH 1
@@ -101,6 +102,7 @@ static void usage(FILE *f)
 {
   fputs("usage: iiop-bench server --listen HOST:PORT [options]\n"
         "       iiop-bench client --target URL|IOR --scenario S [options]\n"
+        "       iiop-bench run [--quick] [--json FILE] [--instructions] ...  (run --help)\n"
         "server options:\n"
         "  --listen HOST:PORT  address to listen on (PORT 0: a free port; IPv6 as [ADDR]:PORT)\n"
         "  --fragment-size N   octets per GIOP fragment sent (default: the library's, 8192)\n"
@@ -892,14 +894,16 @@ int main(int argc, char **argv)
   if (getenv("IIOP_BENCH_COUNT_ALLOCS") && strcmp(getenv("IIOP_BENCH_COUNT_ALLOCS"), "0") != 0)
     g_count_allocs = true;
   if (argc < 2)
-    return usage_error("a command is required: server or client");
+    return usage_error("a command is required: server, client or run");
   if (strcmp(argv[1], "server") == 0)
     return server_main(argc - 1, argv + 1);
   if (strcmp(argv[1], "client") == 0)
     return client_main(argc - 1, argv + 1);
+  if (strcmp(argv[1], "run") == 0)
+    return iiop_bench_run_main(argc - 1, argv + 1);
   if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
     usage(stdout);
     return EXIT_OK;
   }
-  return usage_error("unknown command '%s' (server or client)", argv[1]);
+  return usage_error("unknown command '%s' (server, client or run)", argv[1]);
 }

@@ -1,0 +1,435 @@
+/* tcp-floor.c - a raw TCP ping-pong: the floor under an IIOP call that
+ * moves the same octets.  Each call is one write of the request by the
+ * client and one write of the reply by the server, read whole on the other
+ * side (MSG_WAITALL), on one TCP_NODELAY connection, with a thread per
+ * connection on the server as in our ORB's default server.  Nothing is
+ * encoded or looked at: what is left is the system calls, the loopback
+ * stack, the wake-ups and copying the octets.
+ *
+ *   tcp-floor server --listen HOST:PORT
+ *   tcp-floor client --target HOST:PORT --req N --rep M [--calls K]
+ *                    [--warmup W] [--scenario NAME]
+ *
+ * The server prints one line, HOST:PORT with the port it got (PORT 0 in
+ * --listen: a free port), flushed, then serves until SIGINT or SIGTERM and
+ * exits 0.  A connection starts with a 12-octet hello from the client
+ * ("TCPF", then N and M as 32-bit big-endian numbers); then each call is N
+ * octets in and M octets out.
+ *
+ * The client makes W untimed calls, then K timed ones, and its standard
+ * output ends with the same line as iiop-bench client's:
+ *   scenario=NAME calls=K failed=F wall_s=X calls_per_s=Y p50_us=A p99_us=B
+ * (NAME defaults to "floor").  Exit status: 0 every call completed, 2 usage
+ * error, 3 a call or the connection failed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXIT_OK 0
+#define EXIT_USAGE 2
+#define EXIT_FAILED 3
+#define HELLO_SIZE 12
+#define MAX_MSG (1ul << 30)
+
+static void usage(FILE *f)
+{
+  fputs("usage: tcp-floor server --listen HOST:PORT\n"
+        "       tcp-floor client --target HOST:PORT --req N --rep M [--calls K] [--warmup W]\n"
+        "                        [--scenario NAME]\n"
+        "  A TCP ping-pong: per call the client writes N octets in one write, the server\n"
+        "  answers M octets in one write.\n"
+        "server: prints HOST:PORT (PORT 0 in --listen: a free port), serves until SIGINT\n"
+        "  or SIGTERM.\n"
+        "client:\n"
+        "  --target HOST:PORT  the server\n"
+        "  --req N, --rep M    octets per request and per reply (1 .. 2^30)\n"
+        "  --calls K           timed calls (default 1000)\n"
+        "  --warmup W          untimed calls first (default 0)\n"
+        "  --scenario NAME     the label of the last line (default floor)\n"
+        "  The last line of standard output is\n"
+        "  scenario=NAME calls=K failed=F wall_s=X calls_per_s=Y p50_us=A p99_us=B\n"
+        "  Exit status: 0 all calls completed, 2 usage error, 3 a call failed.\n", f);
+}
+
+static int usage_error(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("tcp-floor: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  usage(stderr);
+  return EXIT_USAGE;
+}
+
+static bool parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+{
+  if (!s || *s < '0' || *s > '9')
+    return false;
+  errno = 0;
+  char *end;
+  unsigned long v = strtoul(s, &end, 10);
+  if (errno || *end || v < min || v > max)
+    return false;
+  *out = v;
+  return true;
+}
+
+/* Split "HOST:PORT" or "[V6]:PORT" into HOST (brackets removed) and PORT. */
+static bool split_hostport(const char *s, char *host, size_t hostsz, char *port, size_t portsz)
+{
+  const char *colon = strrchr(s, ':');
+  if (!colon || colon == s || !colon[1])
+    return false;
+  const char *h = s;
+  size_t hl = (size_t)(colon - s);
+  if (s[0] == '[') {
+    if (hl < 3 || s[hl - 1] != ']')
+      return false;
+    h++;
+    hl -= 2;
+  } else if (memchr(s, ':', hl)) {
+    return false;
+  }
+  unsigned long p;
+  if (hl + 1 > hostsz || strlen(colon + 1) + 1 > portsz || !parse_ulong(colon + 1, 0, 65535, &p))
+    return false;
+  memcpy(host, h, hl);
+  host[hl] = 0;
+  strcpy(port, colon + 1);
+  return true;
+}
+
+static void set_nodelay(int fd)
+{
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+/* All of BUF in as few send()s as the kernel allows (one, normally). */
+static bool send_all(int fd, const uint8_t *buf, size_t n)
+{
+  while (n) {
+    ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      return false;
+    }
+    buf += w;
+    n -= (size_t)w;
+  }
+  return true;
+}
+
+/* Exactly N octets: 1; the peer closed before the first octet: 0; else -1. */
+static int recv_all(int fd, uint8_t *buf, size_t n)
+{
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = recv(fd, buf + got, n - got, MSG_WAITALL);
+    if (r < 0) {
+      if (errno == EINTR)
+        continue;
+      return -1;
+    }
+    if (r == 0)
+      return got == 0 ? 0 : -1;
+    got += (size_t)r;
+  }
+  return 1;
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+  p[0] = (uint8_t)(v >> 24);
+  p[1] = (uint8_t)(v >> 16);
+  p[2] = (uint8_t)(v >> 8);
+  p[3] = (uint8_t)v;
+}
+
+/* ---------------------------------------------------------------- server */
+
+static void *conn_main(void *arg)
+{
+  int fd = (int)(intptr_t)arg;
+  uint8_t hello[HELLO_SIZE];
+  uint8_t *req = NULL, *rep = NULL;
+  if (recv_all(fd, hello, sizeof hello) != 1 || memcmp(hello, "TCPF", 4) != 0)
+    goto out;
+  size_t nreq = get_be32(hello + 4), nrep = get_be32(hello + 8);
+  if (nreq == 0 || nrep == 0 || nreq > MAX_MSG || nrep > MAX_MSG)
+    goto out;
+  req = malloc(nreq);
+  rep = malloc(nrep);
+  if (!req || !rep)
+    goto out;
+  for (size_t k = 0; k < nrep; k++)
+    rep[k] = (uint8_t)('a' + k % 26);
+  while (recv_all(fd, req, nreq) == 1 && send_all(fd, rep, nrep))
+    ;
+out:
+  free(req);
+  free(rep);
+  close(fd);
+  return NULL;
+}
+
+static void *accept_main(void *arg)
+{
+  int lfd = (int)(intptr_t)arg;
+  pthread_attr_t at;
+  pthread_attr_init(&at);
+  pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+  for (;;) {
+    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE)
+        continue;
+      perror("tcp-floor: accept");
+      return NULL;
+    }
+    set_nodelay(fd);
+    pthread_t th;
+    if (pthread_create(&th, &at, conn_main, (void *)(intptr_t)fd) != 0)
+      close(fd);
+  }
+}
+
+static int server_main(int argc, char **argv)
+{
+  enum { O_LISTEN = 256, O_HELP };
+  static const struct option lo[] = {
+    { "listen", required_argument, NULL, O_LISTEN },
+    { "help", no_argument, NULL, O_HELP },
+    { NULL, 0, NULL, 0 },
+  };
+  const char *listen_at = NULL;
+  int c;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+    switch (c) {
+    case O_LISTEN: listen_at = optarg; break;
+    case O_HELP: usage(stdout); return EXIT_OK;
+    default: return usage_error("server: bad option or missing argument: %s", argv[optind - 1]);
+    }
+  }
+  if (optind < argc)
+    return usage_error("server: unexpected argument '%s'", argv[optind]);
+  char host[256], port[8];
+  if (!listen_at || !split_hostport(listen_at, host, sizeof host, port, sizeof port))
+    return usage_error("server: --listen HOST:PORT is required");
+
+  struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                            .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *ai;
+  int e = getaddrinfo(host, port, &hints, &ai);
+  if (e) {
+    fprintf(stderr, "tcp-floor: %s: %s\n", listen_at, gai_strerror(e));
+    return EXIT_FAILED;
+  }
+  int lfd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int one = 1;
+  if (lfd >= 0)
+    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (lfd < 0 || bind(lfd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(lfd, 64) != 0) {
+    fprintf(stderr, "tcp-floor: listen on %s: %s\n", listen_at, strerror(errno));
+    return EXIT_FAILED;
+  }
+  freeaddrinfo(ai);
+  struct sockaddr_storage ss;
+  socklen_t sl = sizeof ss;
+  getsockname(lfd, (struct sockaddr *)&ss, &sl);
+  unsigned p = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
+                                        : ntohs(((struct sockaddr_in *)&ss)->sin_port);
+
+  /* The stop signals are blocked in every thread and taken by sigwait. */
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, NULL);
+  signal(SIGPIPE, SIG_IGN);
+  pthread_t th;
+  if (pthread_create(&th, NULL, accept_main, (void *)(intptr_t)lfd) != 0) {
+    fprintf(stderr, "tcp-floor: pthread_create failed\n");
+    return EXIT_FAILED;
+  }
+  bool v6 = strchr(host, ':') != NULL;
+  printf("%s%s%s:%u\n", v6 ? "[" : "", host, v6 ? "]" : "", p);
+  fflush(stdout);
+  int sig;
+  while (sigwait(&stop, &sig) != 0)
+    ;
+  /* exit() without joining: connection threads just end with the process. */
+  return EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- client */
+
+static uint64_t now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Nearest rank on sorted V, as iiop-bench client. */
+static double percentile_us(const uint64_t *v, size_t n, double p)
+{
+  if (!n)
+    return 0;
+  size_t k = (size_t)(p * (double)n);
+  if (k > 0 && (double)k == p * (double)n)
+    k--;
+  if (k >= n)
+    k = n - 1;
+  return (double)v[k] / 1000.0;
+}
+
+static int client_main(int argc, char **argv)
+{
+  enum { O_TARGET = 256, O_REQ, O_REP, O_CALLS, O_WARMUP, O_SCEN, O_HELP };
+  static const struct option lo[] = {
+    { "target", required_argument, NULL, O_TARGET },
+    { "req", required_argument, NULL, O_REQ },
+    { "rep", required_argument, NULL, O_REP },
+    { "calls", required_argument, NULL, O_CALLS },
+    { "warmup", required_argument, NULL, O_WARMUP },
+    { "scenario", required_argument, NULL, O_SCEN },
+    { "help", no_argument, NULL, O_HELP },
+    { NULL, 0, NULL, 0 },
+  };
+  const char *target = NULL, *scen = "floor";
+  unsigned long nreq = 0, nrep = 0, calls = 1000, warmup = 0;
+  int c, li = -1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, "", lo, &li)) != -1) {
+    bool bad = false;
+    switch (c) {
+    case O_TARGET: target = optarg; break;
+    case O_REQ: bad = !parse_ulong(optarg, 1, MAX_MSG, &nreq); break;
+    case O_REP: bad = !parse_ulong(optarg, 1, MAX_MSG, &nrep); break;
+    case O_CALLS: bad = !parse_ulong(optarg, 0, 1ul << 40, &calls); break;
+    case O_WARMUP: bad = !parse_ulong(optarg, 0, 1ul << 40, &warmup); break;
+    case O_SCEN: scen = optarg; bad = !*optarg || strchr(optarg, ' '); break;
+    case O_HELP: usage(stdout); return EXIT_OK;
+    default: return usage_error("client: bad option or missing argument: %s", argv[optind - 1]);
+    }
+    if (bad)
+      return usage_error("client: bad value for --%s: '%s'", lo[li].name, optarg);
+  }
+  if (optind < argc)
+    return usage_error("client: unexpected argument '%s'", argv[optind]);
+  char host[256], port[8];
+  if (!target || !split_hostport(target, host, sizeof host, port, sizeof port))
+    return usage_error("client: --target HOST:PORT is required");
+  if (!nreq || !nrep)
+    return usage_error("client: --req and --rep are required");
+
+  uint64_t *lat = malloc((calls ? calls : 1) * sizeof *lat);
+  uint8_t *req = malloc(nreq), *rep = malloc(nrep);
+  if (!lat || !req || !rep) {
+    fprintf(stderr, "tcp-floor: out of memory\n");
+    return EXIT_FAILED;
+  }
+  for (size_t k = 0; k < nreq; k++)
+    req[k] = (uint8_t)('a' + k % 26);
+
+  struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                            .ai_flags = AI_NUMERICSERV }, *ai, *a;
+  int e = getaddrinfo(host, port, &hints, &ai);
+  if (e) {
+    fprintf(stderr, "call failed: %s: %s\n", target, gai_strerror(e));
+    printf("scenario=%s calls=0 failed=1 wall_s=0 calls_per_s=0 p50_us=0 p99_us=0\n", scen);
+    return EXIT_FAILED;
+  }
+  int fd = -1;
+  for (a = ai; a && fd < 0; a = a->ai_next) {
+    fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+      close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(ai);
+  uint8_t hello[HELLO_SIZE] = { 'T', 'C', 'P', 'F' };
+  put_be32(hello + 4, (uint32_t)nreq);
+  put_be32(hello + 8, (uint32_t)nrep);
+  if (fd < 0 || (set_nodelay(fd), !send_all(fd, hello, sizeof hello))) {
+    fprintf(stderr, "call failed: connecting to %s: %s\n", target, strerror(errno));
+    printf("scenario=%s calls=0 failed=1 wall_s=0 calls_per_s=0 p50_us=0 p99_us=0\n", scen);
+    return EXIT_FAILED;
+  }
+
+  unsigned long failed = 0;
+  for (unsigned long k = 0; k < warmup && !failed; k++)
+    if (!send_all(fd, req, nreq) || recv_all(fd, rep, nrep) != 1)
+      failed++;
+  unsigned long done = 0;
+  uint64_t t0 = now_ns();
+  for (; done < calls && !failed; done++) {
+    uint64_t c0 = now_ns();
+    if (!send_all(fd, req, nreq) || recv_all(fd, rep, nrep) != 1)
+      failed++;
+    lat[done] = now_ns() - c0;
+  }
+  uint64_t t1 = now_ns();
+  if (failed) {
+    /* The stream is out of step after a failure: the rest fail too. */
+    fprintf(stderr, "call failed: %s\n", errno ? strerror(errno) : "connection closed");
+    failed += calls - done;
+  }
+  close(fd);
+  qsort(lat, done, sizeof *lat, cmp_u64);
+  double wall = (double)(t1 - t0) / 1e9;
+  printf("scenario=%s calls=%lu failed=%lu wall_s=%.6f calls_per_s=%.1f p50_us=%.1f "
+         "p99_us=%.1f\n", scen, calls, failed, wall, wall > 0 ? (double)calls / wall : 0.0,
+         percentile_us(lat, done, 0.50), percentile_us(lat, done, 0.99));
+  fflush(stdout);
+  free(lat);
+  free(req);
+  free(rep);
+  return failed ? EXIT_FAILED : EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2)
+    return usage_error("a command is required: server or client");
+  if (strcmp(argv[1], "server") == 0)
+    return server_main(argc - 1, argv + 1);
+  if (strcmp(argv[1], "client") == 0)
+    return client_main(argc - 1, argv + 1);
+  if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+    usage(stdout);
+    return EXIT_OK;
+  }
+  return usage_error("unknown command '%s' (server or client)", argv[1]);
+}

@@ -65,12 +65,11 @@
  * the run succeeds and kept, with its path printed, when something failed.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -147,7 +146,9 @@ typedef struct cell {
 
 static cell cells[N_SCEN][N_SYS];
 static bool sys_ok[N_SYS];              /* the system can run at all */
+static bool sys_sanitized[N_SYS];       /* its server is built with ASan or TSan */
 static char sys_why[N_SYS][PATH_MAX + 512]; /* why not */
+static const char *sys_short[N_SYS];    /* the same in a few words, for the table */
 static unsigned long req_octets[N_SCEN], rep_octets[N_SCEN];
 static bool have_sizes[N_SCEN];
 
@@ -245,6 +246,52 @@ static bool find_program(const char *dir, const char *name, char *out, size_t sz
   return true;
 }
 
+/* Whether the program at PATH needs a sanitizer runtime that owns malloc
+ * (a DT_NEEDED of libasan or libtsan): LD_PRELOAD of malloc-count.so would
+ * make it refuse to start, and its figures are not representative. */
+static bool sanitized(const char *path)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  bool found = false;
+  if (fd < 0)
+    return false;
+  void *m = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(Elf64_Ehdr))
+    m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED)
+    return false;
+  const unsigned char *b = m;
+  size_t size = (size_t)st.st_size;
+  const Elf64_Ehdr *eh = m;
+  if (memcmp(b, ELFMAG, SELFMAG) == 0 && b[EI_CLASS] == ELFCLASS64 && eh->e_shoff < size
+      && eh->e_shentsize == sizeof(Elf64_Shdr)
+      && eh->e_shnum <= (size - eh->e_shoff) / sizeof(Elf64_Shdr)) {
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
+    for (unsigned k = 0; k < eh->e_shnum && !found; k++) {
+      if (sh[k].sh_type != SHT_DYNAMIC || sh[k].sh_link >= eh->e_shnum)
+        continue;
+      const Elf64_Shdr *str = &sh[sh[k].sh_link];
+      if (sh[k].sh_offset > size || sh[k].sh_size > size - sh[k].sh_offset
+          || str->sh_offset > size || str->sh_size > size - str->sh_offset)
+        break;
+      const Elf64_Dyn *d = (const Elf64_Dyn *)(b + sh[k].sh_offset);
+      for (size_t i = 0; i < sh[k].sh_size / sizeof *d && d[i].d_tag != DT_NULL; i++) {
+        if (d[i].d_tag != DT_NEEDED || d[i].d_un.d_val >= str->sh_size)
+          continue;
+        const char *name = (const char *)b + str->sh_offset + d[i].d_un.d_val;
+        size_t left = str->sh_size - d[i].d_un.d_val;
+        if ((left > 10 && strncmp(name, "libasan.so", 10) == 0)
+            || (left > 10 && strncmp(name, "libtsan.so", 10) == 0))
+          found = true;
+      }
+    }
+  }
+  munmap(m, size);
+  return found;
+}
+
 /* PATH lookup. */
 static bool find_in_path(const char *name, char *out, size_t sz)
 {
@@ -318,8 +365,11 @@ static void on_fatal_signal(int sig)
   for (int k = 0; k < MAX_CHILDREN; k++)
     if (g_children[k] > 0)
       kill(g_children[k], SIGKILL);
-  static const char msg[] = "\niiop-bench run: interrupted; servers and clients killed\n";
+  static const char msg[] = "\niiop-bench run: interrupted; servers and clients killed; "
+                            "logs left in ";
   ssize_t w = write(2, msg, sizeof msg - 1);
+  w = write(2, g_tmp, strlen(g_tmp));
+  w = write(2, "\n", 1);
   (void)w;
   signal(sig, SIG_DFL);
   raise(sig);
@@ -628,16 +678,27 @@ static int proc_threads(pid_t pid)
   return (int)th;
 }
 
-/* Wait (up to SETTLE_MS) until PID has no more than BASE threads. */
-static void settle(pid_t pid, int base)
+/* After a client has gone: wait (up to SETTLE_MS) until PID has no more
+ * than BASE threads, or until its thread count has stayed the same for
+ * 5 ms (a server may keep an idle thread or two once it has served a
+ * connection: omniORB does).  The thread count then. */
+static int settle(pid_t pid, int base)
 {
-  int64_t end = mono_ms() + SETTLE_MS;
-  while (base > 0 && mono_ms() < end) {
-    int t = proc_threads(pid);
-    if (t < 0 || t <= base)
-      return;
+  int64_t start = mono_ms(), since = start;
+  int last = proc_threads(pid);
+  while (last > base && mono_ms() - start < SETTLE_MS) {
     sleep_ms(1);
+    int t = proc_threads(pid);
+    if (t < 0)
+      return last;
+    if (t != last) {
+      last = t;
+      since = mono_ms();
+    } else if (mono_ms() - since >= 5) {
+      break;
+    }
   }
+  return last;
 }
 
 /* ---------------------------------------------------------------- servers and clients */
@@ -1096,7 +1157,7 @@ static void time_cell(int round, int sc, int sys)
    * figures; the server serves them inside the window, so they count. */
   unsigned long inner = c->calls / 20;
   inner = inner < 10 ? 10 : inner > 200 ? 200 : inner;
-  settle(s.p.pid, base);
+  base = settle(s.p.pid, base);
   uint64_t cpu0, cpu1;
   bool ok0 = proc_cpu_ns(s.p.pid, &cpu0);
   snprintf(t2, sizeof t2, "%s-measured", tag);
@@ -1132,6 +1193,11 @@ static void time_cell(int round, int sc, int sys)
 static void count_allocs(int sc, int sys)
 {
   cell *c = &cells[sc][sys];
+  if (sys_sanitized[sys]) {
+    say("[allocs] %-6s %-13s not counted: its server is built with a sanitizer", scen[sc].name,
+        sys_name[sys]);
+    return;
+  }
   char tag[64], shm[sizeof g_tmp + 80], pre[sizeof g_mcount + 16], shmv[sizeof shm + 32];
   snprintf(tag, sizeof tag, "allocs-%s-%s", scen[sc].name, sys_name[sys]);
   snprintf(shm, sizeof shm, "%s/%s.count", g_tmp, tag);
@@ -1168,7 +1234,7 @@ static void count_allocs(int sc, int sys)
     char t2[80];
     snprintf(t2, sizeof t2, "%s-%lu", tag, n[k]);
     ok = run_client(sys, sc, s.target, n[k], 0, client_timeout_ms(n[k], c->rate), t2, &r) == 0;
-    settle(s.p.pid, base);
+    base = settle(s.p.pid, base);
     calls[k] = malloc_count_calls(pg);
     bytes[k] = __atomic_load_n(&pg->bytes, __ATOMIC_RELAXED);
   }
@@ -1506,8 +1572,10 @@ static void print_table(void)
       const cell *c = &cells[sc][sys];
       const char *sn = sys == 0 ? scen[sc].name : "";
       if (!cell_has(sc, sys)) {
-        printf("%-7s %-14s %s\n", sn, sys_name[sys],
-               !sys_ok[sys] ? "(not run: see above)" : "(failed: see above)");
+        printf("%-7s %-14s (%s)\n", sn, sys_name[sys],
+               !sys_ok[sys] ? (sys_short[sys] ? sys_short[sys] : "not run")
+               : sys == SYS_FLOOR && !have_sizes[sc] ? "not run: our octets per call unknown"
+               : "failed: see the messages");
         continue;
       }
       char cpu[64], al[32], by[32], in[32];
@@ -1541,6 +1609,18 @@ static void print_table(void)
       printf(" %-20s", s);
     }
     printf("\n");
+  }
+  /* A loopback ping-pong costs a few microseconds of server CPU on bare
+   * metal; much more means wake-ups across CPUs are dear here (a VM exit
+   * per idle CPU woken, typically), which then dominates every system. */
+  if (cpu_server >= 0 && cpu_server != cpu_client && cell_has(SC_PING, SYS_FLOOR)) {
+    const cell *f = &cells[SC_PING][SYS_FLOOR];
+    double m = median(f->cpu_us, f->n);
+    if (m > 10)
+      printf("\nnote: the TCP floor alone costs %.1f us of server CPU per ping here: waking a "
+             "thread on\nanother CPU is expensive on this machine (a VM?) and weighs on every "
+             "system alike;\n`--cpus %d,%d` runs servers and clients on one CPU, where the "
+             "stacks' own costs show.\n", m, cpu_server, cpu_server);
   }
   fflush(stdout);
 }
@@ -1579,7 +1659,7 @@ static void write_chart(const char *png)
              "set xtics rotate by -20\n", png, ro.rounds, mach.cpu);
   for (int sc = 0; sc < N_SCEN; sc++)
     fprintf(g, "set title '%s'\nplot '%s' index %d using 2:3:(0.6):2:xtic(1) with boxes "
-               "lc variable, '' index %d using 2:3:4:5 with yerrorbars lc rgb 'black' pt 0\n",
+               "lc variable, '' index %d using 2:3:4:5 with yerrorbars lc rgb 'black' lw 1.5 ps 0\n",
             scen[sc].name, dat, sc, sc);
   fputs("unset multiplot\n", g);
   int st = pclose(g);
@@ -1637,17 +1717,29 @@ static bool find_helpers(void)
              old && *old ? ":" : "", old && *old ? old : "");
   }
   sys_ok[SYS_OURS] = sys_ok[SYS_FRAG] = ok;
+  if (ok && sanitized(g_ours)) {
+    sys_sanitized[SYS_OURS] = sys_sanitized[SYS_FRAG] = true;
+    say("iiop-bench run: warning: %s is built with a sanitizer (configure "
+        "--enable-sanitizers?): its figures are not representative, and its allocations "
+        "cannot be counted", g_ours);
+  }
 
   sys_ok[SYS_FLOOR] = find_program(g_benchdir, "tcp-floor", g_floor, sizeof g_floor);
-  if (!sys_ok[SYS_FLOOR])
+  if (sys_ok[SYS_FLOOR])
+    sys_sanitized[SYS_FLOOR] = sanitized(g_floor);
+  else {
     snprintf(sys_why[SYS_FLOOR], sizeof sys_why[0], "missing %s/tcp-floor: build it with "
              "`make bench/tcp-floor`; the floor column will be null", g_benchdir);
+    sys_short[SYS_FLOOR] = "not run: bench/tcp-floor missing";
+    g_any_failure = true;
+  }
 
   snprintf(g_mcount, sizeof g_mcount, "%s/.libs/malloc-count.so", g_benchdir);
   if (access(g_mcount, R_OK) != 0) {
     say("iiop-bench run: missing %s (the allocation counter): build it with `make "
         "bench/malloc-count.la`; allocations will be null", g_mcount);
     g_mcount[0] = 0;
+    g_any_failure = true;
   }
 
   /* omniORB's peers: in the build tree, else in the source tree; built on
@@ -1676,6 +1768,7 @@ static bool find_helpers(void)
           snprintf(sys_why[SYS_OMNI], sizeof sys_why[0], "omniORB is not installed (apt-get "
                    "install omniorb omniidl libomniorb4-dev g++); the omniORB column will be "
                    "null");
+          sys_short[SYS_OMNI] = "not run: omniORB not installed";
           continue;
         }
         say("iiop-bench run: building omniORB's peers: make -C %s", dir);
@@ -1689,6 +1782,7 @@ static bool find_helpers(void)
           show_log(log);
           snprintf(sys_why[SYS_OMNI], sizeof sys_why[0], "building %s failed; the omniORB "
                    "column will be null", dir);
+          sys_short[SYS_OMNI] = "not run: building omniORB's peers failed";
           g_any_failure = true;
         }
       }
@@ -1698,6 +1792,8 @@ static bool find_helpers(void)
     snprintf(sys_why[SYS_OMNI], sizeof sys_why[0], "omniORB's peers (tests/interop/omni-server, "
              "omni-client) are not built and cannot be: no tests/interop/Makefile under %s; the "
              "omniORB column will be null", g_top);
+  if (!sys_ok[SYS_OMNI] && !sys_short[SYS_OMNI])
+    sys_short[SYS_OMNI] = "not run: omniORB's peers not built";
   for (int sys = 0; sys < N_SYS; sys++)
     if (!sys_ok[sys] && sys_why[sys][0])
       say("iiop-bench run: %s: %s", sys_name[sys], sys_why[sys]);
@@ -1859,6 +1955,8 @@ int iiop_bench_run_main(int argc, char **argv)
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
 
+  if (!pick_cpus())
+    return EXIT_USAGE;
   const char *tmpbase = getenv("TMPDIR");
   if (!tmpbase || !*tmpbase || strlen(tmpbase) > 256)
     tmpbase = "/tmp";
@@ -1868,7 +1966,7 @@ int iiop_bench_run_main(int argc, char **argv)
     return EXIT_FAIL;
   }
   read_machine();
-  if (!pick_cpus() || !find_helpers()) {
+  if (!find_helpers()) {
     rm_tmp();
     return EXIT_FAIL;
   }
@@ -1904,6 +2002,7 @@ int iiop_bench_run_main(int argc, char **argv)
     if (!any) {
       sys_ok[SYS_FLOOR] = false;
       snprintf(sys_why[SYS_FLOOR], sizeof sys_why[0], "our octets per call are unknown");
+      sys_short[SYS_FLOOR] = "not run: our octets per call unknown";
     }
   }
 

@@ -49,6 +49,7 @@
 #include <cdr/cdr.h>
 #include <iiop/ior.h>
 #include <iiop/orb.h>
+#include "benchutil.h"
 #include "bench_idl.h"
 #include "run.h"
 
@@ -75,27 +76,6 @@ static void count_allocs_start(void)
 {
   cdr_mem_counter_init(&g_counter, NULL);
   cdr_mem_set_global(&g_counter.alloc);
-}
-
-static uint64_t now_ns(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* A decimal number in [MIN, MAX]. */
-static bool parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-  if (!s || *s < '0' || *s > '9')
-    return false;
-  errno = 0;
-  char *end;
-  unsigned long v = strtoul(s, &end, 10);
-  if (errno || *end || v < min || v > max)
-    return false;
-  *out = v;
-  return true;
 }
 
 static void usage(FILE *f)
@@ -138,18 +118,6 @@ static void usage(FILE *f)
         "  scenario=S calls=N failed=F wall_s=X calls_per_s=Y p50_us=A p99_us=B\n"
         "  Exit status: 0 all calls succeeded and matched, 1 a reply differed,\n"
         "  2 usage error, 3 a call failed.\n", f);
-}
-
-static int usage_error(const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("iiop-bench: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  usage(stderr);
-  return EXIT_USAGE;
 }
 
 /* ---------------------------------------------------------------- server */
@@ -238,7 +206,7 @@ static bool split_hostport(const char *s, char *buf, size_t bufsz, unsigned long
   }
   memcpy(buf, s, hl);
   buf[hl] = 0;
-  return parse_ulong(colon + 1, 0, 65535, port);
+  return bench_parse_ulong(colon + 1, 0, 65535, port);
 }
 
 static int server_main(int argc, char **argv)
@@ -267,40 +235,40 @@ static int server_main(int argc, char **argv)
     switch (c) {
     case O_LISTEN: listen = optarg; break;
     case O_FRAG:
-      if (!parse_ulong(optarg, 64, UINT32_MAX, &frag))
-        return usage_error("--fragment-size: a number of octets >= 64, not '%s'", optarg);
+      if (!bench_parse_ulong(optarg, 64, UINT32_MAX, &frag))
+        return bench_usage_error("iiop-bench", usage, "--fragment-size: a number of octets >= 64, not '%s'", optarg);
       break;
     case O_CERT: cert = optarg; break;
     case O_KEY: key = optarg; break;
     case O_TLSPORT:
-      if (!parse_ulong(optarg, 0, 65535, &tls_port))
-        return usage_error("--tls-port: a port number, not '%s'", optarg);
+      if (!bench_parse_ulong(optarg, 0, 65535, &tls_port))
+        return bench_usage_error("iiop-bench", usage, "--tls-port: a port number, not '%s'", optarg);
       break;
     case O_NOTRUNC: no_trunc = true; break;
     case O_COUNT: g_count_allocs = true; break;
     case O_POOLTH:
-      if (!parse_ulong(optarg, 0, UINT32_MAX, &pool_threshold))
-        return usage_error("--pool-threshold: a number of connections, not '%s'", optarg);
+      if (!bench_parse_ulong(optarg, 0, UINT32_MAX, &pool_threshold))
+        return bench_usage_error("iiop-bench", usage, "--pool-threshold: a number of connections, not '%s'", optarg);
       break;
     case O_POOLN:
-      if (!parse_ulong(optarg, 0, 4096, &pool_threads))
-        return usage_error("--pool-threads: a number of threads, not '%s'", optarg);
+      if (!bench_parse_ulong(optarg, 0, 4096, &pool_threads))
+        return bench_usage_error("iiop-bench", usage, "--pool-threads: a number of threads, not '%s'", optarg);
       break;
     case O_HELP: usage(stdout); return EXIT_OK;
     default:
-      return usage_error("server: bad option or missing argument: %s", argv[optind - 1]);
+      return bench_usage_error("iiop-bench", usage, "server: bad option or missing argument: %s", argv[optind - 1]);
     }
   }
   if (optind < argc)
-    return usage_error("server: unexpected argument '%s'", argv[optind]);
+    return bench_usage_error("iiop-bench", usage, "server: unexpected argument '%s'", argv[optind]);
   if (!listen)
-    return usage_error("server: --listen HOST:PORT is required");
+    return bench_usage_error("iiop-bench", usage, "server: --listen HOST:PORT is required");
   if ((cert != NULL) != (key != NULL))
-    return usage_error("server: --tls-cert and --tls-key go together");
+    return bench_usage_error("iiop-bench", usage, "server: --tls-cert and --tls-key go together");
   char host[256];
   unsigned long port;
   if (!split_hostport(listen, host, sizeof host, &port))
-    return usage_error("server: --listen wants HOST:PORT or [IPV6]:PORT, not '%s'", listen);
+    return bench_usage_error("iiop-bench", usage, "server: --listen wants HOST:PORT or [IPV6]:PORT, not '%s'", listen);
 
   if (g_count_allocs)
     count_allocs_start();
@@ -677,31 +645,12 @@ static void *worker_main(void *arg)
   pthread_barrier_wait(&g_warm_done);
   pthread_barrier_wait(&g_go);
   for (unsigned long k = 0; k < w->count; k++) {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = bench_now_ns();
     if (one_call(w->first + k) != 0)
       w->failed++;
-    w->lat[k] = now_ns() - t0;
+    w->lat[k] = bench_now_ns() - t0;
   }
   return NULL;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* Nearest rank on sorted V. */
-static double percentile_us(const uint64_t *v, size_t n, double p)
-{
-  if (!n)
-    return 0;
-  size_t k = (size_t)(p * (double)n);
-  if (k > 0 && (double)k == p * (double)n)
-    k--;
-  if (k >= n)
-    k = n - 1;
-  return (double)v[k] / 1000.0;
 }
 
 static int client_main(int argc, char **argv)
@@ -744,13 +693,13 @@ static int client_main(int argc, char **argv)
       bad = opt.scenario < 0;
       break;
     /* Ids are longs and the string lengths ulongs on the wire. */
-    case O_CALLS: bad = !parse_ulong(optarg, 0, 1ul << 40, &opt.calls); break;
-    case O_NODES: bad = !parse_ulong(optarg, 0, INT32_MAX, &opt.nodes); break;
-    case O_SIZE: bad = !parse_ulong(optarg, 0, 1ul << 28, &opt.size); break;
-    case O_THREADS: bad = !parse_ulong(optarg, 1, MAX_THREADS, &opt.threads); break;
-    case O_WARMUP: bad = !parse_ulong(optarg, 0, 1ul << 40, &opt.warmup); break;
-    case O_FRAG: bad = !parse_ulong(optarg, 64, UINT32_MAX, &opt.frag); break;
-    case O_TIMEOUT: bad = !parse_ulong(optarg, 0, INT32_MAX, &opt.timeout_ms); break;
+    case O_CALLS: bad = !bench_parse_ulong(optarg, 0, 1ul << 40, &opt.calls); break;
+    case O_NODES: bad = !bench_parse_ulong(optarg, 0, INT32_MAX, &opt.nodes); break;
+    case O_SIZE: bad = !bench_parse_ulong(optarg, 0, 1ul << 28, &opt.size); break;
+    case O_THREADS: bad = !bench_parse_ulong(optarg, 1, MAX_THREADS, &opt.threads); break;
+    case O_WARMUP: bad = !bench_parse_ulong(optarg, 0, 1ul << 40, &opt.warmup); break;
+    case O_FRAG: bad = !bench_parse_ulong(optarg, 64, UINT32_MAX, &opt.frag); break;
+    case O_TIMEOUT: bad = !bench_parse_ulong(optarg, 0, INT32_MAX, &opt.timeout_ms); break;
     case O_CHECK: opt.check = true; break;
     case O_CYCLIC: opt.cyclic = true; break;
     case O_MIXED: opt.mixed = true; break;
@@ -761,19 +710,19 @@ static int client_main(int argc, char **argv)
     case O_COUNT: g_count_allocs = true; break;
     case O_HELP: usage(stdout); return EXIT_OK;
     default:
-      return usage_error("client: bad option or missing argument: %s", argv[optind - 1]);
+      return bench_usage_error("iiop-bench", usage, "client: bad option or missing argument: %s", argv[optind - 1]);
     }
     if (bad)
-      return usage_error("client: bad value for --%s: '%s'", lo[li].name, optarg);
+      return bench_usage_error("iiop-bench", usage, "client: bad value for --%s: '%s'", lo[li].name, optarg);
   }
   if (optind < argc)
-    return usage_error("client: unexpected argument '%s'", argv[optind]);
+    return bench_usage_error("iiop-bench", usage, "client: unexpected argument '%s'", argv[optind]);
   if (!opt.target || opt.scenario < 0)
-    return usage_error("client: --target and --scenario are required");
+    return bench_usage_error("iiop-bench", usage, "client: --target and --scenario are required");
   if (opt.cyclic && (!is_graph_scenario(opt.scenario) || opt.nodes == 0))
-    return usage_error("client: --cyclic needs a graph or pair scenario and --nodes >= 1");
+    return bench_usage_error("iiop-bench", usage, "client: --cyclic needs a graph or pair scenario and --nodes >= 1");
   if (opt.mixed && opt.scenario != SC_TRUNCGRAPH)
-    return usage_error("client: --mixed goes with --scenario truncgraph");
+    return bench_usage_error("iiop-bench", usage, "client: --mixed goes with --scenario truncgraph");
   if (g_count_allocs && opt.warmup < 2)
     opt.warmup = 2;
 
@@ -842,22 +791,22 @@ static int client_main(int argc, char **argv)
   }
   pthread_barrier_wait(&g_warm_done);
   uint64_t m0 = counter_mallocs(), f0 = counter_frees(), b0 = counter_bytes();
-  uint64_t t0 = now_ns();
+  uint64_t t0 = bench_now_ns();
   pthread_barrier_wait(&g_go);
   unsigned long failed = 0;
   for (unsigned long t = 0; t < nt; t++) {
     pthread_join(w[t].th, NULL);
     failed += w[t].failed;
   }
-  uint64_t t1 = now_ns();
+  uint64_t t1 = bench_now_ns();
   uint64_t m1 = counter_mallocs(), f1 = counter_frees(), b1 = counter_bytes();
 
-  qsort(lat, opt.calls, sizeof *lat, cmp_u64);
+  qsort(lat, opt.calls, sizeof *lat, bench_cmp_u64);
   double wall = (double)(t1 - t0) / 1e9;
   printf("scenario=%s calls=%lu failed=%lu wall_s=%.6f calls_per_s=%.1f p50_us=%.1f "
          "p99_us=%.1f\n", sname, opt.calls, failed, wall,
-         wall > 0 ? (double)opt.calls / wall : 0.0, percentile_us(lat, opt.calls, 0.50),
-         percentile_us(lat, opt.calls, 0.99));
+         wall > 0 ? (double)opt.calls / wall : 0.0, bench_percentile_us(lat, opt.calls, 0.50),
+         bench_percentile_us(lat, opt.calls, 0.99));
   fflush(stdout);
   if (g_count_allocs)
     fprintf(stderr, "allocs: client: %.3f mallocs/call (%" PRIu64 " mallocs of %" PRIu64
@@ -894,7 +843,7 @@ int main(int argc, char **argv)
   if (getenv("IIOP_BENCH_COUNT_ALLOCS") && strcmp(getenv("IIOP_BENCH_COUNT_ALLOCS"), "0") != 0)
     g_count_allocs = true;
   if (argc < 2)
-    return usage_error("a command is required: server, client or run");
+    return bench_usage_error("iiop-bench", usage, "a command is required: server, client or run");
   if (strcmp(argv[1], "server") == 0)
     return server_main(argc - 1, argv + 1);
   if (strcmp(argv[1], "client") == 0)
@@ -905,5 +854,5 @@ int main(int argc, char **argv)
     usage(stdout);
     return EXIT_OK;
   }
-  return usage_error("unknown command '%s' (server, client or run)", argv[1]);
+  return bench_usage_error("iiop-bench", usage, "unknown command '%s' (server, client or run)", argv[1]);
 }

@@ -94,6 +94,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchutil.h"
 #include "malloc-count.h"
 #include "run.h"
 
@@ -1861,31 +1862,6 @@ static void run_usage(FILE *f)
         "2 usage error.\n", f);
 }
 
-static int run_usage_error(const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("iiop-bench run: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  run_usage(stderr);
-  return EXIT_USAGE;
-}
-
-static bool parse_ul(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-  if (!s || *s < '0' || *s > '9')
-    return false;
-  errno = 0;
-  char *end;
-  unsigned long v = strtoul(s, &end, 10);
-  if (errno || *end || v < min || v > max)
-    return false;
-  *out = v;
-  return true;
-}
-
 int iiop_bench_run_main(int argc, char **argv)
 {
   enum { O_QUICK = 256, O_JSON, O_INSTR, O_ROUNDS, O_CALLS, O_CHART, O_NOCHART, O_CPUS, O_NOPIN,
@@ -1913,12 +1889,12 @@ int iiop_bench_run_main(int argc, char **argv)
     case O_JSON: ro.json = optarg; break;
     case O_INSTR: ro.instructions = true; break;
     case O_ROUNDS:
-      if (!parse_ul(optarg, 1, MAX_ROUNDS, &ro.rounds))
-        return run_usage_error("--rounds: a number from 1 to %d, not '%s'", MAX_ROUNDS, optarg);
+      if (!bench_parse_ulong(optarg, 1, MAX_ROUNDS, &ro.rounds))
+        return bench_usage_error("iiop-bench run", run_usage, "--rounds: a number from 1 to %d, not '%s'", MAX_ROUNDS, optarg);
       break;
     case O_CALLS:
-      if (!parse_ul(optarg, 1, 100000000, &ro.calls))
-        return run_usage_error("--calls: a number from 1 to 100000000, not '%s'", optarg);
+      if (!bench_parse_ulong(optarg, 1, 100000000, &ro.calls))
+        return bench_usage_error("iiop-bench run", run_usage, "--calls: a number from 1 to 100000000, not '%s'", optarg);
       break;
     case O_CHART: ro.chart = optarg; break;
     case O_NOCHART: ro.no_chart = true; break;
@@ -1927,7 +1903,7 @@ int iiop_bench_run_main(int argc, char **argv)
       int end = 0;
       if (sscanf(optarg, "%u,%u%n", &a, &b, &end) != 2 || optarg[end] || a >= CPU_SETSIZE
           || b >= CPU_SETSIZE)
-        return run_usage_error("--cpus: SERVER,CLIENT CPU numbers, not '%s'", optarg);
+        return bench_usage_error("iiop-bench run", run_usage, "--cpus: SERVER,CLIENT CPU numbers, not '%s'", optarg);
       ro.cpus[0] = (int)a;
       ro.cpus[1] = (int)b;
       break;
@@ -1935,12 +1911,12 @@ int iiop_bench_run_main(int argc, char **argv)
     case O_NOPIN: ro.no_pin = true; break;
     case 'h':
     case O_HELP: run_usage(stdout); return EXIT_OK;
-    case ':': return run_usage_error("%s needs an argument", argv[optind - 1]);
-    default: return run_usage_error("unknown option '%s'", argv[optind - 1]);
+    case ':': return bench_usage_error("iiop-bench run", run_usage, "%s needs an argument", argv[optind - 1]);
+    default: return bench_usage_error("iiop-bench run", run_usage, "unknown option '%s'", argv[optind - 1]);
     }
   }
   if (optind < argc)
-    return run_usage_error("unexpected argument '%s'", argv[optind]);
+    return bench_usage_error("iiop-bench run", run_usage, "unexpected argument '%s'", argv[optind]);
   if (!ro.rounds)
     ro.rounds = ro.quick ? 3 : 5;
   ro.target_s = ro.quick ? 0.25 : 1.0;

@@ -39,6 +39,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "benchutil.h"
 
 #define EXIT_OK 0
 #define EXIT_USAGE 2
@@ -66,31 +67,6 @@ static void usage(FILE *f)
         "  Exit status: 0 all calls completed, 2 usage error, 3 a call failed.\n", f);
 }
 
-static int usage_error(const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("tcp-floor: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  usage(stderr);
-  return EXIT_USAGE;
-}
-
-static bool parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-  if (!s || *s < '0' || *s > '9')
-    return false;
-  errno = 0;
-  char *end;
-  unsigned long v = strtoul(s, &end, 10);
-  if (errno || *end || v < min || v > max)
-    return false;
-  *out = v;
-  return true;
-}
-
 /* Split "HOST:PORT" or "[V6]:PORT" into HOST (brackets removed) and PORT. */
 static bool split_hostport(const char *s, char *host, size_t hostsz, char *port, size_t portsz)
 {
@@ -108,7 +84,7 @@ static bool split_hostport(const char *s, char *host, size_t hostsz, char *port,
     return false;
   }
   unsigned long p;
-  if (hl + 1 > hostsz || strlen(colon + 1) + 1 > portsz || !parse_ulong(colon + 1, 0, 65535, &p))
+  if (hl + 1 > hostsz || strlen(colon + 1) + 1 > portsz || !bench_parse_ulong(colon + 1, 0, 65535, &p))
     return false;
   memcpy(host, h, hl);
   host[hl] = 0;
@@ -232,14 +208,14 @@ static int server_main(int argc, char **argv)
     switch (c) {
     case O_LISTEN: listen_at = optarg; break;
     case O_HELP: usage(stdout); return EXIT_OK;
-    default: return usage_error("server: bad option or missing argument: %s", argv[optind - 1]);
+    default: return bench_usage_error("tcp-floor", usage, "server: bad option or missing argument: %s", argv[optind - 1]);
     }
   }
   if (optind < argc)
-    return usage_error("server: unexpected argument '%s'", argv[optind]);
+    return bench_usage_error("tcp-floor", usage, "server: unexpected argument '%s'", argv[optind]);
   char host[256], port[8];
   if (!listen_at || !split_hostport(listen_at, host, sizeof host, port, sizeof port))
-    return usage_error("server: --listen HOST:PORT is required");
+    return bench_usage_error("tcp-floor", usage, "server: --listen HOST:PORT is required");
 
   struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *ai;
@@ -287,32 +263,6 @@ static int server_main(int argc, char **argv)
 
 /* ---------------------------------------------------------------- client */
 
-static uint64_t now_ns(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* Nearest rank on sorted V, as iiop-bench client. */
-static double percentile_us(const uint64_t *v, size_t n, double p)
-{
-  if (!n)
-    return 0;
-  size_t k = (size_t)(p * (double)n);
-  if (k > 0 && (double)k == p * (double)n)
-    k--;
-  if (k >= n)
-    k = n - 1;
-  return (double)v[k] / 1000.0;
-}
-
 static int client_main(int argc, char **argv)
 {
   enum { O_TARGET = 256, O_REQ, O_REP, O_CALLS, O_WARMUP, O_SCEN, O_HELP };
@@ -334,24 +284,24 @@ static int client_main(int argc, char **argv)
     bool bad = false;
     switch (c) {
     case O_TARGET: target = optarg; break;
-    case O_REQ: bad = !parse_ulong(optarg, 1, MAX_MSG, &nreq); break;
-    case O_REP: bad = !parse_ulong(optarg, 1, MAX_MSG, &nrep); break;
-    case O_CALLS: bad = !parse_ulong(optarg, 0, 1ul << 40, &calls); break;
-    case O_WARMUP: bad = !parse_ulong(optarg, 0, 1ul << 40, &warmup); break;
+    case O_REQ: bad = !bench_parse_ulong(optarg, 1, MAX_MSG, &nreq); break;
+    case O_REP: bad = !bench_parse_ulong(optarg, 1, MAX_MSG, &nrep); break;
+    case O_CALLS: bad = !bench_parse_ulong(optarg, 0, 1ul << 40, &calls); break;
+    case O_WARMUP: bad = !bench_parse_ulong(optarg, 0, 1ul << 40, &warmup); break;
     case O_SCEN: scen = optarg; bad = !*optarg || strchr(optarg, ' '); break;
     case O_HELP: usage(stdout); return EXIT_OK;
-    default: return usage_error("client: bad option or missing argument: %s", argv[optind - 1]);
+    default: return bench_usage_error("tcp-floor", usage, "client: bad option or missing argument: %s", argv[optind - 1]);
     }
     if (bad)
-      return usage_error("client: bad value for --%s: '%s'", lo[li].name, optarg);
+      return bench_usage_error("tcp-floor", usage, "client: bad value for --%s: '%s'", lo[li].name, optarg);
   }
   if (optind < argc)
-    return usage_error("client: unexpected argument '%s'", argv[optind]);
+    return bench_usage_error("tcp-floor", usage, "client: unexpected argument '%s'", argv[optind]);
   char host[256], port[8];
   if (!target || !split_hostport(target, host, sizeof host, port, sizeof port))
-    return usage_error("client: --target HOST:PORT is required");
+    return bench_usage_error("tcp-floor", usage, "client: --target HOST:PORT is required");
   if (!nreq || !nrep)
-    return usage_error("client: --req and --rep are required");
+    return bench_usage_error("tcp-floor", usage, "client: --req and --rep are required");
 
   uint64_t *lat = malloc((calls ? calls : 1) * sizeof *lat);
   uint8_t *req = malloc(nreq), *rep = malloc(nrep);
@@ -393,25 +343,25 @@ static int client_main(int argc, char **argv)
     if (!send_all(fd, req, nreq) || recv_all(fd, rep, nrep) != 1)
       failed++;
   unsigned long done = 0;
-  uint64_t t0 = now_ns();
+  uint64_t t0 = bench_now_ns();
   for (; done < calls && !failed; done++) {
-    uint64_t c0 = now_ns();
+    uint64_t c0 = bench_now_ns();
     if (!send_all(fd, req, nreq) || recv_all(fd, rep, nrep) != 1)
       failed++;
-    lat[done] = now_ns() - c0;
+    lat[done] = bench_now_ns() - c0;
   }
-  uint64_t t1 = now_ns();
+  uint64_t t1 = bench_now_ns();
   if (failed) {
     /* The stream is out of step after a failure: the rest fail too. */
     fprintf(stderr, "call failed: %s\n", errno ? strerror(errno) : "connection closed");
     failed += calls - done;
   }
   close(fd);
-  qsort(lat, done, sizeof *lat, cmp_u64);
+  qsort(lat, done, sizeof *lat, bench_cmp_u64);
   double wall = (double)(t1 - t0) / 1e9;
   printf("scenario=%s calls=%lu failed=%lu wall_s=%.6f calls_per_s=%.1f p50_us=%.1f "
          "p99_us=%.1f\n", scen, calls, failed, wall, wall > 0 ? (double)calls / wall : 0.0,
-         percentile_us(lat, done, 0.50), percentile_us(lat, done, 0.99));
+         bench_percentile_us(lat, done, 0.50), bench_percentile_us(lat, done, 0.99));
   fflush(stdout);
   free(lat);
   free(req);
@@ -422,7 +372,7 @@ static int client_main(int argc, char **argv)
 int main(int argc, char **argv)
 {
   if (argc < 2)
-    return usage_error("a command is required: server or client");
+    return bench_usage_error("tcp-floor", usage, "a command is required: server or client");
   if (strcmp(argv[1], "server") == 0)
     return server_main(argc - 1, argv + 1);
   if (strcmp(argv[1], "client") == 0)
@@ -431,5 +381,5 @@ int main(int argc, char **argv)
     usage(stdout);
     return EXIT_OK;
   }
-  return usage_error("unknown command '%s' (server or client)", argv[1]);
+  return bench_usage_error("tcp-floor", usage, "unknown command '%s' (server or client)", argv[1]);
 }

@@ -1,11 +1,12 @@
 /* echo-client.c - call ping(long) on a Bench::Echo object
- * (IDL:Bench/Echo:1.0, shared/idl/Bench.idl) and print the result.
+ * (IDL:Bench/Echo:1.0, tests/interop/Bench.idl) and print the result.
  *
  *   echo-client REFERENCE [X [CA_FILE]]
  *
  * REFERENCE is "IOR:..." or "corbaloc::HOST:PORT/Echo" (add "1.2@" before
  * the host for GIOP 1.2); X defaults to 42; CA_FILE enables TLS for IORs
  * that offer it. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <cdr/cdr.h>
@@ -17,7 +18,17 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: %s IOR:...|corbaloc:... [X [CA_FILE]]\n", argv[0]);
     return 2;
   }
-  int32_t x = argc > 2 ? (int32_t)strtol(argv[2], NULL, 0) : 42;
+  int32_t x = 42;
+  if (argc > 2) {
+    char *end;
+    errno = 0;
+    long v = strtol(argv[2], &end, 0);
+    if (!*argv[2] || *end || errno || v < INT32_MIN || v > INT32_MAX) {
+      fprintf(stderr, "echo-client: '%s' is not a 32-bit integer\n", argv[2]);
+      return 2;
+    }
+    x = (int32_t)v;
+  }
   iiop_client_opts o;
   iiop_client_opts_default(&o);
   o.tls_ca_file = argc > 3 ? argv[3] : NULL;

@@ -1,4 +1,4 @@
-/* echo-server.c - Bench::Echo (shared/idl/Bench.idl) with ping and
+/* echo-server.c - Bench::Echo (tests/interop/Bench.idl) with ping and
  * echoString, under the object key "Echo", until SIGINT or SIGTERM.
  *
  *   echo-server [HOST [PORT]]      (default 127.0.0.1, a free port)
@@ -53,8 +53,15 @@ int main(int argc, char **argv)
   iiop_server_opts_default(&o);
   if (argc > 1)
     o.host = argv[1];
-  if (argc > 2)
-    o.port = (uint16_t)atoi(argv[2]);
+  if (argc > 2) {
+    char *end;
+    unsigned long port = strtoul(argv[2], &end, 10);
+    if (!*argv[2] || *end || port > 65535) {
+      fprintf(stderr, "echo-server: bad port '%s' (0..65535)\n", argv[2]);
+      return 2;
+    }
+    o.port = (uint16_t)port;
+  }
   iiop_server *s;
   int rc = iiop_server_new(&o, &s);
   if (rc == CDR_OK)

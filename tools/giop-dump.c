@@ -59,6 +59,10 @@ typedef struct input {
   size_t n;
 } input;
 
+/* Most octets read from the input: a dump of more is refused rather than
+ * read until memory runs out (an endless stream such as /dev/zero). */
+#define MAX_INPUT ((size_t)256 << 20)
+
 static int read_all(FILE *f, const char *name, input *in)
 {
   size_t cap = 65536, n = 0;
@@ -68,6 +72,11 @@ static int read_all(FILE *f, const char *name, input *in)
     return EXIT_USAGE;
   }
   for (;;) {
+    if (n > MAX_INPUT) {
+      free(b);
+      fprintf(stderr, "%s: %s: input larger than %zu MiB\n", prog, name, MAX_INPUT >> 20);
+      return EXIT_MALFORMED;
+    }
     if (n == cap) {
       uint8_t *nb = cap <= SIZE_MAX / 2 ? realloc(b, cap * 2) : NULL;
       if (!nb) {

@@ -270,21 +270,8 @@ static void conn_fail(cconn *cc, int status, int no)
 /* Send a header-only message (CancelRequest, MessageError), best effort. */
 static void send_small(cconn *cc, int type, uint32_t request_id, uint8_t minor)
 {
-  if (__atomic_load_n(&cc->dead, __ATOMIC_ACQUIRE))
-    return;
-  uint8_t buf[32];
-  cdr_opts o;
-  cdr_opts_default(&o);
-  o.giop_minor = minor;
-  cdr_out out;
-  cdr_out_init_buffer(&out, &o, buf, sizeof buf);
-  if (type == GIOP_CANCEL_REQUEST)
-    giop_begin_cancel_request(&out, request_id);
-  else
-    giop_begin_message_error(&out);
-  if (giop_end(&out) == CDR_OK)
-    (void)iiop__conn_send(cc->conn, cdr_out_data(&out), cdr_out_size(&out), request_id);
-  cdr_out_close(&out);
+  if (!__atomic_load_n(&cc->dead, __ATOMIC_ACQUIRE))
+    (void)iiop__conn_send_bare(cc->conn, type, request_id, minor);
 }
 
 static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out)

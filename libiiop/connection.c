@@ -229,3 +229,28 @@ void iiop__conn_free(iiop_conn *c)
   const cdr_allocator *a = cdr_mem_global();
   a->free(c, a->ud);
 }
+
+int iiop__conn_send_bare(iiop_conn *c, int type, uint32_t request_id, uint8_t minor)
+{
+  uint8_t b[16];
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.giop_minor = minor;
+  cdr_out o;
+  cdr_out_init_buffer(&o, &op, b, sizeof b);
+  int rc;
+  if (type == GIOP_CANCEL_REQUEST)
+    rc = giop_begin_cancel_request(&o, request_id);
+  else if (type == GIOP_CLOSE_CONNECTION)
+    rc = giop_begin_close_connection(&o);
+  else if (type == GIOP_MESSAGE_ERROR)
+    rc = giop_begin_message_error(&o);
+  else
+    rc = CDR_E_INVALID;
+  if (rc == CDR_OK)
+    rc = giop_end(&o);
+  if (rc == CDR_OK)
+    rc = iiop__conn_send(c, b, cdr_out_size(&o), request_id);
+  cdr_out_close(&o);
+  return rc;
+}

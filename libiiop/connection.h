@@ -39,6 +39,10 @@ IIOP_HIDDEN int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_
  * (LEN < 12 or a message_size that does not match); after a write error
  * the connection is shut down (a partial message cannot be taken back). */
 IIOP_HIDDEN int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t request_id);
+/* Send a message that has no body (CancelRequest for REQUEST_ID,
+ * CloseConnection or MessageError) in GIOP 1.MINOR, built in a stack
+ * buffer.  Errors: as iiop__conn_send; CDR_E_INVALID for another TYPE. */
+IIOP_HIDDEN int iiop__conn_send_bare(iiop_conn *c, int type, uint32_t request_id, uint8_t minor);
 /* Wait up to TIMEOUT_MS (< 0: forever) for the next complete message;
  * *MSG stays valid until iiop__conn_release().  TIMEOUT_MS 0 never blocks
  * (the server's worker pool): it reads what has arrived until a message is

@@ -847,21 +847,7 @@ static bool send_out(srv_conn *sc, cdr_out *o, uint32_t request_id)
  * buffer, so that the shutdown thread never touches the reply stream. */
 static int send_bare(iiop_conn *c, uint8_t type, uint8_t minor)
 {
-  uint8_t b[16];
-  cdr_opts op;
-  cdr_opts_default(&op);
-  op.giop_minor = minor;
-  cdr_out o;
-  cdr_out_init_buffer(&o, &op, b, sizeof b);
-  if (type == GIOP_CLOSE_CONNECTION)
-    giop_begin_close_connection(&o);
-  else
-    giop_begin_message_error(&o);
-  int rc = giop_end(&o);
-  if (rc == CDR_OK)
-    rc = iiop__conn_send(c, b, cdr_out_size(&o), 0);
-  cdr_out_close(&o);
-  return rc;
+  return iiop__conn_send_bare(c, type, 0, minor);
 }
 
 static bool reply_sysex(srv_conn *sc, uint8_t minor, uint32_t request_id,

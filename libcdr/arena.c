@@ -15,17 +15,30 @@ struct cdr_arena_block {
 static max_align_t arena_empty;
 #define ARENA_MAX_BLOCK (1u << 22)
 
+/* Set lim: the block's end, or less where the maximum would be passed. */
+static void arena_set_lim(cdr_arena *a)
+{
+  size_t used = cdr_arena_used(a);
+  size_t room = (size_t)(a->end - a->cur);
+  size_t budget = used < a->max ? a->max - used : 0;
+  a->lim = a->cur + (budget < room ? budget : room);
+}
+
 void cdr_arena_init(cdr_arena *a, const cdr_allocator *alloc)
 {
-  a->cur = a->lim = (uint8_t *)&arena_empty;
+  a->cur = a->lim = a->end = a->mark = (uint8_t *)&arena_empty;
+  a->base = 0;
   a->blocks = NULL;
   a->block_size = ARENA_FIRST_BLOCK;
-  a->used = 0;
   a->max = SIZE_MAX;
   a->alloc = cdr__alloc_or_global(alloc);
 }
 
-void cdr_arena_set_max(cdr_arena *a, size_t max) { a->max = max; }
+void cdr_arena_set_max(cdr_arena *a, size_t max)
+{
+  a->max = max;
+  arena_set_lim(a);
+}
 
 void cdr_arena_free(cdr_arena *a)
 {
@@ -36,8 +49,8 @@ void cdr_arena_free(cdr_arena *a)
     b = next;
   }
   a->blocks = NULL;
-  a->cur = a->lim = (uint8_t *)&arena_empty;
-  a->used = 0;
+  a->cur = a->lim = a->end = a->mark = (uint8_t *)&arena_empty;
+  a->base = 0;
   a->block_size = ARENA_FIRST_BLOCK;
 }
 
@@ -54,17 +67,30 @@ void cdr_arena_reset(cdr_arena *a)
     }
     keep->next = NULL;
     a->cur = (uint8_t *)keep->data;
-    a->lim = a->cur + keep->size;
+    a->end = a->cur + keep->size;
   }
-  a->used = 0;
+  a->mark = a->cur;
+  a->base = 0;
+  arena_set_lim(a);
 }
 
 void *cdr_arena__alloc_slow(cdr_arena *a, size_t size, size_t align)
 {
-  if (size > a->max - a->used || size > SIZE_MAX / 2 - align - sizeof(cdr_arena_block))
+  if (size > SIZE_MAX / 2 - align - sizeof(cdr_arena_block))
     return NULL;
-  /* Room in the current block was checked by the inline path; a new block
-   * is needed.  Big requests get a block of their own size. */
+  size_t used = cdr_arena_used(a);
+  uintptr_t p = ((uintptr_t)a->cur + (align - 1)) & ~(uintptr_t)(align - 1);
+  size_t pad = (size_t)(p - (uintptr_t)a->cur);
+  if (used > a->max || pad + size > a->max - used)
+    return NULL; /* the maximum; a new block would hold it without padding,
+                  * but the limit is about what is used, not where */
+  if (p <= (uintptr_t)a->end && size <= (uintptr_t)a->end - p) {
+    /* Only the maximum stopped the inline path, and it allows this. */
+    a->cur = (uint8_t *)(p + size);
+    arena_set_lim(a);
+    return (void *)p;
+  }
+  /* A new block is needed.  Big requests get a block of their own size. */
   size_t want = size + align;
   size_t bsize = a->block_size;
   while (bsize < want && bsize < ARENA_MAX_BLOCK)
@@ -81,10 +107,11 @@ void *cdr_arena__alloc_slow(cdr_arena *a, size_t size, size_t align)
   a->blocks = b;
   if (a->block_size < ARENA_MAX_BLOCK)
     a->block_size = bsize * 2 < ARENA_MAX_BLOCK ? bsize * 2 : ARENA_MAX_BLOCK;
-  a->cur = (uint8_t *)b->data;
-  a->lim = a->cur + bsize;
-  uintptr_t p = ((uintptr_t)a->cur + (align - 1)) & ~(uintptr_t)(align - 1);
+  a->base = used;
+  a->cur = a->mark = (uint8_t *)b->data;
+  a->end = a->cur + bsize;
+  p = ((uintptr_t)a->cur + (align - 1)) & ~(uintptr_t)(align - 1);
   a->cur = (uint8_t *)(p + size);
-  a->used += size;
+  arena_set_lim(a);
   return (void *)p;
 }

@@ -36,7 +36,7 @@
 #endif
 #define BROKEN(v) (ITAB_BROKEN_VARIANT == (v))
 #define BRK_OLDEST_WINS 1       /* get() finds the oldest entry for a key */
-#define BRK_STALE_INDEX 2       /* a block kept by clear() keeps its index slots */
+#define BRK_STALE_INDEX 2       /* a reused block keeps its index slots */
 #define BRK_DOUBLE_RELEASE 3    /* a second release pools the block again */
 #define BRK_NO_BOUNDARY 4       /* hashed get() scans only the first 8 entries */
 #define BRK_NO_ENTRY_CAP 5      /* blocks above max_entries are pooled */
@@ -53,7 +53,6 @@
 
 #define ITAB_MIN_CAP 16u          /* first block: twice the inline entries */
 #define ITAB_MAX_CAP (1u << 26)   /* entries; well past any message limit */
-#define ITAB_MUL 0x9E3779B97F4A7C15ull
 #define SHARED_SLOTS CDR_TABLES_SHARED_SLOTS
 _Static_assert((SHARED_SLOTS & (SHARED_SLOTS - 1)) == 0, "shared slots: a power of two");
 _Static_assert(SHARED_SLOTS >= 2 && SHARED_SLOTS <= (1u << 16), "shared slots: 2..65536");
@@ -79,7 +78,7 @@ _Static_assert((uint64_t)ITAB_MAX_CAP * ITAB_ENTRY_BYTES + sizeof(cdr_itab_block
 
 static inline uint32_t hash_int(uintptr_t x)
 {
-  return (uint32_t)(((uint64_t)x * ITAB_MUL) >> 32);
+  return cdr_itab_hash_ptr(x);
 }
 
 static inline uint32_t hash_str(uintptr_t s)
@@ -186,6 +185,9 @@ static cdr_itab_block *block_alloc(itab_tpool *p, const cdr_allocator *a, uint32
   cdr_itab_block *b = cdr__malloc(a, sizeof *b + (size_t)cap * ITAB_ENTRY_BYTES);
   if (!b)
     return NULL;
+#if BROKEN(BRK_STALE_INDEX)
+  memset(b, 0, sizeof *b + (size_t)cap * ITAB_ENTRY_BYTES); /* only reused blocks are stale */
+#endif
   b->a = a;
   b->cap = cap;
   count(p, C_ALLOCS);
@@ -426,8 +428,15 @@ static void itab_bind(cdr_itab *t, cdr_itab_block *b)
   t->vidx = t->kidx + 2 * (size_t)c;
 }
 
+/* Entry E's key hash: recomputed for integer keys (one multiplication),
+ * stored for strings. */
+static inline uint32_t entry_hash(const cdr_itab *t, uint32_t e)
+{
+  return t->kind == CDR_ITAB_PTR ? hash_int(t->keys[e - 1]) : t->hash[e - 1];
+}
+
 /* Entry of the newest pair with key K (hash H), or 0; *SLOT: its index
- * slot, or the empty slot where K goes. */
+ * slot, or the empty slot where K goes.  The key index must be in sync. */
 static inline uint32_t probe_key(const cdr_itab *t, uintptr_t k, uint32_t h, uint32_t *slot)
 {
   uint32_t s = h >> t->shift, e;
@@ -451,25 +460,35 @@ static inline uint32_t probe_val(const cdr_itab *t, uintptr_t v, uint32_t *slot)
   return e;
 }
 
-/* Size both indexes for the block's capacity and empty them. */
-static void index_reset(cdr_itab *t)
+/* Size both indexes for the block's capacity and mark them stale: the next
+ * operation that needs one empties it and indexes the entries (key_sync,
+ * vidx_sync).  A table that is only appended to and never searched (a
+ * decoder's value table without indirections) never builds one. */
+static void index_shape(cdr_itab *t)
 {
   uint32_t slots = 2 * t->cap;
   t->mask = slots - 1;
   t->shift = (uint32_t)__builtin_clz(slots) + 1;
-  memset(t->kidx, 0, 2 * (size_t)slots * sizeof *t->kidx); /* kidx, then vidx */
+  t->kn = 0;
   t->vn = 0;
 }
 
-/* Index entries 1..n in order, so the newest entry of a key (or value) ends
- * up in its slot and kprev links each entry to the previous one of its key. */
-static void index_build(cdr_itab *t)
+/* Bring the key index up to date: index entries kn+1..n in order, so that
+ * the newest entry of a key ends up in its slot and kprev links each entry
+ * to the previous one of its key.  kn == 0 means the slots are stale (a
+ * reused or moved block) and are emptied first. */
+static void key_sync(cdr_itab *t)
 {
-  for (uint32_t e = 1; e <= t->n; e++) {
+  if (t->kn == t->n)
+    return;
+  if (t->kn == 0 && !BROKEN(BRK_STALE_INDEX))
+    memset(t->kidx, 0, 2 * (size_t)t->cap * sizeof *t->kidx);
+  for (uint32_t e = t->kn + 1; e <= t->n; e++) {
     uint32_t s;
-    t->kprev[e - 1] = probe_key(t, t->keys[e - 1], t->hash[e - 1], &s);
+    t->kprev[e - 1] = probe_key(t, t->keys[e - 1], entry_hash(t, e), &s);
     t->kidx[s] = e;
   }
+  t->kn = t->n;
 }
 
 /* The value index is built lazily: puts leave it alone (encoders and
@@ -477,6 +496,10 @@ static void index_build(cdr_itab *t)
  * the entries added since. */
 static void vidx_sync(cdr_itab *t)
 {
+  if (t->vn == t->n)
+    return;
+  if (t->vn == 0)
+    memset(t->vidx, 0, 2 * (size_t)t->cap * sizeof *t->vidx);
   for (uint32_t e = t->vn + 1; e <= t->n; e++) {
     uint32_t s;
     (void)probe_val(t, t->vals[e - 1], &s);
@@ -486,13 +509,11 @@ static void vidx_sync(cdr_itab *t)
 }
 
 /* Move the inline entries (all CDR_ITAB_INLINE of them) to a block: the one
- * kept by cdr_itab_clear(), else one from block_get().  Either way its index
- * is emptied first: a reused block's slots name the previous user's entries. */
+ * kept by cdr_itab_clear(), else one from block_get().  Its indexes are
+ * stale until first needed (a reused block's slots name the previous user's
+ * entries). */
 static int itab_spill(cdr_itab *t)
 {
-#if BROKEN(BRK_STALE_INDEX)
-  bool kept = t->block != NULL;
-#endif
   if (!t->block) {
     cdr_itab_block *b = block_get(t->a);
     if (!b) {
@@ -506,22 +527,15 @@ static int itab_spill(cdr_itab *t)
   for (uint32_t i = 0; i < t->n; i++) {
     t->keys[i] = t->ikeys[i];
     t->vals[i] = t->ivals[i];
-    t->hash[i] = key_hash(t, t->ikeys[i]);
+    if (t->kind != CDR_ITAB_PTR)
+      t->hash[i] = hash_str(t->ikeys[i]);
   }
-#if BROKEN(BRK_STALE_INDEX)
-  if (kept) { /* keep the slots left from before cdr_itab_clear() */
-    t->mask = 2 * t->cap - 1;
-    t->shift = (uint32_t)__builtin_clz(2 * t->cap) + 1;
-    index_build(t);
-    return CDR_OK;
-  }
-#endif
-  index_reset(t);
-  index_build(t);
+  index_shape(t);
   return CDR_OK;
 }
 
-/* The block is full: move to one twice as large.  T is unchanged on failure. */
+/* The block is full: move to one twice as large (its indexes stale until
+ * first needed).  T is unchanged on failure. */
 static int itab_grow(cdr_itab *t)
 {
   itab_tpool *p = tpool_self();
@@ -537,9 +551,9 @@ static int itab_grow(cdr_itab *t)
   itab_bind(t, b);
   memcpy(t->keys, ok, t->n * sizeof *ok);
   memcpy(t->vals, ov, t->n * sizeof *ov);
-  memcpy(t->hash, oh, t->n * sizeof *oh);
-  index_reset(t);
-  index_build(t);
+  if (t->kind != CDR_ITAB_PTR)
+    memcpy(t->hash, oh, t->n * sizeof *oh);
+  index_shape(t);
 #if !BROKEN(BRK_LEAK_ON_GROW)
   block_free(p, old);
 #endif
@@ -550,6 +564,7 @@ static int itab_put_hashed(cdr_itab *t, uintptr_t k, uintptr_t v)
 {
   uint32_t h = key_hash(t, k);
   for (;;) {
+    key_sync(t);
     uint32_t sk, sv = UINT32_MAX;
     uint32_t ek = probe_key(t, k, h, &sk);
     if (ek && !BROKEN(BRK_PAIR_APPENDS)) {
@@ -580,6 +595,7 @@ static int itab_put_hashed(cdr_itab *t, uintptr_t k, uintptr_t v)
     t->hash[e - 1] = h;
     t->kprev[e - 1] = ek;
     t->kidx[sk] = e;
+    t->kn = e;
     (void)sv;
     return CDR_OK;
   }
@@ -620,6 +636,7 @@ void cdr_itab_init(cdr_itab *t, cdr_itab_kind kind, const cdr_allocator *a)
   t->kind = kind;
   t->keys = t->vals = NULL;
   t->hash = t->kprev = t->kidx = t->vidx = NULL;
+  t->kn = 0;
   t->vn = 0;
   t->block = NULL;
   t->a = cdr__alloc_or_global(a);
@@ -642,10 +659,37 @@ int cdr_itab_put(cdr_itab *t, uintptr_t k, uintptr_t v)
   return itab_put_slow(t, k, v);
 }
 
-/* The hashed part of cdr_itab_get_or_add(): one probe finds K or the slot
- * where it goes. */
-static __attribute__((noinline)) int itab_get_or_add_slow(cdr_itab *t, uintptr_t k, uintptr_t v,
-                                                          uintptr_t *found)
+int cdr_itab__append_slow(cdr_itab *t, uintptr_t k, uintptr_t v)
+{
+  if (t->mask == 0) {
+    if (t->n < t->ilim) {
+      t->ikeys[t->n] = k;
+      t->ivals[t->n] = v;
+      t->n++;
+      return CDR_OK;
+    }
+    if (t->ilim == 0)
+      return CDR_E_STATE;
+    int rc = itab_spill(t);
+    if (rc != CDR_OK)
+      return rc;
+  }
+  if (t->n == t->cap) {
+    int rc = itab_grow(t);
+    if (rc != CDR_OK)
+      return rc;
+  }
+  uint32_t e = t->n++;
+  t->keys[e] = k;
+  t->vals[e] = v;
+  if (t->kind != CDR_ITAB_PTR)
+    t->hash[e] = hash_str(k);
+  return CDR_OK;
+}
+
+/* What the inline cdr_itab_get_or_add() leaves: string tables, the move to
+ * a block, growth, a stale key index, and a released table. */
+int cdr_itab__get_or_add_slow(cdr_itab *t, uintptr_t k, uintptr_t v, uintptr_t *found)
 {
   if (t->mask == 0) {
     if (cdr_itab_get(t, k, found))
@@ -654,8 +698,13 @@ static __attribute__((noinline)) int itab_get_or_add_slow(cdr_itab *t, uintptr_t
     return rc == CDR_OK ? 0 : rc;
   }
   uint32_t h = key_hash(t, k), sk;
+  key_sync(t);
   uint32_t ek = probe_key(t, k, h, &sk);
   if (ek) {
+#if BROKEN(BRK_OLDEST_WINS)
+    while (t->kprev[ek - 1])
+      ek = t->kprev[ek - 1];
+#endif
     if (found)
       *found = t->vals[ek - 1];
     return 1;
@@ -664,6 +713,7 @@ static __attribute__((noinline)) int itab_get_or_add_slow(cdr_itab *t, uintptr_t
     int rc = itab_grow(t);
     if (rc != CDR_OK)
       return rc;
+    key_sync(t);
     (void)probe_key(t, k, h, &sk); /* slots moved */
   }
   uint32_t e = ++t->n;
@@ -672,31 +722,19 @@ static __attribute__((noinline)) int itab_get_or_add_slow(cdr_itab *t, uintptr_t
   t->hash[e - 1] = h;
   t->kprev[e - 1] = 0;
   t->kidx[sk] = e;
+  t->kn = e;
   return 0;
 }
 
-int cdr_itab_get_or_add(cdr_itab *t, uintptr_t k, uintptr_t v, uintptr_t *found)
+static inline bool key_eq(const cdr_itab *t, uintptr_t a, uintptr_t b)
 {
-  uint32_t n = t->n;
-  if (CDR_LIKELY(t->mask == 0 && t->kind == CDR_ITAB_PTR)) {
-    for (uint32_t i = n; i-- > 0;)
-      if (t->ikeys[i] == k) {
-        if (found)
-          *found = t->ivals[i];
-        return 1;
-      }
-    if (CDR_LIKELY(n < t->ilim)) {
-      t->ikeys[n] = k;
-      t->ivals[n] = v;
-      t->n = n + 1;
-      return 0;
-    }
-  }
-  return itab_get_or_add_slow(t, k, v, found);
+  return t->kind == CDR_ITAB_PTR ? a == b : str_eq(a, b);
 }
 
 /* Hashed look-up, and inline look-up of strings: out of line, so that the
- * inline look-up of pointers needs no stack frame. */
+ * inline look-up of pointers needs no stack frame.  Entries past the key
+ * index (appended since it was last brought up to date) are scanned, newest
+ * first, before it is probed: a const look-up does not build it. */
 static __attribute__((noinline)) int itab_get_slow(const cdr_itab *t, uintptr_t k,
                                                    uintptr_t *val)
 {
@@ -721,20 +759,33 @@ static __attribute__((noinline)) int itab_get_slow(const cdr_itab *t, uintptr_t 
   }
 #if BROKEN(BRK_NO_BOUNDARY)
   for (uint32_t i = CDR_ITAB_INLINE; i-- > 0;)
-    if (t->kind == CDR_ITAB_PTR ? t->keys[i] == k : str_eq(t->keys[i], k)) {
+    if (key_eq(t, t->keys[i], k)) {
       if (val)
         *val = t->vals[i];
       return 1;
     }
   return 0;
 #endif
+#if BROKEN(BRK_OLDEST_WINS)
+  for (uint32_t j = 0; j < t->n; j++)
+    if (key_eq(t, t->keys[j], k)) {
+      if (val)
+        *val = t->vals[j];
+      return 1;
+    }
+  return 0;
+#endif
+  for (e = t->n; e > t->kn; e--)
+    if (key_eq(t, t->keys[e - 1], k)) {
+      if (val)
+        *val = t->vals[e - 1];
+      return 1;
+    }
+  if (t->kn == 0)
+    return 0;
   e = probe_key(t, k, key_hash(t, k), &s);
   if (!e)
     return 0;
-#if BROKEN(BRK_OLDEST_WINS)
-  while (t->kprev[e - 1])
-    e = t->kprev[e - 1];
-#endif
   if (val)
     *val = t->vals[e - 1];
   return 1;
@@ -763,6 +814,13 @@ int cdr_itab_get(const cdr_itab *t, uintptr_t k, uintptr_t *val)
   return itab_get_slow(t, k, val);
 }
 
+int cdr_itab_find(cdr_itab *t, uintptr_t k, uintptr_t *val)
+{
+  if (t->mask != 0 && t->kn != t->n && !BROKEN(BRK_NO_BOUNDARY) && !BROKEN(BRK_OLDEST_WINS))
+    key_sync(t);
+  return cdr_itab_get(t, k, val);
+}
+
 int cdr_itab_find_value(cdr_itab *t, uintptr_t v, uintptr_t *key)
 {
   uint32_t e;
@@ -776,8 +834,7 @@ int cdr_itab_find_value(cdr_itab *t, uintptr_t v, uintptr_t *key)
     return 0;
   }
   uint32_t s;
-  if (t->vn != t->n)
-    vidx_sync(t);
+  vidx_sync(t);
   e = probe_val(t, v, &s);
   if (!e)
     return 0;
@@ -794,9 +851,11 @@ uint32_t cdr_itab_count(const cdr_itab *t)
 void cdr_itab_clear(cdr_itab *t)
 {
   /* Back to inline entries; the block (if any) waits for the 9th, and its
-   * index is rebuilt then. */
+   * indexes are rebuilt when first needed. */
   t->n = 0;
   t->mask = 0;
+  t->kn = 0;
+  t->vn = 0;
 }
 
 void cdr_itab_release(cdr_itab *t)
@@ -806,6 +865,8 @@ void cdr_itab_release(cdr_itab *t)
   cdr_itab_block *b = t->block;
   t->n = 0;
   t->mask = 0;
+  t->kn = 0;
+  t->vn = 0;
   if (!BROKEN(BRK_PUT_AFTER_RELEASE))
     t->ilim = 0;
   if (!BROKEN(BRK_DOUBLE_RELEASE))

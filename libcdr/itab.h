@@ -15,9 +15,12 @@
  * linearly with no hashing and no allocation.  The 9th distinct pair moves
  * the table to a block (entries plus indexes, one allocation) taken from the
  * calling thread's pool, else the shared pool, else the allocator; the block
- * then doubles as needed.  Index load factor is at most 0.5.  The index by
- * value is built lazily, by the first look-up by value after puts: encoders
- * and decoders look up by key only and should not pay for it.
+ * then doubles as needed.  Index load factor is at most 0.5.  Both indexes
+ * are brought up to date lazily: the index by value by the first look-up by
+ * value (encoders and decoders look up by key only and should not pay for
+ * it), the index by key by the first search after cdr_itab_append() (a
+ * decoder records every value it reads but searches only to resolve an
+ * indirection).
  *
  * A cdr_itab is owned by one thread at a time (its stream's); const
  * operations (cdr_itab_get, cdr_itab_count) may run concurrently with each
@@ -47,6 +50,7 @@ typedef struct cdr_itab {
   uint32_t shift;   /* 32 - log2(index slots): slot = hash >> shift */
   uint32_t cap;     /* entry capacity of the block */
   uint32_t kind;    /* cdr_itab_kind */
+  uint32_t kn;      /* entries indexed in kidx (appends leave it behind) */
   uint32_t vn;      /* entries indexed in vidx (built lazily by value look-ups) */
   /* The block's arrays (valid when block != NULL; used when mask != 0). */
   uintptr_t *keys, *vals;
@@ -73,13 +77,105 @@ CDR_HIDDEN int cdr_itab_put(cdr_itab *t, uintptr_t key, uintptr_t val) CDR_NONNU
  * probe (what an encoder does for each value: find it or record it).
  * Returns 1 and *FOUND (if FOUND is not NULL) = the value of KEY's newest
  * entry; 0 when the pair was added; CDR_E_NOMEM or CDR_E_STATE as
- * cdr_itab_put() (T unchanged). */
-CDR_HIDDEN int cdr_itab_get_or_add(cdr_itab *t, uintptr_t key, uintptr_t val, uintptr_t *found)
-  CDR_NONNULL(1);
+ * cdr_itab_put() (T unchanged).  Inline for pointer tables (the value walk
+ * calls it once per value); everything else goes out of line. */
+static inline int cdr_itab_get_or_add(cdr_itab *t, uintptr_t key, uintptr_t val,
+                                      uintptr_t *found) CDR_NONNULL(1);
+
+/* Not for direct use: the out-of-line part of cdr_itab_get_or_add(). */
+CDR_HIDDEN int cdr_itab__get_or_add_slow(cdr_itab *t, uintptr_t key, uintptr_t val,
+                                         uintptr_t *found) CDR_NONNULL(1);
+
+/* Fibonacci hashing of integers and pointers: the top 32 bits of the
+ * product; an index slot is its top log2(slots) bits.  The 3 low bits go
+ * first: keys are 8-aligned pointers and 4-aligned stream positions, and a
+ * multiple of 8 times the golden-ratio constant loses its spread (lists of
+ * nodes 24 octets apart averaged 3 probes a look-up instead of 1.04). */
+#define CDR_ITAB_MUL 0x9E3779B97F4A7C15ull
+static inline uint32_t cdr_itab_hash_ptr(uintptr_t x)
+{
+  return (uint32_t)((((uint64_t)x >> 3) * CDR_ITAB_MUL) >> 32);
+}
+
+static inline int cdr_itab_get_or_add(cdr_itab *t, uintptr_t key, uintptr_t val,
+                                      uintptr_t *found)
+{
+  uint32_t n = t->n;
+  if (CDR_LIKELY(t->kind == CDR_ITAB_PTR)) {
+    if (t->mask == 0) {
+      for (uint32_t i = n; i-- > 0;)
+        if (t->ikeys[i] == key) {
+          if (found)
+            *found = t->ivals[i];
+          return 1;
+        }
+      if (CDR_LIKELY(n < t->ilim)) {
+        t->ikeys[n] = key;
+        t->ivals[n] = val;
+        t->n = n + 1;
+        return 0;
+      }
+    } else if (CDR_LIKELY(n < t->cap && t->kn == n)) {
+      uint32_t h = cdr_itab_hash_ptr(key), s = h >> t->shift, e;
+      while ((e = t->kidx[s]) != 0) {
+        if (t->keys[e - 1] == key) {
+          if (found)
+            *found = t->vals[e - 1];
+          return 1;
+        }
+        s = (s + 1) & t->mask;
+      }
+      t->keys[n] = key;
+      t->vals[n] = val;
+      t->kprev[n] = 0;
+      t->kidx[s] = n + 1;
+      t->n = t->kn = n + 1;
+      return 0;
+    }
+  }
+  return cdr_itab__get_or_add_slow(t, key, val, found);
+}
 
 /* 1 and *VAL (if VAL is not NULL) = the value of the newest entry for KEY;
- * 0 (and *VAL untouched) if there is none. */
+ * 0 (and *VAL untouched) if there is none.  Entries appended since the key
+ * index was last brought up to date are scanned (cdr_itab_find() indexes
+ * them instead). */
 CDR_HIDDEN int cdr_itab_get(const cdr_itab *t, uintptr_t key, uintptr_t *val) CDR_NONNULL(1);
+
+/* cdr_itab_get(), after indexing the entries appended since the last
+ * search: what a decoder calls to resolve an indirection. */
+CDR_HIDDEN int cdr_itab_find(cdr_itab *t, uintptr_t key, uintptr_t *val) CDR_NONNULL(1);
+
+/* Add the pair KEY -> VAL as the newest entry without searching: the caller
+ * knows the pair is not present (a decoder recording the value tag at a
+ * position it reads for the first time).  KEY may have older entries (the
+ * new one wins).  Errors as cdr_itab_put().  Inline: two stores in the
+ * common case; the key index catches up at the next search. */
+static inline int cdr_itab_append(cdr_itab *t, uintptr_t key, uintptr_t val) CDR_NONNULL(1);
+
+/* Not for direct use: the out-of-line part of cdr_itab_append(). */
+CDR_HIDDEN int cdr_itab__append_slow(cdr_itab *t, uintptr_t key, uintptr_t val) CDR_NONNULL(1);
+
+static inline int cdr_itab_append(cdr_itab *t, uintptr_t key, uintptr_t val)
+{
+  uint32_t n = t->n;
+  if (CDR_LIKELY(t->kind == CDR_ITAB_PTR)) {
+    if (t->mask == 0) {
+      if (CDR_LIKELY(n < t->ilim)) {
+        t->ikeys[n] = key;
+        t->ivals[n] = val;
+        t->n = n + 1;
+        return CDR_OK;
+      }
+    } else if (CDR_LIKELY(n < t->cap)) {
+      t->keys[n] = key;
+      t->vals[n] = val;
+      t->n = n + 1;
+      return CDR_OK;
+    }
+  }
+  return cdr_itab__append_slow(t, key, val);
+}
 
 /* 1 and *KEY (if KEY is not NULL) = the key of the newest entry whose value
  * is VAL; 0 (and *KEY untouched) if there is none.  Not const: it brings

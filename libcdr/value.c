@@ -663,6 +663,187 @@ static void out_value_end(cdr_out *o, vstate *s)
   s->sp--;
 }
 
+/* Write the state of F (not chunked, minimal type information) from its
+ * walk position on, with the stream's position and buffer held in locals:
+ * primitives, nulls, indirections, and values of exactly their declared
+ * type with no type information (a tail value of F's own type replaces F's
+ * object in the same loop, so a list is one loop).  Stops at the first
+ * member it leaves to the general walk (anything else, or a buffer that must
+ * grow), with F's walk position on that member, and returns 0; or returns 1
+ * after an error or after stacking or replacing a frame for a nested value.
+ * SWAP is a constant in each copy, so the byte order costs nothing. */
+static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstate *s, vframe *f,
+                                                               const int swap)
+{
+  const cdr_value_type *cur = f->cur;
+  const uint8_t *obj = f->obj;
+  const cdr_member *m = cur->members + f->member, *mend = cur->members + cur->nmembers;
+  uint32_t vdepth = f->vdepth;
+  uint8_t *const buf = o->buf;
+  const size_t lim = o->lim;
+  size_t pos = o->pos;
+  for (;;) {
+    if (m == mend) {
+      if (f->lvl + 1u >= f->nlv)
+        break; /* done: the general walk ends the value */
+      f->lvl++;
+      cur = level_type(f->vt, f->nlv, f->lvl);
+      m = cur->members;
+      mend = m + cur->nmembers;
+      continue;
+    }
+    const cdr_type *mt = m->type;
+    const uint8_t *src = obj + m->offset;
+    uint32_t u32;
+    uint64_t u64;
+    size_t pad;
+    switch (mt->kind) {
+    case CDR_K_LONG: case CDR_K_ULONG: case CDR_K_FLOAT:
+      pad = (o->origin - pos) & 3;
+      if (lim - pos < pad + 4)
+        goto out;
+      memcpy(&u32, src, 4);
+      if (swap)
+        u32 = __builtin_bswap32(u32);
+      memset(buf + pos, 0, 4); /* the padding (pad < 4) */
+      memcpy(buf + pos + pad, &u32, 4);
+      pos += pad + 4;
+      m++;
+      continue;
+    case CDR_K_LONGLONG: case CDR_K_ULONGLONG: case CDR_K_DOUBLE:
+      pad = (o->origin - pos) & 7;
+      if (lim - pos < pad + 8)
+        goto out;
+      memcpy(&u64, src, 8);
+      if (swap)
+        u64 = __builtin_bswap64(u64);
+      memset(buf + pos, 0, 8);
+      memcpy(buf + pos + pad, &u64, 8);
+      pos += pad + 8;
+      m++;
+      continue;
+    case CDR_K_SHORT: case CDR_K_USHORT: {
+      uint16_t u16;
+      pad = (o->origin - pos) & 1;
+      if (lim - pos < pad + 2)
+        goto out;
+      memcpy(&u16, src, 2);
+      if (swap)
+        u16 = __builtin_bswap16(u16);
+      memset(buf + pos, 0, 2);
+      memcpy(buf + pos + pad, &u16, 2);
+      pos += pad + 2;
+      m++;
+      continue;
+    }
+    case CDR_K_OCTET: case CDR_K_CHAR:
+      if (lim == pos)
+        goto out;
+      buf[pos++] = *src;
+      m++;
+      continue;
+    case CDR_K_VALUE:
+      break;
+    default:
+      goto out;
+    }
+    /* A value member: null, an indirection, or a tag and the value. */
+    const cdr_value *child = *(const cdr_value *const *)src;
+    pad = (o->origin - pos) & 3;
+    if (lim - pos < pad + 8)
+      goto out;
+    memset(buf + pos, 0, 4);
+    size_t tag_pos = pos + pad;
+    if (!child) {
+      pos = tag_pos + 4; /* null: the long 0 */
+      m++;
+      continue;
+    }
+    /* Limits first: past them the general walk fails (or writes an
+     * indirection), and the table must not have recorded this value. */
+    const cdr_value_type *dt = mt->u.val.vt;
+    if (child->type != dt || (dt->flags & VT_SLOW) || dt->codebase || vdepth >= s->vo.max_depth
+        || s->nvalues >= s->vo.max_values)
+      goto out;
+    uintptr_t at;
+    int found = cdr_itab_get_or_add(&s->values, (uintptr_t)child, tag_pos, &at);
+    if (found) {
+      if (found < 0) {
+        o->pos = pos;
+        cdr_out_fail(o, found);
+        return 1;
+      }
+      u32 = INDIRECTION;
+      memcpy(buf + tag_pos, &u32, 4);
+      u32 = (uint32_t)(int32_t)((intptr_t)at - (intptr_t)(tag_pos + 4));
+      if (swap)
+        u32 = __builtin_bswap32(u32);
+      memcpy(buf + tag_pos + 4, &u32, 4);
+      pos = tag_pos + 8;
+      m++;
+      continue;
+    }
+    u32 = swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN;
+    memcpy(buf + tag_pos, &u32, 4);
+    pos = tag_pos + 4;
+    s->nvalues++;
+    m++;
+    int last = m == mend && f->lvl + 1u == f->nlv;
+    if (last && dt == f->vt) {
+      /* The tail value replaces F's object: the walk restarts. */
+      obj = (const uint8_t *)child;
+      if (f->lvl) {
+        f->lvl = 0;
+        cur = f->root;
+        mend = cur->members + cur->nmembers;
+      }
+      m = cur->members;
+      vdepth++;
+      continue;
+    }
+    /* Any other nested value gets a frame (replacing F when it is the
+     * tail); F's fields are saved first, since stacking may move them. */
+    uint32_t depth = f->depth;
+    f->obj = (void *)obj;
+    f->member = (uint32_t)(m - cur->members);
+    f->cur = cur;
+    f->vdepth = vdepth;
+    o->pos = pos;
+    vframe *nf = last ? f : push_frame(s);
+    if (!nf) {
+      cdr_out_fail(o, CDR_E_NOMEM);
+      return 1;
+    }
+    frame_init(nf, dt, (void *)child);
+    nf->direct = 1;
+    nf->vdepth = vdepth + 1;
+    nf->depth = nf->tail_lo = depth;
+    return 1;
+  }
+out:
+  f->obj = (void *)obj;
+  f->member = (uint32_t)(m - cur->members);
+  f->cur = cur;
+  f->vdepth = vdepth;
+  o->pos = pos;
+  return 0;
+}
+
+static __attribute__((noinline)) int out_fast_host(cdr_out *o, vstate *s, vframe *f)
+{
+  return out_fast_impl(o, s, f, 0);
+}
+
+static __attribute__((noinline)) int out_fast_swap(cdr_out *o, vstate *s, vframe *f)
+{
+  return out_fast_impl(o, s, f, 1);
+}
+
+static inline int out_fast(cdr_out *o, vstate *s, vframe *f)
+{
+  return o->swap ? out_fast_swap(o, s, f) : out_fast_host(o, s, f);
+}
+
 /* Write the state of frames above BASE_SP until they are all done. */
 static void out_run(cdr_out *o, vstate *s, uint32_t base_sp)
 {
@@ -681,6 +862,10 @@ static void out_run(cdr_out *o, vstate *s, uint32_t base_sp)
       out_value_end(o, s);
       continue;
     }
+    if (!f->chunked && s->fast) {
+      if (out_fast(o, s, f)) /* as far as it goes; then one member the long way */
+        continue; /* it failed, or stacked or replaced a frame */
+    }
     int last;
     const cdr_member *m = next_member(f, &last);
     if (!m) {
@@ -693,44 +878,6 @@ static void out_run(cdr_out *o, vstate *s, uint32_t base_sp)
     if (m->type->kind == CDR_K_VALUE) {
       const cdr_value *child = *(const cdr_value *const *)src;
       const cdr_value_type *dt = m->type->u.val.vt;
-      if (child && child->type == dt && !f->chunked && s->fast && !(dt->flags & VT_SLOW)
-          && !dt->codebase && f->vdepth < s->vo.max_depth && s->nvalues < s->vo.max_values) {
-        /* The common case, kept short: a value of exactly its declared
-         * type outside chunked values goes with no type information. */
-        size_t tag_pos = o->pos + ((o->origin - o->pos) & 3);
-        uintptr_t at;
-        int found = cdr_itab_get_or_add(&s->values, (uintptr_t)child, tag_pos, &at);
-        if (found) {
-          if (found < 0) {
-            cdr_out_fail(o, found);
-            return;
-          }
-          cdr_put_ulong(o, INDIRECTION);
-          cdr_put_ulong(o, (uint32_t)(int32_t)((intptr_t)at - (intptr_t)o->pos));
-          continue;
-        }
-        cdr_put_ulong(o, TAG_MIN);
-        s->nvalues++;
-        uint32_t vdepth = f->vdepth + 1, depth = f->depth;
-        if (last && f->vt == dt) {
-          /* The tail replaces its frame; same type: only the walk restarts. */
-          f->obj = (void *)child;
-          f->member = 0;
-          f->lvl = 0;
-          f->cur = f->root;
-          f->vdepth = vdepth;
-          continue;
-        }
-        if (!last && !(f = push_frame(s))) {
-          cdr_out_fail(o, CDR_E_NOMEM);
-          return;
-        }
-        frame_init(f, dt, (void *)child);
-        f->direct = 1;
-        f->vdepth = vdepth;
-        f->depth = f->tail_lo = depth;
-        continue;
-      }
       if (out_value_start(o, s, dt, child, last))
         top_frame(s)->direct = 1;
       continue;
@@ -862,7 +1009,7 @@ static int in_string_indirect(cdr_in *i, cdr_itab *tab, const char **s, uint32_t
       return i->status;
     uintptr_t v;
     if (off >= -4 || (size_t)(-(int64_t)off) > off_pos
-        || !cdr_itab_get(tab, off_pos + (size_t)(int64_t)off, &v)) {
+        || !cdr_itab_find(tab, off_pos + (size_t)(int64_t)off, &v)) {
       i->pos = off_pos;
       return cdr_in_fail(i, CDR_E_INDIRECTION, "repository ID or codebase indirection to no such string");
     }
@@ -895,7 +1042,7 @@ static int in_id_list(cdr_in *i, vstate *s, const id_list **out)
     uintptr_t v;
     if (i->status == CDR_OK
         && (off >= -4 || (size_t)(-(int64_t)off) > off_pos
-            || !cdr_itab_get(&s->lists, off_pos + (size_t)(int64_t)off, &v))) {
+            || !cdr_itab_find(&s->lists, off_pos + (size_t)(int64_t)off, &v))) {
       i->pos = off_pos;
       return cdr_in_fail(i, CDR_E_INDIRECTION, "repository ID list indirection to no such list");
     }
@@ -1001,7 +1148,7 @@ static int in_value_start(cdr_in *i, vstate *s, const cdr_value_type *t, void **
         return 0;
       uintptr_t found;
       if (off >= -4 || (size_t)(-(int64_t)off) > off_pos
-          || !cdr_itab_get(&s->values, off_pos + (size_t)(int64_t)off, &found)) {
+          || !cdr_itab_find(&s->values, off_pos + (size_t)(int64_t)off, &found)) {
         i->pos = off_pos;
         cdr_in_fail(i, CDR_E_INDIRECTION, "value indirection to no earlier value");
         return 0;
@@ -1088,7 +1235,7 @@ static int in_value_start(cdr_in *i, vstate *s, const cdr_value_type *t, void **
     cdr_in_fail(i, CDR_E_NOMEM, "arena allocation failed");
     return 0;
   }
-  int rc = cdr_itab_get_or_add(&s->values, tag_pos, (uintptr_t)obj, NULL);
+  int rc = cdr_itab_append(&s->values, tag_pos, (uintptr_t)obj);
   if (rc < 0) {
     cdr_in_fail(i, rc, "no memory for indirection table");
     return 0;
@@ -1238,6 +1385,192 @@ static void in_value_end(cdr_in *i, vstate *s)
   in_restore_chunks(i, s);
 }
 
+/* Zero a new object of SIZE octets (small multiples of 8 without a call). */
+static inline void zero_object(void *obj, uint32_t size)
+{
+  uint64_t *w = obj;
+  if (size & 7 || size > 64) {
+    memset(obj, 0, size);
+    return;
+  }
+  switch (size >> 3) {
+  case 8: w[7] = 0; /* fall through */
+  case 7: w[6] = 0; /* fall through */
+  case 6: w[5] = 0; /* fall through */
+  case 5: w[4] = 0; /* fall through */
+  case 4: w[3] = 0; /* fall through */
+  case 3: w[2] = 0; /* fall through */
+  case 2: w[1] = 0; /* fall through */
+  case 1: w[0] = 0; /* fall through */
+  default: break;
+  }
+}
+
+/* Read the state of F (not chunked, outside chunks) from its walk position
+ * on, with the stream's position held in a local: primitives, nulls, and
+ * values with no type information (exactly their declared type); a tail
+ * value of F's own type replaces F's object in the same loop.  Stops at the
+ * first member it leaves to the general walk (indirections, type
+ * information, anything else, short input), with F's walk position on that
+ * member, and returns 0; or returns 1 after an error or after stacking or
+ * replacing a frame for a nested value.  SWAP is a constant in each copy. */
+static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate *s, vframe *f,
+                                                              const int swap)
+{
+  const cdr_value_type *cur = f->cur;
+  uint8_t *obj = f->obj;
+  const cdr_member *m = cur->members + f->member, *mend = cur->members + cur->nmembers;
+  uint32_t vdepth = f->vdepth;
+  const uint8_t *const buf = i->buf;
+  const size_t end = i->end;
+  size_t pos = i->pos, q;
+  for (;;) {
+    if (m == mend) {
+      if (f->lvl + 1u >= f->nlv)
+        break; /* done: the general walk ends the value */
+      f->lvl++;
+      cur = level_type(f->vt, f->nlv, f->lvl);
+      m = cur->members;
+      mend = m + cur->nmembers;
+      continue;
+    }
+    const cdr_type *mt = m->type;
+    uint8_t *dst = obj + m->offset;
+    uint32_t u32;
+    uint64_t u64;
+    switch (mt->kind) {
+    case CDR_K_LONG: case CDR_K_ULONG: case CDR_K_FLOAT:
+      q = pos + ((i->origin - pos) & 3);
+      if (q > end || end - q < 4)
+        goto out;
+      memcpy(&u32, buf + q, 4);
+      if (swap)
+        u32 = __builtin_bswap32(u32);
+      memcpy(dst, &u32, 4);
+      pos = q + 4;
+      m++;
+      continue;
+    case CDR_K_LONGLONG: case CDR_K_ULONGLONG: case CDR_K_DOUBLE:
+      q = pos + ((i->origin - pos) & 7);
+      if (q > end || end - q < 8)
+        goto out;
+      memcpy(&u64, buf + q, 8);
+      if (swap)
+        u64 = __builtin_bswap64(u64);
+      memcpy(dst, &u64, 8);
+      pos = q + 8;
+      m++;
+      continue;
+    case CDR_K_SHORT: case CDR_K_USHORT: {
+      uint16_t u16;
+      q = pos + ((i->origin - pos) & 1);
+      if (q > end || end - q < 2)
+        goto out;
+      memcpy(&u16, buf + q, 2);
+      if (swap)
+        u16 = __builtin_bswap16(u16);
+      memcpy(dst, &u16, 2);
+      pos = q + 2;
+      m++;
+      continue;
+    }
+    case CDR_K_OCTET: case CDR_K_CHAR:
+      if (pos >= end)
+        goto out;
+      *dst = buf[pos++];
+      m++;
+      continue;
+    case CDR_K_VALUE:
+      break;
+    default:
+      goto out;
+    }
+    /* A value member: null, or a tag with no type information. */
+    q = pos + ((i->origin - pos) & 3);
+    if (q > end || end - q < 4)
+      goto out;
+    memcpy(&u32, buf + q, 4);
+    if (u32 == 0) {
+      *(void **)dst = NULL;
+      pos = q + 4;
+      m++;
+      continue;
+    }
+    const cdr_value_type *dt = mt->u.val.vt;
+    if (u32 != (swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN) || (dt->flags & VT_SLOW)
+        || dt->factory || vdepth >= s->vo.max_depth || s->nvalues >= s->vo.max_values
+        || !i->arena)
+      goto out; /* the general walk reads it, or fails with the right error */
+    void *child = cdr_arena_alloc(i->arena, dt->size, dt->align ? dt->align : 8);
+    if (!child)
+      goto out;
+    zero_object(child, dt->size);
+    ((cdr_value *)child)->type = dt;
+    int rc = cdr_itab_append(&s->values, q, (uintptr_t)child);
+    if (rc < 0) {
+      i->pos = q;
+      cdr_in_fail(i, rc, "no memory for indirection table");
+      return 1;
+    }
+    s->nvalues++;
+    *(void **)dst = child;
+    pos = q + 4;
+    m++;
+    int last = m == mend && f->lvl + 1u == f->nlv && !f->truncated;
+    if (last && dt == f->vt) {
+      /* The tail value replaces F's object: the walk restarts. */
+      obj = child;
+      if (f->lvl) {
+        f->lvl = 0;
+        cur = f->root;
+        mend = cur->members + cur->nmembers;
+      }
+      m = cur->members;
+      vdepth++;
+      continue;
+    }
+    /* Any other nested value gets a frame (replacing F when it is the
+     * tail); F's fields are saved first, since stacking may move them. */
+    uint32_t depth = f->depth;
+    f->obj = obj;
+    f->member = (uint32_t)(m - cur->members);
+    f->cur = cur;
+    f->vdepth = vdepth;
+    i->pos = pos;
+    vframe *nf = last ? f : push_frame(s);
+    if (!nf) {
+      cdr_in_fail(i, CDR_E_NOMEM, "no memory for value frames");
+      return 1;
+    }
+    frame_init(nf, dt, child);
+    nf->vdepth = vdepth + 1;
+    nf->depth = nf->tail_lo = depth;
+    return 1;
+  }
+out:
+  f->obj = obj;
+  f->member = (uint32_t)(m - cur->members);
+  f->cur = cur;
+  f->vdepth = vdepth;
+  i->pos = pos;
+  return 0;
+}
+
+static __attribute__((noinline)) int in_fast_host(cdr_in *i, vstate *s, vframe *f)
+{
+  return in_fast_impl(i, s, f, 0);
+}
+
+static __attribute__((noinline)) int in_fast_swap(cdr_in *i, vstate *s, vframe *f)
+{
+  return in_fast_impl(i, s, f, 1);
+}
+
+static inline int in_fast(cdr_in *i, vstate *s, vframe *f)
+{
+  return i->swap ? in_fast_swap(i, s, f) : in_fast_host(i, s, f);
+}
+
 static void in_run(cdr_in *i, vstate *s, uint32_t base_sp)
 {
   while (s->sp > base_sp && i->status == CDR_OK) {
@@ -1255,6 +1588,10 @@ static void in_run(cdr_in *i, vstate *s, uint32_t base_sp)
       in_value_end(i, s);
       continue;
     }
+    if (!f->chunked && !i->in_chunk) {
+      if (in_fast(i, s, f)) /* as far as it goes; then one member the long way */
+        continue; /* it failed, or stacked or replaced a frame */
+    }
     int last;
     const cdr_member *m = next_member(f, &last);
     if (!m) {
@@ -1264,55 +1601,6 @@ static void in_run(cdr_in *i, vstate *s, uint32_t base_sp)
     uint8_t *dst = (uint8_t *)f->obj + m->offset;
     if (m->type->kind == CDR_K_VALUE) {
       const cdr_value_type *dt = m->type->u.val.vt;
-      size_t tag_pos = i->pos + ((i->origin - i->pos) & 3);
-      if (!f->chunked && !(dt->flags & VT_SLOW) && !dt->factory && i->arena
-          && tag_pos <= i->end && i->end - tag_pos >= 4 && f->vdepth < s->vo.max_depth
-          && s->nvalues < s->vo.max_values) {
-        uint32_t tag;
-        memcpy(&tag, i->buf + tag_pos, 4);
-        if (i->swap)
-          tag = __builtin_bswap32(tag);
-        if (tag == TAG_MIN) {
-          /* The common case, kept short: a value of its declared type with
-           * no type information, outside chunked values. */
-          void *obj = cdr_arena_alloc(i->arena, dt->size, dt->align ? dt->align : 8);
-          if (!obj) {
-            cdr_in_fail(i, CDR_E_NOMEM, "arena allocation failed");
-            return;
-          }
-          if (dt->size <= 64 && !(dt->size & 7)) /* small objects: no call */
-            for (uint32_t k = 0; k < dt->size / 8; k++)
-              ((uint64_t *)obj)[k] = 0;
-          else
-            memset(obj, 0, dt->size);
-          ((cdr_value *)obj)->type = dt;
-          int rc = cdr_itab_get_or_add(&s->values, tag_pos, (uintptr_t)obj, NULL);
-          if (rc < 0) {
-            cdr_in_fail(i, rc, "no memory for indirection table");
-            return;
-          }
-          i->pos = tag_pos + 4;
-          s->nvalues++;
-          *(void **)dst = obj;
-          uint32_t vdepth = f->vdepth + 1, depth = f->depth;
-          if (last && !f->truncated && f->vt == dt) {
-            f->obj = obj; /* the tail replaces its frame; same type */
-            f->member = 0;
-            f->lvl = 0;
-            f->cur = f->root;
-            f->vdepth = vdepth;
-            continue;
-          }
-          if (!(last && !f->truncated) && !(f = push_frame(s))) {
-            cdr_in_fail(i, CDR_E_NOMEM, "no memory for value frames");
-            return;
-          }
-          frame_init(f, dt, obj); /* the tail replaces its frame */
-          f->vdepth = vdepth;
-          f->depth = f->tail_lo = depth;
-          continue;
-        }
-      }
       (void)in_value_start(i, s, dt, (void **)dst, last && !f->truncated);
       continue;
     }

@@ -25,11 +25,15 @@ typedef struct cdr_arena_block cdr_arena_block;
 /* The fields are private: the struct is visible so that cdr_arena_alloc()
  * is inline and an arena can live on the stack. */
 typedef struct cdr_arena {
-  uint8_t *cur, *lim;            /* free space of the current block */
+  uint8_t *cur;                  /* next free octet of the current block */
+  uint8_t *lim;                  /* what the inline path may hand out up to: the
+                                  * block's end, or less where max would be passed */
+  uint8_t *end;                  /* end of the current block */
+  uint8_t *mark;                 /* where counting started in the current block */
+  size_t base;                   /* octets used before mark (earlier blocks) */
   cdr_arena_block *blocks;       /* newest first */
   size_t block_size;             /* next block's size (doubles, capped) */
-  size_t used;                   /* octets handed out since the last reset */
-  size_t max;                    /* most octets handed out before CDR_E_LIMIT-style NULL */
+  size_t max;                    /* most octets used before allocations fail */
   const cdr_allocator *alloc;
 } cdr_arena;
 
@@ -43,11 +47,15 @@ CDR_API void cdr_arena_free(cdr_arena *a) CDR_NONNULL(1);
 /* Forget everything allocated from A, keeping its largest block for reuse. */
 CDR_API void cdr_arena_reset(cdr_arena *a) CDR_NONNULL(1);
 
-/* Octets handed out since the last reset. */
-static inline size_t cdr_arena_used(const cdr_arena *a) { return a->used; }
+/* Octets used since the last reset: what was handed out, with the padding
+ * that alignment put before each allocation in its block. */
+static inline size_t cdr_arena_used(const cdr_arena *a)
+{
+  return a->base + (size_t)(a->cur - a->mark);
+}
 
-/* Limit the octets handed out between resets (default: unlimited, i.e.
- * SIZE_MAX); past it cdr_arena_alloc() returns NULL. */
+/* Limit the octets used between resets (default: unlimited, i.e.
+ * SIZE_MAX); an allocation that would pass it returns NULL. */
 CDR_API void cdr_arena_set_max(cdr_arena *a, size_t max) CDR_NONNULL(1);
 
 /* Slow path of cdr_arena_alloc(); not for direct use. */
@@ -58,10 +66,8 @@ CDR_API void *cdr_arena__alloc_slow(cdr_arena *a, size_t size, size_t align);
 static inline void *cdr_arena_alloc(cdr_arena *a, size_t size, size_t align)
 {
   uintptr_t p = ((uintptr_t)a->cur + (align - 1)) & ~(uintptr_t)(align - 1);
-  if (__builtin_expect(p <= (uintptr_t)a->lim && size <= (uintptr_t)a->lim - p
-                       && size <= a->max - a->used, 1)) {
+  if (__builtin_expect(p <= (uintptr_t)a->lim && size <= (uintptr_t)a->lim - p, 1)) {
     a->cur = (uint8_t *)(p + size);
-    a->used += size;
     return (void *)p;
   }
   return cdr_arena__alloc_slow(a, size, align);

@@ -97,9 +97,11 @@ void *cdr_arena__alloc_slow(cdr_arena *a, size_t size, size_t align)
     bsize *= 2;
   if (bsize < want)
     bsize = want;
-  if (bsize > SIZE_MAX - sizeof(cdr_arena_block))
+  if (bsize > SIZE_MAX - sizeof(cdr_arena_block) - CDR__ARENA_SLACK)
     return NULL;
-  cdr_arena_block *b = cdr__malloc(a->alloc, sizeof(cdr_arena_block) + bsize);
+  /* The slack past the block's end lets a decoder zero a small object with
+   * a few fixed-size stores that may run past it (cdr/arena.h). */
+  cdr_arena_block *b = cdr__malloc(a->alloc, sizeof(cdr_arena_block) + bsize + CDR__ARENA_SLACK);
   if (!b)
     return NULL;
   b->size = bsize;

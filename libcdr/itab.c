@@ -428,13 +428,6 @@ static void itab_bind(cdr_itab *t, cdr_itab_block *b)
   t->vidx = t->kidx + 2 * (size_t)c;
 }
 
-/* Entry E's key hash: recomputed for integer keys (one multiplication),
- * stored for strings. */
-static inline uint32_t entry_hash(const cdr_itab *t, uint32_t e)
-{
-  return t->kind == CDR_ITAB_PTR ? hash_int(t->keys[e - 1]) : t->hash[e - 1];
-}
-
 /* Entry of the newest pair with key K (hash H), or 0; *SLOT: its index
  * slot, or the empty slot where K goes.  The key index must be in sync. */
 static inline uint32_t probe_key(const cdr_itab *t, uintptr_t k, uint32_t h, uint32_t *slot)
@@ -483,10 +476,24 @@ static void key_sync(cdr_itab *t)
     return;
   if (t->kn == 0 && !BROKEN(BRK_STALE_INDEX))
     memset(t->kidx, 0, 2 * (size_t)t->cap * sizeof *t->kidx);
-  for (uint32_t e = t->kn + 1; e <= t->n; e++) {
-    uint32_t s;
-    t->kprev[e - 1] = probe_key(t, t->keys[e - 1], entry_hash(t, e), &s);
-    t->kidx[s] = e;
+  if (t->kind == CDR_ITAB_PTR) {
+    /* The same, with the probe written out for integer keys. */
+    uint32_t *kidx = t->kidx, *kprev = t->kprev, mask = t->mask, shift = t->shift;
+    const uintptr_t *keys = t->keys;
+    for (uint32_t e = t->kn + 1, n = t->n; e <= n; e++) {
+      uintptr_t k = keys[e - 1];
+      uint32_t s = hash_int(k) >> shift, x;
+      while ((x = kidx[s]) != 0 && keys[x - 1] != k)
+        s = (s + 1) & mask;
+      kprev[e - 1] = x;
+      kidx[s] = e;
+    }
+  } else {
+    for (uint32_t e = t->kn + 1; e <= t->n; e++) {
+      uint32_t s;
+      t->kprev[e - 1] = probe_key(t, t->keys[e - 1], t->hash[e - 1], &s);
+      t->kidx[s] = e;
+    }
   }
   t->kn = t->n;
 }
@@ -524,12 +531,12 @@ static int itab_spill(cdr_itab *t)
     }
     itab_bind(t, b);
   }
-  for (uint32_t i = 0; i < t->n; i++) {
-    t->keys[i] = t->ikeys[i];
-    t->vals[i] = t->ivals[i];
-    if (t->kind != CDR_ITAB_PTR)
+  _Static_assert(sizeof t->ikeys == CDR_ITAB_INLINE * sizeof *t->keys, "inline keys");
+  memcpy(t->keys, t->ikeys, sizeof t->ikeys); /* n == CDR_ITAB_INLINE: fixed-size copies */
+  memcpy(t->vals, t->ivals, sizeof t->ivals);
+  if (t->kind != CDR_ITAB_PTR)
+    for (uint32_t i = 0; i < t->n; i++)
       t->hash[i] = hash_str(t->ikeys[i]);
-  }
   index_shape(t);
   return CDR_OK;
 }
@@ -691,6 +698,12 @@ int cdr_itab__append_slow(cdr_itab *t, uintptr_t k, uintptr_t v)
  * a block, growth, a stale key index, and a released table. */
 int cdr_itab__get_or_add_slow(cdr_itab *t, uintptr_t k, uintptr_t v, uintptr_t *found)
 {
+  if (t->mask == 0 && t->kind == CDR_ITAB_PTR && t->n == t->ilim && t->ilim != 0) {
+    /* The inline fast path scanned them and found no K: move to a block. */
+    int rc = itab_spill(t);
+    if (rc != CDR_OK)
+      return rc;
+  }
   if (t->mask == 0) {
     if (cdr_itab_get(t, k, found))
       return 1;

@@ -97,11 +97,14 @@ static inline uint32_t cdr_itab_hash_ptr(uintptr_t x)
   return (uint32_t)((((uint64_t)x >> 3) * CDR_ITAB_MUL) >> 32);
 }
 
-static inline int cdr_itab_get_or_add(cdr_itab *t, uintptr_t key, uintptr_t val,
-                                      uintptr_t *found)
+/* The body, for a table of kind KIND: the value walk passes the constant
+ * CDR_ITAB_PTR for its value table and skips the kind test. */
+static inline __attribute__((always_inline)) int
+cdr_itab__get_or_add_k(cdr_itab *t, uintptr_t key, uintptr_t val, uintptr_t *found,
+                       uint32_t kind)
 {
   uint32_t n = t->n;
-  if (CDR_LIKELY(t->kind == CDR_ITAB_PTR)) {
+  if (CDR_LIKELY(kind == CDR_ITAB_PTR)) {
     if (t->mask == 0) {
       for (uint32_t i = n; i-- > 0;)
         if (t->ikeys[i] == key) {
@@ -136,6 +139,12 @@ static inline int cdr_itab_get_or_add(cdr_itab *t, uintptr_t key, uintptr_t val,
   return cdr_itab__get_or_add_slow(t, key, val, found);
 }
 
+static inline int cdr_itab_get_or_add(cdr_itab *t, uintptr_t key, uintptr_t val,
+                                      uintptr_t *found)
+{
+  return cdr_itab__get_or_add_k(t, key, val, found, t->kind);
+}
+
 /* 1 and *VAL (if VAL is not NULL) = the value of the newest entry for KEY;
  * 0 (and *VAL untouched) if there is none.  Entries appended since the key
  * index was last brought up to date are scanned (cdr_itab_find() indexes
@@ -156,10 +165,11 @@ static inline int cdr_itab_append(cdr_itab *t, uintptr_t key, uintptr_t val) CDR
 /* Not for direct use: the out-of-line part of cdr_itab_append(). */
 CDR_HIDDEN int cdr_itab__append_slow(cdr_itab *t, uintptr_t key, uintptr_t val) CDR_NONNULL(1);
 
-static inline int cdr_itab_append(cdr_itab *t, uintptr_t key, uintptr_t val)
+static inline __attribute__((always_inline)) int
+cdr_itab__append_k(cdr_itab *t, uintptr_t key, uintptr_t val, uint32_t kind)
 {
   uint32_t n = t->n;
-  if (CDR_LIKELY(t->kind == CDR_ITAB_PTR)) {
+  if (CDR_LIKELY(kind == CDR_ITAB_PTR)) {
     if (t->mask == 0) {
       if (CDR_LIKELY(n < t->ilim)) {
         t->ikeys[n] = key;
@@ -175,6 +185,11 @@ static inline int cdr_itab_append(cdr_itab *t, uintptr_t key, uintptr_t val)
     }
   }
   return cdr_itab__append_slow(t, key, val);
+}
+
+static inline int cdr_itab_append(cdr_itab *t, uintptr_t key, uintptr_t val)
+{
+  return cdr_itab__append_k(t, key, val, t->kind);
 }
 
 /* 1 and *KEY (if KEY is not NULL) = the key of the newest entry whose value

@@ -71,6 +71,13 @@ int cdr_value_type_is_base_of(const cdr_value_type *t, const cdr_value_type *d)
   return 0;
 }
 
+/* Member kinds the walk loops copy themselves, by size. */
+#define FAST_K4 ((1u << CDR_K_LONG) | (1u << CDR_K_ULONG) | (1u << CDR_K_FLOAT))
+#define FAST_K8 ((1u << CDR_K_LONGLONG) | (1u << CDR_K_ULONGLONG) | (1u << CDR_K_DOUBLE))
+#define FAST_K2 ((1u << CDR_K_SHORT) | (1u << CDR_K_USHORT))
+#define FAST_K1 ((1u << CDR_K_OCTET) | (1u << CDR_K_CHAR))
+_Static_assert(CDR_K_CUSTOM < 32, "member kinds fit a 32-bit mask");
+
 /* Types the fast paths leave to the general ones. */
 #define VT_SLOW (CDR_VT_TRUNCATABLE | CDR_VT_CUSTOM | CDR_VT_ABSTRACT)
 
@@ -208,6 +215,39 @@ typedef struct vframe {
   size_t chunk_lim;           /* in: limit of the chunks */
 } vframe;
 
+/* A walk plan: the members of a value type's levels (root base first)
+ * flattened into ops that the walk loops dispatch on, with the checks that
+ * depend only on the type done once.  Plans are cached in the stream state
+ * (which is pooled per thread with its plans), keyed by descriptor and
+ * checked against its members, base and member count on every use. */
+enum {
+  P_STOP = 0, /* the general walk takes this member */
+  P_K4, P_K8, P_K2, P_K1, /* a primitive of that many octets, copied */
+  P_VAL       /* a value member whose declared type the loops handle */
+};
+#define PLAN_SLOTS 8
+#define PLAN_MAX_OPS 48
+
+typedef struct vop {
+  uint8_t code;               /* P_* */
+  uint8_t lvl;                /* level of the member (for resuming the general walk) */
+  uint16_t member;            /* its index in the level */
+  uint32_t offset;            /* in the C struct */
+  const cdr_value_type *dt;   /* P_VAL: the declared type */
+} vop;
+
+typedef struct vplan {
+  const cdr_value_type *vt;   /* NULL: empty slot */
+  const cdr_member *members;  /* what the plan was built from */
+  const cdr_value_type *base;
+  uint32_t nmembers;
+  uint16_t nops;              /* ops[0..nops) */
+  uint8_t nlv;                /* levels of vt */
+  uint8_t tail_same;          /* the last member is a value of type vt itself */
+  uint8_t lvl_start[MAX_LEVELS + 1]; /* first op of each level (<= nops) */
+  vop ops[PLAN_MAX_OPS];
+} vplan;
+
 typedef struct vstate {
   cdr__ext ext;
   cdr_itab values;            /* out: object -> tag position; in: tag position -> object */
@@ -222,6 +262,7 @@ typedef struct vstate {
   uint32_t sp, cap;
   vframe *frames;
   vframe inline_frames[INLINE_FRAMES];
+  vplan plans[PLAN_SLOTS];
 } vstate;
 
 static void vstate_reset(void *self)
@@ -299,6 +340,8 @@ static vstate *vstate_new(const cdr_allocator *alloc, cdr_itab_kind strings)
       return NULL;
     s->frames = s->inline_frames;
     s->cap = INLINE_FRAMES;
+    for (unsigned k = 0; k < PLAN_SLOTS; k++)
+      s->plans[k].vt = NULL;
   }
   s->ext.reset = vstate_reset;
   s->ext.release = vstate_release;
@@ -663,6 +706,92 @@ static void out_value_end(cdr_out *o, vstate *s)
   s->sp--;
 }
 
+/* Build VT's plan into P. */
+static void plan_build(vplan *p, const cdr_value_type *vt)
+{
+  unsigned nlv = 0;
+  for (const cdr_value_type *x = vt; x && nlv < MAX_LEVELS; x = x->base)
+    nlv++;
+  unsigned k = 0, total = 0;
+  for (unsigned lvl = 0; lvl < nlv; lvl++) {
+    const cdr_value_type *x = level_type(vt, nlv, lvl);
+    p->lvl_start[lvl] = (uint8_t)(k < PLAN_MAX_OPS ? k : PLAN_MAX_OPS);
+    total += x->nmembers;
+    for (uint32_t mi = 0; mi < x->nmembers && k < PLAN_MAX_OPS; mi++, k++) {
+      const cdr_member *m = &x->members[mi];
+      vop *op = &p->ops[k];
+      op->lvl = (uint8_t)lvl;
+      op->member = (uint16_t)mi;
+      op->offset = (uint32_t)m->offset;
+      op->dt = NULL;
+      op->code = P_STOP;
+      if (k == PLAN_MAX_OPS - 1 || m->offset > UINT32_MAX)
+        continue; /* the general walk from here on */
+      uint32_t kind = m->type->kind;
+      uint32_t bit = kind < 32 ? 1u << kind : 0;
+      if (bit & FAST_K4)
+        op->code = P_K4;
+      else if (bit & FAST_K8)
+        op->code = P_K8;
+      else if (bit & FAST_K2)
+        op->code = P_K2;
+      else if (bit & FAST_K1)
+        op->code = P_K1;
+      else if (kind == CDR_K_VALUE) {
+        const cdr_value_type *dt = m->type->u.val.vt;
+        if (dt && !(dt->flags & VT_SLOW) && !dt->codebase && !dt->factory) {
+          op->code = P_VAL;
+          op->dt = dt;
+        }
+      }
+    }
+  }
+  p->lvl_start[nlv] = (uint8_t)(k < PLAN_MAX_OPS ? k : PLAN_MAX_OPS);
+  p->nops = (uint16_t)k;
+  p->nlv = (uint8_t)nlv;
+  p->tail_same = k == total && k > 0 && p->ops[k - 1].code == P_VAL && p->ops[k - 1].dt == vt;
+  p->vt = vt;
+  p->members = vt->members;
+  p->base = vt->base;
+  p->nmembers = vt->nmembers;
+}
+
+/* VT's plan from S's cache, built on a miss. */
+static inline const vplan *plan_get(vstate *s, const cdr_value_type *vt)
+{
+  vplan *p = &s->plans[((uintptr_t)vt >> 4) & (PLAN_SLOTS - 1)];
+  if (CDR_UNLIKELY(p->vt != vt || p->members != vt->members || p->base != vt->base
+                   || p->nmembers != vt->nmembers))
+    plan_build(p, vt);
+  return p;
+}
+
+/* Leave a walk loop at op OP of plan P (OP == the end: the state is done)
+ * with F's walk position on it, for the general walk. */
+static void plan_leave(vframe *f, const vplan *p, const vop *op)
+{
+  if (op < p->ops + p->nops) {
+    f->lvl = op->lvl;
+    f->member = op->member;
+  } else if (p->nops < PLAN_MAX_OPS) {
+    f->lvl = (uint8_t)(f->nlv - 1); /* every member done */
+    f->member = f->vt->nmembers;
+  } else {
+    return; /* ops end at a P_STOP: not reached */
+  }
+  f->cur = level_type(f->vt, f->nlv, f->lvl);
+}
+
+/* New values the limits allow in a walk loop at nesting VDEPTH before the
+ * general walk must decide: nested values (max_depth) and values in the
+ * stream (max_values). */
+static inline uint32_t value_budget(const vstate *s, uint32_t vdepth)
+{
+  uint32_t by_depth = s->vo.max_depth > vdepth ? s->vo.max_depth - vdepth : 0;
+  uint32_t by_count = s->vo.max_values > s->nvalues ? s->vo.max_values - s->nvalues : 0;
+  return by_depth < by_count ? by_depth : by_count;
+}
+
 /* Write the state of F (not chunked, minimal type information) from its
  * walk position on, with the stream's position and buffer held in locals:
  * primitives, nulls, indirections, and values of exactly their declared
@@ -675,77 +804,66 @@ static void out_value_end(cdr_out *o, vstate *s)
 static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstate *s, vframe *f,
                                                                const int swap)
 {
-  const cdr_value_type *cur = f->cur;
+  const vplan *p = plan_get(s, f->vt);
+  unsigned start = p->lvl_start[f->lvl] + f->member;
+  if (start >= p->nops)
+    return 0;
+  const vop *op = p->ops + start, *const op_end = p->ops + p->nops;
   const uint8_t *obj = f->obj;
-  const cdr_member *m = cur->members + f->member, *mend = cur->members + cur->nmembers;
   uint32_t vdepth = f->vdepth;
   uint8_t *const buf = o->buf;
   const size_t lim = o->lim;
   size_t pos = o->pos;
+  uint32_t budget = value_budget(s, vdepth);
   for (;;) {
-    if (m == mend) {
-      if (f->lvl + 1u >= f->nlv)
-        break; /* done: the general walk ends the value */
-      f->lvl++;
-      cur = level_type(f->vt, f->nlv, f->lvl);
-      m = cur->members;
-      mend = m + cur->nmembers;
-      continue;
-    }
-    const cdr_type *mt = m->type;
-    const uint8_t *src = obj + m->offset;
+    if (CDR_UNLIKELY(op == op_end))
+      break; /* done: the general walk ends the value */
+    const uint32_t code = op->code;
+    const uint8_t *src = obj + op->offset;
     uint32_t u32;
-    uint64_t u64;
     size_t pad;
-    switch (mt->kind) {
-    case CDR_K_LONG: case CDR_K_ULONG: case CDR_K_FLOAT:
-      pad = (o->origin - pos) & 3;
-      if (lim - pos < pad + 4)
+    if (code != P_VAL) {
+      if (CDR_LIKELY(code == P_K4)) {
+        pad = (o->origin - pos) & 3;
+        if (lim - pos < pad + 4)
+          goto out;
+        memcpy(&u32, src, 4);
+        if (swap)
+          u32 = __builtin_bswap32(u32);
+        memset(buf + pos, 0, 4); /* the padding (pad < 4) */
+        memcpy(buf + pos + pad, &u32, 4);
+        pos += pad + 4;
+      } else if (code == P_K8) {
+        uint64_t u64;
+        pad = (o->origin - pos) & 7;
+        if (lim - pos < pad + 8)
+          goto out;
+        memcpy(&u64, src, 8);
+        if (swap)
+          u64 = __builtin_bswap64(u64);
+        memset(buf + pos, 0, 8);
+        memcpy(buf + pos + pad, &u64, 8);
+        pos += pad + 8;
+      } else if (code == P_K2) {
+        uint16_t u16;
+        pad = (o->origin - pos) & 1;
+        if (lim - pos < pad + 2)
+          goto out;
+        memcpy(&u16, src, 2);
+        if (swap)
+          u16 = __builtin_bswap16(u16);
+        memset(buf + pos, 0, 2);
+        memcpy(buf + pos + pad, &u16, 2);
+        pos += pad + 2;
+      } else if (code == P_K1) {
+        if (lim == pos)
+          goto out;
+        buf[pos++] = *src;
+      } else {
         goto out;
-      memcpy(&u32, src, 4);
-      if (swap)
-        u32 = __builtin_bswap32(u32);
-      memset(buf + pos, 0, 4); /* the padding (pad < 4) */
-      memcpy(buf + pos + pad, &u32, 4);
-      pos += pad + 4;
-      m++;
+      }
+      op++;
       continue;
-    case CDR_K_LONGLONG: case CDR_K_ULONGLONG: case CDR_K_DOUBLE:
-      pad = (o->origin - pos) & 7;
-      if (lim - pos < pad + 8)
-        goto out;
-      memcpy(&u64, src, 8);
-      if (swap)
-        u64 = __builtin_bswap64(u64);
-      memset(buf + pos, 0, 8);
-      memcpy(buf + pos + pad, &u64, 8);
-      pos += pad + 8;
-      m++;
-      continue;
-    case CDR_K_SHORT: case CDR_K_USHORT: {
-      uint16_t u16;
-      pad = (o->origin - pos) & 1;
-      if (lim - pos < pad + 2)
-        goto out;
-      memcpy(&u16, src, 2);
-      if (swap)
-        u16 = __builtin_bswap16(u16);
-      memset(buf + pos, 0, 2);
-      memcpy(buf + pos + pad, &u16, 2);
-      pos += pad + 2;
-      m++;
-      continue;
-    }
-    case CDR_K_OCTET: case CDR_K_CHAR:
-      if (lim == pos)
-        goto out;
-      buf[pos++] = *src;
-      m++;
-      continue;
-    case CDR_K_VALUE:
-      break;
-    default:
-      goto out;
     }
     /* A value member: null, an indirection, or a tag and the value. */
     const cdr_value *child = *(const cdr_value *const *)src;
@@ -756,17 +874,16 @@ static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstat
     size_t tag_pos = pos + pad;
     if (!child) {
       pos = tag_pos + 4; /* null: the long 0 */
-      m++;
+      op++;
       continue;
     }
-    /* Limits first: past them the general walk fails (or writes an
-     * indirection), and the table must not have recorded this value. */
-    const cdr_value_type *dt = mt->u.val.vt;
-    if (child->type != dt || (dt->flags & VT_SLOW) || dt->codebase || vdepth >= s->vo.max_depth
-        || s->nvalues >= s->vo.max_values)
+    const cdr_value_type *dt = op->dt;
+    /* Type information, or past the limits: the general walk (which fails,
+     * or writes an indirection; the table must not have this value yet). */
+    if (child->type != dt || !budget)
       goto out;
     uintptr_t at;
-    int found = cdr_itab_get_or_add(&s->values, (uintptr_t)child, tag_pos, &at);
+    int found = cdr_itab__get_or_add_k(&s->values, (uintptr_t)child, tag_pos, &at, CDR_ITAB_PTR);
     if (found) {
       if (found < 0) {
         o->pos = pos;
@@ -780,34 +897,29 @@ static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstat
         u32 = __builtin_bswap32(u32);
       memcpy(buf + tag_pos + 4, &u32, 4);
       pos = tag_pos + 8;
-      m++;
+      op++;
       continue;
     }
     u32 = swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN;
     memcpy(buf + tag_pos, &u32, 4);
     pos = tag_pos + 4;
     s->nvalues++;
-    m++;
-    int last = m == mend && f->lvl + 1u == f->nlv;
-    if (last && dt == f->vt) {
+    budget--;
+    op++;
+    if (op == op_end && p->tail_same) {
       /* The tail value replaces F's object: the walk restarts. */
       obj = (const uint8_t *)child;
-      if (f->lvl) {
-        f->lvl = 0;
-        cur = f->root;
-        mend = cur->members + cur->nmembers;
-      }
-      m = cur->members;
+      op = p->ops;
       vdepth++;
       continue;
     }
     /* Any other nested value gets a frame (replacing F when it is the
      * tail); F's fields are saved first, since stacking may move them. */
+    int last = op == op_end && p->nops < PLAN_MAX_OPS;
     uint32_t depth = f->depth;
     f->obj = (void *)obj;
-    f->member = (uint32_t)(m - cur->members);
-    f->cur = cur;
     f->vdepth = vdepth;
+    plan_leave(f, p, op);
     o->pos = pos;
     vframe *nf = last ? f : push_frame(s);
     if (!nf) {
@@ -822,9 +934,8 @@ static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstat
   }
 out:
   f->obj = (void *)obj;
-  f->member = (uint32_t)(m - cur->members);
-  f->cur = cur;
   f->vdepth = vdepth;
+  plan_leave(f, p, op);
   o->pos = pos;
   return 0;
 }
@@ -842,6 +953,42 @@ static __attribute__((noinline)) int out_fast_swap(cdr_out *o, vstate *s, vframe
 static inline int out_fast(cdr_out *o, vstate *s, vframe *f)
 {
   return o->swap ? out_fast_swap(o, s, f) : out_fast_host(o, s, f);
+}
+
+/* The top-level value of cdr_put_value() when it is what the walk loop
+ * writes (a plain value of exactly its declared type, minimal type
+ * information, not written yet): its tag and frame, without the general
+ * checks.  Returns 1 after pushing its frame, 0 when done (an indirection
+ * to it, or an error), -1 when the general path must take it (nothing
+ * written). */
+static int root_plain_out(cdr_out *o, vstate *s, const cdr_value_type *t, const void *value)
+{
+  if (((const cdr_value *)value)->type != t || !s->fast || (t->flags & VT_SLOW) || t->codebase
+      || s->vo.max_depth < 1 || s->nvalues >= s->vo.max_values)
+    return -1;
+  size_t tag_pos = o->pos + ((o->origin - o->pos) & 3);
+  uintptr_t at;
+  int found = cdr_itab__get_or_add_k(&s->values, (uintptr_t)value, tag_pos, &at, CDR_ITAB_PTR);
+  if (found) {
+    if (found < 0) {
+      cdr_out_fail(o, found);
+      return 0;
+    }
+    cdr_put_ulong(o, INDIRECTION);
+    cdr_put_ulong(o, (uint32_t)(int32_t)((intptr_t)at - (intptr_t)o->pos));
+    return 0;
+  }
+  cdr_put_ulong(o, TAG_MIN);
+  vframe *f = o->status == CDR_OK ? push_frame(s) : NULL;
+  if (!f) {
+    if (o->status == CDR_OK)
+      cdr_out_fail(o, CDR_E_NOMEM);
+    return 0;
+  }
+  s->nvalues++;
+  frame_init(f, t, (void *)value);
+  f->vdepth = 1;
+  return 1;
 }
 
 /* Write the state of frames above BASE_SP until they are all done. */
@@ -910,7 +1057,10 @@ int cdr_put_value(cdr_out *o, const cdr_value_type *t, const void *value)
       return cdr_out_fail(o, CDR_E_LIMIT);
     s->reentry++;
   }
-  if (out_value_start(o, s, t, value, 0))
+  int r = !base_sp && value ? root_plain_out(o, s, t, value) : -1;
+  if (r > 0)
+    out_run(o, s, 0);
+  else if (r < 0 && out_value_start(o, s, t, value, 0))
     out_run(o, s, base_sp);
   if (base_sp)
     s->reentry--;
@@ -1385,27 +1535,6 @@ static void in_value_end(cdr_in *i, vstate *s)
   in_restore_chunks(i, s);
 }
 
-/* Zero a new object of SIZE octets (small multiples of 8 without a call). */
-static inline void zero_object(void *obj, uint32_t size)
-{
-  uint64_t *w = obj;
-  if (size & 7 || size > 64) {
-    memset(obj, 0, size);
-    return;
-  }
-  switch (size >> 3) {
-  case 8: w[7] = 0; /* fall through */
-  case 7: w[6] = 0; /* fall through */
-  case 6: w[5] = 0; /* fall through */
-  case 5: w[4] = 0; /* fall through */
-  case 4: w[3] = 0; /* fall through */
-  case 3: w[2] = 0; /* fall through */
-  case 2: w[1] = 0; /* fall through */
-  case 1: w[0] = 0; /* fall through */
-  default: break;
-  }
-}
-
 /* Read the state of F (not chunked, outside chunks) from its walk position
  * on, with the stream's position held in a local: primitives, nulls, and
  * values with no type information (exactly their declared type); a tail
@@ -1417,73 +1546,63 @@ static inline void zero_object(void *obj, uint32_t size)
 static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate *s, vframe *f,
                                                               const int swap)
 {
-  const cdr_value_type *cur = f->cur;
+  const vplan *p = plan_get(s, f->vt);
+  unsigned start = p->lvl_start[f->lvl] + f->member;
+  if (start >= p->nops || f->truncated)
+    return 0;
+  const vop *op = p->ops + start, *const op_end = p->ops + p->nops;
   uint8_t *obj = f->obj;
-  const cdr_member *m = cur->members + f->member, *mend = cur->members + cur->nmembers;
   uint32_t vdepth = f->vdepth;
   const uint8_t *const buf = i->buf;
   const size_t end = i->end;
   size_t pos = i->pos, q;
+  cdr_arena *const arena = i->arena;
+  uint32_t budget = arena ? value_budget(s, vdepth) : 0; /* no arena: the general walk says so */
   for (;;) {
-    if (m == mend) {
-      if (f->lvl + 1u >= f->nlv)
-        break; /* done: the general walk ends the value */
-      f->lvl++;
-      cur = level_type(f->vt, f->nlv, f->lvl);
-      m = cur->members;
-      mend = m + cur->nmembers;
-      continue;
-    }
-    const cdr_type *mt = m->type;
-    uint8_t *dst = obj + m->offset;
+    if (CDR_UNLIKELY(op == op_end))
+      break; /* done: the general walk ends the value */
+    const uint32_t code = op->code;
+    uint8_t *dst = obj + op->offset;
     uint32_t u32;
-    uint64_t u64;
-    switch (mt->kind) {
-    case CDR_K_LONG: case CDR_K_ULONG: case CDR_K_FLOAT:
-      q = pos + ((i->origin - pos) & 3);
-      if (q > end || end - q < 4)
+    if (code != P_VAL) {
+      if (CDR_LIKELY(code == P_K4)) {
+        q = pos + ((i->origin - pos) & 3);
+        if (q > end || end - q < 4)
+          goto out;
+        memcpy(&u32, buf + q, 4);
+        if (swap)
+          u32 = __builtin_bswap32(u32);
+        memcpy(dst, &u32, 4);
+        pos = q + 4;
+      } else if (code == P_K8) {
+        uint64_t u64;
+        q = pos + ((i->origin - pos) & 7);
+        if (q > end || end - q < 8)
+          goto out;
+        memcpy(&u64, buf + q, 8);
+        if (swap)
+          u64 = __builtin_bswap64(u64);
+        memcpy(dst, &u64, 8);
+        pos = q + 8;
+      } else if (code == P_K2) {
+        uint16_t u16;
+        q = pos + ((i->origin - pos) & 1);
+        if (q > end || end - q < 2)
+          goto out;
+        memcpy(&u16, buf + q, 2);
+        if (swap)
+          u16 = __builtin_bswap16(u16);
+        memcpy(dst, &u16, 2);
+        pos = q + 2;
+      } else if (code == P_K1) {
+        if (pos >= end)
+          goto out;
+        *dst = buf[pos++];
+      } else {
         goto out;
-      memcpy(&u32, buf + q, 4);
-      if (swap)
-        u32 = __builtin_bswap32(u32);
-      memcpy(dst, &u32, 4);
-      pos = q + 4;
-      m++;
+      }
+      op++;
       continue;
-    case CDR_K_LONGLONG: case CDR_K_ULONGLONG: case CDR_K_DOUBLE:
-      q = pos + ((i->origin - pos) & 7);
-      if (q > end || end - q < 8)
-        goto out;
-      memcpy(&u64, buf + q, 8);
-      if (swap)
-        u64 = __builtin_bswap64(u64);
-      memcpy(dst, &u64, 8);
-      pos = q + 8;
-      m++;
-      continue;
-    case CDR_K_SHORT: case CDR_K_USHORT: {
-      uint16_t u16;
-      q = pos + ((i->origin - pos) & 1);
-      if (q > end || end - q < 2)
-        goto out;
-      memcpy(&u16, buf + q, 2);
-      if (swap)
-        u16 = __builtin_bswap16(u16);
-      memcpy(dst, &u16, 2);
-      pos = q + 2;
-      m++;
-      continue;
-    }
-    case CDR_K_OCTET: case CDR_K_CHAR:
-      if (pos >= end)
-        goto out;
-      *dst = buf[pos++];
-      m++;
-      continue;
-    case CDR_K_VALUE:
-      break;
-    default:
-      goto out;
     }
     /* A value member: null, or a tag with no type information. */
     q = pos + ((i->origin - pos) & 3);
@@ -1493,49 +1612,46 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
     if (u32 == 0) {
       *(void **)dst = NULL;
       pos = q + 4;
-      m++;
+      op++;
       continue;
     }
-    const cdr_value_type *dt = mt->u.val.vt;
-    if (u32 != (swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN) || (dt->flags & VT_SLOW)
-        || dt->factory || vdepth >= s->vo.max_depth || s->nvalues >= s->vo.max_values
-        || !i->arena)
+    if (u32 != (swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN) || !budget)
       goto out; /* the general walk reads it, or fails with the right error */
-    void *child = cdr_arena_alloc(i->arena, dt->size, dt->align ? dt->align : 8);
+    const cdr_value_type *dt = op->dt;
+    uint32_t size = dt->size;
+    void *child = cdr_arena_alloc(arena, size, dt->align ? dt->align : 8);
     if (!child)
       goto out;
-    zero_object(child, dt->size);
+    if (size <= CDR__ARENA_SLACK)
+      memset(child, 0, CDR__ARENA_SLACK); /* fixed-size stores; may run into free space */
+    else
+      memset(child, 0, size);
     ((cdr_value *)child)->type = dt;
-    int rc = cdr_itab_append(&s->values, q, (uintptr_t)child);
+    int rc = cdr_itab__append_k(&s->values, q, (uintptr_t)child, CDR_ITAB_PTR);
     if (rc < 0) {
       i->pos = q;
       cdr_in_fail(i, rc, "no memory for indirection table");
       return 1;
     }
     s->nvalues++;
+    budget--;
     *(void **)dst = child;
     pos = q + 4;
-    m++;
-    int last = m == mend && f->lvl + 1u == f->nlv && !f->truncated;
-    if (last && dt == f->vt) {
+    op++;
+    if (op == op_end && p->tail_same) {
       /* The tail value replaces F's object: the walk restarts. */
       obj = child;
-      if (f->lvl) {
-        f->lvl = 0;
-        cur = f->root;
-        mend = cur->members + cur->nmembers;
-      }
-      m = cur->members;
+      op = p->ops;
       vdepth++;
       continue;
     }
     /* Any other nested value gets a frame (replacing F when it is the
      * tail); F's fields are saved first, since stacking may move them. */
+    int last = op == op_end && p->nops < PLAN_MAX_OPS;
     uint32_t depth = f->depth;
     f->obj = obj;
-    f->member = (uint32_t)(m - cur->members);
-    f->cur = cur;
     f->vdepth = vdepth;
+    plan_leave(f, p, op);
     i->pos = pos;
     vframe *nf = last ? f : push_frame(s);
     if (!nf) {
@@ -1549,9 +1665,8 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
   }
 out:
   f->obj = obj;
-  f->member = (uint32_t)(m - cur->members);
-  f->cur = cur;
   f->vdepth = vdepth;
+  plan_leave(f, p, op);
   i->pos = pos;
   return 0;
 }
@@ -1569,6 +1684,49 @@ static __attribute__((noinline)) int in_fast_swap(cdr_in *i, vstate *s, vframe *
 static inline int in_fast(cdr_in *i, vstate *s, vframe *f)
 {
   return i->swap ? in_fast_swap(i, s, f) : in_fast_host(i, s, f);
+}
+
+/* The top-level value of cdr_get_value() when it is null or what the walk
+ * loop reads (a value tag with no type information, a plain declared type,
+ * outside chunks): 1 after pushing its frame, 0 when done (null, or an
+ * error), -1 when the general path must take it (nothing read). */
+static int root_plain_in(cdr_in *i, vstate *s, const cdr_value_type *t, void **value)
+{
+  if (i->in_chunk)
+    return -1;
+  size_t q = i->pos + ((i->origin - i->pos) & 3);
+  if (q > i->end || i->end - q < 4)
+    return -1;
+  uint32_t tag;
+  memcpy(&tag, i->buf + q, 4);
+  if (tag == 0) {
+    i->pos = q + 4;
+    *value = NULL;
+    return 0;
+  }
+  if (i->swap)
+    tag = __builtin_bswap32(tag);
+  if (tag != TAG_MIN || (t->flags & VT_SLOW) || t->factory || !i->arena || s->vo.max_depth < 1
+      || s->nvalues >= s->vo.max_values)
+    return -1;
+  void *obj = make_object(i, t);
+  if (!obj) {
+    cdr_in_fail(i, CDR_E_NOMEM, "arena allocation failed");
+    return 0;
+  }
+  int rc = cdr_itab_append(&s->values, q, (uintptr_t)obj);
+  vframe *f = rc == CDR_OK ? push_frame(s) : NULL;
+  if (!f) {
+    cdr_in_fail(i, rc != CDR_OK ? rc : CDR_E_NOMEM, rc != CDR_OK ? "no memory for indirection table"
+                                                                 : "no memory for value frames");
+    return 0;
+  }
+  i->pos = q + 4;
+  s->nvalues++;
+  frame_init(f, t, obj);
+  f->vdepth = 1;
+  *value = obj;
+  return 1;
 }
 
 static void in_run(cdr_in *i, vstate *s, uint32_t base_sp)
@@ -1632,7 +1790,10 @@ int cdr_get_value(cdr_in *i, const cdr_value_type *t, void **value)
     s->reentry++;
   }
   void *v = NULL;
-  if (in_value_start(i, s, t, &v, 0))
+  int r = base_sp ? -1 : root_plain_in(i, s, t, &v);
+  if (r > 0)
+    in_run(i, s, 0);
+  else if (r < 0 && in_value_start(i, s, t, &v, 0))
     in_run(i, s, base_sp);
   if (base_sp)
     s->reentry--;

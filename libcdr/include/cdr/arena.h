@@ -58,6 +58,12 @@ static inline size_t cdr_arena_used(const cdr_arena *a)
  * SIZE_MAX); an allocation that would pass it returns NULL. */
 CDR_API void cdr_arena_set_max(cdr_arena *a, size_t max) CDR_NONNULL(1);
 
+/* Every block has this many writable octets past its end (never handed
+ * out): the library's decoder zeroes objects of up to that size with
+ * fixed-size stores that may run into free space or the slack.  Not for
+ * direct use. */
+#define CDR__ARENA_SLACK 64
+
 /* Slow path of cdr_arena_alloc(); not for direct use. */
 CDR_API void *cdr_arena__alloc_slow(cdr_arena *a, size_t size, size_t align);
 

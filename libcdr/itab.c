@@ -249,26 +249,41 @@ static cdr_itab_block *shared_take(itab_tpool *p, const cdr_allocator *a)
   return NULL;
 }
 
-/* A block for a table that outgrows its inline entries: the newest one of
- * this thread's pool with the same allocator, else one from the shared pool,
- * else a new one. */
-static cdr_itab_block *block_get(const cdr_allocator *a)
+/* A block for a table: for one leaving its inline entries (MIN_CAP ==
+ * ITAB_MIN_CAP), the newest of this thread's pool with the same allocator
+ * (a thread's messages tend to look alike: the block its last table grew
+ * to), else one from the shared pool; for a growing one, the smallest pooled
+ * block of at least MIN_CAP entries (it climbs through the pooled sizes
+ * before allocating); else a new one of MIN_CAP. */
+static cdr_itab_block *block_get(const cdr_allocator *a, uint32_t min_cap)
 {
   itab_tpool *p = tpool_self();
+  cdr_itab_block *b = NULL;
   if (LOAD(cfg_enabled)) {
+    uint32_t pick = UINT32_MAX;
     for (uint32_t i = p->count; i-- > 0;) {
-      cdr_itab_block *b = p->blk[i];
-      if (b->a == a) {
-        p->blk[i] = p->blk[--p->count];
-        count(p, C_POOL_HITS);
-        return b;
+      cdr_itab_block *x = p->blk[i];
+      if (x->a != a || x->cap < min_cap)
+        continue;
+      if (min_cap == ITAB_MIN_CAP) {
+        pick = i; /* the newest */
+        break;
       }
+      if (pick == UINT32_MAX || x->cap < p->blk[pick]->cap)
+        pick = i;
     }
-    cdr_itab_block *b = shared_take(p, a);
-    if (b)
+    if (pick != UINT32_MAX) {
+      b = p->blk[pick];
+      for (uint32_t j = pick + 1; j < p->count; j++) /* keep the order: newest last */
+        p->blk[j - 1] = p->blk[j];
+      p->count--;
+      count(p, C_POOL_HITS);
+      return b;
+    }
+    if (min_cap == ITAB_MIN_CAP && (b = shared_take(p, a)) != NULL)
       return b;
   }
-  cdr_itab_block *b = block_alloc(p, a, ITAB_MIN_CAP);
+  b = block_alloc(p, a, min_cap);
 #if BROKEN(BRK_OWNER_POOL)
   if (b)
     b->owner = p;
@@ -327,7 +342,7 @@ static void tpool_exit(void *arg)
       count(p, C_SHARED_PUTS);
     } else {
       if (share)
-        count(p, C_FREED_FULL);
+        count(p, b->cap > max_entries ? C_FREED_OVER_CAP : C_FREED_FULL);
       block_free(p, b);
     }
   }
@@ -522,7 +537,7 @@ static void vidx_sync(cdr_itab *t)
 static int itab_spill(cdr_itab *t)
 {
   if (!t->block) {
-    cdr_itab_block *b = block_get(t->a);
+    cdr_itab_block *b = block_get(t->a, ITAB_MIN_CAP);
     if (!b) {
 #if BROKEN(BRK_OOM_LOSES)
       t->n = 0;
@@ -545,9 +560,14 @@ static int itab_spill(cdr_itab *t)
  * first needed).  T is unchanged on failure. */
 static int itab_grow(cdr_itab *t)
 {
-  itab_tpool *p = tpool_self();
   cdr_itab_block *old = t->block;
-  cdr_itab_block *b = block_alloc(p, t->a, 2 * t->cap);
+  /* Blocks past the pool's entry cap are allocated for each message that
+   * needs them: past it, growth quadruples (half the allocations and a
+   * third of the rehashing of doubling). */
+  uint32_t ncap = 2 * t->cap;
+  if (ncap > LOAD(cfg_max_entries) && (uint64_t)t->cap * 4 <= ITAB_MAX_CAP)
+    ncap = 4 * t->cap;
+  cdr_itab_block *b = block_get(t->a, ncap);
   if (!b)
     return CDR_E_NOMEM;
 #if BROKEN(BRK_OWNER_POOL)
@@ -562,7 +582,7 @@ static int itab_grow(cdr_itab *t)
     memcpy(t->hash, oh, t->n * sizeof *oh);
   index_shape(t);
 #if !BROKEN(BRK_LEAK_ON_GROW)
-  block_free(p, old);
+  block_put(old); /* pooled when within the caps: the next large table starts there */
 #endif
   return CDR_OK;
 }
@@ -633,21 +653,6 @@ static __attribute__((noinline)) int itab_put_slow(cdr_itab *t, uintptr_t k, uin
   return itab_put_hashed(t, k, v);
 }
 
-void cdr_itab_init(cdr_itab *t, cdr_itab_kind kind, const cdr_allocator *a)
-{
-  t->n = 0;
-  t->ilim = CDR_ITAB_INLINE;
-  t->mask = 0;
-  t->shift = 0;
-  t->cap = 0;
-  t->kind = kind;
-  t->keys = t->vals = NULL;
-  t->hash = t->kprev = t->kidx = t->vidx = NULL;
-  t->kn = 0;
-  t->vn = 0;
-  t->block = NULL;
-  t->a = cdr__alloc_or_global(a);
-}
 
 int cdr_itab_put(cdr_itab *t, uintptr_t k, uintptr_t v)
 {

@@ -13,9 +13,13 @@
  *
  * The first CDR_ITAB_INLINE entries live inside the struct and are scanned
  * linearly with no hashing and no allocation.  The 9th distinct pair moves
- * the table to a block (entries plus indexes, one allocation) taken from the
- * calling thread's pool, else the shared pool, else the allocator; the block
- * then doubles as needed.  Index load factor is at most 0.5.  Both indexes
+ * the table to a block (entries plus indexes, one allocation): the newest
+ * one of the calling thread's pool, else one from the shared pool, else a
+ * new one.  A full block is replaced by one twice as large (four times past
+ * the pool's entry cap, where every block is allocated per message): the
+ * smallest pooled one that is large enough, else a new one; the outgrown
+ * block goes to the pool (or is freed past its caps).  Index load factor is
+ * at most 0.5.  Both indexes
  * are brought up to date lazily: the index by value by the first look-up by
  * value (encoders and decoders look up by key only and should not pay for
  * it), the index by key by the first search after cdr_itab_append() (a
@@ -64,9 +68,22 @@ typedef struct cdr_itab {
 } cdr_itab;
 
 /* Initialise T (fresh or released memory; a table that holds a block must be
- * released first).  A: allocator for its blocks, NULL for the global one. */
-CDR_HIDDEN void cdr_itab_init(cdr_itab *t, cdr_itab_kind kind, const cdr_allocator *a)
-  CDR_NONNULL(1);
+ * released first).  A: allocator for its blocks, NULL for the global one.
+ * Inline: a stream initialises four tables per message.  The array pointers
+ * are set when a block is bound. */
+static inline void cdr_itab_init(cdr_itab *t, cdr_itab_kind kind, const cdr_allocator *a)
+{
+  t->n = 0;
+  t->ilim = CDR_ITAB_INLINE;
+  t->mask = 0;
+  t->shift = 0;
+  t->cap = 0;
+  t->kind = kind;
+  t->kn = 0;
+  t->vn = 0;
+  t->block = NULL;
+  t->a = cdr__alloc_or_global(a);
+}
 
 /* Add the pair KEY -> VAL.  A no-op if the pair is present.  Returns CDR_OK;
  * CDR_E_NOMEM when a block could not be allocated (T unchanged); CDR_E_STATE

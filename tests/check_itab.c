@@ -106,6 +106,14 @@ static void model_put(model *m, uintptr_t k, uintptr_t v)
   m->n++;
 }
 
+static int model_has(const model *m, uintptr_t k, uintptr_t v)
+{
+  for (size_t i = 0; i < m->n; i++)
+    if (m->v[i] == v && model_keq(m, m->k[i], k))
+      return 1;
+  return 0;
+}
+
 static int model_get(const model *m, uintptr_t k, uintptr_t *v)
 {
   for (size_t i = m->n; i-- > 0;)
@@ -134,6 +142,9 @@ static int model_find(const model *m, uintptr_t v, uintptr_t *k)
  * two copies of each string at different addresses, so that equality by
  * content is what is tested; absent keys are strings of another pattern. */
 static char str_a[UNIVERSE][32], str_b[UNIVERSE][32], str_absent[64][32];
+/* Fresh keys for appends in ascending order (a decoder's stream positions):
+ * outside the universe; again two copies of each string. */
+static char fresh_a[UNIVERSE][32], fresh_b[UNIVERSE][32];
 static pthread_once_t strings_once = PTHREAD_ONCE_INIT;
 
 static void strings_make(void)
@@ -141,6 +152,8 @@ static void strings_make(void)
   for (unsigned i = 0; i < UNIVERSE; i++) {
     snprintf(str_a[i], sizeof str_a[i], "IDL:mod/Type%u:1.0", i);
     memcpy(str_b[i], str_a[i], sizeof str_a[i]);
+    snprintf(fresh_a[i], sizeof fresh_a[i], "IDL:fresh/F%u:1.0", i);
+    memcpy(fresh_b[i], fresh_a[i], sizeof fresh_a[i]);
   }
   for (unsigned i = 0; i < 64; i++)
     snprintf(str_absent[i], sizeof str_absent[i], "RMI:absent.T%u:0:0", i);
@@ -161,21 +174,60 @@ static uintptr_t absent_key(cdr_itab_kind kind, uint64_t *s)
   return (uintptr_t)str_absent[rnd_below(s, 64)];
 }
 
+/* The I-th fresh key (I < UNIVERSE); COPY picks the other string. */
+static uintptr_t fresh_key(cdr_itab_kind kind, uint32_t i, int copy)
+{
+  if (kind == CDR_ITAB_PTR)
+    return 8 * (uintptr_t)(UNIVERSE + i);
+  return (uintptr_t)(copy ? fresh_b[i] : fresh_a[i]);
+}
+
 /* ------------------------------------------------------------------ differential test */
 
 #define DIFF_CHECK(cond, fmt, ...)                                                 \
   ck_assert_msg((cond), "seed %llx round %d op %d: " fmt, (unsigned long long)seed, round, \
                 op, ##__VA_ARGS__)
 
+/* A key to look up: one of the universe's, a fresh one (appended or not
+ * yet: FRESH have been handed out), or one never stored. */
+static uintptr_t lookup_key(cdr_itab_kind kind, uint64_t *s, uint32_t ku, uint32_t fresh)
+{
+  uint32_t w = rnd_below(s, 10);
+  if (w < 6)
+    return key_of(kind, s, ku);
+  if (w < 9)
+    return fresh_key(kind, rnd_below(s, fresh + 2) % UNIVERSE, (int)(rnd(s) & 1));
+  return absent_key(kind, s);
+}
+
+/* Operations of the differential test, and their weights (out of 100) in
+ * each kind of round: put-heavy (the original mix), decoder-like (appends
+ * of ascending positions, finds), encoder-like (get-or-add), even. */
+enum { OP_PUT, OP_GET_OR_ADD, OP_APPEND, OP_GET, OP_FIND, OP_FIND_VALUE, OP_CLEAR, OP_N };
+static const uint8_t op_weights[4][OP_N] = {
+  { 45, 5, 5, 20, 5, 19, 1 },
+  { 5, 5, 45, 15, 15, 14, 1 },
+  { 10, 45, 5, 15, 10, 14, 1 },
+  { 20, 20, 20, 13, 12, 14, 1 },
+};
+
+/* Values that no round draws (rounds draw below 2 * 2500 + 2 + 3). */
+#define VAL_FRESH ((uintptr_t)1 << 30)
+
 /* Random operations on one table and on the model, compared after each.  The
  * table lives across rounds; a round ends with a clear, a release and
- * re-init (so pooled blocks come back), or a double release and re-init. */
+ * re-init (so pooled blocks come back), or a double release and re-init.
+ * Appends (only of pairs the model says are absent) of fresh keys in
+ * ascending order and of universe keys in random order leave the key index
+ * behind; puts, get-or-adds and finds catch it up; gets scan what it lacks. */
 static void diff_run(cdr_itab_kind kind, uint64_t seed, int rounds, const cdr_allocator *a)
 {
   pthread_once(&strings_once, strings_make);
   uint64_t s = seed;
   model m = { .str = kind == CDR_ITAB_STR };
   cdr_itab t;
+  uint32_t fresh = 0;     /* fresh keys handed out since the last clear */
+  uintptr_t fresh_v = 0;  /* values from VAL_FRESH handed out */
   cdr_itab_init(&t, kind, a);
   for (int round = 0; round < rounds; round++) {
     int op = -1;
@@ -190,51 +242,130 @@ static void diff_run(cdr_itab_kind kind, uint64_t seed, int rounds, const cdr_al
     uint32_t vu = 1 + rnd_below(&s, 2 * puts + 2);
     if (ku > UNIVERSE)
       ku = UNIVERSE;
-    uint32_t done = 0;
+    const uint8_t *w = op_weights[rnd_below(&s, 4)];
+    uint32_t done = 0; /* puts, get-or-adds and appends */
     for (op = 0; done < puts; op++) {
-      uint32_t what = rnd_below(&s, 100);
-      if (what < 50) {
+      uint32_t what = rnd_below(&s, 100), kindop = 0;
+      while (what >= w[kindop]) /* the weights add up to 100 */
+        what -= w[kindop++];
+      switch (kindop) {
+      case OP_PUT: {
         uintptr_t k = key_of(kind, &s, ku), v = rnd_below(&s, vu);
         DIFF_CHECK(cdr_itab_put(&t, k, v) == CDR_OK, "put failed");
         model_put(&m, k, v);
         done++;
-      } else if (what < 72) {
-        uintptr_t k = what < 68 ? key_of(kind, &s, ku) : absent_key(kind, &s);
+        break;
+      }
+      case OP_GET_OR_ADD: {
+        /* An old or new key of the universe, an appended fresh key, or
+         * the next fresh one (added). */
+        uint32_t pick = rnd_below(&s, 10);
+        uintptr_t k = pick < 6   ? key_of(kind, &s, ku)
+                      : pick < 8 ? fresh_key(kind, rnd_below(&s, fresh + 1) % UNIVERSE,
+                                             (int)(rnd(&s) & 1))
+                                 : fresh_key(kind, fresh++ % UNIVERSE, (int)(rnd(&s) & 1));
+        uintptr_t v = rnd_below(&s, vu), want = 0, got = 0xdead;
+        int null_out = rnd_below(&s, 8) == 0;
+        int mf = model_get(&m, k, &want);
+        int tf = cdr_itab_get_or_add(&t, k, v, null_out ? NULL : &got);
+        DIFF_CHECK(tf == mf, "get_or_add returned %d, model found %d", tf, mf);
+        if (mf && !null_out)
+          DIFF_CHECK(got == want, "get_or_add found %lu, model %lu", (unsigned long)got,
+                     (unsigned long)want);
+        if (!mf)
+          model_put(&m, k, v);
+        done++;
+        break;
+      }
+      case OP_APPEND: {
+        /* Ascending fresh keys (a decoder's positions), or random keys of
+         * the universe, which often have entries with other values. */
+        int ascending = rnd_below(&s, 2);
+        uintptr_t k = ascending ? fresh_key(kind, fresh++ % UNIVERSE, (int)(rnd(&s) & 1))
+                                : key_of(kind, &s, ku);
+        uintptr_t v = rnd_below(&s, vu), old;
+        if (!ascending && model_get(&m, k, &old) && rnd_below(&s, 2)) {
+          /* K present: another value than its newest (possibly an older
+           * one's, which is then present as a pair and replaced below). */
+          v = old + 1 + rnd_below(&s, 3);
+        }
+        while (model_has(&m, k, v)) /* old + 1 may be a value from VAL_FRESH */
+          v = VAL_FRESH + fresh_v++;
+        DIFF_CHECK(cdr_itab_append(&t, k, v) == CDR_OK, "append failed");
+        model_put(&m, k, v);
+        done++;
+        break;
+      }
+      case OP_GET:
+      case OP_FIND: {
+        uintptr_t k = lookup_key(kind, &s, ku, fresh);
         uintptr_t want = 0, got = 0xdead;
-        int mf = model_get(&m, k, &want), tf = cdr_itab_get(&t, k, &got);
-        DIFF_CHECK(mf == tf, "get found %d, model %d", tf, mf);
+        int mf = model_get(&m, k, &want);
+        int tf = kindop == OP_GET ? cdr_itab_get(&t, k, &got) : cdr_itab_find(&t, k, &got);
+        const char *name = kindop == OP_GET ? "get" : "find";
+        DIFF_CHECK(mf == tf, "%s found %d, model %d", name, tf, mf);
         if (mf)
-          DIFF_CHECK(got == want, "get %lu, model %lu", (unsigned long)got, (unsigned long)want);
+          DIFF_CHECK(got == want, "%s %lu, model %lu", name, (unsigned long)got,
+                     (unsigned long)want);
         else
-          DIFF_CHECK(got == 0xdead, "get wrote its output on a miss");
-      } else if (what < 94) {
-        uintptr_t v = rnd_below(&s, vu + 3);
+          DIFF_CHECK(got == 0xdead, "%s wrote its output on a miss", name);
+        break;
+      }
+      case OP_FIND_VALUE: {
+        uintptr_t v = rnd_below(&s, 8) == 0 && fresh_v ? VAL_FRESH + rnd_below(&s, (uint32_t)fresh_v + 1)
+                                                       : rnd_below(&s, vu + 3);
         uintptr_t want = 0, got = 0xdead;
         int mf = model_find(&m, v, &want), tf = cdr_itab_find_value(&t, v, &got);
         DIFF_CHECK(mf == tf, "find_value found %d, model %d", tf, mf);
         if (mf)
           DIFF_CHECK(got == want, "find_value key differs from the model's");
-      } else if (what < 95) {
+        else
+          DIFF_CHECK(got == 0xdead, "find_value wrote its output on a miss");
+        break;
+      }
+      default:
         cdr_itab_clear(&t);
         m.n = 0;
+        fresh = 0;
+        break;
       }
       DIFF_CHECK(cdr_itab_count(&t) == m.n, "count %u, model %zu", cdr_itab_count(&t), m.n);
     }
-    /* Sweep: every stored key and value, both ways. */
+    /* Sweep: every stored key and value, both ways; get first (the key
+     * index may lack the latest appends), then find, then get-or-add of a
+     * present key (no change). */
     for (size_t i = 0; i < m.n; i++) {
       uintptr_t want, got = 0;
       model_get(&m, m.k[i], &want);
       DIFF_CHECK(cdr_itab_get(&t, m.k[i], &got) == 1 && got == want, "sweep get %zu", i);
+    }
+    for (size_t i = 0; i < m.n; i++) {
+      uintptr_t want, got = 0;
+      model_get(&m, m.k[i], &want);
+      DIFF_CHECK(cdr_itab_find(&t, m.k[i], &got) == 1 && got == want, "sweep find %zu", i);
+      got = 0;
+      DIFF_CHECK(cdr_itab_get_or_add(&t, m.k[i], VAL_FRESH - 1, &got) == 1 && got == want,
+                 "sweep get_or_add %zu", i);
       model_find(&m, m.v[i], &want);
       DIFF_CHECK(cdr_itab_find_value(&t, m.v[i], &got) == 1 && got == want,
                  "sweep find_value %zu", i);
     }
-    switch (rnd_below(&s, 3)) {
+    DIFF_CHECK(cdr_itab_count(&t) == m.n, "count %u after the sweep, model %zu",
+               cdr_itab_count(&t), m.n);
+    /* The next round's table: this one cleared (its block kept), or a new
+     * one that takes a pooled block, or (pool emptied) a new block of the
+     * smallest size that grows again through every size. */
+    switch (rnd_below(&s, 4)) {
     case 0:
       cdr_itab_clear(&t);
       break;
     case 1:
       cdr_itab_release(&t);
+      cdr_itab_init(&t, kind, a);
+      break;
+    case 2:
+      cdr_itab_release(&t);
+      cdr_tables_flush_thread();
       cdr_itab_init(&t, kind, a);
       break;
     default:
@@ -244,6 +375,7 @@ static void diff_run(cdr_itab_kind kind, uint64_t seed, int rounds, const cdr_al
       break;
     }
     m.n = 0;
+    fresh = 0;
   }
   cdr_itab_release(&t);
   free(m.k);
@@ -365,6 +497,329 @@ START_TEST(test_buried_pair)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ appends */
+
+/* Keys for the append tests: KEYS[i] as stored, LOOK[i] the same key as
+ * looked up (another copy of the string for string tables). */
+typedef struct keyset {
+  cdr_itab_kind kind;
+  uint32_t n;
+  uintptr_t *keys, *look;
+  char *text; /* 2 * n strings of 32 octets */
+} keyset;
+
+static void keyset_make(keyset *ks, cdr_itab_kind kind, uint32_t n, uintptr_t base)
+{
+  ks->kind = kind;
+  ks->n = n;
+  ks->keys = malloc(n * sizeof *ks->keys);
+  ks->look = malloc(n * sizeof *ks->look);
+  ck_assert_ptr_nonnull(ks->keys);
+  ck_assert_ptr_nonnull(ks->look);
+  ks->text = NULL;
+  if (kind == CDR_ITAB_STR) {
+    ks->text = malloc(2 * (size_t)n * 32);
+    ck_assert_ptr_nonnull(ks->text);
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (kind == CDR_ITAB_PTR) {
+      ks->keys[i] = ks->look[i] = base + 8 * (uintptr_t)i;
+    } else {
+      char *a = ks->text + 64 * (size_t)i, *b = a + 32;
+      snprintf(a, 32, "IDL:k%lx/T%u:1.0", (unsigned long)base, i);
+      memcpy(b, a, 32);
+      ks->keys[i] = (uintptr_t)a;
+      ks->look[i] = (uintptr_t)b;
+    }
+  }
+}
+
+static void keyset_free(keyset *ks)
+{
+  free(ks->keys);
+  free(ks->look);
+  free(ks->text);
+}
+
+/* How many of KS's keys look up wrong in T (value VBASE + i expected when
+ * PRESENT, a miss otherwise); FIND: cdr_itab_find() instead of the const
+ * cdr_itab_get(). */
+static unsigned key_errors(cdr_itab *t, const keyset *ks, uintptr_t vbase, int present, int find)
+{
+  unsigned bad = 0;
+  for (uint32_t i = 0; i < ks->n; i++) {
+    uintptr_t v = 0xdead;
+    int f = find ? cdr_itab_find(t, ks->look[i], &v) : cdr_itab_get(t, ks->look[i], &v);
+    if (present ? f != 1 || v != vbase + i : f != 0 || v != 0xdead)
+      bad++;
+  }
+  return bad;
+}
+
+/* A decoder's value table: N ascending positions appended, never searched
+ * until the end (across the move to a block and every growth, the key index
+ * is never built); then the lazy index, a newer entry for a key, and a clear
+ * that keeps the block, whose old index slots must not be seen again. */
+static void append_lazy(cdr_itab_kind kind, uint32_t n)
+{
+  keyset ks, other;
+  cdr_itab t;
+  uintptr_t v, k;
+  const uintptr_t vbase = 1000000;
+  keyset_make(&ks, kind, n, 0);
+  keyset_make(&other, kind, n / 2, 8 * (uintptr_t)n + 0x10000);
+  cdr_itab_init(&t, kind, NULL);
+  for (uint32_t i = 0; i < n; i++) {
+    ck_assert_int_eq(cdr_itab_append(&t, ks.keys[i], vbase + i), CDR_OK);
+    ck_assert_uint_eq(cdr_itab_count(&t), i + 1);
+    if (i % 997 == 0 || (i >= 6 && i <= 18) || (i & (i + 1)) == 0) {
+      /* Around the move to a block and each growth: the newest, the
+       * oldest, one in between, and one not yet appended. */
+      uint32_t mid = i / 2;
+      ck_assert_int_eq(cdr_itab_get(&t, ks.look[i], &v), 1);
+      ck_assert_uint_eq(v, vbase + i);
+      ck_assert_int_eq(cdr_itab_get(&t, ks.look[0], &v), 1);
+      ck_assert_uint_eq(v, vbase);
+      ck_assert_int_eq(cdr_itab_get(&t, ks.look[mid], &v), 1);
+      ck_assert_uint_eq(v, vbase + mid);
+      if (i + 1 < n)
+        ck_assert_int_eq(cdr_itab_get(&t, ks.look[i + 1], NULL), 0);
+    }
+  }
+  /* The const look-up scans what the key index lacks (all of it here). */
+  ck_assert_uint_eq(key_errors(&t, &ks, vbase, 1, 0), 0);
+  ck_assert_uint_eq(key_errors(&t, &other, 0, 0, 0), 0);
+  /* find indexes the entries once, then probes. */
+  ck_assert_uint_eq(key_errors(&t, &other, 0, 0, 1), 0);
+  ck_assert_uint_eq(key_errors(&t, &ks, vbase, 1, 1), 0);
+  ck_assert_uint_eq(key_errors(&t, &ks, vbase, 1, 0), 0);
+  for (uint32_t i = 0; i < n; i += 7) {
+    ck_assert_int_eq(cdr_itab_find_value(&t, vbase + i, &k), 1);
+    ck_assert_uint_eq(k, ks.keys[i]);
+  }
+  ck_assert_int_eq(cdr_itab_find_value(&t, vbase + n, &k), 0);
+  ck_assert_int_eq(cdr_itab_find_value(&t, vbase - 1, &k), 0);
+
+  /* A newer entry for a key: it wins every look-up by key, and the older
+   * pair stays (count, look-up by its value). */
+  uint32_t d = n / 2;
+  ck_assert_int_eq(cdr_itab_append(&t, ks.keys[d], 7), CDR_OK);
+  ck_assert_uint_eq(cdr_itab_count(&t), n + 1);
+  ck_assert_int_eq(cdr_itab_get(&t, ks.look[d], &v), 1); /* scanned */
+  ck_assert_uint_eq(v, 7);
+  ck_assert_int_eq(cdr_itab_find(&t, ks.look[d], &v), 1); /* indexed */
+  ck_assert_uint_eq(v, 7);
+  ck_assert_int_eq(cdr_itab_get(&t, ks.look[d], &v), 1); /* probed */
+  ck_assert_uint_eq(v, 7);
+  ck_assert_int_eq(cdr_itab_get_or_add(&t, ks.look[d], 8, &v), 1);
+  ck_assert_uint_eq(v, 7);
+  ck_assert_int_eq(cdr_itab_find_value(&t, 7, &k), 1);
+  ck_assert_uint_eq(k, ks.keys[d]);
+  ck_assert_int_eq(cdr_itab_find_value(&t, vbase + d, &k), 1);
+  ck_assert_uint_eq(k, ks.keys[d]);
+  /* Again, with get-or-add first: it indexes the appended entry itself. */
+  ck_assert_int_eq(cdr_itab_append(&t, ks.keys[d], 9), CDR_OK);
+  ck_assert_int_eq(cdr_itab_get_or_add(&t, ks.look[d], 10, &v), 1);
+  ck_assert_uint_eq(v, 9);
+  ck_assert_int_eq(cdr_itab_get(&t, ks.look[d], &v), 1);
+  ck_assert_uint_eq(v, 9);
+  ck_assert_int_eq(cdr_itab_find(&t, ks.look[d], &v), 1);
+  ck_assert_uint_eq(v, 9);
+  ck_assert_uint_eq(cdr_itab_count(&t), n + 2);
+  /* Absent keys are added by get-or-add (after an append, unindexed). */
+  ck_assert_int_eq(cdr_itab_append(&t, other.keys[0], 11), CDR_OK);
+  ck_assert_int_eq(cdr_itab_get_or_add(&t, other.look[1], 12, &v), 0);
+  ck_assert_int_eq(cdr_itab_get_or_add(&t, other.look[1], 13, &v), 1);
+  ck_assert_uint_eq(v, 12);
+  ck_assert_int_eq(cdr_itab_get(&t, other.look[0], &v), 1);
+  ck_assert_uint_eq(v, 11);
+  ck_assert_uint_eq(cdr_itab_count(&t), n + 4);
+  ck_assert_uint_eq(key_errors(&t, &ks, vbase, 1, 1) , 1); /* d now maps to 9 */
+
+  /* Clear keeps the block; the same table is filled again with other keys,
+   * fewer than before, so the block's entries past the new ones still hold
+   * the old keys: the old index slots must not lead to them. */
+  cdr_tables_stats s0 = snap();
+  for (int how = 0; how < 3; how++) {
+    cdr_itab_clear(&t);
+    ck_assert_uint_eq(cdr_itab_count(&t), 0);
+    ck_assert_int_eq(cdr_itab_get(&t, ks.look[0], &v), 0);
+    uint32_t m = 20 + 100 * (uint32_t)how; /* past the inline entries */
+    for (uint32_t i = 0; i < m; i++) {
+      int rc = how == 0   ? cdr_itab_append(&t, other.keys[i], 2 * i)
+               : how == 1 ? cdr_itab_put(&t, other.keys[i], 2 * i)
+                          : cdr_itab_get_or_add(&t, other.keys[i], 2 * i, NULL);
+      ck_assert_int_eq(rc, CDR_OK);
+    }
+    ck_assert_uint_eq(cdr_itab_count(&t), m);
+    for (int find = 0; find < 2; find++) {
+      ck_assert_uint_eq(key_errors(&t, &ks, 0, 0, find), 0);
+      for (uint32_t i = 0; i < m; i++) {
+        uintptr_t got = 0xdead;
+        int f = find ? cdr_itab_find(&t, other.look[i], &got)
+                     : cdr_itab_get(&t, other.look[i], &got);
+        ck_assert_int_eq(f, 1);
+        ck_assert_uint_eq(got, 2 * i);
+      }
+    }
+    for (uint32_t i = 0; i < n; i += 13)
+      ck_assert_int_eq(cdr_itab_find_value(&t, vbase + i, &k), 0);
+    for (uint32_t i = 0; i < m; i++) {
+      ck_assert_int_eq(cdr_itab_find_value(&t, 2 * i, &k), 1);
+      ck_assert_uint_eq(k, other.keys[i]);
+    }
+    /* An old key is absent to get-or-add too: it is added. */
+    ck_assert_int_eq(cdr_itab_get_or_add(&t, ks.look[n - 1], 3, &v), 0);
+    ck_assert_int_eq(cdr_itab_get(&t, ks.look[n - 1], &v), 1);
+    ck_assert_uint_eq(v, 3);
+    ck_assert_uint_eq(cdr_itab_count(&t), m + 1);
+  }
+  cdr_tables_stats s1 = snap();
+  ck_assert_uint_eq(DELTA(s0, s1, allocs), 0); /* the block was kept */
+  ck_assert_uint_eq(DELTA(s0, s1, pool_hits), 0);
+  cdr_itab_release(&t);
+  keyset_free(&ks);
+  keyset_free(&other);
+}
+
+START_TEST(test_append_lazy_index)
+{
+  pool_defaults();
+  append_lazy(CDR_ITAB_PTR, 10000);
+  append_lazy(CDR_ITAB_STR, 3000);
+}
+END_TEST
+
+/* Every way of adding (put, get-or-add, append, and the three in turn)
+ * from the move to a block through each growth, starting from the smallest
+ * block: after each add the new key and, at each size boundary, every key
+ * is looked up.  At each boundary (the block full) a get-or-add of a present
+ * key must not grow or add. */
+static void growth_paths(cdr_itab_kind kind, int how)
+{
+  keyset ks;
+  cdr_itab t;
+  uintptr_t v, k;
+  const uint32_t n = 600;
+  keyset_make(&ks, kind, n, 0x2000);
+  cdr_tables_flush_thread();
+  cdr_tables_flush_shared();
+  cdr_tables_stats s0 = snap();
+  cdr_itab_init(&t, kind, NULL);
+  for (uint32_t i = 0; i < n; i++) {
+    int way = how < 3 ? how : (int)(i % 3);
+    if ((i & (i - 1)) == 0 && i >= 8) { /* i entries: inline full, or block full */
+      uint32_t j = (i * 7) % i;
+      v = 0;
+      ck_assert_int_eq(cdr_itab_get_or_add(&t, ks.look[j], 1, &v), 1);
+      ck_assert_uint_eq(v, 100 + j);
+      ck_assert_uint_eq(cdr_itab_count(&t), i);
+    }
+    int rc = way == 0   ? cdr_itab_put(&t, ks.keys[i], 100 + i)
+             : way == 1 ? cdr_itab_get_or_add(&t, ks.keys[i], 100 + i, &v)
+                        : cdr_itab_append(&t, ks.keys[i], 100 + i);
+    ck_assert_int_eq(rc, CDR_OK);
+    ck_assert_uint_eq(cdr_itab_count(&t), i + 1);
+    v = 0;
+    ck_assert_int_eq(cdr_itab_get(&t, ks.look[i], &v), 1);
+    ck_assert_uint_eq(v, 100 + i);
+    uint32_t next = i + 2; /* i + 1 entries now; check when i + 1 is a power of two */
+    if ((next & (next - 1)) == 0 || (((i + 1) & i) == 0 && i >= 7)) {
+      keyset part = ks;
+      part.n = i + 1;
+      ck_assert_uint_eq(key_errors(&t, &part, 100, 1, 0), 0);
+      if (i % 2)
+        ck_assert_uint_eq(key_errors(&t, &part, 100, 1, 1), 0);
+    }
+  }
+  ck_assert_uint_eq(key_errors(&t, &ks, 100, 1, 0), 0);
+  ck_assert_uint_eq(key_errors(&t, &ks, 100, 1, 1), 0);
+  for (uint32_t i = 0; i < n; i++) {
+    ck_assert_int_eq(cdr_itab_find_value(&t, 100 + i, &k), 1);
+    ck_assert_uint_eq(k, ks.keys[i]);
+  }
+  /* A block for the move to one and for each growth (16, 32, ..., 1024
+   * entries), all new: the pools were empty and only this table grew. */
+  cdr_tables_stats s1 = snap();
+  ck_assert_uint_eq(DELTA(s0, s1, allocs), 7);
+  ck_assert_uint_eq(DELTA(s0, s1, pool_hits) + DELTA(s0, s1, shared_hits), 0);
+  cdr_itab_release(&t);
+  cdr_tables_flush_thread();
+  keyset_free(&ks);
+}
+
+START_TEST(test_growth_paths)
+{
+  pool_defaults();
+  for (int how = 0; how < 4; how++) {
+    growth_paths(CDR_ITAB_PTR, how);
+    growth_paths(CDR_ITAB_STR, how);
+  }
+}
+END_TEST
+
+/* A block from the pool still holds its previous table's entries and index
+ * slots.  Another table on the same thread takes it and fills it past the
+ * inline entries with other keys (put, append, get-or-add), fewer than the
+ * old ones: no old key may be found, every new one must be. */
+START_TEST(test_reused_block_index)
+{
+  pool_defaults();
+  cdr_tables_flush_thread();
+  for (int kind = 0; kind < 2; kind++) {
+    keyset oldk, newk;
+    keyset_make(&oldk, (cdr_itab_kind)kind, 200, 0x1000);
+    keyset_make(&newk, (cdr_itab_kind)kind, 40, 0x90000);
+    for (int how = 0; how < 3; how++) {
+      cdr_itab old, t;
+      uintptr_t v;
+      cdr_itab_init(&old, (cdr_itab_kind)kind, NULL);
+      for (uint32_t i = 0; i < oldk.n; i++) /* grows to 256 entries */
+        ck_assert_int_eq(cdr_itab_put(&old, oldk.keys[i], 5000 + i), CDR_OK);
+      ck_assert_uint_eq(key_errors(&old, &oldk, 5000, 1, 1), 0);
+      ck_assert_int_eq(cdr_itab_find_value(&old, 5000, &v), 1); /* value index too */
+      cdr_itab_release(&old);
+      ck_assert_uint_ge(snap().thread_pooled, 1);
+
+      cdr_tables_stats s0 = snap();
+      cdr_itab_init(&t, (cdr_itab_kind)kind, NULL);
+      for (uint32_t i = 0; i < newk.n; i++) {
+        int rc = how == 0   ? cdr_itab_put(&t, newk.keys[i], 7000 + i)
+                 : how == 1 ? cdr_itab_append(&t, newk.keys[i], 7000 + i)
+                            : cdr_itab_get_or_add(&t, newk.keys[i], 7000 + i, &v);
+        ck_assert_int_eq(rc, CDR_OK);
+      }
+      /* Every block T used came from the pool: the old table's (and, when
+       * growth pools the blocks it leaves, those too: they also hold old
+       * entries and index slots). */
+      cdr_tables_stats s1 = snap();
+      ck_assert_uint_ge(DELTA(s0, s1, pool_hits), 1);
+      ck_assert_uint_eq(DELTA(s0, s1, allocs), 0);
+      ck_assert_uint_eq(cdr_itab_count(&t), newk.n);
+      for (int find = 0; find < 2; find++) {
+        ck_assert_uint_eq(key_errors(&t, &oldk, 0, 0, find), 0);
+        ck_assert_uint_eq(key_errors(&t, &newk, 7000, 1, find), 0);
+      }
+      for (uint32_t i = 0; i < oldk.n; i++)
+        ck_assert_int_eq(cdr_itab_find_value(&t, 5000 + i, &v), 0);
+      /* Old keys are absent to get-or-add and put as well. */
+      ck_assert_int_eq(cdr_itab_get_or_add(&t, oldk.look[150], 1, &v), 0);
+      ck_assert_int_eq(cdr_itab_put(&t, oldk.keys[151], 2), CDR_OK);
+      ck_assert_uint_eq(cdr_itab_count(&t), newk.n + 2);
+      ck_assert_int_eq(cdr_itab_get(&t, oldk.look[150], &v), 1);
+      ck_assert_uint_eq(v, 1);
+      ck_assert_int_eq(cdr_itab_get(&t, oldk.look[151], &v), 1);
+      ck_assert_uint_eq(v, 2);
+      ck_assert_uint_eq(key_errors(&t, &newk, 7000, 1, 1), 0);
+      cdr_itab_release(&t);
+      cdr_tables_flush_thread();
+    }
+    keyset_free(&oldk);
+    keyset_free(&newk);
+  }
+}
+END_TEST
+
 /* ------------------------------------------------------------------ release */
 
 START_TEST(test_release_twice)
@@ -443,6 +898,7 @@ START_TEST(test_pool_max_tables)
     cdr_itab_init(&t[i], CDR_ITAB_PTR, NULL);
     fill(&t[i], 20, 0x1000);
   }
+  cdr_tables_flush_thread(); /* blocks the tables grew out of, if growth pooled them */
   cdr_tables_stats s0 = snap();
   for (int i = 0; i < 5; i++)
     cdr_itab_release(&t[i]);
@@ -464,9 +920,10 @@ START_TEST(test_pool_entry_cap)
   ck_assert_int_eq(cdr_tables_set_pool(1, 8, 64), CDR_OK);
   cdr_tables_flush_thread();
   cdr_itab t;
-  cdr_tables_stats s0 = snap();
   cdr_itab_init(&t, CDR_ITAB_PTR, NULL);
-  fill(&t, 100, 0x1000); /* capacity 128 > 64 */
+  fill(&t, 100, 0x1000); /* capacity past 64 */
+  cdr_tables_flush_thread(); /* blocks it grew out of, if growth pooled them */
+  cdr_tables_stats s0 = snap();
   cdr_itab_release(&t);
   cdr_tables_stats s1 = snap();
   ck_assert_uint_eq(DELTA(s0, s1, freed_over_cap), 1);
@@ -475,10 +932,12 @@ START_TEST(test_pool_entry_cap)
 
   cdr_itab_init(&t, CDR_ITAB_PTR, NULL);
   fill(&t, 60, 0x1000); /* capacity 64 */
+  cdr_tables_flush_thread();
+  cdr_tables_stats s1f = snap();
   cdr_itab_release(&t);
   cdr_tables_stats s2 = snap();
-  ck_assert_uint_eq(DELTA(s1, s2, pooled), 1);
-  ck_assert_uint_eq(DELTA(s1, s2, freed_over_cap), 0);
+  ck_assert_uint_eq(DELTA(s1f, s2, pooled), 1);
+  ck_assert_uint_eq(DELTA(s1f, s2, freed_over_cap), 0);
 
   /* The pooled block comes back as large as it grew: 64 entries, no
    * allocation; the 65th needs one. */
@@ -549,6 +1008,7 @@ static void *cross_a(void *arg)
   for (uint32_t i = 0; i < 50; i++)
     if (cdr_itab_put(&x->t, 0x1000 + 8 * (uintptr_t)i, i + 1) != CDR_OK)
       x->errors++;
+  cdr_tables_flush_thread(); /* blocks the table grew out of, if growth pooled them */
   pthread_barrier_wait(&x->grown);
   pthread_barrier_wait(&x->released);
   x->a_pooled_after = snap().thread_pooled;
@@ -812,6 +1272,9 @@ static Suite *itab_suite(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_semantics);
   tcase_add_test(tc, test_buried_pair);
+  tcase_add_test(tc, test_append_lazy_index);
+  tcase_add_test(tc, test_reused_block_index);
+  tcase_add_test(tc, test_growth_paths);
   tcase_add_test(tc, test_diff_ptr);
   tcase_add_test(tc, test_diff_str);
   tcase_add_test(tc, test_release_twice);

@@ -7,7 +7,11 @@
  * and allocates nothing for them; past that it takes a block of arrays.  When
  * a stream is closed, the block goes to a pool in the closing thread (no
  * lock), and the next table that grows past 8 entries on that thread takes
- * it back, as large as it had grown.  At thread exit a thread's blocks go to
+ * it back, as large as it had grown.  A table that outgrows its block takes
+ * the smallest large enough pooled block, or a new one, and gives the old
+ * block to the pool; past max_entries (where blocks are never pooled) blocks
+ * grow fourfold instead of twofold, so fewer are allocated per message.  At
+ * thread exit a thread's blocks go to
  * a small shared pool (lock-free, one slot per 128-byte cache line), so that
  * threads that live for one task still recycle.
  *
@@ -65,14 +69,17 @@ CDR_API void cdr_tables_get_pool(int *enabled, unsigned *max_tables, unsigned *m
  * cdr_tables_get_stats() adds up those of every live thread and of threads that
  * have exited.  Compare two snapshots to measure an interval. */
 typedef struct cdr_tables_stats {
-  uint64_t pool_hits;      /* blocks a growing table took from its thread's pool */
+  uint64_t pool_hits;      /* blocks a table leaving its inline entries, or growing,
+                              took from its thread's pool */
   uint64_t shared_hits;    /* blocks a growing table took from the shared pool */
   uint64_t allocs;         /* blocks allocated (first growth past 8 entries with
                               no pooled block, or growth past a block's capacity) */
-  uint64_t pooled;         /* blocks kept in a thread's pool when a table was released */
+  uint64_t pooled;         /* blocks kept in a thread's pool when a table was released
+                              or outgrew them */
   uint64_t shared_puts;    /* blocks handed to the shared pool at thread exit (or
                               released on a thread after its exit hook ran) */
-  uint64_t freed_over_cap; /* blocks freed at release: capacity above max_entries */
+  uint64_t freed_over_cap; /* blocks freed at release or growth (or thread exit):
+                              capacity above max_entries */
   uint64_t freed_full;     /* blocks freed because the thread's pool held max_tables
                               blocks, or the shared pool had no empty slot */
   uint64_t frees;          /* every block freed, for any reason (the two above,

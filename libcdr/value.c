@@ -77,6 +77,7 @@ int cdr_value_type_is_base_of(const cdr_value_type *t, const cdr_value_type *d)
 #define FAST_K2 ((1u << CDR_K_SHORT) | (1u << CDR_K_USHORT))
 #define FAST_K1 ((1u << CDR_K_OCTET) | (1u << CDR_K_CHAR))
 _Static_assert(CDR_K_CUSTOM < 32, "member kinds fit a 32-bit mask");
+_Static_assert(CDR__ARENA_SLACK >= 16, "the walk loop zeroes objects in 16-octet stores");
 
 /* Types the fast paths leave to the general ones. */
 #define VT_SLOW (CDR_VT_TRUNCATABLE | CDR_VT_CUSTOM | CDR_VT_ABSTRACT)
@@ -234,6 +235,8 @@ typedef struct vop {
   uint16_t member;            /* its index in the level */
   uint32_t offset;            /* in the C struct */
   const cdr_value_type *dt;   /* P_VAL: the declared type */
+  uint32_t size;              /* P_VAL: dt->size */
+  uint32_t align;             /* P_VAL: dt's alignment (8 when not given) */
 } vop;
 
 typedef struct vplan {
@@ -739,9 +742,12 @@ static void plan_build(vplan *p, const cdr_value_type *vt)
         op->code = P_K1;
       else if (kind == CDR_K_VALUE) {
         const cdr_value_type *dt = m->type->u.val.vt;
-        if (dt && !(dt->flags & VT_SLOW) && !dt->codebase && !dt->factory) {
+        if (dt && !(dt->flags & VT_SLOW) && !dt->codebase && !dt->factory && dt->size
+            && (dt->align & (dt->align - 1)) == 0 && dt->align <= 16) {
           op->code = P_VAL;
           op->dt = dt;
+          op->size = dt->size;
+          op->align = dt->align ? dt->align : 8;
         }
       }
     }
@@ -802,13 +808,13 @@ static inline uint32_t value_budget(const vstate *s, uint32_t vdepth)
  * after an error or after stacking or replacing a frame for a nested value.
  * SWAP is a constant in each copy, so the byte order costs nothing. */
 static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstate *s, vframe *f,
-                                                               const int swap)
+                                                               const vplan *p, const int swap)
 {
-  const vplan *p = plan_get(s, f->vt);
   unsigned start = p->lvl_start[f->lvl] + f->member;
   if (start >= p->nops)
     return 0;
   const vop *op = p->ops + start, *const op_end = p->ops + p->nops;
+  const vop *const tail_at = p->tail_same ? op_end : NULL; /* restart there */
   const uint8_t *obj = f->obj;
   uint32_t vdepth = f->vdepth;
   uint8_t *const buf = o->buf;
@@ -870,7 +876,7 @@ static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstat
     pad = (o->origin - pos) & 3;
     if (lim - pos < pad + 8)
       goto out;
-    memset(buf + pos, 0, 4);
+    memset(buf + pos, 0, 4); /* the padding, or the null */
     size_t tag_pos = pos + pad;
     if (!child) {
       pos = tag_pos + 4; /* null: the long 0 */
@@ -906,7 +912,7 @@ static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstat
     s->nvalues++;
     budget--;
     op++;
-    if (op == op_end && p->tail_same) {
+    if (op == tail_at) {
       /* The tail value replaces F's object: the walk restarts. */
       obj = (const uint8_t *)child;
       op = p->ops;
@@ -940,19 +946,21 @@ out:
   return 0;
 }
 
-static __attribute__((noinline)) int out_fast_host(cdr_out *o, vstate *s, vframe *f)
+/* The two copies: byte order swapped or not. */
+static __attribute__((noinline)) int out_fast_host(cdr_out *o, vstate *s, vframe *f, const vplan *p)
 {
-  return out_fast_impl(o, s, f, 0);
+  return out_fast_impl(o, s, f, p, 0);
 }
 
-static __attribute__((noinline)) int out_fast_swap(cdr_out *o, vstate *s, vframe *f)
+static __attribute__((noinline)) int out_fast_swap(cdr_out *o, vstate *s, vframe *f, const vplan *p)
 {
-  return out_fast_impl(o, s, f, 1);
+  return out_fast_impl(o, s, f, p, 1);
 }
 
 static inline int out_fast(cdr_out *o, vstate *s, vframe *f)
 {
-  return o->swap ? out_fast_swap(o, s, f) : out_fast_host(o, s, f);
+  const vplan *p = plan_get(s, f->vt);
+  return o->swap ? out_fast_swap(o, s, f, p) : out_fast_host(o, s, f, p);
 }
 
 /* The top-level value of cdr_put_value() when it is what the walk loop
@@ -1544,9 +1552,8 @@ static void in_value_end(cdr_in *i, vstate *s)
  * member, and returns 0; or returns 1 after an error or after stacking or
  * replacing a frame for a nested value.  SWAP is a constant in each copy. */
 static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate *s, vframe *f,
-                                                              const int swap)
+                                                              const vplan *p, const int swap)
 {
-  const vplan *p = plan_get(s, f->vt);
   unsigned start = p->lvl_start[f->lvl] + f->member;
   if (start >= p->nops || f->truncated)
     return 0;
@@ -1558,6 +1565,7 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
   size_t pos = i->pos, q;
   cdr_arena *const arena = i->arena;
   uint32_t budget = arena ? value_budget(s, vdepth) : 0; /* no arena: the general walk says so */
+  const uint32_t budget0 = budget; /* s->nvalues grows by what the loop uses of it */
   for (;;) {
     if (CDR_UNLIKELY(op == op_end))
       break; /* done: the general walk ends the value */
@@ -1567,7 +1575,7 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
     if (code != P_VAL) {
       if (CDR_LIKELY(code == P_K4)) {
         q = pos + ((i->origin - pos) & 3);
-        if (q > end || end - q < 4)
+        if ((ptrdiff_t)(end - q) < 4) /* q may pass end by the padding */
           goto out;
         memcpy(&u32, buf + q, 4);
         if (swap)
@@ -1577,7 +1585,7 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
       } else if (code == P_K8) {
         uint64_t u64;
         q = pos + ((i->origin - pos) & 7);
-        if (q > end || end - q < 8)
+        if ((ptrdiff_t)(end - q) < 8)
           goto out;
         memcpy(&u64, buf + q, 8);
         if (swap)
@@ -1587,7 +1595,7 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
       } else if (code == P_K2) {
         uint16_t u16;
         q = pos + ((i->origin - pos) & 1);
-        if (q > end || end - q < 2)
+        if ((ptrdiff_t)(end - q) < 2)
           goto out;
         memcpy(&u16, buf + q, 2);
         if (swap)
@@ -1606,7 +1614,7 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
     }
     /* A value member: null, or a tag with no type information. */
     q = pos + ((i->origin - pos) & 3);
-    if (q > end || end - q < 4)
+    if ((ptrdiff_t)(end - q) < 4)
       goto out;
     memcpy(&u32, buf + q, 4);
     if (u32 == 0) {
@@ -1618,22 +1626,27 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
     if (u32 != (swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN) || !budget)
       goto out; /* the general walk reads it, or fails with the right error */
     const cdr_value_type *dt = op->dt;
-    uint32_t size = dt->size;
-    void *child = cdr_arena_alloc(arena, size, dt->align ? dt->align : 8);
+    const uint32_t size = op->size;
+    void *child = cdr_arena_alloc(arena, size, op->align);
     if (!child)
       goto out;
-    if (size <= CDR__ARENA_SLACK)
-      memset(child, 0, CDR__ARENA_SLACK); /* fixed-size stores; may run into free space */
-    else
+    /* Zeroed with 16-octet stores, the last of which may run into free
+     * space or the block's slack (CDR__ARENA_SLACK). */
+    if (size <= 32) {
+      memset(child, 0, 32);
+    } else if (size <= 64) {
+      memset(child, 0, 64);
+    } else {
       memset(child, 0, size);
+    }
     ((cdr_value *)child)->type = dt;
     int rc = cdr_itab__append_k(&s->values, q, (uintptr_t)child, CDR_ITAB_PTR);
     if (rc < 0) {
+      s->nvalues += budget0 - budget;
       i->pos = q;
       cdr_in_fail(i, rc, "no memory for indirection table");
       return 1;
     }
-    s->nvalues++;
     budget--;
     *(void **)dst = child;
     pos = q + 4;
@@ -1648,6 +1661,7 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
     /* Any other nested value gets a frame (replacing F when it is the
      * tail); F's fields are saved first, since stacking may move them. */
     int last = op == op_end && p->nops < PLAN_MAX_OPS;
+    s->nvalues += budget0 - budget;
     uint32_t depth = f->depth;
     f->obj = obj;
     f->vdepth = vdepth;
@@ -1664,6 +1678,7 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
     return 1;
   }
 out:
+  s->nvalues += budget0 - budget;
   f->obj = obj;
   f->vdepth = vdepth;
   plan_leave(f, p, op);
@@ -1671,19 +1686,20 @@ out:
   return 0;
 }
 
-static __attribute__((noinline)) int in_fast_host(cdr_in *i, vstate *s, vframe *f)
+static __attribute__((noinline)) int in_fast_host(cdr_in *i, vstate *s, vframe *f, const vplan *p)
 {
-  return in_fast_impl(i, s, f, 0);
+  return in_fast_impl(i, s, f, p, 0);
 }
 
-static __attribute__((noinline)) int in_fast_swap(cdr_in *i, vstate *s, vframe *f)
+static __attribute__((noinline)) int in_fast_swap(cdr_in *i, vstate *s, vframe *f, const vplan *p)
 {
-  return in_fast_impl(i, s, f, 1);
+  return in_fast_impl(i, s, f, p, 1);
 }
 
 static inline int in_fast(cdr_in *i, vstate *s, vframe *f)
 {
-  return i->swap ? in_fast_swap(i, s, f) : in_fast_host(i, s, f);
+  const vplan *p = plan_get(s, f->vt);
+  return i->swap ? in_fast_swap(i, s, f, p) : in_fast_host(i, s, f, p);
 }
 
 /* The top-level value of cdr_get_value() when it is null or what the walk

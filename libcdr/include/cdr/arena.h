@@ -72,7 +72,8 @@ CDR_API void *cdr_arena__alloc_slow(cdr_arena *a, size_t size, size_t align);
 static inline void *cdr_arena_alloc(cdr_arena *a, size_t size, size_t align)
 {
   uintptr_t p = ((uintptr_t)a->cur + (align - 1)) & ~(uintptr_t)(align - 1);
-  if (__builtin_expect(p <= (uintptr_t)a->lim && size <= (uintptr_t)a->lim - p, 1)) {
+  /* Signed: p passes lim by less than ALIGN when the block is full. */
+  if (__builtin_expect((intptr_t)((uintptr_t)a->lim - p) >= (intptr_t)size && (intptr_t)size >= 0, 1)) {
     a->cur = (uint8_t *)(p + size);
     return (void *)p;
   }

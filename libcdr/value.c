@@ -254,9 +254,13 @@ typedef struct vplan {
 typedef struct vstate {
   cdr__ext ext;
   cdr_itab values;            /* out: object -> tag position; in: tag position -> object */
-  cdr_itab ids;               /* out: ID string -> position; in: position -> ID string */
-  cdr_itab codebases;         /* the same for codebase URLs */
-  cdr_itab lists;             /* out: type -> count position; in: position -> list */
+  /* Initialised on first use (bit K of aux_live for aux[K]): most streams
+   * never send type information.  ids: out: ID string -> position; in:
+   * position -> ID string; codebases: the same for codebase URLs; lists:
+   * out: type -> count position; in: position -> list. */
+  cdr_itab aux[3];
+  uint8_t aux_live;
+  uint8_t aux_strings;        /* cdr_itab_kind of ids and codebases */
   cdr_value_opts vo;
   int fast;                   /* vo allows the short path (minimal type information) */
   const cdr_allocator *alloc;
@@ -268,13 +272,26 @@ typedef struct vstate {
   vplan plans[PLAN_SLOTS];
 } vstate;
 
+enum { AUX_IDS = 0, AUX_CODEBASES = 1, AUX_LISTS = 2 };
+
+/* S's table K (AUX_*), initialised on first use. */
+static inline cdr_itab *aux_tab(vstate *s, unsigned k)
+{
+  if (CDR_UNLIKELY(!(s->aux_live & (1u << k)))) {
+    cdr_itab_init(&s->aux[k], k == AUX_LISTS ? CDR_ITAB_PTR : (cdr_itab_kind)s->aux_strings,
+                  s->alloc);
+    s->aux_live |= (uint8_t)(1u << k);
+  }
+  return &s->aux[k];
+}
+
 static void vstate_reset(void *self)
 {
   vstate *s = self;
   cdr_itab_clear(&s->values);
-  cdr_itab_clear(&s->ids);
-  cdr_itab_clear(&s->codebases);
-  cdr_itab_clear(&s->lists);
+  for (unsigned k = 0; k < 3; k++)
+    if (s->aux_live & (1u << k))
+      cdr_itab_clear(&s->aux[k]);
   s->nvalues = 0;
   s->sp = 0;
   s->reentry = 0;
@@ -309,9 +326,10 @@ static void vstate_release(void *self)
 {
   vstate *s = self;
   cdr_itab_release(&s->values);
-  cdr_itab_release(&s->ids);
-  cdr_itab_release(&s->codebases);
-  cdr_itab_release(&s->lists);
+  for (unsigned k = 0; k < 3; k++)
+    if (s->aux_live & (1u << k))
+      cdr_itab_release(&s->aux[k]);
+  s->aux_live = 0;
   if (s->alloc == cdr_mem_global() && vstate_pooled < VSTATE_POOL) {
     if (!vstate_registered) {
       pthread_once(&vstate_once, vstate_key_make);
@@ -350,9 +368,8 @@ static vstate *vstate_new(const cdr_allocator *alloc, cdr_itab_kind strings)
   s->ext.release = vstate_release;
   s->alloc = a;
   cdr_itab_init(&s->values, CDR_ITAB_PTR, a);
-  cdr_itab_init(&s->ids, strings, a);
-  cdr_itab_init(&s->codebases, strings, a);
-  cdr_itab_init(&s->lists, CDR_ITAB_PTR, a);
+  s->aux_live = 0;
+  s->aux_strings = (uint8_t)strings;
   cdr_value_opts_default(&s->vo);
   s->fast = 1;
   s->nvalues = 0;
@@ -618,13 +635,13 @@ static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const
                  | (list ? TAG_ID_LIST : one ? TAG_ID_ONE : 0) | (chunked ? TAG_CHUNKED : 0);
   put_long_aligned(o, tag);
   if (actual->codebase)
-    out_string_indirect(o, &s->codebases, actual->codebase);
+    out_string_indirect(o, aux_tab(s, AUX_CODEBASES), actual->codebase);
   if (list || one) {
     int st;
     if (list) {
       uintptr_t lat;
       cdr_out_align(o, 4);
-      if (cdr_itab_get(&s->lists, (uintptr_t)actual, &lat)) {
+      if (cdr_itab_get(aux_tab(s, AUX_LISTS), (uintptr_t)actual, &lat)) {
         put_long_aligned(o, INDIRECTION);
         put_long_aligned(o, (uint32_t)(int32_t)((intptr_t)lat - (intptr_t)o->pos));
       } else {
@@ -641,9 +658,10 @@ static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const
             cdr_out_fail(o, st);
             return 0;
           }
-          out_string_indirect(o, &s->ids, id);
+          out_string_indirect(o, aux_tab(s, AUX_IDS), id);
         }
-        if (o->status == CDR_OK && (rc = cdr_itab_put(&s->lists, (uintptr_t)actual, count_pos)))
+        if (o->status == CDR_OK
+            && (rc = cdr_itab_put(aux_tab(s, AUX_LISTS), (uintptr_t)actual, count_pos)))
           cdr_out_fail(o, rc);
       }
     } else {
@@ -652,7 +670,7 @@ static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const
         cdr_out_fail(o, st);
         return 0;
       }
-      out_string_indirect(o, &s->ids, id);
+      out_string_indirect(o, aux_tab(s, AUX_IDS), id);
     }
   }
   if (o->status != CDR_OK)
@@ -1200,7 +1218,7 @@ static int in_id_list(cdr_in *i, vstate *s, const id_list **out)
     uintptr_t v;
     if (i->status == CDR_OK
         && (off >= -4 || (size_t)(-(int64_t)off) > off_pos
-            || !cdr_itab_find(&s->lists, off_pos + (size_t)(int64_t)off, &v))) {
+            || !cdr_itab_find(aux_tab(s, AUX_LISTS), off_pos + (size_t)(int64_t)off, &v))) {
       i->pos = off_pos;
       return cdr_in_fail(i, CDR_E_INDIRECTION, "repository ID list indirection to no such list");
     }
@@ -1219,9 +1237,9 @@ static int in_id_list(cdr_in *i, vstate *s, const id_list **out)
     return cdr_in_fail(i, CDR_E_NOMEM, "arena allocation failed");
   l->n = u;
   for (uint32_t k = 0; k < u; k++)
-    if (in_string_indirect(i, &s->ids, &l->id[k], &l->len[k]) != CDR_OK)
+    if (in_string_indirect(i, aux_tab(s, AUX_IDS), &l->id[k], &l->len[k]) != CDR_OK)
       return i->status;
-  int rc = cdr_itab_put(&s->lists, at, (uintptr_t)l);
+  int rc = cdr_itab_put(aux_tab(s, AUX_LISTS), at, (uintptr_t)l);
   if (rc != CDR_OK)
     return cdr_in_fail(i, rc, "no memory for indirection table");
   *out = l;
@@ -1335,7 +1353,7 @@ static int in_value_start(cdr_in *i, vstate *s, const cdr_value_type *t, void **
   if (tag & TAG_CODEBASE) {
     const char *cb;
     uint32_t cblen;
-    if (in_string_indirect(i, &s->codebases, &cb, &cblen) != CDR_OK)
+    if (in_string_indirect(i, aux_tab(s, AUX_CODEBASES), &cb, &cblen) != CDR_OK)
       return 0;
   }
   const cdr_value_type *vt = NULL;
@@ -1343,7 +1361,7 @@ static int in_value_start(cdr_in *i, vstate *s, const cdr_value_type *t, void **
   if ((tag & TAG_ID_MASK) == TAG_ID_ONE) {
     const char *id;
     uint32_t len;
-    if (in_string_indirect(i, &s->ids, &id, &len) != CDR_OK)
+    if (in_string_indirect(i, aux_tab(s, AUX_IDS), &id, &len) != CDR_OK)
       return 0;
     vt = resolve_id(s, t, id, len);
   } else if ((tag & TAG_ID_MASK) == TAG_ID_LIST) {
@@ -1458,9 +1476,11 @@ static long in_skip_rest(cdr_in *i, vstate *s, vframe *f)
       size_t lim = i->chunk_lim;
       i->in_chunk = 0; /* the header lies between chunks */
       i->end = lim;
-      if ((u & TAG_CODEBASE) && in_string_indirect(i, &s->codebases, &str, &len) != CDR_OK)
+      if ((u & TAG_CODEBASE)
+          && in_string_indirect(i, aux_tab(s, AUX_CODEBASES), &str, &len) != CDR_OK)
         return -2;
-      if ((u & TAG_ID_MASK) == TAG_ID_ONE && in_string_indirect(i, &s->ids, &str, &len) != CDR_OK)
+      if ((u & TAG_ID_MASK) == TAG_ID_ONE
+          && in_string_indirect(i, aux_tab(s, AUX_IDS), &str, &len) != CDR_OK)
         return -2;
       if ((u & TAG_ID_MASK) == TAG_ID_LIST && in_id_list(i, s, &l) != CDR_OK)
         return -2;

@@ -1586,6 +1586,7 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
   cdr_arena *const arena = i->arena;
   uint32_t budget = arena ? value_budget(s, vdepth) : 0; /* no arena: the general walk says so */
   const uint32_t budget0 = budget; /* s->nvalues grows by what the loop uses of it */
+  uint8_t *acur = arena ? arena->cur : NULL; /* written back at every exit */
   for (;;) {
     if (CDR_UNLIKELY(op == op_end))
       break; /* done: the general walk ends the value */
@@ -1647,9 +1648,14 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
       goto out; /* the general walk reads it, or fails with the right error */
     const cdr_value_type *dt = op->dt;
     const uint32_t size = op->size;
-    void *child = cdr_arena_alloc(arena, size, op->align);
-    if (!child)
+    /* The arena's bump pointer is held in a local while the loop runs
+     * (nothing else allocates from it meanwhile); a full block or the
+     * arena's maximum leaves the allocation to the general walk. */
+    uintptr_t cp = ((uintptr_t)acur + (op->align - 1)) & ~(uintptr_t)(op->align - 1);
+    if (CDR_UNLIKELY((intptr_t)((uintptr_t)arena->lim - cp) < (intptr_t)size))
       goto out;
+    void *child = (void *)cp;
+    acur = (uint8_t *)(cp + size);
     /* Zeroed with 16-octet stores, the last of which may run into free
      * space or the block's slack (CDR__ARENA_SLACK). */
     if (size <= 32) {
@@ -1663,6 +1669,8 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
     int rc = cdr_itab__append_k(&s->values, q, (uintptr_t)child, CDR_ITAB_PTR);
     if (rc < 0) {
       s->nvalues += budget0 - budget;
+      if (arena)
+        arena->cur = acur;
       i->pos = q;
       cdr_in_fail(i, rc, "no memory for indirection table");
       return 1;
@@ -1682,6 +1690,8 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
      * tail); F's fields are saved first, since stacking may move them. */
     int last = op == op_end && p->nops < PLAN_MAX_OPS;
     s->nvalues += budget0 - budget;
+    if (arena)
+      arena->cur = acur;
     uint32_t depth = f->depth;
     f->obj = obj;
     f->vdepth = vdepth;
@@ -1699,6 +1709,8 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
   }
 out:
   s->nvalues += budget0 - budget;
+  if (arena)
+    arena->cur = acur;
   f->obj = obj;
   f->vdepth = vdepth;
   plan_leave(f, p, op);

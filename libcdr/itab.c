@@ -628,6 +628,22 @@ static int itab_put_hashed(cdr_itab *t, uintptr_t k, uintptr_t v)
   }
 }
 
+/* A table still inline (mask == 0): add K -> V inline if there is room
+ * (1), else move to a block (0: the caller adds it there); CDR_E_STATE
+ * after release, CDR_E_NOMEM. */
+static int inline_add_or_spill(cdr_itab *t, uintptr_t k, uintptr_t v)
+{
+  if (t->n < t->ilim) {
+    t->ikeys[t->n] = k;
+    t->ivals[t->n] = v;
+    t->n++;
+    return 1;
+  }
+  if (t->ilim == 0)
+    return CDR_E_STATE;
+  return itab_spill(t);
+}
+
 /* Everything but putting a pointer in the inline entries: out of line, so
  * that the fast path needs no stack frame. */
 static __attribute__((noinline)) int itab_put_slow(cdr_itab *t, uintptr_t k, uintptr_t v)
@@ -639,20 +655,9 @@ static __attribute__((noinline)) int itab_put_slow(cdr_itab *t, uintptr_t k, uin
       if (t->ivals[i] == v && str_eq(t->ikeys[i], k)) /* values first: no strcmp */
         return CDR_OK;
   }
-  if (t->n < t->ilim) {
-    t->ikeys[t->n] = k;
-    t->ivals[t->n] = v;
-    t->n++;
-    return CDR_OK;
-  }
-  if (t->ilim == 0)
-    return CDR_E_STATE;
-  int rc = itab_spill(t);
-  if (rc != CDR_OK)
-    return rc;
-  return itab_put_hashed(t, k, v);
+  int rc = inline_add_or_spill(t, k, v);
+  return rc == 0 ? itab_put_hashed(t, k, v) : rc < 0 ? rc : CDR_OK;
 }
-
 
 int cdr_itab_put(cdr_itab *t, uintptr_t k, uintptr_t v)
 {
@@ -674,17 +679,9 @@ int cdr_itab_put(cdr_itab *t, uintptr_t k, uintptr_t v)
 int cdr_itab__append_slow(cdr_itab *t, uintptr_t k, uintptr_t v)
 {
   if (t->mask == 0) {
-    if (t->n < t->ilim) {
-      t->ikeys[t->n] = k;
-      t->ivals[t->n] = v;
-      t->n++;
-      return CDR_OK;
-    }
-    if (t->ilim == 0)
-      return CDR_E_STATE;
-    int rc = itab_spill(t);
-    if (rc != CDR_OK)
-      return rc;
+    int rc = inline_add_or_spill(t, k, v);
+    if (rc != 0)
+      return rc < 0 ? rc : CDR_OK;
   }
   if (t->n == t->cap) {
     int rc = itab_grow(t);

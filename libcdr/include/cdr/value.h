@@ -62,7 +62,11 @@ enum {
 };
 
 /* A value type descriptor.  Static data, except `id`, which the library
- * fills once (atomically) with the repository ID. */
+ * fills once (atomically) with the repository ID.  Do not change a
+ * descriptor (or its members) after its first use: streams cache a walk
+ * plan per descriptor (checked against its members pointer and count and
+ * its base, not against the members' contents); a descriptor that must
+ * change is a new descriptor. */
 struct cdr_value_type {
   const char *name;                  /* IDL or Java name, for messages */
   /* Where the repository ID comes from, first set wins: */

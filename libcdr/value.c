@@ -894,7 +894,7 @@ static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstat
     pad = (o->origin - pos) & 3;
     if (lim - pos < pad + 8)
       goto out;
-    memset(buf + pos, 0, 4); /* the padding, or the null */
+    memset(buf + pos, 0, 8); /* the padding and a null (pad + 4 <= 8 octets) */
     size_t tag_pos = pos + pad;
     if (!child) {
       pos = tag_pos + 4; /* null: the long 0 */
@@ -941,6 +941,7 @@ static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstat
      * tail); F's fields are saved first, since stacking may move them. */
     int last = op == op_end && p->nops < PLAN_MAX_OPS;
     uint32_t depth = f->depth;
+    uint8_t direct = last ? f->direct : 1; /* a tail inherits how F was started */
     f->obj = (void *)obj;
     f->vdepth = vdepth;
     plan_leave(f, p, op);
@@ -951,7 +952,7 @@ static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstat
       return 1;
     }
     frame_init(nf, dt, (void *)child);
-    nf->direct = 1;
+    nf->direct = direct;
     nf->vdepth = vdepth + 1;
     nf->depth = nf->tail_lo = depth;
     return 1;
@@ -1051,8 +1052,13 @@ static void out_run(cdr_out *o, vstate *s, uint32_t base_sp)
     if (m->type->kind == CDR_K_VALUE) {
       const cdr_value *child = *(const cdr_value *const *)src;
       const cdr_value_type *dt = m->type->u.val.vt;
+      /* A member walked here is "direct" (its end tag may stay pending in
+       * F's chunk); a tail that replaces F inherits F's own flag: F may
+       * have been started by a custom marshaller or a constructed member,
+       * which write on by themselves after it. */
+      uint8_t direct = last ? f->direct : 1;
       if (out_value_start(o, s, dt, child, last))
-        top_frame(s)->direct = 1;
+        top_frame(s)->direct = direct;
       continue;
     }
     switch (m->type->kind) { /* the common primitives inline */

@@ -1254,6 +1254,187 @@ START_TEST(test_exact_null_values_are_long_zero)
 }
 END_TEST
 
+/* valuetype ShortNode { short x; Node n; }; valuetype OctNode { octet c;
+ * Node n; }: a null value member right after a member that leaves the
+ * position unaligned. */
+typedef struct ShortNode {
+  cdr_value hdr;
+  int16_t x;
+  Node *n;
+} ShortNode;
+typedef struct OctNode {
+  cdr_value hdr;
+  uint8_t c;
+  Node *n;
+} OctNode;
+static const cdr_member ShortNode_members[] = {
+  CDR_MEMBER(ShortNode, x, &cdr_type_short),
+  CDR_MEMBER(ShortNode, n, &NodeRef),
+};
+static cdr_value_type ShortNode_vt = {
+  .name = "ShortNode", .repo_id = "IDL:Bench/ShortNode:1.0", .members = ShortNode_members,
+  .nmembers = 2, .size = sizeof(ShortNode), .align = _Alignof(ShortNode),
+};
+static const cdr_member OctNode_members[] = {
+  CDR_MEMBER(OctNode, c, &cdr_type_octet),
+  CDR_MEMBER(OctNode, n, &NodeRef),
+};
+static cdr_value_type OctNode_vt = {
+  .name = "OctNode", .repo_id = "IDL:Bench/OctNode:1.0", .members = OctNode_members,
+  .nmembers = 2, .size = sizeof(OctNode), .align = _Alignof(OctNode),
+};
+
+/* Encode VALUE (declared VT) into BUF of CAP octets that hold stale octets
+ * (a caller's buffer, or a pooled one that held another message). */
+static size_t encode_into(int le, const cdr_value_type *vt, const void *value, uint8_t *buf,
+                          size_t cap)
+{
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.byte_order = (uint8_t)le;
+  cdr_out o;
+  ck_assert_int_eq(cdr_out_init_buffer(&o, &op, buf, cap), CDR_OK);
+  ck_assert_int_eq(cdr_put_value(&o, vt, value), CDR_OK);
+  size_t n = cdr_out_size(&o);
+  cdr_out_close(&o);
+  return n;
+}
+
+/* The null's four octets are all written, not only the padding before it:
+ * found by fuzzing (the walk loop zeroed 4 octets from the unaligned
+ * position and skipped past the null's word). */
+START_TEST(test_exact_null_after_unaligned_member_is_four_zero_octets)
+{
+  for (int le = 0; le < 2; le++) {
+    uint8_t buf[64];
+    ShortNode sn = { { &ShortNode_vt }, 0x1234, NULL };
+    memset(buf, 0xAA, sizeof buf);
+    size_t n = encode_into(le, &ShortNode_vt, &sn, buf, sizeof buf);
+    tu_buf want;
+    want.n = 0;
+    L(&want, le, 0x7fffff00u);
+    tu_num(&want, 0, 0x1234, 2, le);
+    static const uint8_t z2[2] = { 0, 0 };
+    tu_put(&want, z2, 2); /* padding */
+    L(&want, le, 0);      /* the null */
+    TU_CTX("ShortNode{0x1234, null} (%s)", le ? "little-endian" : "big-endian");
+    TU_ASSERT_BYTES(buf, n, want.b, want.n);
+
+    OctNode on = { { &OctNode_vt }, 0x5a, NULL };
+    memset(buf, 0xAA, sizeof buf);
+    n = encode_into(le, &OctNode_vt, &on, buf, sizeof buf);
+    want.n = 0;
+    L(&want, le, 0x7fffff00u);
+    static const uint8_t c3[4] = { 0x5a, 0, 0, 0 };
+    tu_put(&want, c3, 4);
+    L(&want, le, 0);
+    TU_CTX("OctNode{0x5a, null} (%s)", le ? "little-endian" : "big-endian");
+    TU_ASSERT_BYTES(buf, n, want.b, want.n);
+
+    /* Decoded back: the members and the null. */
+    dec d;
+    dec_open(&d, want.b, want.n, le, reg_full, 0);
+    void *v = NULL;
+    ck_assert_int_eq(cdr_get_value(&d.in, &OctNode_vt, &v), CDR_OK);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_ptr_eq(((OctNode *)v)->hdr.type, &OctNode_vt);
+    ck_assert_uint_eq(((OctNode *)v)->c, 0x5a);
+    ck_assert_ptr_null(((OctNode *)v)->n);
+    ck_assert_uint_eq(cdr_in_pos(&d.in), want.n);
+    dec_close(&d);
+  }
+}
+END_TEST
+
+/* struct NPair { Node a; long tag; }; valuetype NHolder { NPair p; };
+ * valuetype TNHolder : truncatable Empty { NPair p; };  a list inside a
+ * struct member of a chunked value: the list's tail replaces the frame of
+ * a value that a constructed member started (type.c writes `tag` after it),
+ * so its end tag must not stay pending for the walk. */
+typedef struct NPair {
+  Node *a;
+  int32_t tag;
+} NPair;
+typedef struct NHolder {
+  cdr_value hdr;
+  NPair p;
+} NHolder;
+typedef struct TNHolder {
+  Empty base;
+  NPair p;
+} TNHolder;
+static const cdr_member NPair_members[] = {
+  CDR_MEMBER(NPair, a, &NodeRef),
+  CDR_MEMBER(NPair, tag, &cdr_type_long),
+};
+static const cdr_type NPair_t = CDR_STRUCT_TYPE(NPair, "NPair", "IDL:Bench/NPair:1.0", NPair_members);
+static const cdr_member NHolder_members[] = { CDR_MEMBER(NHolder, p, &NPair_t) };
+static cdr_value_type NHolder_vt = {
+  .name = "NHolder", .repo_id = "IDL:Bench/NHolder:1.0", .members = NHolder_members,
+  .nmembers = 1, .size = sizeof(NHolder), .align = _Alignof(NHolder),
+};
+static const cdr_member TNHolder_members[] = { CDR_MEMBER(TNHolder, p, &NPair_t) };
+static cdr_value_type TNHolder_vt = {
+  .name = "TNHolder", .repo_id = "IDL:Bench/TNHolder:1.0", .base = &Empty_vt,
+  .flags = CDR_VT_TRUNCATABLE, .members = TNHolder_members, .nmembers = 1,
+  .size = sizeof(TNHolder), .align = _Alignof(TNHolder),
+};
+
+/* Decode BLOB as declared type VT: the value, and in *P the NPair inside. */
+static const void *npair_of(dec *d, const blob *b, int le, const cdr_value_type *vt,
+                            const NPair **p)
+{
+  dec_open(d, b->p, b->n, le, reg_full, 0);
+  void *v = NULL;
+  ck_assert_int_eq(cdr_get_value(&d->in, vt, &v), CDR_OK);
+  ck_assert_ptr_nonnull(v);
+  ck_assert_ptr_eq(((cdr_value *)v)->type, vt);
+  ck_assert_uint_eq(cdr_in_pos(&d->in), b->n);
+  *p = vt == &NHolder_vt ? &((NHolder *)v)->p : &((TNHolder *)v)->p;
+  return v;
+}
+
+START_TEST(test_exact_list_in_struct_member_of_chunked_value_round_trips)
+{
+  Node n2 = { { &Node_vt }, 2, NULL }, n1 = { { &Node_vt }, 1, &n2 };
+  NHolder h = { { &NHolder_vt }, { &n1, 7 } };
+  TNHolder th = { { { &TNHolder_vt } }, { &n1, 7 } };
+  for (int le = 0; le < 2; le++)
+    for (int k = 0; k < 3; k++) {
+      /* chunk_all NHolder; TNHolder chunked as truncatable; TNHolder with a
+       * one-node list (no tail) for comparison */
+      cdr_value_opts vo = vopts(CDR_TYPEINFO_MINIMAL, k == 0, 0, NULL);
+      const cdr_value_type *vt = k == 0 ? &NHolder_vt : &TNHolder_vt;
+      n1.next = k == 2 ? NULL : &n2;
+      blob got;
+      TU_CTX("case %d (%s)", k, le ? "little-endian" : "big-endian");
+      ck_assert_int_eq(encode(le, &vo, vt, k == 0 ? (const void *)&h : (const void *)&th, NULL,
+                              NULL, &got), CDR_OK);
+      dec d;
+      const NPair *p;
+      const void *back = npair_of(&d, &got, le, vt, &p);
+      ck_assert_int_eq(p->tag, 7);
+      ck_assert_ptr_nonnull(p->a);
+      ck_assert_int_eq(p->a->id, 1);
+      if (k == 2) {
+        ck_assert_ptr_null(p->a->next);
+      } else {
+        ck_assert_ptr_nonnull(p->a->next);
+        ck_assert_int_eq(p->a->next->id, 2);
+        ck_assert_ptr_null(p->a->next->next);
+      }
+      /* The decoded graph encodes to the same octets. */
+      blob again;
+      ck_assert_int_eq(encode(le, &vo, vt, back, NULL, NULL, &again), CDR_OK);
+      TU_ASSERT_BYTES(again.p, again.n, got.p, got.n);
+      free(again.p);
+      dec_close(&d);
+      free(got.p);
+    }
+  n1.next = &n2;
+}
+END_TEST
+
 /* ================================================================ reading */
 
 START_TEST(test_read_uncompacted_end_tags_same_as_compacted)
@@ -3524,6 +3705,8 @@ static Suite *value_suite(void)
   tcase_add_test(tc, test_exact_codebase_url_and_its_indirection);
   tcase_add_test(tc, test_exact_typeinfo_always_sends_declared_type_id);
   tcase_add_test(tc, test_exact_null_values_are_long_zero);
+  tcase_add_test(tc, test_exact_null_after_unaligned_member_is_four_zero_octets);
+  tcase_add_test(tc, test_exact_list_in_struct_member_of_chunked_value_round_trips);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("read");

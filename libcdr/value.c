@@ -219,8 +219,9 @@ typedef struct vframe {
 /* A walk plan: the members of a value type's levels (root base first)
  * flattened into ops that the walk loops dispatch on, with the checks that
  * depend only on the type done once.  Plans are cached in the stream state
- * (which is pooled per thread with its plans), keyed by descriptor and
- * checked against its members, base and member count on every use. */
+ * for one message (forgotten when the state is taken from the pool or
+ * reset: a descriptor may be freed between messages and another one
+ * allocated at its address), keyed by descriptor. */
 enum {
   P_STOP = 0, /* the general walk takes this member */
   P_K4, P_K8, P_K2, P_K1, /* a primitive of that many octets, copied */
@@ -269,6 +270,7 @@ typedef struct vstate {
   uint32_t sp, cap;
   vframe *frames;
   vframe inline_frames[INLINE_FRAMES];
+  uint32_t plans_live;        /* bit K: plans[K] was built for this stream */
   vplan plans[PLAN_SLOTS];
 } vstate;
 
@@ -285,9 +287,19 @@ static inline cdr_itab *aux_tab(vstate *s, unsigned k)
   return &s->aux[k];
 }
 
+/* Plans live for one message: a descriptor freed after it (and another
+ * allocated at its address) must not find a stale plan. */
+static void plans_forget(vstate *s)
+{
+  for (uint32_t m = s->plans_live; m; m &= m - 1)
+    s->plans[__builtin_ctz(m)].vt = NULL;
+  s->plans_live = 0;
+}
+
 static void vstate_reset(void *self)
 {
   vstate *s = self;
+  plans_forget(s);
   cdr_itab_clear(&s->values);
   for (unsigned k = 0; k < 3; k++)
     if (s->aux_live & (1u << k))
@@ -363,7 +375,9 @@ static vstate *vstate_new(const cdr_allocator *alloc, cdr_itab_kind strings)
     s->cap = INLINE_FRAMES;
     for (unsigned k = 0; k < PLAN_SLOTS; k++)
       s->plans[k].vt = NULL;
+    s->plans_live = 0;
   }
+  plans_forget(s);
   s->ext.reset = vstate_reset;
   s->ext.release = vstate_release;
   s->alloc = a;
@@ -783,10 +797,13 @@ static void plan_build(vplan *p, const cdr_value_type *vt)
 /* VT's plan from S's cache, built on a miss. */
 static inline const vplan *plan_get(vstate *s, const cdr_value_type *vt)
 {
-  vplan *p = &s->plans[((uintptr_t)vt >> 4) & (PLAN_SLOTS - 1)];
+  unsigned k = ((uintptr_t)vt >> 4) & (PLAN_SLOTS - 1);
+  vplan *p = &s->plans[k];
   if (CDR_UNLIKELY(p->vt != vt || p->members != vt->members || p->base != vt->base
-                   || p->nmembers != vt->nmembers))
+                   || p->nmembers != vt->nmembers)) {
     plan_build(p, vt);
+    s->plans_live |= 1u << k;
+  }
   return p;
 }
 

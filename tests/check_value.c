@@ -1435,6 +1435,58 @@ START_TEST(test_exact_list_in_struct_member_of_chunked_value_round_trips)
 }
 END_TEST
 
+/* A descriptor freed after a message and another one built at the same
+ * address (malloc usually hands the block back) with another member type:
+ * the second message must not use the first one's walk plan (found by
+ * fuzzing: plans were kept across messages, keyed by address). */
+typedef struct DynV {
+  cdr_value hdr;
+  int32_t a;
+  int32_t b;
+} DynV;
+
+static void dyn_encode_once(const cdr_type *ta, int32_t a, const uint8_t *want, size_t wantlen)
+{
+  cdr_member *m = malloc(2 * sizeof *m);
+  cdr_value_type *vt = malloc(sizeof *vt);
+  ck_assert_ptr_nonnull(m);
+  ck_assert_ptr_nonnull(vt);
+  m[0] = (cdr_member){ "a", ta, offsetof(DynV, a) };
+  m[1] = (cdr_member){ "b", &cdr_type_long, offsetof(DynV, b) };
+  memset(vt, 0, sizeof *vt);
+  vt->name = "DynV";
+  vt->repo_id = "IDL:Bench/DynV:1.0";
+  vt->members = m;
+  vt->nmembers = 2;
+  vt->size = sizeof(DynV);
+  vt->align = _Alignof(DynV);
+  DynV v = { { vt }, a, 0x11223344 };
+  if (ta == &cdr_type_octet) { /* the octet is the member's first octet on any host */
+    v.a = 0;
+    memcpy(&v.a, &(uint8_t){ (uint8_t)a }, 1);
+  }
+  blob got;
+  ck_assert_int_eq(encode(0, NULL, vt, &v, NULL, NULL, &got), CDR_OK);
+  TU_ASSERT_BYTES(got.p, got.n, want, wantlen);
+  free(got.p);
+  free(vt);
+  free(m);
+}
+
+START_TEST(test_exact_descriptor_rebuilt_at_same_address_gets_new_plan)
+{
+  static const uint8_t as_long[] = { 0x7f, 0xff, 0xff, 0x00, 0x01, 0x02, 0x03, 0x04,
+                                     0x11, 0x22, 0x33, 0x44 };
+  static const uint8_t as_octet[] = { 0x7f, 0xff, 0xff, 0x00, 0x04, 0x00, 0x00, 0x00,
+                                      0x11, 0x22, 0x33, 0x44 };
+  TU_CTX("DynV with a long, then the same address with an octet");
+  for (int k = 0; k < 3; k++) {
+    dyn_encode_once(&cdr_type_long, 0x01020304, as_long, sizeof as_long);
+    dyn_encode_once(&cdr_type_octet, 0x04, as_octet, sizeof as_octet);
+  }
+}
+END_TEST
+
 /* ================================================================ reading */
 
 START_TEST(test_read_uncompacted_end_tags_same_as_compacted)
@@ -3707,6 +3759,7 @@ static Suite *value_suite(void)
   tcase_add_test(tc, test_exact_null_values_are_long_zero);
   tcase_add_test(tc, test_exact_null_after_unaligned_member_is_four_zero_octets);
   tcase_add_test(tc, test_exact_list_in_struct_member_of_chunked_value_round_trips);
+  tcase_add_test(tc, test_exact_descriptor_rebuilt_at_same_address_gets_new_plan);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("read");

@@ -62,11 +62,11 @@ enum {
 };
 
 /* A value type descriptor.  Static data, except `id`, which the library
- * fills once (atomically) with the repository ID.  Do not change a
- * descriptor (or its members) after its first use: streams cache a walk
- * plan per descriptor (checked against its members pointer and count and
- * its base, not against the members' contents); a descriptor that must
- * change is a new descriptor. */
+ * fills once (atomically) with the repository ID.  A descriptor (with its
+ * members and their types) must stay alive and unchanged while a stream
+ * uses it: a stream caches a walk plan per descriptor until it is reset or
+ * closed.  Between messages descriptors may be freed or built anew, also
+ * at the same addresses. */
 struct cdr_value_type {
   const char *name;                  /* IDL or Java name, for messages */
   /* Where the repository ID comes from, first set wins: */

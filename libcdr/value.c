@@ -218,10 +218,12 @@ typedef struct vframe {
 
 /* A walk plan: the members of a value type's levels (root base first)
  * flattened into ops that the walk loops dispatch on, with the checks that
- * depend only on the type done once.  Plans are cached in the stream state
- * for one message (forgotten when the state is taken from the pool or
- * reset: a descriptor may be freed between messages and another one
- * allocated at its address), keyed by descriptor. */
+ * depend only on the type done once.  Plans are cached in the stream state,
+ * keyed by descriptor.  A descriptor may be freed between messages and
+ * another one allocated at its address: a plan is kept across messages only
+ * when its descriptor's repository ID was given as a string and published
+ * (a new descriptor starts with none), else forgotten when the state is
+ * taken from the pool or reset. */
 enum {
   P_STOP = 0, /* the general walk takes this member */
   P_K4, P_K8, P_K2, P_K1, /* a primitive of that many octets, copied */
@@ -242,6 +244,8 @@ typedef struct vop {
 
 typedef struct vplan {
   const cdr_value_type *vt;   /* NULL: empty slot */
+  const char *idp;            /* vt's published repository ID when the plan may
+                               * outlive the message (see plan_get), else NULL */
   const cdr_member *members;  /* what the plan was built from */
   const cdr_value_type *base;
   uint32_t nmembers;
@@ -287,8 +291,10 @@ static inline cdr_itab *aux_tab(vstate *s, unsigned k)
   return &s->aux[k];
 }
 
-/* Plans live for one message: a descriptor freed after it (and another
- * allocated at its address) must not find a stale plan. */
+/* Plans of descriptors without a published repository ID string live for
+ * one message: a descriptor freed after it (and another allocated at its
+ * address) must not find a stale plan.  The others are checked against the
+ * published ID (plan_get). */
 static void plans_forget(vstate *s)
 {
   for (uint32_t m = s->plans_live; m; m &= m - 1)
@@ -792,6 +798,13 @@ static void plan_build(vplan *p, const cdr_value_type *vt)
   p->members = vt->members;
   p->base = vt->base;
   p->nmembers = vt->nmembers;
+  /* A descriptor with its repository ID given as a string gets it published
+   * (no allocation: the string itself) and keeps its plan across messages:
+   * a descriptor built anew at this address starts with no published ID.
+   * Others keep theirs for one message. */
+  p->idp = NULL;
+  if (vt->repo_id && cdr_value_type_id(vt, NULL) == vt->repo_id)
+    p->idp = vt->repo_id;
 }
 
 /* VT's plan from S's cache, built on a miss. */
@@ -800,9 +813,13 @@ static inline const vplan *plan_get(vstate *s, const cdr_value_type *vt)
   unsigned k = ((uintptr_t)vt >> 4) & (PLAN_SLOTS - 1);
   vplan *p = &s->plans[k];
   if (CDR_UNLIKELY(p->vt != vt || p->members != vt->members || p->base != vt->base
-                   || p->nmembers != vt->nmembers)) {
+                   || p->nmembers != vt->nmembers
+                   || (p->idp && p->idp != __atomic_load_n(&vt->id.id, __ATOMIC_RELAXED)))) {
     plan_build(p, vt);
-    s->plans_live |= 1u << k;
+    if (!p->idp)
+      s->plans_live |= 1u << k; /* forgotten after this message */
+    else
+      s->plans_live &= ~(1u << k);
   }
   return p;
 }

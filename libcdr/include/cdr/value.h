@@ -62,11 +62,12 @@ enum {
 };
 
 /* A value type descriptor.  Static data, except `id`, which the library
- * fills once (atomically) with the repository ID.  A descriptor (with its
- * members and their types) must stay alive and unchanged while a stream
- * uses it: a stream caches a walk plan per descriptor until it is reset or
- * closed.  Between messages descriptors may be freed or built anew, also
- * at the same addresses. */
+ * fills once (atomically) with the repository ID.  Once used, a descriptor
+ * and its members must not change: streams cache a walk plan per
+ * descriptor, kept across messages when `repo_id` is given.  A descriptor
+ * may be freed between messages and a new one built in its memory (also
+ * with a new members array at the old one's address), as long as the new
+ * one starts with an empty `id` (zero, or CDR_REPOID_CACHE_INIT). */
 struct cdr_value_type {
   const char *name;                  /* IDL or Java name, for messages */
   /* Where the repository ID comes from, first set wins: */

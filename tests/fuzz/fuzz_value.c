@@ -1096,6 +1096,18 @@ static void iso(void *orig, void *dec, pmap *fwd, pmap *rev, int trunc)
   free(st);
 }
 
+/* Every root of G decoded in D is isomorphic to the original. */
+static void check_iso_roots(const graph *g, const dec *d)
+{
+  pmap fwd, rev;
+  pm_init(&fwd, g->n + 1);
+  pm_init(&rev, g->n + 1);
+  for (int r = 0; r < g->nroots; r++)
+    iso(g->roots[r], d->roots[r], &fwd, &rev, 0);
+  pm_free(&fwd);
+  pm_free(&rev);
+}
+
 /* ================================================================ test phases */
 
 static void random_cfg(cfg *c, const graph *g)
@@ -1264,13 +1276,7 @@ static void phase_limits(const cfg *c, graph *g, const blob *b)
     if (!want && rc != CDR_E_LIMIT)
       failf("decode past limits gave %d (%s), want CDR_E_LIMIT", rc, cdr_strerror(rc));
     if (rc == CDR_OK) {
-      pmap fwd, rev;
-      pm_init(&fwd, g->n + 1);
-      pm_init(&rev, g->n + 1);
-      for (int r = 0; r < g->nroots; r++)
-        iso(g->roots[r], d.roots[r], &fwd, &rev, 0);
-      pm_free(&fwd);
-      pm_free(&rev);
+      check_iso_roots(g, &d);
     }
     dec_close(&d, ar);
     /* the encoder under the same limits */
@@ -1304,13 +1310,7 @@ static void phase_limits(const cfg *c, graph *g, const blob *b)
     if (rc == CDR_OK) {
       if (cdr_arena_used(d.arena) > amax)
         failf("arena used %zu past its max %zu", cdr_arena_used(d.arena), amax);
-      pmap fwd, rev;
-      pm_init(&fwd, g->n + 1);
-      pm_init(&rev, g->n + 1);
-      for (int r = 0; r < g->nroots; r++)
-        iso(g->roots[r], d.roots[r], &fwd, &rev, 0);
-      pm_free(&fwd);
-      pm_free(&rev);
+      check_iso_roots(g, &d);
     }
     dec_close(&d, ar);
   }
@@ -1440,13 +1440,7 @@ static void phase_nomem(const cfg *c, graph *g, const blob *b, int bug1_hit)
           failf("allocation failure %llu: %d (%s): %s", (unsigned long long)fa, rc, cdr_strerror(rc),
                 cdr_in_error_message(&d.in));
         if (rc == CDR_OK) {
-          pmap fwd, rev;
-          pm_init(&fwd, g->n + 1);
-          pm_init(&rev, g->n + 1);
-          for (int r = 0; r < g->nroots; r++)
-            iso(g->roots[r], d.roots[r], &fwd, &rev, 0);
-          pm_free(&fwd);
-          pm_free(&rev);
+          check_iso_roots(g, &d);
         }
         dec_close(&d, AR_FRESH);
         g_dec_alloc = NULL;

@@ -19,12 +19,11 @@
  * the pool's entry cap, where every block is allocated per message): the
  * smallest pooled one that is large enough, else a new one; the outgrown
  * block goes to the pool (or is freed past its caps).  Index load factor is
- * at most 0.5.  Both indexes
- * are brought up to date lazily: the index by value by the first look-up by
- * value (encoders and decoders look up by key only and should not pay for
- * it), the index by key by the first search after cdr_itab_append() (a
- * decoder records every value it reads but searches only to resolve an
- * indirection).
+ * at most 0.5.  Both indexes are brought up to date lazily: the index by
+ * value by the first look-up by value (encoders and decoders look up by key
+ * only and should not pay for it), the index by key by the first search
+ * after cdr_itab_append() (a decoder records every value it reads but
+ * searches only to resolve an indirection).
  *
  * A cdr_itab is owned by one thread at a time (its stream's); const
  * operations (cdr_itab_get, cdr_itab_count) may run concurrently with each

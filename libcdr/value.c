@@ -77,7 +77,7 @@ int cdr_value_type_is_base_of(const cdr_value_type *t, const cdr_value_type *d)
 #define FAST_K2 ((1u << CDR_K_SHORT) | (1u << CDR_K_USHORT))
 #define FAST_K1 ((1u << CDR_K_OCTET) | (1u << CDR_K_CHAR))
 _Static_assert(CDR_K_CUSTOM < 32, "member kinds fit a 32-bit mask");
-_Static_assert(CDR__ARENA_SLACK >= 16, "the walk loop zeroes objects in 16-octet stores");
+_Static_assert(CDR__ARENA_SLACK >= 64, "the walk loop zeroes objects in 32/64-octet stores");
 
 /* Types the fast paths leave to the general ones. */
 #define VT_SLOW (CDR_VT_TRUNCATABLE | CDR_VT_CUSTOM | CDR_VT_ABSTRACT)
@@ -478,11 +478,18 @@ static const cdr_value_type *level_type(const cdr_value_type *vt, unsigned nlv, 
   return x;
 }
 
-static void frame_init(vframe *f, const cdr_value_type *vt, void *obj)
+/* Levels of VT: itself and its bases (at most MAX_LEVELS). */
+static unsigned level_count(const cdr_value_type *vt)
 {
   unsigned n = 0;
   for (const cdr_value_type *x = vt; x && n < MAX_LEVELS; x = x->base)
     n++;
+  return n;
+}
+
+static void frame_init(vframe *f, const cdr_value_type *vt, void *obj)
+{
+  unsigned n = level_count(vt);
   f->vt = vt;
   f->obj = obj;
   f->nlv = (uint8_t)n;
@@ -521,6 +528,14 @@ static inline const cdr_member *next_member(vframe *f, int *is_last)
 /* ================================================================ writing */
 
 static void put_long_aligned(cdr_out *o, uint32_t v) { cdr_put_ulong(o, v); }
+
+/* An indirection to what was written at AT: 0xffffffff, then the offset
+ * from the offset field (after alignment) back to AT. */
+static void put_indirection(cdr_out *o, size_t at)
+{
+  put_long_aligned(o, INDIRECTION);
+  put_long_aligned(o, (uint32_t)(int32_t)((intptr_t)at - (intptr_t)o->pos));
+}
 
 /* Close F's current chunk: patch its length, or drop an empty one. */
 static void out_close_chunk(cdr_out *o, vframe *f)
@@ -571,8 +586,7 @@ static void out_string_indirect(cdr_out *o, cdr_itab *tab, const char *s)
   uintptr_t at;
   cdr_out_align(o, 4);
   if (cdr_itab_get(tab, (uintptr_t)s, &at)) {
-    put_long_aligned(o, INDIRECTION);
-    put_long_aligned(o, (uint32_t)(int32_t)((intptr_t)at - (intptr_t)o->pos));
+    put_indirection(o, at);
     return;
   }
   size_t here = o->pos;
@@ -609,8 +623,7 @@ static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const
   uintptr_t at;
   if (in_chunk && cdr_itab_get(&s->values, (uintptr_t)value, &at)) {
     out_flush_pending(o, parent, 1);
-    put_long_aligned(o, INDIRECTION); /* inside the current chunk */
-    put_long_aligned(o, (uint32_t)(int32_t)((intptr_t)at - (intptr_t)o->pos));
+    put_indirection(o, at); /* inside the current chunk */
     return 0;
   }
   if (in_chunk) {
@@ -625,8 +638,7 @@ static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const
     return 0;
   }
   if (found) {
-    put_long_aligned(o, INDIRECTION);
-    put_long_aligned(o, (uint32_t)(int32_t)((intptr_t)at - (intptr_t)o->pos));
+    put_indirection(o, at);
     return 0;
   }
   if (s->nvalues >= s->vo.max_values) {
@@ -662,8 +674,7 @@ static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const
       uintptr_t lat;
       cdr_out_align(o, 4);
       if (cdr_itab_get(aux_tab(s, AUX_LISTS), (uintptr_t)actual, &lat)) {
-        put_long_aligned(o, INDIRECTION);
-        put_long_aligned(o, (uint32_t)(int32_t)((intptr_t)lat - (intptr_t)o->pos));
+        put_indirection(o, lat);
       } else {
         size_t count_pos = o->pos;
         uint32_t n = 1;
@@ -750,9 +761,7 @@ static void out_value_end(cdr_out *o, vstate *s)
 /* Build VT's plan into P. */
 static void plan_build(vplan *p, const cdr_value_type *vt)
 {
-  unsigned nlv = 0;
-  for (const cdr_value_type *x = vt; x && nlv < MAX_LEVELS; x = x->base)
-    nlv++;
+  unsigned nlv = level_count(vt);
   unsigned k = 0, total = 0;
   for (unsigned lvl = 0; lvl < nlv; lvl++) {
     const cdr_value_type *x = level_type(vt, nlv, lvl);
@@ -1035,8 +1044,7 @@ static int root_plain_out(cdr_out *o, vstate *s, const cdr_value_type *t, const 
       cdr_out_fail(o, found);
       return 0;
     }
-    cdr_put_ulong(o, INDIRECTION);
-    cdr_put_ulong(o, (uint32_t)(int32_t)((intptr_t)at - (intptr_t)o->pos));
+    put_indirection(o, at);
     return 0;
   }
   cdr_put_ulong(o, TAG_MIN);
@@ -1603,6 +1611,15 @@ static void in_value_end(cdr_in *i, vstate *s)
   in_restore_chunks(i, s);
 }
 
+/* Leave the decoder's walk loop: the values it made count in S, and ARENA
+ * (if any) takes back its bump pointer ACUR. */
+static inline void in_fast_settle(vstate *s, cdr_arena *arena, uint8_t *acur, uint32_t made)
+{
+  s->nvalues += made;
+  if (arena)
+    arena->cur = acur;
+}
+
 /* Read the state of F (not chunked, outside chunks) from its walk position
  * on, with the stream's position held in a local: primitives, nulls, and
  * values with no type information (exactly their declared type); a tail
@@ -1691,13 +1708,11 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
     /* The arena's bump pointer is held in a local while the loop runs
      * (nothing else allocates from it meanwhile); a full block or the
      * arena's maximum leaves the allocation to the general walk. */
-    uintptr_t cp = ((uintptr_t)acur + (op->align - 1)) & ~(uintptr_t)(op->align - 1);
-    if (CDR_UNLIKELY((intptr_t)((uintptr_t)arena->lim - cp) < (intptr_t)size))
+    void *child = cdr_arena__bump(&acur, arena->lim, size, op->align);
+    if (CDR_UNLIKELY(!child))
       goto out;
-    void *child = (void *)cp;
-    acur = (uint8_t *)(cp + size);
-    /* Zeroed with 16-octet stores, the last of which may run into free
-     * space or the block's slack (CDR__ARENA_SLACK). */
+    /* Zeroed with fixed-size stores of 32 or 64 octets, which may run into
+     * free space or the block's slack (CDR__ARENA_SLACK). */
     if (size <= 32) {
       memset(child, 0, 32);
     } else if (size <= 64) {
@@ -1708,9 +1723,7 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
     ((cdr_value *)child)->type = dt;
     int rc = cdr_itab__append_k(&s->values, q, (uintptr_t)child, CDR_ITAB_PTR);
     if (rc < 0) {
-      s->nvalues += budget0 - budget;
-      if (arena)
-        arena->cur = acur;
+      in_fast_settle(s, arena, acur, budget0 - budget);
       i->pos = q;
       cdr_in_fail(i, rc, "no memory for indirection table");
       return 1;
@@ -1729,9 +1742,7 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
     /* Any other nested value gets a frame (replacing F when it is the
      * tail); F's fields are saved first, since stacking may move them. */
     int last = op == op_end && p->nops < PLAN_MAX_OPS;
-    s->nvalues += budget0 - budget;
-    if (arena)
-      arena->cur = acur;
+    in_fast_settle(s, arena, acur, budget0 - budget);
     uint32_t depth = f->depth;
     f->obj = obj;
     f->vdepth = vdepth;
@@ -1748,9 +1759,7 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
     return 1;
   }
 out:
-  s->nvalues += budget0 - budget;
-  if (arena)
-    arena->cur = acur;
+  in_fast_settle(s, arena, acur, budget0 - budget);
   f->obj = obj;
   f->vdepth = vdepth;
   plan_leave(f, p, op);

@@ -69,15 +69,26 @@ CDR_API void *cdr_arena__alloc_slow(cdr_arena *a, size_t size, size_t align);
 
 /* SIZE octets aligned to ALIGN (a power of two <= 16) from A, uninitialised.
  * NULL when the allocator fails or the arena's maximum would be passed. */
-static inline void *cdr_arena_alloc(cdr_arena *a, size_t size, size_t align)
+/* The bump allocation of cdr_arena_alloc() over a bump pointer *CUR and a
+ * bound LIM (the library's decoder holds them in locals in its loop): the
+ * aligned pointer, *CUR moved past SIZE octets; NULL when they do not fit.
+ * Not for direct use. */
+static inline void *cdr_arena__bump(uint8_t **cur, const uint8_t *lim, size_t size, size_t align)
 {
-  uintptr_t p = ((uintptr_t)a->cur + (align - 1)) & ~(uintptr_t)(align - 1);
+  uintptr_t p = ((uintptr_t)*cur + (align - 1)) & ~(uintptr_t)(align - 1);
   /* Signed: p passes lim by less than ALIGN when the block is full. */
-  if (__builtin_expect((intptr_t)((uintptr_t)a->lim - p) >= (intptr_t)size && (intptr_t)size >= 0, 1)) {
-    a->cur = (uint8_t *)(p + size);
+  if (__builtin_expect((intptr_t)((uintptr_t)lim - p) >= (intptr_t)size && (intptr_t)size >= 0,
+                       1)) {
+    *cur = (uint8_t *)(p + size);
     return (void *)p;
   }
-  return cdr_arena__alloc_slow(a, size, align);
+  return NULL;
+}
+
+static inline void *cdr_arena_alloc(cdr_arena *a, size_t size, size_t align)
+{
+  void *p = cdr_arena__bump(&a->cur, a->lim, size, align);
+  return __builtin_expect(p != NULL, 1) ? p : cdr_arena__alloc_slow(a, size, align);
 }
 
 /* A reset arena from the calling thread's pool (or a new one over the global

@@ -208,6 +208,76 @@ static inline int cdr_itab_append(cdr_itab *t, uintptr_t key, uintptr_t val)
   return cdr_itab__append_k(t, key, val, t->kind);
 }
 
+/* A pointer table's hashed state held in locals by a walk loop, so that the
+ * loop's stores into buffers and objects (which may alias anything) do not
+ * force the table's fields to be reloaded after each one.  Protocol:
+ * cdr_itab__cur_load(); while C.lim > C.n, cdr_itab__cur_get_or_add() or
+ * cdr_itab__cur_append() (never both on one cursor); otherwise, and before
+ * anything else touches the table, cdr_itab__cur_store() and go through the
+ * table's functions, then load again.  C.lim is 0 while the table is inline
+ * or its key index lags (SEARCH: the cursor will search). */
+typedef struct cdr_itab_cur {
+  uintptr_t *keys, *vals;
+  uint32_t *kprev, *kidx;
+  uint32_t n, lim, mask, shift;
+} cdr_itab_cur;
+
+static inline __attribute__((always_inline)) void
+cdr_itab__cur_load(const cdr_itab *t, cdr_itab_cur *c, int search)
+{
+  c->n = t->n;
+  c->lim = t->mask && (!search || t->kn == t->n) ? t->cap : 0;
+  c->keys = t->keys;
+  c->vals = t->vals;
+  c->kprev = t->kprev;
+  c->kidx = t->kidx;
+  c->mask = t->mask;
+  c->shift = t->shift;
+}
+
+/* Give C's entries back to T (SEARCH: C searched, so they are indexed by
+ * key).  Nothing to do when C.lim is 0. */
+static inline __attribute__((always_inline)) void
+cdr_itab__cur_store(cdr_itab *t, const cdr_itab_cur *c, int search)
+{
+  if (c->lim) {
+    t->n = c->n;
+    if (search)
+      t->kn = c->n;
+  }
+}
+
+/* cdr_itab_get_or_add() through C (C.lim > C.n): 1 and *FOUND = KEY's
+ * newest value, or 0 after adding KEY -> VAL. */
+static inline __attribute__((always_inline)) int
+cdr_itab__cur_get_or_add(cdr_itab_cur *c, uintptr_t key, uintptr_t val, uintptr_t *found)
+{
+  uint32_t s = cdr_itab_hash_ptr(key) >> c->shift, e;
+  while ((e = c->kidx[s]) != 0) {
+    if (c->keys[e - 1] == key) {
+      *found = c->vals[e - 1];
+      return 1;
+    }
+    s = (s + 1) & c->mask;
+  }
+  uint32_t n = c->n;
+  c->keys[n] = key;
+  c->vals[n] = val;
+  c->kprev[n] = 0;
+  c->kidx[s] = n + 1;
+  c->n = n + 1;
+  return 0;
+}
+
+/* cdr_itab_append() through C (C.lim > C.n). */
+static inline __attribute__((always_inline)) void
+cdr_itab__cur_append(cdr_itab_cur *c, uintptr_t key, uintptr_t val)
+{
+  c->keys[c->n] = key;
+  c->vals[c->n] = val;
+  c->n++;
+}
+
 /* 1 and *KEY (if KEY is not NULL) = the key of the newest entry whose value
  * is VAL; 0 (and *KEY untouched) if there is none.  Not const: it brings
  * the lazily built value index up to date. */

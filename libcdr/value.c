@@ -238,8 +238,15 @@ typedef struct vop {
   uint16_t member;            /* its index in the level */
   uint32_t offset;            /* in the C struct */
   const cdr_value_type *dt;   /* P_VAL: the declared type */
-  uint32_t size;              /* P_VAL: dt->size */
-  uint32_t align;             /* P_VAL: dt's alignment (8 when not given) */
+  union {
+    uint32_t size;            /* P_VAL: dt->size */
+    uint16_t wof[2];          /* primitives of a list plan: octets from the object's
+                               * start on the wire when it starts at a position
+                               * 0 / 4 mod 8 */
+  } u;
+  uint8_t align;              /* P_VAL: dt's alignment (8 when not given) */
+  uint8_t pad;                /* padding before the member when the object's state
+                               * starts 4-aligned (P_K8: worked out each time) */
 } vop;
 
 typedef struct vplan {
@@ -249,11 +256,24 @@ typedef struct vplan {
   const cdr_member *members;  /* what the plan was built from */
   const cdr_value_type *base;
   uint32_t nmembers;
-  uint16_t nops;              /* ops[0..nops) */
+  uint16_t nops;              /* ops[0..nops), then a P_STOP */
   uint8_t nlv;                /* levels of vt */
   uint8_t tail_same;          /* the last member is a value of type vt itself */
+  /* Most octets the ops write (an indirection for each value member) and
+   * read (a tag or null for each) from a 4-aligned start, padding included:
+   * with that much room the walk loops use the fixed padding and skip the
+   * bound checks of the members. */
+  uint32_t room_out, room_in;
+  /* A list plan: primitives, then the tail value (tail_same, nothing for
+   * the general walk).  From a 4-aligned start with the room above, the
+   * loops copy the primitives to and from fixed places (wof), then handle
+   * the tail, for a start at a position 0 / 4 mod 8: */
+  uint8_t list;
+  uint8_t pre_zero[2];        /* the primitives' octets include padding */
+  uint8_t tail_pad[2];        /* padding before the tail's tag */
+  uint16_t pre_len[2];        /* octets of the primitives, padding included */
   uint8_t lvl_start[MAX_LEVELS + 1]; /* first op of each level (<= nops) */
-  vop ops[PLAN_MAX_OPS];
+  vop ops[PLAN_MAX_OPS + 1];
 } vplan;
 
 typedef struct vstate {
@@ -793,16 +813,84 @@ static void plan_build(vplan *p, const cdr_value_type *vt)
             && (dt->align & (dt->align - 1)) == 0 && dt->align <= 16) {
           op->code = P_VAL;
           op->dt = dt;
-          op->size = dt->size;
-          op->align = dt->align ? dt->align : 8;
+          op->u.size = dt->size;
+          op->align = (uint8_t)(dt->align ? dt->align : 8);
         }
       }
     }
   }
   p->lvl_start[nlv] = (uint8_t)(k < PLAN_MAX_OPS ? k : PLAN_MAX_OPS);
   p->nops = (uint16_t)k;
-  p->nlv = (uint8_t)nlv;
+  p->ops[k].code = P_STOP; /* the loops stop at the end without counting */
+  p->ops[k].lvl = 0;
+  p->ops[k].member = 0;
+  p->ops[k].offset = 0;
+  p->ops[k].dt = NULL;
   p->tail_same = k == total && k > 0 && p->ops[k - 1].code == P_VAL && p->ops[k - 1].dt == vt;
+  /* The padding of each member from a 4-aligned start (position mod 4
+   * tracked; a value member ends 4-aligned: null, tag or indirection, or
+   * the loop leaves), and the most octets from there to the end. */
+  uint32_t mod = 0, room_out = 0, room_in = 0;
+  for (unsigned j = 0; j < k; j++) {
+    vop *op = &p->ops[j];
+    uint32_t pad = 0;
+    switch (op->code) {
+    case P_K4:
+      pad = (4 - mod) & 3;
+      room_out += pad + 4;
+      room_in += pad + 4;
+      mod = 0;
+      break;
+    case P_K8:
+      room_out += 7 + 8; /* the padding depends on the position mod 8 */
+      room_in += 7 + 8;
+      mod = 0;
+      break;
+    case P_K2:
+      pad = mod & 1;
+      room_out += pad + 2;
+      room_in += pad + 2;
+      mod = (mod + pad + 2) & 3;
+      break;
+    case P_K1:
+      room_out += 1;
+      room_in += 1;
+      mod = (mod + 1) & 3;
+      break;
+    case P_VAL:
+      pad = (4 - mod) & 3;
+      room_out += pad + 8;
+      room_in += pad + 4;
+      mod = 0;
+      break;
+    default:
+      break; /* P_STOP: the loops leave there */
+    }
+    op->pad = (uint8_t)pad;
+  }
+  p->room_out = room_out;
+  p->room_in = room_in;
+  /* A list plan: the wire layout of the primitives for both starts. */
+  p->list = p->tail_same && k < PLAN_MAX_OPS;
+  for (unsigned j = 0; p->list && j + 1 < k; j++)
+    if (p->ops[j].code < P_K4 || p->ops[j].code > P_K1)
+      p->list = 0;
+  for (unsigned ph = 0; p->list && ph < 2; ph++) {
+    uint32_t at = ph * 4, zero = 0; /* position mod 8 of the start, then on */
+    for (unsigned j = 0; j + 1 < k; j++) {
+      vop *op = &p->ops[j];
+      uint32_t sz = op->code == P_K4 ? 4 : op->code == P_K8 ? 8 : op->code == P_K2 ? 2 : 1;
+      uint32_t pad = (sz - (at & (sz - 1))) & (sz - 1);
+      zero |= pad;
+      op->u.wof[ph] = (uint16_t)(at + pad - ph * 4);
+      at += pad + sz;
+    }
+    uint32_t tpad = (4 - (at & 3)) & 3;
+    p->pre_len[ph] = (uint16_t)(at - ph * 4);
+    p->pre_zero[ph] = zero != 0;
+    p->tail_pad[ph] = (uint8_t)tpad;
+  }
+  p->nlv = (uint8_t)nlv;
   p->vt = vt;
   p->members = vt->members;
   p->base = vt->base;
@@ -859,6 +947,34 @@ static inline uint32_t value_budget(const vstate *s, uint32_t vdepth)
   return by_depth < by_count ? by_depth : by_count;
 }
 
+/* Leave the encoder's walk loop: the value table takes back its entries
+ * from cursor TC, and the values the loop wrote count in S (one entry
+ * each: the table had N0 entries when the loop began). */
+static inline void out_fast_settle(vstate *s, const cdr_itab_cur *tc, uint32_t n0)
+{
+  cdr_itab__cur_store(&s->values, tc, 1);
+  s->nvalues += s->values.n - n0;
+}
+
+/* Find CHILD in the encoder's value table through cursor TC, or record it
+ * at tag position VAL (the cursor while it can, else the table's own
+ * functions).  Returns 1 and *AT (found), 0 (recorded), 2 when the limits
+ * allow no more values (nothing done), or an error (CDR_E_NOMEM). */
+static inline __attribute__((always_inline)) int
+out_fast_record(vstate *s, cdr_itab_cur *tc, uint32_t *nlim, uint32_t nmax, uintptr_t child,
+                uintptr_t val, uintptr_t *at)
+{
+  if (CDR_LIKELY(tc->n < *nlim))
+    return cdr_itab__cur_get_or_add(tc, child, val, at);
+  if (tc->n >= nmax)
+    return 2;
+  cdr_itab__cur_store(&s->values, tc, 1);
+  int found = cdr_itab__get_or_add_k(&s->values, child, val, at, CDR_ITAB_PTR);
+  cdr_itab__cur_load(&s->values, tc, 1);
+  *nlim = tc->lim < nmax ? tc->lim : nmax;
+  return found;
+}
+
 /* Write the state of F (not chunked, minimal type information) from its
  * walk position on, with the stream's position and buffer held in locals:
  * primitives, nulls, indirections, and values of exactly their declared
@@ -867,128 +983,164 @@ static inline uint32_t value_budget(const vstate *s, uint32_t vdepth)
  * member it leaves to the general walk (anything else, or a buffer that must
  * grow), with F's walk position on that member, and returns 0; or returns 1
  * after an error or after stacking or replacing a frame for a nested value.
- * SWAP is a constant in each copy, so the byte order costs nothing. */
+ * SWAP is a constant in each copy, so the byte order costs nothing.
+ *
+ * An object whose state starts 4-aligned with the plan's room_out octets
+ * left is written "fixed": the padding comes from the plan and the members
+ * need no bound checks; otherwise each member works out its padding and
+ * checks its room.  The value table is held in a cursor (locals), and the
+ * limits on values are a bound on its entry count (each value the loop
+ * writes adds one entry), so that the loop carries few variables through
+ * its stores. */
 static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstate *s, vframe *f,
-                                                               const vplan *p, const int swap)
+                                                               const vplan *p,
+                                                               uint8_t *restrict const buf,
+                                                               const int swap)
 {
   unsigned start = p->lvl_start[f->lvl] + f->member;
   if (start >= p->nops)
     return 0;
-  const vop *op = p->ops + start, *const op_end = p->ops + p->nops;
-  const vop *const tail_at = p->tail_same ? op_end : NULL; /* restart there */
+  const vop *op = p->ops + start;
+  const vop *const tail_at = p->tail_same ? p->ops + p->nops : NULL; /* restart there */
   const uint8_t *obj = f->obj;
-  uint32_t vdepth = f->vdepth;
-  uint8_t *const buf = o->buf;
-  const size_t lim = o->lim;
-  size_t pos = o->pos;
-  uint32_t budget = value_budget(s, vdepth);
+  uint8_t *const wo = buf + o->origin; /* the alignment origin */
+  uint8_t *const wlim = buf + o->lim;
+  uint8_t *w = buf + o->pos;
+  int fixed = start == 0 && ((wo - w) & 3) == 0 && (size_t)(wlim - w) >= p->room_out;
+  cdr_itab_cur tc; /* the value table, in locals while the loop runs */
+  cdr_itab__cur_load(&s->values, &tc, 1);
+  /* Each value the loop writes adds one table entry and, but for one that
+   * gets its own frame, nests the walk one level deeper: the entry count
+   * stands for both. */
+  const uint32_t n0 = tc.n, vdepth0 = f->vdepth, nmax = n0 + value_budget(s, vdepth0);
+  uint32_t nlim = tc.lim < nmax ? tc.lim : nmax; /* entries the cursor may add up to */
+  size_t pad;
+  uint32_t u32;
+  int rc = CDR_OK;
+  if (fixed && p->list)
+    goto list;
   for (;;) {
-    if (CDR_UNLIKELY(op == op_end))
-      break; /* done: the general walk ends the value */
+  resume:;
     const uint32_t code = op->code;
     const uint8_t *src = obj + op->offset;
-    uint32_t u32;
-    size_t pad;
-    if (code != P_VAL) {
-      if (CDR_LIKELY(code == P_K4)) {
-        pad = (o->origin - pos) & 3;
-        if (lim - pos < pad + 4)
-          goto out;
-        memcpy(&u32, src, 4);
-        if (swap)
-          u32 = __builtin_bswap32(u32);
-        memset(buf + pos, 0, 4); /* the padding (pad < 4) */
-        memcpy(buf + pos + pad, &u32, 4);
-        pos += pad + 4;
-      } else if (code == P_K8) {
-        uint64_t u64;
-        pad = (o->origin - pos) & 7;
-        if (lim - pos < pad + 8)
-          goto out;
-        memcpy(&u64, src, 8);
-        if (swap)
-          u64 = __builtin_bswap64(u64);
-        memset(buf + pos, 0, 8);
-        memcpy(buf + pos + pad, &u64, 8);
-        pos += pad + 8;
-      } else if (code == P_K2) {
-        uint16_t u16;
-        pad = (o->origin - pos) & 1;
-        if (lim - pos < pad + 2)
-          goto out;
-        memcpy(&u16, src, 2);
-        if (swap)
-          u16 = __builtin_bswap16(u16);
-        memset(buf + pos, 0, 2);
-        memcpy(buf + pos + pad, &u16, 2);
-        pos += pad + 2;
-      } else if (code == P_K1) {
-        if (lim == pos)
-          goto out;
-        buf[pos++] = *src;
+    if (CDR_LIKELY(code == P_K4)) {
+      if (fixed) {
+        pad = op->pad;
       } else {
-        goto out;
+        pad = (size_t)(wo - w) & 3;
+        if ((size_t)(wlim - w) < pad + 4)
+          goto out;
       }
+      memcpy(&u32, src, 4);
+      if (swap)
+        u32 = __builtin_bswap32(u32);
+      memset(w, 0, 4); /* the padding (pad < 4) */
+      memcpy(w + pad, &u32, 4);
+      w += pad + 4;
       op++;
       continue;
     }
+    if (code == P_VAL)
+      goto value;
+    if (code == P_K8) {
+      uint64_t u64;
+      pad = (size_t)(wo - w) & 7;
+      if (!fixed && (size_t)(wlim - w) < pad + 8)
+        goto out;
+      memcpy(&u64, src, 8);
+      if (swap)
+        u64 = __builtin_bswap64(u64);
+      memset(w, 0, 8);
+      memcpy(w + pad, &u64, 8);
+      w += pad + 8;
+    } else if (code == P_K2) {
+      uint16_t u16;
+      if (fixed) {
+        pad = op->pad;
+      } else {
+        pad = (size_t)(wo - w) & 1;
+        if ((size_t)(wlim - w) < pad + 2)
+          goto out;
+      }
+      memcpy(&u16, src, 2);
+      if (swap)
+        u16 = __builtin_bswap16(u16);
+      memset(w, 0, 2);
+      memcpy(w + pad, &u16, 2);
+      w += pad + 2;
+    } else if (code == P_K1) {
+      if (!fixed && w == wlim)
+        goto out;
+      *w++ = *src;
+    } else {
+      goto out; /* P_STOP: the end, or a member for the general walk */
+    }
+    op++;
+    continue;
+  value:;
     /* A value member: null, an indirection, or a tag and the value. */
     const cdr_value *child = *(const cdr_value *const *)src;
-    pad = (o->origin - pos) & 3;
-    if (lim - pos < pad + 8)
-      goto out;
-    memset(buf + pos, 0, 8); /* the padding and a null (pad + 4 <= 8 octets) */
-    size_t tag_pos = pos + pad;
+    if (fixed) {
+      pad = op->pad;
+    } else {
+      pad = (size_t)(wo - w) & 3;
+      if ((size_t)(wlim - w) < pad + 8)
+        goto out;
+    }
+    memset(w, 0, 8); /* the padding and a null (pad + 4 <= 8 octets) */
+    uint8_t *tag = w + pad;
     if (!child) {
-      pos = tag_pos + 4; /* null: the long 0 */
+      w = tag + 4; /* null: the long 0 */
       op++;
       continue;
     }
     const cdr_value_type *dt = op->dt;
-    /* Type information, or past the limits: the general walk (which fails,
-     * or writes an indirection; the table must not have this value yet). */
-    if (child->type != dt || !budget)
+    /* Type information: the general walk (which fails, or writes an
+     * indirection; the table must not have this value yet). */
+    if (child->type != dt)
       goto out;
     uintptr_t at;
-    int found = cdr_itab__get_or_add_k(&s->values, (uintptr_t)child, tag_pos, &at, CDR_ITAB_PTR);
+    int found = out_fast_record(s, &tc, &nlim, nmax, (uintptr_t)child, (uintptr_t)(tag - buf), &at);
+    if (found == 2)
+      goto out; /* past the limits: the general walk says which */
+    if (found < 0) {
+      rc = found;
+      goto fail;
+    }
     if (found) {
-      if (found < 0) {
-        o->pos = pos;
-        cdr_out_fail(o, found);
-        return 1;
-      }
       u32 = INDIRECTION;
-      memcpy(buf + tag_pos, &u32, 4);
-      u32 = (uint32_t)(int32_t)((intptr_t)at - (intptr_t)(tag_pos + 4));
+      memcpy(tag, &u32, 4);
+      u32 = (uint32_t)(int32_t)((intptr_t)at - (intptr_t)(tag + 4 - buf));
       if (swap)
         u32 = __builtin_bswap32(u32);
-      memcpy(buf + tag_pos + 4, &u32, 4);
-      pos = tag_pos + 8;
+      memcpy(tag + 4, &u32, 4);
+      w = tag + 8;
       op++;
       continue;
     }
     u32 = swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN;
-    memcpy(buf + tag_pos, &u32, 4);
-    pos = tag_pos + 4;
-    s->nvalues++;
-    budget--;
+    memcpy(tag, &u32, 4);
+    w = tag + 4;
     op++;
     if (op == tail_at) {
-      /* The tail value replaces F's object: the walk restarts. */
+      /* The tail value replaces F's object: the walk restarts, 4-aligned. */
       obj = (const uint8_t *)child;
       op = p->ops;
-      vdepth++;
+      fixed = (size_t)(wlim - w) >= p->room_out;
+      if (fixed && p->list)
+        goto list;
       continue;
     }
     /* Any other nested value gets a frame (replacing F when it is the
      * tail); F's fields are saved first, since stacking may move them. */
-    int last = op == op_end && p->nops < PLAN_MAX_OPS;
-    uint32_t depth = f->depth;
+    int last = op == p->ops + p->nops && p->nops < PLAN_MAX_OPS;
+    uint32_t depth = f->depth, vdepth = vdepth0 + (tc.n - n0) - 1;
     uint8_t direct = last ? f->direct : 1; /* a tail inherits how F was started */
+    out_fast_settle(s, &tc, n0);
     f->obj = (void *)obj;
     f->vdepth = vdepth;
     plan_leave(f, p, op);
-    o->pos = pos;
+    o->pos = (size_t)(w - buf);
     vframe *nf = last ? f : push_frame(s);
     if (!nf) {
       cdr_out_fail(o, CDR_E_NOMEM);
@@ -1000,23 +1152,103 @@ static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstat
     nf->depth = nf->tail_lo = depth;
     return 1;
   }
+list:
+  /* A list plan, whole objects from a 4-aligned start with room: the
+   * primitives to their fixed places, then the tail.  Anything else goes
+   * back to the loop above, at the tail or after it. */
+  for (const vop *const tail = p->ops + p->nops - 1;;) {
+    const unsigned ph = (unsigned)((size_t)(w - wo) >> 2) & 1;
+    if (p->pre_zero[ph])
+      memset(w, 0, p->pre_len[ph]);
+    for (const vop *q = p->ops; q < tail; q++) {
+      const uint8_t *src = obj + q->offset;
+      uint8_t *d = w + q->u.wof[ph];
+      if (CDR_LIKELY(q->code == P_K4)) {
+        memcpy(&u32, src, 4);
+        if (swap)
+          u32 = __builtin_bswap32(u32);
+        memcpy(d, &u32, 4);
+      } else if (q->code == P_K8) {
+        uint64_t u64;
+        memcpy(&u64, src, 8);
+        if (swap)
+          u64 = __builtin_bswap64(u64);
+        memcpy(d, &u64, 8);
+      } else if (q->code == P_K2) {
+        uint16_t u16;
+        memcpy(&u16, src, 2);
+        if (swap)
+          u16 = __builtin_bswap16(u16);
+        memcpy(d, &u16, 2);
+      } else {
+        *d = *src;
+      }
+    }
+    w += p->pre_len[ph];
+    const cdr_value *child = *(const cdr_value *const *)(obj + tail->offset);
+    memset(w, 0, 8); /* the padding and a null */
+    uint8_t *tag = w + p->tail_pad[ph];
+    op = tail + 1; /* the object is done, unless the tail goes back */
+    if (!child) {
+      w = tag + 4;
+      goto resume;
+    }
+    uintptr_t at;
+    int found = 2;
+    if (child->type == tail->dt)
+      found = out_fast_record(s, &tc, &nlim, nmax, (uintptr_t)child, (uintptr_t)(tag - buf), &at);
+    if (found < 0) {
+      rc = found;
+      goto fail;
+    }
+    if (found == 2) {
+      op = tail; /* the loop above takes it (fixed: the room is there) */
+      goto resume;
+    }
+    if (found) {
+      u32 = INDIRECTION;
+      memcpy(tag, &u32, 4);
+      u32 = (uint32_t)(int32_t)((intptr_t)at - (intptr_t)(tag + 4 - buf));
+      if (swap)
+        u32 = __builtin_bswap32(u32);
+      memcpy(tag + 4, &u32, 4);
+      w = tag + 8;
+      goto resume;
+    }
+    u32 = swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN;
+    memcpy(tag, &u32, 4);
+    w = tag + 4;
+    obj = (const uint8_t *)child;
+    op = p->ops;
+    if ((size_t)(wlim - w) < p->room_out) {
+      fixed = 0;
+      goto resume;
+    }
+  }
 out:
+  out_fast_settle(s, &tc, n0);
   f->obj = (void *)obj;
-  f->vdepth = vdepth;
+  f->vdepth = vdepth0 + (s->values.n - n0);
   plan_leave(f, p, op);
-  o->pos = pos;
+  o->pos = (size_t)(w - buf);
   return 0;
+fail:
+  out_fast_settle(s, &tc, n0);
+  f->vdepth = vdepth0 + (s->values.n - n0);
+  o->pos = (size_t)(w - buf);
+  cdr_out_fail(o, rc);
+  return 1;
 }
 
 /* The two copies: byte order swapped or not. */
 static __attribute__((noinline)) int out_fast_host(cdr_out *o, vstate *s, vframe *f, const vplan *p)
 {
-  return out_fast_impl(o, s, f, p, 0);
+  return out_fast_impl(o, s, f, p, o->buf, 0);
 }
 
 static __attribute__((noinline)) int out_fast_swap(cdr_out *o, vstate *s, vframe *f, const vplan *p)
 {
-  return out_fast_impl(o, s, f, p, 1);
+  return out_fast_impl(o, s, f, p, o->buf, 1);
 }
 
 static inline int out_fast(cdr_out *o, vstate *s, vframe *f)
@@ -1611,13 +1843,58 @@ static void in_value_end(cdr_in *i, vstate *s)
   in_restore_chunks(i, s);
 }
 
-/* Leave the decoder's walk loop: the values it made count in S, and ARENA
- * (if any) takes back its bump pointer ACUR. */
-static inline void in_fast_settle(vstate *s, cdr_arena *arena, uint8_t *acur, uint32_t made)
+/* Leave the decoder's walk loop: the value table takes back its entries
+ * from cursor TC, the values the loop made count in S (one entry each: the
+ * table had N0 entries when the loop began), and ARENA (if any) takes back
+ * its bump pointer ACUR. */
+static inline void in_fast_settle(vstate *s, const cdr_itab_cur *tc, uint32_t n0,
+                                  cdr_arena *arena, uint8_t *acur)
 {
-  s->nvalues += made;
+  cdr_itab__cur_store(&s->values, tc, 0);
+  s->nvalues += s->values.n - n0;
   if (arena)
     arena->cur = acur;
+}
+
+/* A new value for value member OP from the arena's bump pointer *ACUR
+ * (limit ALIM), zeroed, with its type set; NULL when the block is full or
+ * past the arena's maximum (the general walk allocates then). */
+static inline __attribute__((always_inline)) void *in_fast_new(uint8_t **acur, uint8_t *alim,
+                                                               const vop *op)
+{
+  const uint32_t size = op->u.size;
+  void *child = cdr_arena__bump(acur, alim, size, op->align);
+  if (CDR_UNLIKELY(!child))
+    return NULL;
+  /* Zeroed with fixed-size stores of 32 or 64 octets, which may run into
+   * free space or the block's slack (CDR__ARENA_SLACK). */
+  if (size <= 32) {
+    memset(child, 0, 32);
+  } else if (size <= 64) {
+    memset(child, 0, 64);
+  } else {
+    memset(child, 0, size);
+  }
+  ((cdr_value *)child)->type = op->dt;
+  return child;
+}
+
+/* Record the value read at tag position KEY as VAL in the decoder's value
+ * table through cursor TC (the cursor while it can, else the table's own
+ * functions).  Returns CDR_OK or CDR_E_NOMEM. */
+static inline __attribute__((always_inline)) int
+in_fast_record(vstate *s, cdr_itab_cur *tc, uint32_t *nlim, uint32_t nmax, uintptr_t key,
+               uintptr_t val)
+{
+  if (CDR_LIKELY(tc->n < *nlim)) {
+    cdr_itab__cur_append(tc, key, val);
+    return CDR_OK;
+  }
+  cdr_itab__cur_store(&s->values, tc, 0);
+  int rc = cdr_itab__append_k(&s->values, key, val, CDR_ITAB_PTR);
+  cdr_itab__cur_load(&s->values, tc, 0);
+  *nlim = tc->lim < nmax ? tc->lim : nmax;
+  return rc;
 }
 
 /* Read the state of F (not chunked, outside chunks) from its walk position
@@ -1627,73 +1904,106 @@ static inline void in_fast_settle(vstate *s, cdr_arena *arena, uint8_t *acur, ui
  * first member it leaves to the general walk (indirections, type
  * information, anything else, short input), with F's walk position on that
  * member, and returns 0; or returns 1 after an error or after stacking or
- * replacing a frame for a nested value.  SWAP is a constant in each copy. */
+ * replacing a frame for a nested value.  SWAP is a constant in each copy.
+ *
+ * As in out_fast_impl(): an object that starts 4-aligned with the plan's
+ * room_in octets left is read "fixed" (padding from the plan, no bound
+ * checks per member), a list plan copies its primitives from fixed places,
+ * and the value table is held in a cursor whose entry count also counts
+ * the values made and their nesting. */
 static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate *s, vframe *f,
                                                               const vplan *p, const int swap)
 {
   unsigned start = p->lvl_start[f->lvl] + f->member;
   if (start >= p->nops || f->truncated)
     return 0;
-  const vop *op = p->ops + start, *const op_end = p->ops + p->nops;
+  const vop *op = p->ops + start;
+  const vop *const tail_at = p->tail_same ? p->ops + p->nops : NULL; /* restart there */
   uint8_t *obj = f->obj;
-  uint32_t vdepth = f->vdepth;
   const uint8_t *const buf = i->buf;
-  const size_t end = i->end;
+  const size_t end = i->end, origin = i->origin;
   size_t pos = i->pos, q;
   cdr_arena *const arena = i->arena;
-  uint32_t budget = arena ? value_budget(s, vdepth) : 0; /* no arena: the general walk says so */
-  const uint32_t budget0 = budget; /* s->nvalues grows by what the loop uses of it */
-  uint8_t *acur = arena ? arena->cur : NULL; /* written back at every exit */
+  /* The arena's bump pointer is held in a local while the loop runs
+   * (nothing else allocates from it meanwhile); a full block or the
+   * arena's maximum leaves the allocation to the general walk. */
+  uint8_t *acur = arena ? arena->cur : NULL;
+  uint8_t *const alim = arena ? arena->lim : NULL;
+  cdr_itab_cur tc;
+  cdr_itab__cur_load(&s->values, &tc, 0);
+  /* No arena: no values here (the general walk says why). */
+  const uint32_t n0 = tc.n, vdepth0 = f->vdepth;
+  const uint32_t nmax = n0 + (arena ? value_budget(s, vdepth0) : 0);
+  uint32_t nlim = tc.lim < nmax ? tc.lim : nmax;
+  int fixed = start == 0 && ((origin - pos) & 3) == 0 && end - pos >= p->room_in;
+  uint32_t u32;
+  int rc = CDR_OK;
+  if (fixed && p->list)
+    goto list;
   for (;;) {
-    if (CDR_UNLIKELY(op == op_end))
-      break; /* done: the general walk ends the value */
+  resume:;
     const uint32_t code = op->code;
     uint8_t *dst = obj + op->offset;
-    uint32_t u32;
-    if (code != P_VAL) {
-      if (CDR_LIKELY(code == P_K4)) {
-        q = pos + ((i->origin - pos) & 3);
+    if (CDR_LIKELY(code == P_K4)) {
+      if (fixed) {
+        q = pos + op->pad;
+      } else {
+        q = pos + ((origin - pos) & 3);
         if ((ptrdiff_t)(end - q) < 4) /* q may pass end by the padding */
           goto out;
-        memcpy(&u32, buf + q, 4);
-        if (swap)
-          u32 = __builtin_bswap32(u32);
-        memcpy(dst, &u32, 4);
-        pos = q + 4;
-      } else if (code == P_K8) {
-        uint64_t u64;
-        q = pos + ((i->origin - pos) & 7);
-        if ((ptrdiff_t)(end - q) < 8)
-          goto out;
-        memcpy(&u64, buf + q, 8);
-        if (swap)
-          u64 = __builtin_bswap64(u64);
-        memcpy(dst, &u64, 8);
-        pos = q + 8;
-      } else if (code == P_K2) {
-        uint16_t u16;
-        q = pos + ((i->origin - pos) & 1);
-        if ((ptrdiff_t)(end - q) < 2)
-          goto out;
-        memcpy(&u16, buf + q, 2);
-        if (swap)
-          u16 = __builtin_bswap16(u16);
-        memcpy(dst, &u16, 2);
-        pos = q + 2;
-      } else if (code == P_K1) {
-        if (pos >= end)
-          goto out;
-        *dst = buf[pos++];
-      } else {
-        goto out;
       }
+      memcpy(&u32, buf + q, 4);
+      if (swap)
+        u32 = __builtin_bswap32(u32);
+      memcpy(dst, &u32, 4);
+      pos = q + 4;
       op++;
       continue;
     }
+    if (code == P_VAL)
+      goto value;
+    if (code == P_K8) {
+      uint64_t u64;
+      q = pos + ((origin - pos) & 7);
+      if (!fixed && (ptrdiff_t)(end - q) < 8)
+        goto out;
+      memcpy(&u64, buf + q, 8);
+      if (swap)
+        u64 = __builtin_bswap64(u64);
+      memcpy(dst, &u64, 8);
+      pos = q + 8;
+    } else if (code == P_K2) {
+      uint16_t u16;
+      if (fixed) {
+        q = pos + op->pad;
+      } else {
+        q = pos + ((origin - pos) & 1);
+        if ((ptrdiff_t)(end - q) < 2)
+          goto out;
+      }
+      memcpy(&u16, buf + q, 2);
+      if (swap)
+        u16 = __builtin_bswap16(u16);
+      memcpy(dst, &u16, 2);
+      pos = q + 2;
+    } else if (code == P_K1) {
+      if (!fixed && pos >= end)
+        goto out;
+      *dst = buf[pos++];
+    } else {
+      goto out; /* P_STOP: the end, or a member for the general walk */
+    }
+    op++;
+    continue;
+  value:;
     /* A value member: null, or a tag with no type information. */
-    q = pos + ((i->origin - pos) & 3);
-    if ((ptrdiff_t)(end - q) < 4)
-      goto out;
+    if (fixed) {
+      q = pos + op->pad;
+    } else {
+      q = pos + ((origin - pos) & 3);
+      if ((ptrdiff_t)(end - q) < 4)
+        goto out;
+    }
     memcpy(&u32, buf + q, 4);
     if (u32 == 0) {
       *(void **)dst = NULL;
@@ -1701,49 +2011,32 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
       op++;
       continue;
     }
-    if (u32 != (swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN) || !budget)
+    if (u32 != (swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN) || tc.n >= nmax)
       goto out; /* the general walk reads it, or fails with the right error */
     const cdr_value_type *dt = op->dt;
-    const uint32_t size = op->size;
-    /* The arena's bump pointer is held in a local while the loop runs
-     * (nothing else allocates from it meanwhile); a full block or the
-     * arena's maximum leaves the allocation to the general walk. */
-    void *child = cdr_arena__bump(&acur, arena->lim, size, op->align);
+    void *child = in_fast_new(&acur, alim, op);
     if (CDR_UNLIKELY(!child))
       goto out;
-    /* Zeroed with fixed-size stores of 32 or 64 octets, which may run into
-     * free space or the block's slack (CDR__ARENA_SLACK). */
-    if (size <= 32) {
-      memset(child, 0, 32);
-    } else if (size <= 64) {
-      memset(child, 0, 64);
-    } else {
-      memset(child, 0, size);
-    }
-    ((cdr_value *)child)->type = dt;
-    int rc = cdr_itab__append_k(&s->values, q, (uintptr_t)child, CDR_ITAB_PTR);
-    if (rc < 0) {
-      in_fast_settle(s, arena, acur, budget0 - budget);
-      i->pos = q;
-      cdr_in_fail(i, rc, "no memory for indirection table");
-      return 1;
-    }
-    budget--;
+    rc = in_fast_record(s, &tc, &nlim, nmax, q, (uintptr_t)child);
+    if (rc < 0)
+      goto fail;
     *(void **)dst = child;
     pos = q + 4;
     op++;
-    if (op == op_end && p->tail_same) {
-      /* The tail value replaces F's object: the walk restarts. */
+    if (op == tail_at) {
+      /* The tail value replaces F's object: the walk restarts, 4-aligned. */
       obj = child;
       op = p->ops;
-      vdepth++;
+      fixed = end - pos >= p->room_in;
+      if (fixed && p->list)
+        goto list;
       continue;
     }
     /* Any other nested value gets a frame (replacing F when it is the
      * tail); F's fields are saved first, since stacking may move them. */
-    int last = op == op_end && p->nops < PLAN_MAX_OPS;
-    in_fast_settle(s, arena, acur, budget0 - budget);
-    uint32_t depth = f->depth;
+    int last = op == p->ops + p->nops && p->nops < PLAN_MAX_OPS;
+    in_fast_settle(s, &tc, n0, arena, acur);
+    uint32_t depth = f->depth, vdepth = vdepth0 + (tc.n - n0) - 1;
     f->obj = obj;
     f->vdepth = vdepth;
     plan_leave(f, p, op);
@@ -1758,13 +2051,78 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
     nf->depth = nf->tail_lo = depth;
     return 1;
   }
+list:
+  /* A list plan, whole objects from a 4-aligned start with room: the
+   * primitives from their fixed places, then the tail.  Anything else goes
+   * back to the loop above, at the tail or after it. */
+  for (const vop *const tail = p->ops + p->nops - 1;;) {
+    const unsigned ph = (unsigned)((pos - origin) >> 2) & 1;
+    for (const vop *o = p->ops; o < tail; o++) {
+      const uint8_t *src = buf + pos + o->u.wof[ph];
+      uint8_t *dst = obj + o->offset;
+      if (CDR_LIKELY(o->code == P_K4)) {
+        memcpy(&u32, src, 4);
+        if (swap)
+          u32 = __builtin_bswap32(u32);
+        memcpy(dst, &u32, 4);
+      } else if (o->code == P_K8) {
+        uint64_t u64;
+        memcpy(&u64, src, 8);
+        if (swap)
+          u64 = __builtin_bswap64(u64);
+        memcpy(dst, &u64, 8);
+      } else if (o->code == P_K2) {
+        uint16_t u16;
+        memcpy(&u16, src, 2);
+        if (swap)
+          u16 = __builtin_bswap16(u16);
+        memcpy(dst, &u16, 2);
+      } else {
+        *dst = *src;
+      }
+    }
+    pos += p->pre_len[ph];
+    q = pos + p->tail_pad[ph];
+    memcpy(&u32, buf + q, 4);
+    void **dst = (void **)(obj + tail->offset);
+    op = tail + 1; /* the object is done, unless the tail goes back */
+    if (u32 == 0) {
+      *dst = NULL;
+      pos = q + 4;
+      goto resume;
+    }
+    void *child = NULL;
+    if (u32 == (swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN) && tc.n < nmax)
+      child = in_fast_new(&acur, alim, tail);
+    if (!child) {
+      op = tail; /* the loop above takes it (fixed: the room is there) */
+      goto resume;
+    }
+    rc = in_fast_record(s, &tc, &nlim, nmax, q, (uintptr_t)child);
+    if (rc < 0)
+      goto fail;
+    *dst = child;
+    pos = q + 4;
+    obj = child;
+    op = p->ops;
+    if (end - pos < p->room_in) {
+      fixed = 0;
+      goto resume;
+    }
+  }
 out:
-  in_fast_settle(s, arena, acur, budget0 - budget);
+  in_fast_settle(s, &tc, n0, arena, acur);
   f->obj = obj;
-  f->vdepth = vdepth;
+  f->vdepth = vdepth0 + (s->values.n - n0);
   plan_leave(f, p, op);
   i->pos = pos;
   return 0;
+fail:
+  in_fast_settle(s, &tc, n0, arena, acur);
+  f->vdepth = vdepth0 + (s->values.n - n0);
+  i->pos = q;
+  cdr_in_fail(i, rc, "no memory for indirection table");
+  return 1;
 }
 
 static __attribute__((noinline)) int in_fast_host(cdr_in *i, vstate *s, vframe *f, const vplan *p)

@@ -208,14 +208,16 @@ static inline int cdr_itab_append(cdr_itab *t, uintptr_t key, uintptr_t val)
   return cdr_itab__append_k(t, key, val, t->kind);
 }
 
-/* A pointer table's hashed state held in locals by a walk loop, so that the
+/* A pointer table's state held in locals by a walk loop, so that the
  * loop's stores into buffers and objects (which may alias anything) do not
  * force the table's fields to be reloaded after each one.  Protocol:
  * cdr_itab__cur_load(); while C.lim > C.n, cdr_itab__cur_get_or_add() or
  * cdr_itab__cur_append() (never both on one cursor); otherwise, and before
  * anything else touches the table, cdr_itab__cur_store() and go through the
- * table's functions, then load again.  C.lim is 0 while the table is inline
- * or its key index lags (SEARCH: the cursor will search). */
+ * table's functions, then load again.  An inline table is worked on in
+ * place (C.mask == 0, C.lim its inline entries: 0 once released); a hashed
+ * one has C.lim == 0 while its key index lags (SEARCH: the cursor will
+ * search). */
 typedef struct cdr_itab_cur {
   uintptr_t *keys, *vals;
   uint32_t *kprev, *kidx;
@@ -223,26 +225,34 @@ typedef struct cdr_itab_cur {
 } cdr_itab_cur;
 
 static inline __attribute__((always_inline)) void
-cdr_itab__cur_load(const cdr_itab *t, cdr_itab_cur *c, int search)
+cdr_itab__cur_load(cdr_itab *t, cdr_itab_cur *c, int search)
 {
   c->n = t->n;
-  c->lim = t->mask && (!search || t->kn == t->n) ? t->cap : 0;
-  c->keys = t->keys;
-  c->vals = t->vals;
-  c->kprev = t->kprev;
-  c->kidx = t->kidx;
   c->mask = t->mask;
   c->shift = t->shift;
+  if (t->mask == 0) {
+    c->lim = t->ilim;
+    c->keys = t->ikeys;
+    c->vals = t->ivals;
+    c->kprev = NULL;
+    c->kidx = NULL;
+  } else {
+    c->lim = !search || t->kn == t->n ? t->cap : 0;
+    c->keys = t->keys;
+    c->vals = t->vals;
+    c->kprev = t->kprev;
+    c->kidx = t->kidx;
+  }
 }
 
-/* Give C's entries back to T (SEARCH: C searched, so they are indexed by
- * key).  Nothing to do when C.lim is 0. */
+/* Give C's entries back to T (SEARCH: C searched, so a hashed table's
+ * entries are indexed by key).  Nothing to do when C.lim is 0. */
 static inline __attribute__((always_inline)) void
 cdr_itab__cur_store(cdr_itab *t, const cdr_itab_cur *c, int search)
 {
   if (c->lim) {
     t->n = c->n;
-    if (search)
+    if (search && c->mask)
       t->kn = c->n;
   }
 }
@@ -252,6 +262,18 @@ cdr_itab__cur_store(cdr_itab *t, const cdr_itab_cur *c, int search)
 static inline __attribute__((always_inline)) int
 cdr_itab__cur_get_or_add(cdr_itab_cur *c, uintptr_t key, uintptr_t val, uintptr_t *found)
 {
+  uint32_t n = c->n;
+  if (CDR_UNLIKELY(c->mask == 0)) {
+    for (uint32_t i = n; i-- > 0;)
+      if (c->keys[i] == key) {
+        *found = c->vals[i];
+        return 1;
+      }
+    c->keys[n] = key;
+    c->vals[n] = val;
+    c->n = n + 1;
+    return 0;
+  }
   uint32_t s = cdr_itab_hash_ptr(key) >> c->shift, e;
   while ((e = c->kidx[s]) != 0) {
     if (c->keys[e - 1] == key) {
@@ -260,7 +282,6 @@ cdr_itab__cur_get_or_add(cdr_itab_cur *c, uintptr_t key, uintptr_t val, uintptr_
     }
     s = (s + 1) & c->mask;
   }
-  uint32_t n = c->n;
   c->keys[n] = key;
   c->vals[n] = val;
   c->kprev[n] = 0;
@@ -269,7 +290,7 @@ cdr_itab__cur_get_or_add(cdr_itab_cur *c, uintptr_t key, uintptr_t val, uintptr_
   return 0;
 }
 
-/* cdr_itab_append() through C (C.lim > C.n). */
+/* cdr_itab_append() through C (C.lim > C.n): the same in both shapes. */
 static inline __attribute__((always_inline)) void
 cdr_itab__cur_append(cdr_itab_cur *c, uintptr_t key, uintptr_t val)
 {

@@ -272,6 +272,10 @@ typedef struct vplan {
   uint8_t pre_zero[2];        /* the primitives' octets include padding */
   uint8_t tail_pad[2];        /* padding before the tail's tag */
   uint16_t pre_len[2];        /* octets of the primitives, padding included */
+  uint16_t k4len;             /* the primitives are 4-octet members side by side
+                               * in the C struct from ops[0].offset, and side by
+                               * side on the wire from a start at either phase:
+                               * their octets (0: not so) */
   uint8_t lvl_start[MAX_LEVELS + 1]; /* first op of each level (<= nops) */
   vop ops[PLAN_MAX_OPS + 1];
 } vplan;
@@ -890,6 +894,14 @@ static void plan_build(vplan *p, const cdr_value_type *vt)
     p->pre_zero[ph] = zero != 0;
     p->tail_pad[ph] = (uint8_t)tpad;
   }
+  p->k4len = 0;
+  if (p->list && k > 1) {
+    uint32_t j = 0;
+    while (j + 1 < k && p->ops[j].code == P_K4 && p->ops[j].offset == p->ops[0].offset + 4 * j)
+      j++;
+    if (j + 1 == k)
+      p->k4len = (uint16_t)(4 * j); /* no padding: 4-aligned from a 4-aligned start */
+  }
   p->nlv = (uint8_t)nlv;
   p->vt = vt;
   p->members = vt->members;
@@ -1157,7 +1169,24 @@ list:
    * primitives to their fixed places, then the tail.  Anything else goes
    * back to the loop above, at the tail or after it. */
   for (const vop *const tail = p->ops + p->nops - 1;;) {
-    const unsigned ph = (unsigned)((size_t)(w - wo) >> 2) & 1;
+    unsigned ph = 0;
+    if (p->k4len) {
+      /* 4-octet members side by side on both sides: a block copy. */
+      const uint8_t *src = obj + p->ops[0].offset;
+      const size_t len = p->k4len;
+      size_t j = 0;
+      if (!swap)
+        for (; j + 8 <= len; j += 8)
+          memcpy(w + j, src + j, 8);
+      for (; j < len; j += 4) {
+        memcpy(&u32, src + j, 4);
+        if (swap)
+          u32 = __builtin_bswap32(u32);
+        memcpy(w + j, &u32, 4);
+      }
+      goto tail_out;
+    }
+    ph = (unsigned)((size_t)(w - wo) >> 2) & 1;
     if (p->pre_zero[ph])
       memset(w, 0, p->pre_len[ph]);
     for (const vop *q = p->ops; q < tail; q++) {
@@ -1184,6 +1213,7 @@ list:
         *d = *src;
       }
     }
+  tail_out:
     w += p->pre_len[ph];
     const cdr_value *child = *(const cdr_value *const *)(obj + tail->offset);
     memset(w, 0, 8); /* the padding and a null */
@@ -2056,7 +2086,25 @@ list:
    * primitives from their fixed places, then the tail.  Anything else goes
    * back to the loop above, at the tail or after it. */
   for (const vop *const tail = p->ops + p->nops - 1;;) {
-    const unsigned ph = (unsigned)((pos - origin) >> 2) & 1;
+    unsigned ph = 0;
+    if (p->k4len) {
+      /* 4-octet members side by side on both sides: a block copy. */
+      uint8_t *dst = obj + p->ops[0].offset;
+      const uint8_t *src = buf + pos;
+      const size_t len = p->k4len;
+      size_t j = 0;
+      if (!swap)
+        for (; j + 8 <= len; j += 8)
+          memcpy(dst + j, src + j, 8);
+      for (; j < len; j += 4) {
+        memcpy(&u32, src + j, 4);
+        if (swap)
+          u32 = __builtin_bswap32(u32);
+        memcpy(dst + j, &u32, 4);
+      }
+      goto tail_in;
+    }
+    ph = (unsigned)((pos - origin) >> 2) & 1;
     for (const vop *o = p->ops; o < tail; o++) {
       const uint8_t *src = buf + pos + o->u.wof[ph];
       uint8_t *dst = obj + o->offset;
@@ -2081,6 +2129,7 @@ list:
         *dst = *src;
       }
     }
+  tail_in:
     pos += p->pre_len[ph];
     q = pos + p->tail_pad[ph];
     memcpy(&u32, buf + q, 4);

@@ -1018,7 +1018,10 @@ static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstat
   uint8_t *const wo = buf + o->origin; /* the alignment origin */
   uint8_t *const wlim = buf + o->lim;
   uint8_t *w = buf + o->pos;
-  int fixed = start == 0 && ((wo - w) & 3) == 0 && (size_t)(wlim - w) >= p->room_out;
+  /* The last start of an object with room_out octets after it (NULL: none,
+   * and no fixed walk). */
+  const uint8_t *const wsafe = (size_t)(wlim - buf) >= p->room_out ? wlim - p->room_out : NULL;
+  int fixed = start == 0 && ((wo - w) & 3) == 0 && wsafe && w <= wsafe;
   cdr_itab_cur tc; /* the value table, in locals while the loop runs */
   cdr_itab__cur_load(&s->values, &tc, 1);
   /* Each value the loop writes adds one table entry and, but for one that
@@ -1138,7 +1141,7 @@ static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstat
       /* The tail value replaces F's object: the walk restarts, 4-aligned. */
       obj = (const uint8_t *)child;
       op = p->ops;
-      fixed = (size_t)(wlim - w) >= p->room_out;
+      fixed = wsafe && w <= wsafe;
       if (fixed && p->list)
         goto list;
       continue;
@@ -1175,6 +1178,13 @@ list:
       const uint8_t *src = obj + p->ops[0].offset;
       const size_t len = p->k4len;
       size_t j = 0;
+      if (len == 4) {
+        memcpy(&u32, src, 4);
+        if (swap)
+          u32 = __builtin_bswap32(u32);
+        memcpy(w, &u32, 4);
+        goto tail_out;
+      }
       if (!swap)
         for (; j + 8 <= len; j += 8)
           memcpy(w + j, src + j, 8);
@@ -1250,7 +1260,7 @@ list:
     w = tag + 4;
     obj = (const uint8_t *)child;
     op = p->ops;
-    if ((size_t)(wlim - w) < p->room_out) {
+    if (w > wsafe) { /* wsafe is not NULL here */
       fixed = 0;
       goto resume;
     }
@@ -1965,7 +1975,10 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
   const uint32_t n0 = tc.n, vdepth0 = f->vdepth;
   const uint32_t nmax = n0 + (arena ? value_budget(s, vdepth0) : 0);
   uint32_t nlim = tc.lim < nmax ? tc.lim : nmax;
-  int fixed = start == 0 && ((origin - pos) & 3) == 0 && end - pos >= p->room_in;
+  /* The last start of an object with room_in octets after it (negative:
+   * none). */
+  const ptrdiff_t rsafe = (ptrdiff_t)end - (ptrdiff_t)p->room_in;
+  int fixed = start == 0 && ((origin - pos) & 3) == 0 && (ptrdiff_t)pos <= rsafe;
   uint32_t u32;
   int rc = CDR_OK;
   if (fixed && p->list)
@@ -2057,7 +2070,7 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
       /* The tail value replaces F's object: the walk restarts, 4-aligned. */
       obj = child;
       op = p->ops;
-      fixed = end - pos >= p->room_in;
+      fixed = (ptrdiff_t)pos <= rsafe;
       if (fixed && p->list)
         goto list;
       continue;
@@ -2093,6 +2106,13 @@ list:
       const uint8_t *src = buf + pos;
       const size_t len = p->k4len;
       size_t j = 0;
+      if (len == 4) {
+        memcpy(&u32, src, 4);
+        if (swap)
+          u32 = __builtin_bswap32(u32);
+        memcpy(dst, &u32, 4);
+        goto tail_in;
+      }
       if (!swap)
         for (; j + 8 <= len; j += 8)
           memcpy(dst + j, src + j, 8);
@@ -2154,7 +2174,7 @@ list:
     pos = q + 4;
     obj = child;
     op = p->ops;
-    if (end - pos < p->room_in) {
+    if ((ptrdiff_t)pos > rsafe) {
       fixed = 0;
       goto resume;
     }

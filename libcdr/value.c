@@ -987,6 +987,15 @@ out_fast_record(vstate *s, cdr_itab_cur *tc, uint32_t *nlim, uint32_t nmax, uint
   return found;
 }
 
+/* The entry count of S's value table up to which a walk loop that starts
+ * with N0 entries at nesting VDEPTH may add values: value_budget() more,
+ * saturated. */
+static inline uint32_t value_nmax(const vstate *s, uint32_t n0, uint32_t vdepth)
+{
+  uint32_t b = value_budget(s, vdepth);
+  return b > UINT32_MAX - n0 ? UINT32_MAX : n0 + b;
+}
+
 /* Write the state of F (not chunked, minimal type information) from its
  * walk position on, with the stream's position and buffer held in locals:
  * primitives, nulls, indirections, and values of exactly their declared
@@ -1006,8 +1015,7 @@ out_fast_record(vstate *s, cdr_itab_cur *tc, uint32_t *nlim, uint32_t nmax, uint
  * its stores. */
 static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstate *s, vframe *f,
                                                                const vplan *p,
-                                                               uint8_t *restrict const buf,
-                                                               const int swap)
+                                                               uint8_t *const buf, const int swap)
 {
   unsigned start = p->lvl_start[f->lvl] + f->member;
   if (start >= p->nops)
@@ -1027,7 +1035,7 @@ static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstat
   /* Each value the loop writes adds one table entry and, but for one that
    * gets its own frame, nests the walk one level deeper: the entry count
    * stands for both. */
-  const uint32_t n0 = tc.n, vdepth0 = f->vdepth, nmax = n0 + value_budget(s, vdepth0);
+  const uint32_t n0 = tc.n, vdepth0 = f->vdepth, nmax = value_nmax(s, n0, vdepth0);
   uint32_t nlim = tc.lim < nmax ? tc.lim : nmax; /* entries the cursor may add up to */
   size_t pad;
   uint32_t u32;
@@ -1973,7 +1981,7 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
   cdr_itab__cur_load(&s->values, &tc, 0);
   /* No arena: no values here (the general walk says why). */
   const uint32_t n0 = tc.n, vdepth0 = f->vdepth;
-  const uint32_t nmax = n0 + (arena ? value_budget(s, vdepth0) : 0);
+  const uint32_t nmax = arena ? value_nmax(s, n0, vdepth0) : n0;
   uint32_t nlim = tc.lim < nmax ? tc.lim : nmax;
   /* The last start of an object with room_in octets after it (negative:
    * none). */

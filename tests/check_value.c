@@ -3736,6 +3736,844 @@ START_TEST(test_write_after_error_writes_nothing)
 }
 END_TEST
 
+/* ================================================================ list plans */
+
+/* The walk loops' list plan: a value type whose members are primitives
+ * followed by a last member that is a value of the same type is copied a
+ * whole node at a time ("fixed" padding for a node whose state starts at a
+ * position 0 or 4 mod 8, one bound check per node; 4-octet members side by
+ * side a block copy), falling back to per-member checks near the end of
+ * the buffer or input, and to the general walk for anything else (type
+ * information, the limits).
+ *
+ * valuetype PadNode { octet a; double d; short s; long l; PadNode next; }:
+ * padding before the double (3 or 7 octets: it depends on the node's start
+ * mod 8) and before the long.  A node whose state starts 0 mod 8 ("phase
+ * 0") is 1 + 7 + 8 + 2 + 2 + 4 = 24 octets of state; one starting 4 mod 8
+ * (phase 1) 1 + 3 + 8 + 2 + 2 + 4 = 20; with its 4-octet tag the next
+ * node's state starts 4 mod 8 either way, so only a list's first node can
+ * be in phase 0 (its tag at 4 mod 8: a list written after a long).
+ *
+ * valuetype TailNode { double d; short s; octet o; TailNode next; }: one
+ * octet of padding before the tail's tag; a node's state is 12 octets in
+ * phase 0, 16 in phase 1, and the next node's state starts 0 mod 8: the
+ * other way round, all nodes but the first in phase 0.
+ *
+ * valuetype Tri { long x; long y; unsigned long z; Tri next; }: the block
+ * copy (12 octets).  valuetype Rev { long x; long y; Rev next; } with y
+ * before x in the C struct: no block copy (the wire order is x, y). */
+#define ID_PADNODE "IDL:Bench/PadNode:1.0"
+typedef struct PadNode {
+  cdr_value hdr;
+  uint8_t a;
+  double d;
+  int16_t s;
+  int32_t l;
+  struct PadNode *next;
+} PadNode;
+static cdr_value_type PadNode_vt;
+static const cdr_type PadNodeRef = {
+  .kind = CDR_K_VALUE, .size = sizeof(void *), .align = _Alignof(void *), .name = "PadNode",
+  .u.val.vt = &PadNode_vt,
+};
+static const cdr_member PadNode_members[] = {
+  CDR_MEMBER(PadNode, a, &cdr_type_octet),
+  CDR_MEMBER(PadNode, d, &cdr_type_double),
+  CDR_MEMBER(PadNode, s, &cdr_type_short),
+  CDR_MEMBER(PadNode, l, &cdr_type_long),
+  CDR_MEMBER(PadNode, next, &PadNodeRef),
+};
+static cdr_value_type PadNode_vt = {
+  .name = "PadNode", .repo_id = ID_PADNODE, .members = PadNode_members, .nmembers = 5,
+  .size = sizeof(PadNode), .align = _Alignof(PadNode),
+};
+
+typedef struct TailNode {
+  cdr_value hdr;
+  double d;
+  int16_t s;
+  uint8_t o;
+  struct TailNode *next;
+} TailNode;
+static cdr_value_type TailNode_vt;
+static const cdr_type TailNodeRef = {
+  .kind = CDR_K_VALUE, .size = sizeof(void *), .align = _Alignof(void *), .name = "TailNode",
+  .u.val.vt = &TailNode_vt,
+};
+static const cdr_member TailNode_members[] = {
+  CDR_MEMBER(TailNode, d, &cdr_type_double),
+  CDR_MEMBER(TailNode, s, &cdr_type_short),
+  CDR_MEMBER(TailNode, o, &cdr_type_octet),
+  CDR_MEMBER(TailNode, next, &TailNodeRef),
+};
+static cdr_value_type TailNode_vt = {
+  .name = "TailNode", .repo_id = "IDL:Bench/TailNode:1.0", .members = TailNode_members,
+  .nmembers = 4, .size = sizeof(TailNode), .align = _Alignof(TailNode),
+};
+
+typedef struct Tri {
+  cdr_value hdr;
+  int32_t x, y;
+  uint32_t z;
+  struct Tri *next;
+} Tri;
+static cdr_value_type Tri_vt;
+static const cdr_type TriRef = {
+  .kind = CDR_K_VALUE, .size = sizeof(void *), .align = _Alignof(void *), .name = "Tri",
+  .u.val.vt = &Tri_vt,
+};
+static const cdr_member Tri_members[] = {
+  CDR_MEMBER(Tri, x, &cdr_type_long),
+  CDR_MEMBER(Tri, y, &cdr_type_long),
+  CDR_MEMBER(Tri, z, &cdr_type_ulong),
+  CDR_MEMBER(Tri, next, &TriRef),
+};
+static cdr_value_type Tri_vt = {
+  .name = "Tri", .repo_id = "IDL:Bench/Tri:1.0", .members = Tri_members, .nmembers = 4,
+  .size = sizeof(Tri), .align = _Alignof(Tri),
+};
+
+typedef struct Rev {
+  cdr_value hdr;
+  int32_t y, x; /* the other way round from the IDL */
+  struct Rev *next;
+} Rev;
+static cdr_value_type Rev_vt;
+static const cdr_type RevRef = {
+  .kind = CDR_K_VALUE, .size = sizeof(void *), .align = _Alignof(void *), .name = "Rev",
+  .u.val.vt = &Rev_vt,
+};
+static const cdr_member Rev_members[] = {
+  CDR_MEMBER(Rev, x, &cdr_type_long),
+  CDR_MEMBER(Rev, y, &cdr_type_long),
+  CDR_MEMBER(Rev, next, &RevRef),
+};
+static cdr_value_type Rev_vt = {
+  .name = "Rev", .repo_id = "IDL:Bench/Rev:1.0", .members = Rev_members, .nmembers = 3,
+  .size = sizeof(Rev), .align = _Alignof(Rev),
+};
+
+/* Node K's fields: octets distinct enough that a swapped, misplaced or
+ * shifted field shows. */
+static uint8_t pn_a(size_t k) { return (uint8_t)(0xA1 + 7 * k); }
+static uint64_t pn_bits(size_t k)
+{
+  return UINT64_C(0x400921FB54442D18) + ((uint64_t)k << 24) + (uint64_t)k;
+}
+static uint16_t pn_s(size_t k) { return (uint16_t)(0x8123 + 5 * k); }
+static uint32_t pn_l(size_t k) { return 0x9A0B0C0Du - 3u * (uint32_t)k; }
+static uint32_t ln_id(size_t k) { return 0x0102A000u + 0x10001u * (uint32_t)k; }
+static uint32_t tri_y(size_t k) { return 0xF1E2D3C4u ^ (uint32_t)(k << 8); }
+static uint32_t tri_z(size_t k) { return 0x00C0FFEEu + 0x01000000u * (uint32_t)k; }
+
+/* A growable expected-octets buffer (lists too long for a tu_buf). */
+typedef struct xbuf {
+  uint8_t *b;
+  size_t n, cap;
+} xbuf;
+
+/* Align to SZ from the stream's start (zero padding), then store V's low
+ * SZ octets. */
+static void xnum(xbuf *x, uint64_t v, size_t sz, int le)
+{
+  if (x->n + 2 * sz > x->cap) {
+    x->cap = 2 * (x->n + 2 * sz) + 64;
+    x->b = realloc(x->b, x->cap);
+    ck_assert_ptr_nonnull(x->b);
+  }
+  while (x->n % sz)
+    x->b[x->n++] = 0;
+  tu_store(x->b + x->n, v, sz, le);
+  x->n += sz;
+}
+
+/* A list type for the tests below: how to fill node K, its members on the
+ * wire (CDR rules, the stream's start the alignment origin), and whether a
+ * decoded node holds node K's fields. */
+typedef struct lshape {
+  const char *name;
+  const cdr_value_type *vt;
+  size_t next_off;
+  void (*fill)(void *obj, size_t k);
+  void (*wire)(xbuf *x, int le, size_t k);
+  int (*same)(const void *obj, size_t k);
+} lshape;
+
+static void node_fill(void *obj, size_t k) { ((Node *)obj)->id = (int32_t)ln_id(k); }
+static void node_wire(xbuf *x, int le, size_t k) { xnum(x, ln_id(k), 4, le); }
+static int node_same(const void *obj, size_t k) { return (uint32_t)((const Node *)obj)->id == ln_id(k); }
+
+static void pad_fill(void *obj, size_t k)
+{
+  PadNode *v = obj;
+  uint64_t bits = pn_bits(k);
+  v->a = pn_a(k);
+  memcpy(&v->d, &bits, 8);
+  v->s = (int16_t)pn_s(k);
+  v->l = (int32_t)pn_l(k);
+}
+static void pad_wire(xbuf *x, int le, size_t k)
+{
+  xnum(x, pn_a(k), 1, le);
+  xnum(x, pn_bits(k), 8, le);
+  xnum(x, pn_s(k), 2, le);
+  xnum(x, pn_l(k), 4, le);
+}
+static int pad_same(const void *obj, size_t k)
+{
+  const PadNode *v = obj;
+  uint64_t bits;
+  memcpy(&bits, &v->d, 8);
+  return v->a == pn_a(k) && bits == pn_bits(k) && (uint16_t)v->s == pn_s(k)
+         && (uint32_t)v->l == pn_l(k);
+}
+
+static void tail_fill(void *obj, size_t k)
+{
+  TailNode *v = obj;
+  uint64_t bits = pn_bits(k);
+  memcpy(&v->d, &bits, 8);
+  v->s = (int16_t)pn_s(k);
+  v->o = pn_a(k);
+}
+static void tail_wire(xbuf *x, int le, size_t k)
+{
+  xnum(x, pn_bits(k), 8, le);
+  xnum(x, pn_s(k), 2, le);
+  xnum(x, pn_a(k), 1, le);
+}
+static int tail_same(const void *obj, size_t k)
+{
+  const TailNode *v = obj;
+  uint64_t bits;
+  memcpy(&bits, &v->d, 8);
+  return bits == pn_bits(k) && (uint16_t)v->s == pn_s(k) && v->o == pn_a(k);
+}
+
+static void tri_fill(void *obj, size_t k)
+{
+  Tri *v = obj;
+  v->x = (int32_t)ln_id(k);
+  v->y = (int32_t)tri_y(k);
+  v->z = tri_z(k);
+}
+static void tri_wire(xbuf *x, int le, size_t k)
+{
+  xnum(x, ln_id(k), 4, le);
+  xnum(x, tri_y(k), 4, le);
+  xnum(x, tri_z(k), 4, le);
+}
+static int tri_same(const void *obj, size_t k)
+{
+  const Tri *v = obj;
+  return (uint32_t)v->x == ln_id(k) && (uint32_t)v->y == tri_y(k) && v->z == tri_z(k);
+}
+
+static void rev_fill(void *obj, size_t k)
+{
+  Rev *v = obj;
+  v->x = (int32_t)ln_id(k);
+  v->y = (int32_t)tri_y(k);
+}
+static void rev_wire(xbuf *x, int le, size_t k)
+{
+  xnum(x, ln_id(k), 4, le); /* x first, as the IDL says */
+  xnum(x, tri_y(k), 4, le);
+}
+static int rev_same(const void *obj, size_t k)
+{
+  const Rev *v = obj;
+  return (uint32_t)v->x == ln_id(k) && (uint32_t)v->y == tri_y(k);
+}
+
+static const lshape SH_NODE = { "Node", &Node_vt, offsetof(Node, next), node_fill, node_wire,
+                                node_same };
+static const lshape SH_PAD = { "PadNode", &PadNode_vt, offsetof(PadNode, next), pad_fill,
+                               pad_wire, pad_same };
+static const lshape SH_TAIL = { "TailNode", &TailNode_vt, offsetof(TailNode, next), tail_fill,
+                                tail_wire, tail_same };
+static const lshape SH_TRI = { "Tri", &Tri_vt, offsetof(Tri, next), tri_fill, tri_wire,
+                               tri_same };
+static const lshape SH_REV = { "Rev", &Rev_vt, offsetof(Rev, next), rev_fill, rev_wire,
+                               rev_same };
+
+/* What a list is written after: nothing, an octet (0x5a: the tag follows
+ * 3 octets of padding) or a long, so that its first node's state starts at
+ * 4, 0 or 0 mod 8. */
+#define PREFIX_LONG 0xC0FFEE11u
+
+static void *l_node(const lshape *sh, const void *mem, size_t k)
+{
+  return (uint8_t *)(uintptr_t)mem + k * sh->vt->size;
+}
+static const void *l_next(const lshape *sh, const void *obj)
+{
+  const void *nx;
+  memcpy(&nx, (const uint8_t *)obj + sh->next_off, sizeof nx);
+  return nx;
+}
+
+/* N nodes in one block, linked in order, the last one's next null or, with
+ * BACK >= 0, node BACK. */
+static void *l_make(const lshape *sh, size_t n, long back)
+{
+  void *mem = calloc(n, sh->vt->size);
+  ck_assert_ptr_nonnull(mem);
+  for (size_t k = 0; k < n; k++) {
+    void *x = l_node(sh, mem, k);
+    ((cdr_value *)x)->type = sh->vt;
+    sh->fill(x, k);
+    void *nx = k + 1 < n ? l_node(sh, mem, k + 1) : back >= 0 ? l_node(sh, mem, (size_t)back) : NULL;
+    memcpy((uint8_t *)x + sh->next_off, &nx, sizeof nx);
+  }
+  return mem;
+}
+
+/* Every field of every node of a decoded list of N nodes; the last one's
+ * next null or (BACK >= 0) the decoded node BACK. */
+static void l_check(const lshape *sh, const void *h, size_t n, long back, const char *what)
+{
+  const void *x = h, *target = NULL;
+  for (size_t k = 0; k < n; k++) {
+    ck_assert_msg(x != NULL, "%s: list ends at %zu of %zu", what, k, n);
+    const cdr_value_type *t = ((const cdr_value *)x)->type;
+    ck_assert_msg(t == sh->vt, "%s: node %zu: type %s", what, k, t ? t->name : "(null)");
+    ck_assert_msg(sh->same(x, k), "%s: node %zu: fields differ from those sent", what, k);
+    if ((long)k == back)
+      target = x;
+    if (k + 1 < n)
+      x = l_next(sh, x);
+  }
+  ck_assert_msg(l_next(sh, x) == (back >= 0 ? target : NULL),
+                "%s: last node's next %p, want %p", what, l_next(sh, x),
+                back >= 0 ? target : NULL);
+}
+
+/* The octets of a list of N nodes after PREFIX (0, 1 or 4 octets, see
+ * PREFIX_LONG), by the CDR rules: each node a tag 0x7fffff00 (4-aligned),
+ * then its members each aligned to its size from the stream's start; the
+ * last node's next a null (long 0) or, with BACK >= 0, an indirection:
+ * 0xffffffff, then node BACK's tag position minus the offset field's own
+ * position. */
+static void l_expected(xbuf *x, int le, const lshape *sh, int prefix, size_t n, long back)
+{
+  size_t *tagpos = malloc((n ? n : 1) * sizeof *tagpos);
+  ck_assert_ptr_nonnull(tagpos);
+  x->n = 0;
+  if (prefix == 1)
+    xnum(x, 0x5a, 1, le);
+  else if (prefix == 4)
+    xnum(x, PREFIX_LONG, 4, le);
+  for (size_t k = 0; k < n; k++) {
+    xnum(x, 0x7fffff00u, 4, le);
+    tagpos[k] = x->n - 4;
+    sh->wire(x, le, k);
+  }
+  if (back < 0) {
+    xnum(x, 0, 4, le);
+  } else {
+    xnum(x, 0xffffffffu, 4, le);
+    size_t at = x->n; /* 4-aligned already */
+    xnum(x, (uint32_t)(int32_t)((ptrdiff_t)tagpos[back] - (ptrdiff_t)at), 4, le);
+  }
+  free(tagpos);
+}
+
+static void put_prefix(cdr_out *o, int prefix)
+{
+  if (prefix == 1)
+    cdr_put_octet(o, 0x5a);
+  else if (prefix == 4)
+    cdr_put_ulong(o, PREFIX_LONG);
+}
+
+/* Encode PREFIX and the list at HEAD (declared VT) in byte order LE into a
+ * growing buffer; *OUT gets a heap copy. */
+static int enc_list(int le, int prefix, const cdr_value_type *vt, const void *head, blob *out)
+{
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.byte_order = (uint8_t)le;
+  cdr_out o;
+  ck_assert_int_eq(cdr_out_init(&o, &op), CDR_OK);
+  put_prefix(&o, prefix);
+  int rc = cdr_put_value(&o, vt, head);
+  out->n = cdr_out_size(&o);
+  out->p = tu_dup(cdr_out_data(&o), out->n);
+  cdr_out_close(&o);
+  return rc;
+}
+
+/* Open D over LEN octets of BUF, read PREFIX (it must be there), then one
+ * value of declared type VT into *OUT. */
+static int dec_list(dec *d, const uint8_t *buf, size_t len, int le, int prefix,
+                    const cdr_value_type *vt, void **out)
+{
+  dec_open(d, buf, len, le, reg_full, 0);
+  if (prefix == 1)
+    ck_assert_uint_eq(cdr_get_octet(&d->in), 0x5a);
+  else if (prefix == 4)
+    ck_assert_uint_eq(cdr_get_ulong(&d->in), PREFIX_LONG);
+  ck_assert_int_eq(cdr_in_status(&d->in), CDR_OK);
+  return cdr_get_value(&d->in, vt, out);
+}
+
+static const char *ord(int le) { return le ? "LE" : "BE"; }
+
+/* N nodes of SH after PREFIX, the last one's next null or node BACK: the
+ * encoding is WANT's octets (built by l_expected), and decoded back from
+ * the exact input, and with octets after it (so that the reader's fixed
+ * path runs on to the last node), every field of every node. */
+static void l_round_trip(const lshape *sh, int le, int prefix, size_t n, long back, xbuf *want)
+{
+  char what[96];
+  snprintf(what, sizeof what, "%zu %ss after %d octets%s (%s)", n, sh->name, prefix,
+           back >= 0 ? ", the last -> a node" : "", ord(le));
+  void *v = l_make(sh, n, back);
+  l_expected(want, le, sh, prefix, n, back);
+  blob got;
+  ck_assert_int_eq(enc_list(le, prefix, sh->vt, v, &got), CDR_OK);
+  TU_CTX("%s", what);
+  TU_ASSERT_BYTES(got.p, got.n, want->b, want->n);
+  free(got.p);
+  for (int extra = 0; extra <= 40; extra += 40) {
+    uint8_t *in = malloc(want->n + (size_t)extra);
+    ck_assert_ptr_nonnull(in);
+    memcpy(in, want->b, want->n);
+    memset(in + want->n, 0xEE, (size_t)extra);
+    dec d;
+    void *h = NULL;
+    int rc = dec_list(&d, in, want->n + (size_t)extra, le, prefix, sh->vt, &h);
+    ck_assert_msg(rc == CDR_OK, "%s, %d octets after: %d (%s) at %zu", what, extra, rc,
+                  cdr_in_error_message(&d.in), cdr_in_error_offset(&d.in));
+    ck_assert_uint_eq(cdr_in_pos(&d.in), want->n);
+    l_check(sh, h, n, back, what);
+    dec_close(&d);
+    free(in);
+  }
+  free(v);
+}
+
+/* Encode PREFIX and the list at HEAD into a caller's buffer of every size
+ * from 0 to 16 past WANT's length, the buffer inside a larger block whose
+ * octets around it must stay untouched: CDR_E_LIMIT while it is too small,
+ * WANT's octets once it fits. */
+#define GUARD 64
+static void l_every_buffer(const char *what, int le, int prefix, const cdr_value_type *vt,
+                           const void *head, const xbuf *want)
+{
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.byte_order = (uint8_t)le;
+  uint8_t *blk = malloc(want->n + 16 + 2 * GUARD);
+  ck_assert_ptr_nonnull(blk);
+  for (size_t cap = 0; cap <= want->n + 16; cap++) {
+    memset(blk, 0xA5, want->n + 16 + 2 * GUARD);
+    uint8_t *buf = blk + GUARD;
+    cdr_out o;
+    ck_assert_int_eq(cdr_out_init_buffer(&o, &op, buf, cap), CDR_OK);
+    put_prefix(&o, prefix);
+    int rc = cdr_put_value(&o, vt, head);
+    if (cap < want->n) {
+      ck_assert_msg(rc == CDR_E_LIMIT && cdr_out_status(&o) == CDR_E_LIMIT,
+                    "%s: buffer of %zu (%zu needed): status %d, stream %d", what, cap, want->n,
+                    rc, cdr_out_status(&o));
+      ck_assert_msg(cdr_out_size(&o) <= cap, "%s: buffer of %zu: size %zu", what, cap,
+                    cdr_out_size(&o));
+    } else {
+      ck_assert_msg(rc == CDR_OK, "%s: buffer of %zu (%zu needed): status %d", what, cap,
+                    want->n, rc);
+      TU_CTX("%s in a buffer of %zu", what, cap);
+      ck_assert_ptr_eq(cdr_out_data(&o), buf);
+      TU_ASSERT_BYTES(cdr_out_data(&o), cdr_out_size(&o), want->b, want->n);
+    }
+    cdr_out_close(&o);
+    for (size_t k = 0; k < GUARD; k++) {
+      ck_assert_msg(blk[k] == 0xA5, "%s: buffer of %zu: octet %zu before it written", what,
+                    cap, GUARD - k);
+      ck_assert_msg(buf[cap + k] == 0xA5, "%s: buffer of %zu: octet %zu after its end written",
+                    what, cap, k);
+    }
+  }
+  free(blk);
+}
+
+/* Every truncation (after the prefix) of WANT fails with CDR_E_SHORT at an
+ * offset within the input, *value untouched; the whole decodes. */
+static void l_every_truncation(const lshape *sh, int le, int prefix, size_t n, const xbuf *want)
+{
+  for (size_t len = (size_t)prefix; len < want->n; len++) {
+    dec d;
+    void *sentinel = &d, *h = sentinel;
+    int rc = dec_list(&d, want->b, len, le, prefix, sh->vt, &h);
+    size_t at = cdr_in_error_offset(&d.in);
+    dec_close(&d);
+    ck_assert_msg(rc == CDR_E_SHORT && at <= len && h == sentinel,
+                  "%zu %ss after %d octets cut at %zu (%s): status %d at %zu%s", n, sh->name,
+                  prefix, len, ord(le), rc, at, h == sentinel ? "" : ", *value written");
+  }
+  dec d;
+  void *h = NULL;
+  ck_assert_int_eq(dec_list(&d, want->b, want->n, le, prefix, sh->vt, &h), CDR_OK);
+  l_check(sh, h, n, -1, sh->name);
+  dec_close(&d);
+}
+
+/* ---- Two PadNodes written from the stream's start: both nodes' states
+ * start 4 mod 8 (phase 1: 3 octets before the double). */
+static void b_pad2(tu_buf *b, int le)
+{
+  L(b, le, 0x7fffff00);                     /*  0: n0 tag */
+  tu_num(b, 0, pn_a(0), 1, le);             /*  4: n0.a, 3 padding octets */
+  AT(b, 5);
+  tu_num(b, 0, pn_bits(0), 8, le);          /*  8: n0.d */
+  tu_num(b, 0, pn_s(0), 2, le);             /* 16: n0.s, 2 padding octets */
+  AT(b, 18);
+  L(b, le, pn_l(0));                        /* 20: n0.l */
+  L(b, le, 0x7fffff00);                     /* 24: n1 tag */
+  tu_num(b, 0, pn_a(1), 1, le);             /* 28: n1.a, 3 padding octets */
+  AT(b, 29);
+  tu_num(b, 0, pn_bits(1), 8, le);          /* 32: n1.d */
+  tu_num(b, 0, pn_s(1), 2, le);             /* 40: n1.s */
+  AT(b, 42);
+  L(b, le, pn_l(1));                        /* 44: n1.l */
+  L(b, le, 0);                              /* 48: n1.next: null */
+  AT(b, 52);
+}
+
+/* The same after a long: n0's state starts 0 mod 8 (phase 0: 7 octets
+ * before the double), n1's 4 mod 8 (phase 1). */
+static void b_pad2_after_long(tu_buf *b, int le)
+{
+  L(b, le, PREFIX_LONG);                    /*  0: the long */
+  L(b, le, 0x7fffff00);                     /*  4: n0 tag */
+  tu_num(b, 0, pn_a(0), 1, le);             /*  8: n0.a, 7 padding octets */
+  AT(b, 9);
+  tu_num(b, 0, pn_bits(0), 8, le);          /* 16: n0.d */
+  tu_num(b, 0, pn_s(0), 2, le);             /* 24: n0.s, 2 padding octets */
+  AT(b, 26);
+  L(b, le, pn_l(0));                        /* 28: n0.l */
+  L(b, le, 0x7fffff00);                     /* 32: n1 tag */
+  tu_num(b, 0, pn_a(1), 1, le);             /* 36: n1.a, 3 padding octets */
+  AT(b, 37);
+  tu_num(b, 0, pn_bits(1), 8, le);          /* 40: n1.d */
+  tu_num(b, 0, pn_s(1), 2, le);             /* 48: n1.s */
+  L(b, le, pn_l(1));                        /* 52: n1.l */
+  L(b, le, 0);                              /* 56: null */
+  AT(b, 60);
+}
+
+START_TEST(test_list_exact_padnode_two_nodes_both_phases)
+{
+  PadNode *v = l_make(&SH_PAD, 2, -1);
+  for (int le = 0; le < 2; le++) {
+    for (int prefix = 0; prefix <= 4; prefix += 4) {
+      tu_buf want;
+      want.n = 0;
+      (prefix ? b_pad2_after_long : b_pad2)(&want, le);
+      /* The padding octets are zero (not just skipped). */
+      static const uint8_t z7[7] = { 0 };
+      if (prefix) {
+        ck_assert_int_eq(memcmp(want.b + 9, z7, 7), 0);
+        ck_assert_int_eq(memcmp(want.b + 37, z7, 3), 0);
+      } else {
+        ck_assert_int_eq(memcmp(want.b + 5, z7, 3), 0);
+        ck_assert_int_eq(memcmp(want.b + 29, z7, 3), 0);
+      }
+      blob got;
+      ck_assert_int_eq(enc_list(le, prefix, &PadNode_vt, v, &got), CDR_OK);
+      TU_CTX("two PadNodes after %d octets (%s)", prefix, ord(le));
+      TU_ASSERT_BYTES(got.p, got.n, want.b, want.n);
+      free(got.p);
+      dec d;
+      void *h = NULL;
+      ck_assert_int_eq(dec_list(&d, want.b, want.n, le, prefix, &PadNode_vt, &h), CDR_OK);
+      ck_assert_uint_eq(cdr_in_pos(&d.in), want.n);
+      l_check(&SH_PAD, h, 2, -1, tu_ctx);
+      dec_close(&d);
+    }
+  }
+  free(v);
+}
+END_TEST
+
+/* Lists of 1, 2, 9, 20 and 300 PadNodes, after 0, 1 or 4 octets, in both
+ * byte orders: the octets of the CDR rules, and decoded back, every field
+ * of every node. */
+START_TEST(test_list_padnode_lists_exact_and_round_trip)
+{
+  static const size_t lens[] = { 1, 2, 9, 20, 300 };
+  xbuf want = { NULL, 0, 0 };
+  for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+    for (int le = 0; le < 2; le++)
+      for (int prefix = 0; prefix <= 4; prefix += prefix ? 3 : 1)
+        l_round_trip(&SH_PAD, le, prefix, lens[li], -1, &want);
+  free(want.b);
+}
+END_TEST
+
+/* A 50-node Node list (404 octets) into a caller's buffer of every size
+ * (and, the same way, 20 PadNodes after 0 and 4 octets: the plan needs
+ * more room per node). */
+START_TEST(test_list_node_list_into_fixed_buffer_of_every_size)
+{
+  Node *v = l_make(&SH_NODE, 50, -1);
+  PadNode *pv = l_make(&SH_PAD, 20, -1);
+  xbuf want = { NULL, 0, 0 };
+  for (int le = 0; le < 2; le++) {
+    l_expected(&want, le, &SH_NODE, 0, 50, -1);
+    ck_assert_uint_eq(want.n, 50 * 8 + 4);
+    /* The octets of the usual (growing) encoding. */
+    blob got;
+    ck_assert_int_eq(enc_list(le, 0, &Node_vt, v, &got), CDR_OK);
+    TU_CTX("50 Nodes (%s)", ord(le));
+    TU_ASSERT_BYTES(got.p, got.n, want.b, want.n);
+    free(got.p);
+    l_every_buffer(le ? "50 Nodes LE" : "50 Nodes BE", le, 0, &Node_vt, v, &want);
+    for (int prefix = 0; prefix <= 4; prefix += 4) {
+      l_expected(&want, le, &SH_PAD, prefix, 20, -1);
+      char what[64];
+      snprintf(what, sizeof what, "20 PadNodes after %d octets %s", prefix, ord(le));
+      l_every_buffer(what, le, prefix, &PadNode_vt, pv, &want);
+    }
+  }
+  free(want.b);
+  free(pv);
+  free(v);
+}
+END_TEST
+
+/* Every truncation of a 50-node Node list's encoding fails with
+ * CDR_E_SHORT at the long it cuts (every item is a 4-aligned long), *value
+ * untouched; the whole decodes to the list.  (And every truncation of 50
+ * PadNodes after 0 and 4 octets: CDR_E_SHORT within the input.) */
+START_TEST(test_list_node_list_every_truncation_is_short)
+{
+  Node *v = l_make(&SH_NODE, 50, -1);
+  xbuf want = { NULL, 0, 0 };
+  for (int le = 0; le < 2; le++) {
+    l_expected(&want, le, &SH_NODE, 0, 50, -1);
+    blob got;
+    ck_assert_int_eq(enc_list(le, 0, &Node_vt, v, &got), CDR_OK);
+    TU_CTX("50 Nodes (%s)", ord(le));
+    TU_ASSERT_BYTES(got.p, got.n, want.b, want.n);
+    for (size_t len = 0; len < got.n; len++) {
+      char what[64];
+      snprintf(what, sizeof what, "50 Nodes cut at %zu (%s)", len, ord(le));
+      expect_read_error(what, got.p, len, le, reg_full, 0, &Node_vt, CDR_E_SHORT, len & ~(size_t)3);
+    }
+    dec d;
+    void *h = NULL;
+    ck_assert_int_eq(dec_list(&d, got.p, got.n, le, 0, &Node_vt, &h), CDR_OK);
+    ck_assert_uint_eq(cdr_in_pos(&d.in), got.n);
+    l_check(&SH_NODE, h, 50, -1, "50 Nodes");
+    dec_close(&d);
+    free(got.p);
+  }
+  for (int le = 0; le < 2; le++)
+    for (int prefix = 0; prefix <= 4; prefix += 4) {
+      l_expected(&want, le, &SH_PAD, prefix, 50, -1);
+      l_every_truncation(&SH_PAD, le, prefix, 50, &want);
+    }
+  free(v);
+  free(want.b);
+}
+END_TEST
+
+/* A 40-node list whose last node points back to node K (K = 0, 5, 8, 9, 30:
+ * either side of the value table's inline part of 8): the last next is an
+ * indirection whose offset is node K's tag position minus the offset
+ * field's position; decoded, the last node's next is the decoded node K.
+ * Nodes: node K's tag at 8K, the marker at 320, the offset field at 324.
+ * PadNodes from the start: node K's tag at 24K, the offset field at 964;
+ * after a long: node 0's tag at 4, node K's (K > 0) at 32 + 24(K - 1), the
+ * offset field at 972. */
+START_TEST(test_list_cycle_back_to_node_k)
+{
+  static const long ks[] = { 0, 5, 8, 9, 30 };
+  xbuf want = { NULL, 0, 0 };
+  uint8_t field[4];
+  for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+    long k = ks[ki];
+    for (int le = 0; le < 2; le++) {
+      /* Nodes: the octets, the indirection's two longs, decoded back. */
+      l_round_trip(&SH_NODE, le, 0, 40, k, &want);
+      ck_assert_uint_eq(want.n, 328);
+      tu_store(field, 0xffffffffu, 4, le);
+      ck_assert_int_eq(memcmp(want.b + 320, field, 4), 0);
+      tu_store(field, (uint32_t)(int32_t)(8 * k - 324), 4, le);
+      ck_assert_msg(memcmp(want.b + 324, field, 4) == 0,
+                    "40 Nodes -> %ld: offset field %02x %02x %02x %02x", k, want.b[324],
+                    want.b[325], want.b[326], want.b[327]);
+      /* PadNodes */
+      for (int prefix = 0; prefix <= 4; prefix += 4) {
+        l_round_trip(&SH_PAD, le, prefix, 40, k, &want);
+        size_t off_at = prefix ? 972 : 964;
+        size_t tag_at = prefix ? (k ? 32 + 24 * (size_t)(k - 1) : 4) : 24 * (size_t)k;
+        ck_assert_uint_eq(want.n, off_at + 4);
+        tu_store(field, 0x7fffff00u, 4, le);
+        ck_assert_int_eq(memcmp(want.b + tag_at, field, 4), 0);
+        tu_store(field, 0xffffffffu, 4, le);
+        ck_assert_int_eq(memcmp(want.b + off_at - 4, field, 4), 0);
+        tu_store(field, (uint32_t)(int32_t)((ptrdiff_t)tag_at - (ptrdiff_t)off_at), 4, le);
+        ck_assert_msg(memcmp(want.b + off_at, field, 4) == 0,
+                      "40 PadNodes after %d -> %ld: offset field wrong", prefix, k);
+      }
+    }
+  }
+  free(want.b);
+}
+END_TEST
+
+/* ---- 20 Nodes, node 11 a SubNode (Node + long extra): the walk leaves
+ * the list for node 11's type information; nodes 12..19 are nested in it
+ * (its last member is extra, not next), and its extra follows them. */
+#define MID_EXTRA 0x55667788u
+#define MID_EXTRA2 0x99AABBCCu
+static void b_mid_sub(tu_buf *b, int le)
+{
+  for (size_t k = 0; k < 11; k++) {
+    L(b, le, 0x7fffff00); L(b, le, ln_id(k)); /*  0..87: nodes 0..10 */
+  }
+  AT(b, 88);
+  L(b, le, 0x7fffff02); S(b, le, ID_SUB);     /* 88: node 11 tag, 92: ID (22 octets) */
+  AT(b, 118);
+  L(b, le, ln_id(11));                        /* 120: (2 padding octets before) */
+  for (size_t k = 12; k < 20; k++) {
+    L(b, le, 0x7fffff00); L(b, le, ln_id(k)); /* 124..187: nodes 12..19 */
+  }
+  AT(b, 188);
+  L(b, le, 0);                                /* 188: node 19's next: null */
+  L(b, le, MID_EXTRA);                        /* 192: node 11's extra */
+  AT(b, 196);
+}
+
+/* The same with node 14 a SubNode too: its ID an indirection to node 11's. */
+static void b_mid_sub2(tu_buf *b, int le)
+{
+  for (size_t k = 0; k < 11; k++) {
+    L(b, le, 0x7fffff00); L(b, le, ln_id(k)); /*  0..87: nodes 0..10 */
+  }
+  L(b, le, 0x7fffff02); S(b, le, ID_SUB);     /* 88: node 11 tag, 92: ID */
+  L(b, le, ln_id(11));                        /* 120 */
+  AT(b, 124);
+  L(b, le, 0x7fffff00); L(b, le, ln_id(12));  /* 124: node 12 */
+  L(b, le, 0x7fffff00); L(b, le, ln_id(13));  /* 132: node 13 */
+  L(b, le, 0x7fffff02);                       /* 140: node 14 tag */
+  L(b, le, 0xffffffff); L(b, le, NEG(-56));   /* 144: ID -> 92 (offset field at 148) */
+  L(b, le, ln_id(14));                        /* 152 */
+  for (size_t k = 15; k < 20; k++) {
+    L(b, le, 0x7fffff00); L(b, le, ln_id(k)); /* 156..195: nodes 15..19 */
+  }
+  AT(b, 196);
+  L(b, le, 0);                                /* 196: null */
+  L(b, le, MID_EXTRA2);                       /* 200: node 14's extra */
+  L(b, le, MID_EXTRA);                        /* 204: node 11's extra */
+  AT(b, 208);
+}
+
+START_TEST(test_list_derived_node_mid_list_sends_type_information)
+{
+  for (int two = 0; two < 2; two++) {
+    Node n[20];
+    SubNode s11, s14;
+    for (size_t k = 0; k < 20; k++)
+      node_init(&n[k], &Node_vt, (int32_t)ln_id(k), NULL);
+    node_init(&s11, &SubNode_vt, (int32_t)ln_id(11), &n[12]);
+    s11.extra = (int32_t)MID_EXTRA;
+    node_init(&s14, &SubNode_vt, (int32_t)ln_id(14), &n[15]);
+    s14.extra = (int32_t)MID_EXTRA2;
+    for (size_t k = 0; k + 1 < 20; k++)
+      n[k].next = &n[k + 1];
+    n[10].next = &s11.base;
+    if (two)
+      n[13].next = &s14.base;
+    builder bld = two ? b_mid_sub2 : b_mid_sub;
+    expect_encoding(two ? "SubNodes at 11 and 14" : "SubNode at 11", bld, NULL, &Node_vt, &n[0],
+                    NULL, NULL);
+    for (int le = 0; le < 2; le++) {
+      dec d;
+      Node *h = NULL;
+      ck_assert_int_eq(dec_built(&d, bld, le, reg_full, 0, &Node_vt, &h), CDR_OK);
+      const Node *x = h;
+      for (size_t k = 0; k < 20; k++) {
+        int sub = k == 11 || (two && k == 14);
+        ck_assert_msg(x != NULL, "list ends at %zu", k);
+        ck_assert_msg(x->hdr.type == (sub ? &SubNode_vt : &Node_vt)
+                        && (uint32_t)x->id == ln_id(k),
+                      "node %zu: type %s id %#x", k, x->hdr.type ? x->hdr.type->name : "(null)",
+                      (unsigned)x->id);
+        if (sub)
+          ck_assert_uint_eq((uint32_t)((const SubNode *)x)->extra,
+                            k == 11 ? MID_EXTRA : MID_EXTRA2);
+        x = x->next;
+      }
+      ck_assert_ptr_null(x);
+      dec_close(&d);
+    }
+  }
+}
+END_TEST
+
+/* ---- Two TailNodes from the stream's start: n0 in phase 1, n1 in phase
+ * 0; one padding octet before each tag and the null. */
+static void b_tail2(tu_buf *b, int le)
+{
+  L(b, le, 0x7fffff00);                     /*  0: n0 tag, 4 padding octets */
+  tu_num(b, 0, pn_bits(0), 8, le);          /*  8: n0.d */
+  tu_num(b, 0, pn_s(0), 2, le);             /* 16: n0.s */
+  tu_num(b, 0, pn_a(0), 1, le);             /* 18: n0.o, 1 padding octet */
+  L(b, le, 0x7fffff00);                     /* 20: n1 tag */
+  AT(b, 24);
+  tu_num(b, 0, pn_bits(1), 8, le);          /* 24: n1.d */
+  tu_num(b, 0, pn_s(1), 2, le);             /* 32: n1.s */
+  tu_num(b, 0, pn_a(1), 1, le);             /* 34: n1.o, 1 padding octet */
+  L(b, le, 0);                              /* 36: null */
+  AT(b, 40);
+}
+
+/* Other layouts (TailNode: padding before the tail, nodes after the first
+ * in phase 0; Tri: the block copy; Rev: members in another order than the
+ * C struct's) through everything above: lists of 1, 2, 3, 9, 20 and 300
+ * after 0, 1 or 4 octets, both byte orders, exact octets and every field
+ * back; cycles back to nodes 0, 8 and 9 of 20; 20 nodes into buffers of
+ * every size; every truncation of 20 nodes. */
+START_TEST(test_list_other_layouts_exact_round_trip_buffers_truncations)
+{
+  static const lshape *const shapes[] = { &SH_TAIL, &SH_TRI, &SH_REV };
+  static const size_t lens[] = { 1, 2, 3, 9, 20, 300 };
+  static const long backs[] = { 0, 8, 9 };
+  xbuf want = { NULL, 0, 0 };
+  /* The builders agree with a hand-written TailNode pair. */
+  for (int le = 0; le < 2; le++) {
+    tu_buf t;
+    t.n = 0;
+    b_tail2(&t, le);
+    l_expected(&want, le, &SH_TAIL, 0, 2, -1);
+    TU_CTX("two TailNodes, builders (%s)", ord(le));
+    TU_ASSERT_BYTES(want.b, want.n, t.b, t.n);
+  }
+  for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+    const lshape *sh = shapes[si];
+    void *v = l_make(sh, 20, -1);
+    for (int le = 0; le < 2; le++)
+      for (int prefix = 0; prefix <= 4; prefix += prefix ? 3 : 1) {
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+          l_round_trip(sh, le, prefix, lens[li], -1, &want);
+        for (size_t bi = 0; bi < sizeof backs / sizeof backs[0]; bi++)
+          l_round_trip(sh, le, prefix, 20, backs[bi], &want);
+        char what[64];
+        snprintf(what, sizeof what, "20 %ss after %d octets %s", sh->name, prefix, ord(le));
+        l_expected(&want, le, sh, prefix, 20, -1);
+        l_every_buffer(what, le, prefix, sh->vt, v, &want);
+        l_every_truncation(sh, le, prefix, 20, &want);
+      }
+    free(v);
+  }
+  free(want.b);
+}
+END_TEST
+
 /* ================================================================ suite */
 
 static Suite *value_suite(void)
@@ -3826,6 +4664,17 @@ static Suite *value_suite(void)
   tcase_add_loop_test(tc, test_robust_truncated_and_mutated_samples, 0, (int)NSAMPLES);
   tcase_add_test(tc, test_robust_c14_inputs);
   tcase_add_loop_test(tc, test_robust_truncated_and_mutated_random_graphs, 0, 6);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("list");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_list_exact_padnode_two_nodes_both_phases);
+  tcase_add_test(tc, test_list_padnode_lists_exact_and_round_trip);
+  tcase_add_test(tc, test_list_node_list_into_fixed_buffer_of_every_size);
+  tcase_add_test(tc, test_list_node_list_every_truncation_is_short);
+  tcase_add_test(tc, test_list_cycle_back_to_node_k);
+  tcase_add_test(tc, test_list_derived_node_mid_list_sends_type_information);
+  tcase_add_test(tc, test_list_other_layouts_exact_round_trip_buffers_truncations);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("steady");

@@ -968,6 +968,52 @@ static inline void out_fast_settle(vstate *s, const cdr_itab_cur *tc, uint32_t n
   s->nvalues += s->values.n - n0;
 }
 
+/* Copy one primitive of a list plan (op code CODE: P_K4, P_K8, P_K2 or
+ * P_K1) from SRC to DST, byte-swapped when SWAP: the same in both
+ * directions. */
+static inline __attribute__((always_inline)) void prim_copy(uint8_t *dst, const uint8_t *src,
+                                                            uint32_t code, const int swap)
+{
+  if (CDR_LIKELY(code == P_K4)) {
+    uint32_t u32;
+    memcpy(&u32, src, 4);
+    if (swap)
+      u32 = __builtin_bswap32(u32);
+    memcpy(dst, &u32, 4);
+  } else if (code == P_K8) {
+    uint64_t u64;
+    memcpy(&u64, src, 8);
+    if (swap)
+      u64 = __builtin_bswap64(u64);
+    memcpy(dst, &u64, 8);
+  } else if (code == P_K2) {
+    uint16_t u16;
+    memcpy(&u16, src, 2);
+    if (swap)
+      u16 = __builtin_bswap16(u16);
+    memcpy(dst, &u16, 2);
+  } else {
+    *dst = *src;
+  }
+}
+
+/* Copy LEN octets of 4-octet members (LEN a multiple of 4) from SRC to
+ * DST, each byte-swapped when SWAP: a list plan's k4len block. */
+static inline __attribute__((always_inline)) void block4_copy(uint8_t *dst, const uint8_t *src,
+                                                              size_t len, const int swap)
+{
+  size_t j = 0;
+  if (len == 4) {
+    prim_copy(dst, src, P_K4, swap);
+    return;
+  }
+  if (!swap)
+    for (; j + 8 <= len; j += 8)
+      memcpy(dst + j, src + j, 8);
+  for (; j < len; j += 4)
+    prim_copy(dst + j, src + j, P_K4, swap);
+}
+
 /* Find CHILD in the encoder's value table through cursor TC, or record it
  * at tag position VAL (the cursor while it can, else the table's own
  * functions).  Returns 1 and *AT (found), 0 (recorded), 2 when the limits
@@ -1183,55 +1229,14 @@ list:
     unsigned ph = 0;
     if (p->k4len) {
       /* 4-octet members side by side on both sides: a block copy. */
-      const uint8_t *src = obj + p->ops[0].offset;
-      const size_t len = p->k4len;
-      size_t j = 0;
-      if (len == 4) {
-        memcpy(&u32, src, 4);
-        if (swap)
-          u32 = __builtin_bswap32(u32);
-        memcpy(w, &u32, 4);
-        goto tail_out;
-      }
-      if (!swap)
-        for (; j + 8 <= len; j += 8)
-          memcpy(w + j, src + j, 8);
-      for (; j < len; j += 4) {
-        memcpy(&u32, src + j, 4);
-        if (swap)
-          u32 = __builtin_bswap32(u32);
-        memcpy(w + j, &u32, 4);
-      }
-      goto tail_out;
+      block4_copy(w, obj + p->ops[0].offset, p->k4len, swap);
+    } else {
+      ph = (unsigned)((size_t)(w - wo) >> 2) & 1;
+      if (p->pre_zero[ph])
+        memset(w, 0, p->pre_len[ph]);
+      for (const vop *q = p->ops; q < tail; q++)
+        prim_copy(w + q->u.wof[ph], obj + q->offset, q->code, swap);
     }
-    ph = (unsigned)((size_t)(w - wo) >> 2) & 1;
-    if (p->pre_zero[ph])
-      memset(w, 0, p->pre_len[ph]);
-    for (const vop *q = p->ops; q < tail; q++) {
-      const uint8_t *src = obj + q->offset;
-      uint8_t *d = w + q->u.wof[ph];
-      if (CDR_LIKELY(q->code == P_K4)) {
-        memcpy(&u32, src, 4);
-        if (swap)
-          u32 = __builtin_bswap32(u32);
-        memcpy(d, &u32, 4);
-      } else if (q->code == P_K8) {
-        uint64_t u64;
-        memcpy(&u64, src, 8);
-        if (swap)
-          u64 = __builtin_bswap64(u64);
-        memcpy(d, &u64, 8);
-      } else if (q->code == P_K2) {
-        uint16_t u16;
-        memcpy(&u16, src, 2);
-        if (swap)
-          u16 = __builtin_bswap16(u16);
-        memcpy(d, &u16, 2);
-      } else {
-        *d = *src;
-      }
-    }
-  tail_out:
     w += p->pre_len[ph];
     const cdr_value *child = *(const cdr_value *const *)(obj + tail->offset);
     memset(w, 0, 8); /* the padding and a null */
@@ -2110,54 +2115,12 @@ list:
     unsigned ph = 0;
     if (p->k4len) {
       /* 4-octet members side by side on both sides: a block copy. */
-      uint8_t *dst = obj + p->ops[0].offset;
-      const uint8_t *src = buf + pos;
-      const size_t len = p->k4len;
-      size_t j = 0;
-      if (len == 4) {
-        memcpy(&u32, src, 4);
-        if (swap)
-          u32 = __builtin_bswap32(u32);
-        memcpy(dst, &u32, 4);
-        goto tail_in;
-      }
-      if (!swap)
-        for (; j + 8 <= len; j += 8)
-          memcpy(dst + j, src + j, 8);
-      for (; j < len; j += 4) {
-        memcpy(&u32, src + j, 4);
-        if (swap)
-          u32 = __builtin_bswap32(u32);
-        memcpy(dst + j, &u32, 4);
-      }
-      goto tail_in;
+      block4_copy(obj + p->ops[0].offset, buf + pos, p->k4len, swap);
+    } else {
+      ph = (unsigned)((pos - origin) >> 2) & 1;
+      for (const vop *o = p->ops; o < tail; o++)
+        prim_copy(obj + o->offset, buf + pos + o->u.wof[ph], o->code, swap);
     }
-    ph = (unsigned)((pos - origin) >> 2) & 1;
-    for (const vop *o = p->ops; o < tail; o++) {
-      const uint8_t *src = buf + pos + o->u.wof[ph];
-      uint8_t *dst = obj + o->offset;
-      if (CDR_LIKELY(o->code == P_K4)) {
-        memcpy(&u32, src, 4);
-        if (swap)
-          u32 = __builtin_bswap32(u32);
-        memcpy(dst, &u32, 4);
-      } else if (o->code == P_K8) {
-        uint64_t u64;
-        memcpy(&u64, src, 8);
-        if (swap)
-          u64 = __builtin_bswap64(u64);
-        memcpy(dst, &u64, 8);
-      } else if (o->code == P_K2) {
-        uint16_t u16;
-        memcpy(&u16, src, 2);
-        if (swap)
-          u16 = __builtin_bswap16(u16);
-        memcpy(dst, &u16, 2);
-      } else {
-        *dst = *src;
-      }
-    }
-  tail_in:
     pos += p->pre_len[ph];
     q = pos + p->tail_pad[ph];
     memcpy(&u32, buf + q, 4);

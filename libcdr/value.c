@@ -1003,7 +1003,7 @@ static inline __attribute__((always_inline)) void block4_copy(uint8_t *dst, cons
                                                               size_t len, const int swap)
 {
   size_t j = 0;
-  if (len == 4) {
+  if (CDR_LIKELY(len == 4)) { /* one member: laid out in line with the loops */
     prim_copy(dst, src, P_K4, swap);
     return;
   }

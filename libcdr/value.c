@@ -604,7 +604,10 @@ static void out_flush_pending(cdr_out *o, vframe *f, int new_chunk)
 }
 
 /* A string (repository ID or codebase URL), or an indirection to the same
- * string written earlier in this stream. */
+ * string written earlier in this stream.  The string is UTF-8 (repoid.h),
+ * whatever the stream's native char code set: it goes out converted from
+ * UTF-8 to the transmission code set (CDR_E_CODESET: a character that
+ * ISO-8859-1 lacks). */
 static void out_string_indirect(cdr_out *o, cdr_itab *tab, const char *s)
 {
   uintptr_t at;
@@ -614,7 +617,10 @@ static void out_string_indirect(cdr_out *o, cdr_itab *tab, const char *s)
     return;
   }
   size_t here = o->pos;
+  const uint32_t ncs = o->opts.ncs_c;
+  o->opts.ncs_c = CDR_CS_UTF8;
   cdr_put_string(o, s);
+  o->opts.ncs_c = ncs;
   if (o->status == CDR_OK) {
     int rc = cdr_itab_put(tab, (uintptr_t)s, here);
     if (rc != CDR_OK)
@@ -1503,8 +1509,20 @@ static void in_restore_chunks(cdr_in *i, vstate *s)
   }
 }
 
-/* A string or an indirection to one recorded in TAB; *S points into the
- * buffer (NUL-terminated there). */
+/* The N octets at S are all ASCII. */
+static int is_ascii(const char *s, uint32_t n)
+{
+  for (uint32_t k = 0; k < n; k++)
+    if ((unsigned char)s[k] >= 0x80)
+      return 0;
+  return 1;
+}
+
+/* A string (repository ID or codebase URL) or an indirection to one
+ * recorded in TAB, as UTF-8: *S points into the buffer (NUL-terminated
+ * there) when the octets are ASCII or the transmission code set is UTF-8,
+ * else at a copy converted from ISO-8859-1 in the stream's arena
+ * (CDR_E_STATE without one, CDR_E_NOMEM). */
 static int in_string_indirect(cdr_in *i, cdr_itab *tab, const char **s, uint32_t *len)
 {
   uint32_t u = 0;
@@ -1528,6 +1546,18 @@ static int in_string_indirect(cdr_in *i, cdr_itab *tab, const char **s, uint32_t
   }
   i->pos = at;
   int rc = cdr_get_string_view(i, s, len);
+  if (rc == CDR_OK && i->opts.tcs_c != CDR_CS_UTF8 && !is_ascii(*s, *len)) {
+    /* ISO-8859-1 octets past ASCII: the string as UTF-8 (what descriptors
+     * and registries hold, repoid.h), copied into the arena. */
+    const uint32_t ncs = i->opts.ncs_c;
+    i->pos = at;
+    i->opts.ncs_c = CDR_CS_UTF8;
+    const char *conv = cdr_get_string(i, len);
+    i->opts.ncs_c = ncs;
+    if (!conv)
+      return i->status;
+    *s = conv;
+  }
   if (rc == CDR_OK && (rc = cdr_itab_put(tab, at, (uintptr_t)*s)) != CDR_OK)
     return cdr_in_fail(i, rc, "no memory for indirection table");
   return rc;

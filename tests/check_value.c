@@ -4576,6 +4576,82 @@ END_TEST
 
 /* ================================================================ suite */
 
+/* ---- Repository IDs are UTF-8 on the C side (repoid.h) and go on the wire
+ * in the char transmission code set, whatever the native one: an RMI ID
+ * with a Latin-1 letter (class a.U-umlaut; Latin-1 letters stay unescaped
+ * in RMI IDs) is 0xDC on an ISO-8859-1 wire and C3 9C on a UTF-8 one, and
+ * reads back as the descriptor's UTF-8 ID in every pairing of native and
+ * transmission code sets (found by the fuzzer: the reader compared the
+ * wire octets with the UTF-8 ID, and the writer converted from the native
+ * code set). */
+typedef struct UmlV {
+  cdr_value hdr;
+  int32_t x;
+} UmlV;
+static const cdr_rmi_class uml_class = {
+  .name = "a.\xc3\x9c", .kind = CDR_RMI_SERIALIZABLE, .suid = 1,
+};
+static const cdr_member UmlV_members[] = { CDR_MEMBER(UmlV, x, &cdr_type_long) };
+static cdr_value_type UmlV_vt = {
+  .name = "UmlV", .rmi = &uml_class, .members = UmlV_members, .nmembers = 1,
+  .size = sizeof(UmlV), .align = _Alignof(UmlV),
+};
+
+START_TEST(test_rmi_id_with_latin1_letter_in_every_code_set_pairing)
+{
+  static const char id_utf8[] = "RMI:a.\xc3\x9c:071DA8BE7F971128:0000000000000001";
+  static const char id_latin1[] = "RMI:a.\xdc:071DA8BE7F971128:0000000000000001";
+  const char *id = cdr_value_type_id(&UmlV_vt, NULL);
+  ck_assert_ptr_nonnull(id);
+  ck_assert_str_eq(id, id_utf8);
+  static const uint32_t sets[2] = { CDR_CS_ISO8859_1, CDR_CS_UTF8 };
+  UmlV v = { .hdr.type = &UmlV_vt, .x = 7 };
+  for (int le = 0; le < 2; le++) {
+    for (int tk = 0; tk < 2; tk++) {
+      for (int nk = 0; nk < 2; nk++) {
+        TU_CTX("tcs %s, ncs %s, %s", tk ? "UTF-8" : "ISO-8859-1", nk ? "UTF-8" : "ISO-8859-1",
+               ord(le));
+        const char *wid = tk ? id_utf8 : id_latin1;
+        size_t wl = strlen(wid);
+        tu_buf want;
+        want.n = 0;
+        tu_num(&want, 0, 0x7fffff02u, 4, le);
+        tu_num(&want, 0, wl + 1, 4, le);
+        tu_put(&want, wid, wl + 1);
+        tu_num(&want, 0, 7, 4, le);
+        cdr_opts op;
+        cdr_opts_default(&op);
+        op.byte_order = (uint8_t)le;
+        op.tcs_c = sets[tk];
+        op.ncs_c = sets[nk];
+        cdr_value_opts vo = vopts(CDR_TYPEINFO_ALWAYS, 0, 0, NULL);
+        cdr_out o;
+        ck_assert_int_eq(cdr_out_init(&o, &op), CDR_OK);
+        ck_assert_int_eq(cdr_out_set_value_opts(&o, &vo), CDR_OK);
+        ck_assert_msg(cdr_put_value(&o, &UmlV_vt, &v) == CDR_OK, "%s: encoding failed", tu_ctx);
+        TU_ASSERT_BYTES(cdr_out_data(&o), cdr_out_size(&o), want.b, want.n);
+        cdr_out_close(&o);
+        cdr_arena a;
+        cdr_arena_init(&a, NULL);
+        uint8_t *copy = tu_dup(want.b, want.n);
+        cdr_in in;
+        ck_assert_int_eq(cdr_in_init(&in, copy, want.n, le, &op), CDR_OK);
+        cdr_in_set_arena(&in, &a);
+        void *got = NULL;
+        ck_assert_msg(cdr_get_value(&in, &UmlV_vt, &got) == CDR_OK, "%s: decoding failed: %s",
+                      tu_ctx, cdr_in_error_message(&in));
+        ck_assert_ptr_eq(((UmlV *)got)->hdr.type, &UmlV_vt);
+        ck_assert_int_eq(((UmlV *)got)->x, 7);
+        ck_assert_uint_eq(cdr_in_pos(&in), want.n);
+        cdr_in_close(&in);
+        cdr_arena_free(&a);
+        free(copy);
+      }
+    }
+  }
+}
+END_TEST
+
 static Suite *value_suite(void)
 {
   Suite *s = suite_create("value");
@@ -4674,6 +4750,7 @@ static Suite *value_suite(void)
   tcase_add_test(tc, test_list_node_list_every_truncation_is_short);
   tcase_add_test(tc, test_list_cycle_back_to_node_k);
   tcase_add_test(tc, test_list_derived_node_mid_list_sends_type_information);
+  tcase_add_test(tc, test_rmi_id_with_latin1_letter_in_every_code_set_pairing);
   tcase_add_test(tc, test_list_other_layouts_exact_round_trip_buffers_truncations);
   suite_add_tcase(s, tc);
 

@@ -16,7 +16,26 @@
  * message).  The counters "bug1" (stale octets in a null after an
  * unaligned member) and "bug2" (CDR_E_STATE for a list in a struct member of
  * a chunked value) watch for two bugs it found and that are fixed: both
- * must stay 0. */
+ * must stay 0.
+ *
+ * Besides the Node/Mix/Wide/... graphs it generates value boxes of strings
+ * and wstrings, values holding sequences (bounded and unbounded) and arrays
+ * of value references, string and wstring members, abstract value types
+ * (declared abstract, instantiated concrete), value types whose repository
+ * IDs are computed from RMI class descriptions (checked at start-up against
+ * an independent computation of the RMI hashed form) or from IDL scoped
+ * names, and list types with 8/4/2/1-octet primitives before the tail
+ * value.  Abstract interfaces are not supported by the library (no
+ * descriptor kind for them), so none are generated.  Configurations also
+ * vary the GIOP minor version (1.1 / 1.2: the wstring encodings) and the
+ * char code sets (native/transmission ISO-8859-1 or UTF-8: strings converted
+ * both ways).  It found that a non-ASCII repository ID (an RMI ID keeps
+ * Latin-1 letters) was converted from the native code set when written and
+ * read back raw, so it did not resolve when native != transmission code
+ * set; fixed in value.c (IDs are UTF-8 on the C side and converted to and
+ * from the transmission code set), covered by check_value's
+ * test_rmi_id_with_latin1_letter_in_every_code_set_pairing, and every
+ * configuration now runs with its own code sets. */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdint.h>
@@ -33,6 +52,7 @@
 static void __sanitizer_set_death_callback(void (*cb)(void)) { (void)cb; }
 #endif
 #include <cdr/cdr.h>
+#include <openssl/evp.h>
 
 /* ================================================================ PRNG */
 static uint64_t rs;
@@ -202,8 +222,145 @@ typedef struct CbNode {
   int32_t extra;
 } CbNode;
 
+/* Value boxes of a string and of a wstring (IDL: valuetype SBox string;). */
+typedef struct SBox {
+  cdr_value hdr;
+  char *value;
+} SBox;
+typedef struct WBox {
+  cdr_value hdr;
+  cdr_wchar *value;
+} WBox;
+/* Lists with primitives of every size before the tail value (list plans
+ * with padding that depends on the phase mod 8, and k4len blocks). */
+typedef struct L1 {              /* { octet a; double d; short s; long l; L1 next; } */
+  cdr_value hdr;
+  uint8_t a;
+  double d;
+  int16_t s;
+  int32_t l;
+  struct L1 *next;
+} L1;
+typedef struct L1S {             /* L1S : L1 { short x; }: leaves the list loop */
+  L1 base;
+  int16_t x;
+} L1S;
+typedef struct L2 {              /* { long a; float f; unsigned long u; L2 next; } */
+  cdr_value hdr;
+  int32_t a;
+  float f;
+  uint32_t u;
+  struct L2 *next;
+} L2;
+/* L2p: L2's C struct described in another member order (u, a, f): 4-octet
+ * members that are not side by side in the order of the description. */
+typedef struct L3 {              /* { char c; short s; octet o; L3 next; } */
+  cdr_value hdr;
+  char c;
+  int16_t s;
+  uint8_t o;
+  struct L3 *next;
+} L3;
+/* A list whose nodes hold a string and a wstring (the general walk). */
+typedef struct SNode {
+  cdr_value hdr;
+  int32_t id;
+  char *s;
+  cdr_wchar *w;
+  struct SNode *next;
+} SNode;
+/* Abstract value types: AbsA (abstract, no state), AbsB : AbsA (abstract),
+ * AbsC : AbsA, AbsD : AbsC, AbsE : AbsB (concrete).  The IDs of AbsA/AbsB
+ * have the length of AbsC/AbsD/AbsE's, so that an encoding can be patched
+ * to name an abstract type. */
+typedef struct AbsA {
+  cdr_value hdr;
+} AbsA;
+typedef struct AbsC {
+  cdr_value hdr;
+  int32_t v;
+  double d;
+  AbsA *nx;
+} AbsC;
+typedef struct AbsD {
+  AbsC base;
+  char *s;
+  AbsC *peer;
+} AbsD;
+typedef struct AbsE {
+  cdr_value hdr;
+  uint8_t o;
+  AbsA *nx;
+} AbsE;
+/* Repository IDs computed from RMI class descriptions (RNode, RSub : RNode,
+ * RExt externalizable) and from an IDL scoped name (IdlC : Node). */
+typedef struct RExt {
+  cdr_value hdr;
+  int64_t t;
+} RExt;
+typedef struct RNode {
+  cdr_value hdr;
+  int32_t id;
+  struct RNode *next;
+} RNode;
+typedef struct RSub {
+  RNode base;
+  char *s;
+  RExt *e;
+} RSub;
+typedef struct IdlC {
+  Node base;
+  int32_t extra;
+} IdlC;
+/* A value whose last member is a sequence of values, and one whose last
+ * member is an array of values (what follows the constructed member is the
+ * value's end: the eager end tags taken back), and a truncatable Node with a
+ * sequence and a string in its derived part (skipped when truncated). */
+typedef struct STail {
+  cdr_value hdr;
+  int16_t n;
+  cdr_seq v;        /* sequence<SNode> */
+} STail;
+typedef struct ATail {
+  cdr_value hdr;
+  uint8_t o;
+  AbsA *a[2];       /* AbsA a[2] */
+} ATail;
+typedef struct TruncS {
+  Node base;
+  cdr_seq v;        /* sequence<Node> */
+  char *s;
+} TruncS;
+/* Sequences and arrays of values, boxes, strings, abstract members. */
+typedef struct Bag {
+  cdr_value hdr;
+  int16_t tag;
+  cdr_seq kids;     /* sequence<Node> */
+  SBox *name;
+  WBox *wname;
+  cdr_seq boxes;    /* sequence<SBox> */
+  AbsA *any;
+  L1 *l1;
+  Node *arr[3];     /* Node arr[3] */
+  char *label;
+  cdr_seq bags;     /* sequence<Bag>: nesting through sequences */
+  RNode *r;
+  cdr_seq absq;     /* sequence<AbsA>: type information inside a sequence */
+  cdr_seq few;      /* sequence<L2, 4> */
+  struct HSeq {     /* struct HSeq { long n; sequence<Node> v; } */
+    int32_t n;
+    cdr_seq v;
+  } hs;
+  STail *st;
+  ATail *at;
+  struct Bag *next;
+} Bag;
+
 static cdr_value_type Node_vt, Mix_vt, Wide_vt, Wide2_vt, LBox_vt, A16_vt, Pt_vt, Sub_vt, Sub2_vt,
   Sub3_vt, Trunc_vt, Trunc2_vt, Cust_vt, CbNode_vt, Fac_vt;
+static cdr_value_type SBox_vt, WBox_vt, L1_vt, L1S_vt, L2_vt, L2p_vt, L3_vt, SNode_vt, AbsA_vt,
+  AbsB_vt, AbsC_vt, AbsD_vt, AbsE_vt, RExt_vt, RNode_vt, RSub_vt, IdlC_vt, Bag_vt, STail_vt, ATail_vt,
+  TruncS_vt;
 
 #define VREF(N_, V_) \
   static const cdr_type N_ = { .kind = CDR_K_VALUE, .size = sizeof(void *), \
@@ -215,6 +372,100 @@ VREF(LBoxRef, LBox_vt);
 VREF(A16Ref, A16_vt);
 VREF(PtRef, Pt_vt);
 VREF(FacRef, Fac_vt);
+VREF(SBoxRef, SBox_vt);
+VREF(WBoxRef, WBox_vt);
+VREF(L1Ref, L1_vt);
+VREF(L2Ref, L2_vt);
+VREF(L2pRef, L2p_vt);
+VREF(L3Ref, L3_vt);
+VREF(SNodeRef, SNode_vt);
+VREF(AbsARef, AbsA_vt);
+VREF(AbsCRef, AbsC_vt);
+VREF(RExtRef, RExt_vt);
+VREF(RNodeRef, RNode_vt);
+VREF(BagRef, Bag_vt);
+VREF(STailRef, STail_vt);
+VREF(ATailRef, ATail_vt);
+static const cdr_type NodeSeq = CDR_SEQUENCE_TYPE(&NodeRef, 0);
+static const cdr_type SBoxSeq = CDR_SEQUENCE_TYPE(&SBoxRef, 0);
+static const cdr_type BagSeq = CDR_SEQUENCE_TYPE(&BagRef, 0);
+static const cdr_type AbsSeq = CDR_SEQUENCE_TYPE(&AbsARef, 0);
+static const cdr_type L2Seq4 = CDR_SEQUENCE_TYPE(&L2Ref, 4);
+static const cdr_type SNodeSeq = CDR_SEQUENCE_TYPE(&SNodeRef, 0);
+static const cdr_type AbsArr2 = { .kind = CDR_K_ARRAY, .size = 2 * sizeof(void *),
+                                  .align = _Alignof(void *), .u.arr = { &AbsARef, 2 } };
+static const cdr_type NodeArr3 = { .kind = CDR_K_ARRAY, .size = 3 * sizeof(void *),
+                                   .align = _Alignof(void *), .u.arr = { &NodeRef, 3 } };
+
+typedef struct HSeq HSeq;
+static const cdr_member HSeq_m[] = { CDR_MEMBER(HSeq, n, &cdr_type_long), CDR_MEMBER(HSeq, v, &NodeSeq) };
+static const cdr_type HSeq_t = CDR_STRUCT_TYPE(HSeq, "HSeq", "IDL:F/HSeq:1.0", HSeq_m);
+static const cdr_member SBox_m[] = { CDR_MEMBER(SBox, value, &cdr_type_string) };
+static const cdr_member WBox_m[] = { CDR_MEMBER(WBox, value, &cdr_type_wstring) };
+static const cdr_member L1_m[] = { CDR_MEMBER(L1, a, &cdr_type_octet), CDR_MEMBER(L1, d, &cdr_type_double),
+                                   CDR_MEMBER(L1, s, &cdr_type_short), CDR_MEMBER(L1, l, &cdr_type_long),
+                                   CDR_MEMBER(L1, next, &L1Ref) };
+static const cdr_member L1S_m[] = { CDR_MEMBER(L1S, x, &cdr_type_short) };
+static const cdr_member L2_m[] = { CDR_MEMBER(L2, a, &cdr_type_long), CDR_MEMBER(L2, f, &cdr_type_float),
+                                   CDR_MEMBER(L2, u, &cdr_type_ulong), CDR_MEMBER(L2, next, &L2Ref) };
+static const cdr_member L2p_m[] = { CDR_MEMBER(L2, u, &cdr_type_ulong), CDR_MEMBER(L2, a, &cdr_type_long),
+                                    CDR_MEMBER(L2, f, &cdr_type_float), CDR_MEMBER(L2, next, &L2pRef) };
+static const cdr_member L3_m[] = { CDR_MEMBER(L3, c, &cdr_type_char), CDR_MEMBER(L3, s, &cdr_type_short),
+                                   CDR_MEMBER(L3, o, &cdr_type_octet), CDR_MEMBER(L3, next, &L3Ref) };
+static const cdr_member SNode_m[] = { CDR_MEMBER(SNode, id, &cdr_type_long), CDR_MEMBER(SNode, s, &cdr_type_string),
+                                      CDR_MEMBER(SNode, w, &cdr_type_wstring),
+                                      CDR_MEMBER(SNode, next, &SNodeRef) };
+static const cdr_member AbsC_m[] = { CDR_MEMBER(AbsC, v, &cdr_type_long), CDR_MEMBER(AbsC, d, &cdr_type_double),
+                                     CDR_MEMBER(AbsC, nx, &AbsARef) };
+static const cdr_member AbsD_m[] = { CDR_MEMBER(AbsD, s, &cdr_type_string), CDR_MEMBER(AbsD, peer, &AbsCRef) };
+static const cdr_member AbsE_m[] = { CDR_MEMBER(AbsE, o, &cdr_type_octet), CDR_MEMBER(AbsE, nx, &AbsARef) };
+static const cdr_member RExt_m[] = { CDR_MEMBER(RExt, t, &cdr_type_longlong) };
+static const cdr_member RNode_m[] = { CDR_MEMBER(RNode, id, &cdr_type_long), CDR_MEMBER(RNode, next, &RNodeRef) };
+static const cdr_member RSub_m[] = { CDR_MEMBER(RSub, s, &cdr_type_string), CDR_MEMBER(RSub, e, &RExtRef) };
+static const cdr_member IdlC_m[] = { CDR_MEMBER(IdlC, extra, &cdr_type_long) };
+static const cdr_member Bag_m[] = {
+  CDR_MEMBER(Bag, tag, &cdr_type_short), CDR_MEMBER(Bag, kids, &NodeSeq),
+  CDR_MEMBER(Bag, name, &SBoxRef),       CDR_MEMBER(Bag, wname, &WBoxRef),
+  CDR_MEMBER(Bag, boxes, &SBoxSeq),      CDR_MEMBER(Bag, any, &AbsARef),
+  CDR_MEMBER(Bag, l1, &L1Ref),           CDR_MEMBER(Bag, arr, &NodeArr3),
+  CDR_MEMBER(Bag, label, &cdr_type_string), CDR_MEMBER(Bag, bags, &BagSeq),
+  CDR_MEMBER(Bag, r, &RNodeRef),         CDR_MEMBER(Bag, absq, &AbsSeq),
+  CDR_MEMBER(Bag, few, &L2Seq4),         CDR_MEMBER(Bag, hs, &HSeq_t),
+  CDR_MEMBER(Bag, st, &STailRef),        CDR_MEMBER(Bag, at, &ATailRef),
+  CDR_MEMBER(Bag, next, &BagRef),
+};
+static const cdr_member STail_m[] = { CDR_MEMBER(STail, n, &cdr_type_short), CDR_MEMBER(STail, v, &SNodeSeq) };
+static const cdr_member ATail_m[] = { CDR_MEMBER(ATail, o, &cdr_type_octet), CDR_MEMBER(ATail, a, &AbsArr2) };
+static const cdr_member TruncS_m[] = { CDR_MEMBER(TruncS, v, &NodeSeq), CDR_MEMBER(TruncS, s, &cdr_type_string) };
+
+/* RMI class descriptions.  Names: '$' and U+03A9 and a supplementary
+ * character are escaped (\U0024, \U03A9, two surrogates), Latin-1 letters
+ * (U+00DC, U+00F1) stay as they are. */
+static const cdr_rmi_field RNode_f[] = {
+  { "next", "Lfz/rmi/RNode$Inner;", 0x0002u },
+  { "id", "I", 0x0002u },
+  { "serialVersionUID", "J", 0x0002u | CDR_RMI_FIELD_STATIC | 0x0010u },
+  { "cache", "[Ljava/lang/Object;", 0x0002u | CDR_RMI_FIELD_TRANSIENT },
+};
+static const cdr_rmi_class RNode_class = {
+  .name = "fz.rmi.RNode$Inner", .kind = CDR_RMI_SERIALIZABLE, .fields = RNode_f, .nfields = 4,
+  .suid = 0x0123456789ABCDEFull,
+};
+static const cdr_rmi_field RSub_f[] = {
+  { "s", "Ljava/lang/String;", 0x0002u },
+  { "e", "Lfz/rmi/\xce\xa9" "Ext;", 0x0001u },
+  { "gr\xc3\xb6\xc3\x9f" "e", "D", 0 },
+  { "Zed", "[[J", 0 },
+  { "tmp", "S", CDR_RMI_FIELD_TRANSIENT },
+};
+static const cdr_rmi_class RSub_class = {
+  .name = "fz.rmi.Sub\xc3\x9c" "ber.\xc3\xb1" "o", .kind = CDR_RMI_SERIALIZABLE,
+  .superclass = &RNode_class, .has_write_object = 1, .fields = RSub_f, .nfields = 5,
+  .suid = 0xFEDCBA9876543210ull,
+};
+static const cdr_rmi_class RExt_class = {
+  .name = "fz.rmi.\xce\xa9\xf0\x9d\x90\x80" "Ext", .kind = CDR_RMI_EXTERNALIZABLE, .suid = 42,
+};
 
 static const cdr_member Node_m[] = { CDR_MEMBER(Node, id, &cdr_type_long),
                                      CDR_MEMBER(Node, next, &NodeRef) };
@@ -317,53 +568,126 @@ VT(Trunc2_vt, Trunc2, &Trunc_vt, CDR_VT_TRUNCATABLE, Trunc2_m, 2, Trunc2);
 VT(Cust_vt, Cust, &Node_vt, CDR_VT_CUSTOM, NULL, 0, Cust, .marshal = cust_marshal,
    .unmarshal = cust_unmarshal);
 VT(CbNode_vt, CbNode, &Node_vt, 0, CbNode_m, 1, CbNode, .codebase = "http://cb.example/");
+VT(SBox_vt, SBox, NULL, CDR_VT_BOX, SBox_m, 1, SBox);
+VT(WBox_vt, WBox, NULL, CDR_VT_BOX, WBox_m, 1, WBox);
+VT(L1_vt, L1, NULL, 0, L1_m, 5, L1);
+VT(L1S_vt, L1S, &L1_vt, 0, L1S_m, 1, L1S);
+VT(L2_vt, L2, NULL, 0, L2_m, 4, L2);
+VT(L2p_vt, L2p, NULL, 0, L2p_m, 4, L2);
+VT(L3_vt, L3, NULL, 0, L3_m, 4, L3);
+VT(SNode_vt, SNode, NULL, 0, SNode_m, 4, SNode);
+VT(AbsA_vt, AbsA, NULL, CDR_VT_ABSTRACT, NULL, 0, AbsA);
+VT(AbsB_vt, AbsB, &AbsA_vt, CDR_VT_ABSTRACT, NULL, 0, AbsA);
+VT(AbsC_vt, AbsC, &AbsA_vt, 0, AbsC_m, 3, AbsC);
+VT(AbsD_vt, AbsD, &AbsC_vt, 0, AbsD_m, 2, AbsD);
+VT(AbsE_vt, AbsE, &AbsB_vt, 0, AbsE_m, 2, AbsE);
+VT(Bag_vt, Bag, NULL, 0, Bag_m, 17, Bag);
+VT(STail_vt, STail, NULL, 0, STail_m, 2, STail);
+VT(ATail_vt, ATail, NULL, 0, ATail_m, 2, ATail);
+VT(TruncS_vt, TruncS, &Node_vt, CDR_VT_TRUNCATABLE, TruncS_m, 2, TruncS);
+/* IDs from the class descriptions / the scoped name: no repo_id. */
+static cdr_value_type RExt_vt = { .name = "RExt", .rmi = &RExt_class, .members = RExt_m, .nmembers = 1,
+                                  .size = sizeof(RExt), .align = _Alignof(RExt) };
+static cdr_value_type RNode_vt = { .name = "RNode", .rmi = &RNode_class, .members = RNode_m, .nmembers = 2,
+                                   .size = sizeof(RNode), .align = _Alignof(RNode) };
+static cdr_value_type RSub_vt = { .name = "RSub", .rmi = &RSub_class, .base = &RNode_vt, .members = RSub_m,
+                                  .nmembers = 2, .size = sizeof(RSub), .align = _Alignof(RSub) };
+static cdr_value_type IdlC_vt = { .name = "IdlC", .idl = { "fz.example", "F::Deep::IdlC", "2.3" },
+                                  .base = &Node_vt, .members = IdlC_m, .nmembers = 1,
+                                  .size = sizeof(IdlC), .align = _Alignof(IdlC) };
 
 static cdr_value_type *const all_types[] = { &Node_vt, &LBox_vt, &Mix_vt, &Wide_vt, &Wide2_vt,
                                              &A16_vt, &Pt_vt, &Sub_vt, &Sub2_vt, &Sub3_vt,
-                                             &Trunc_vt, &Trunc2_vt, &Cust_vt, &CbNode_vt, &Fac_vt };
+                                             &Trunc_vt, &Trunc2_vt, &Cust_vt, &CbNode_vt, &Fac_vt,
+                                             &SBox_vt, &WBox_vt, &L1_vt, &L1S_vt, &L2_vt, &L2p_vt,
+                                             &L3_vt, &SNode_vt, &AbsA_vt, &AbsB_vt, &AbsC_vt,
+                                             &AbsD_vt, &AbsE_vt, &RExt_vt, &RNode_vt, &RSub_vt,
+                                             &IdlC_vt, &Bag_vt, &STail_vt, &ATail_vt, &TruncS_vt };
 #define NTYPES (sizeof all_types / sizeof all_types[0])
 
 static cdr_registry *reg_full, *reg_part;
 
 /* ---------------------------------------------------------------- flattened field lists */
-enum { F_P1 = 1, F_P2 = 2, F_P4 = 4, F_P8 = 8, F_VAL = 16 };
+enum { F_P1 = 1, F_P2 = 2, F_P4 = 4, F_P8 = 8, F_VAL = 16, F_STR = 32, F_WSTR = 33, F_SEQ = 34 };
+/* How a value field is reached: walked by the library (DIRECT), through a
+ * constructed member (STRUCT: a struct, an array or a sequence element,
+ * nested on the C stack through type.c), or by a custom marshaller. */
 enum { VIA_DIRECT = 0, VIA_STRUCT = 1, VIA_CUSTOM = 2 };
 typedef struct fld {
   uint32_t off;
-  uint8_t kind;
+  uint8_t kind;     /* F_P1..F_P8: a primitive of that size; F_VAL: a value pointer;
+                     * F_STR/F_WSTR: char * / cdr_wchar *; F_SEQ: a cdr_seq of value
+                     * pointers (elements reached VIA_STRUCT) */
   uint8_t via;
-  const cdr_value_type *decl;
+  uint8_t cdepth;   /* constructed types around the field (a sequence counts
+                     * itself): the stream's max_depth must pass it */
+  uint32_t bound;   /* F_SEQ: the sequence's bound (0: none) */
+  const cdr_value_type *decl; /* F_VAL, F_SEQ: declared (element) type */
 } fld;
 typedef struct tinfo {
   const cdr_value_type *vt;
   int nf;
   fld f[72];
   int nvals;
+  int has_seq;      /* F_SEQ fields: a constructed member even when empty */
 } tinfo;
 static tinfo tinfos[NTYPES];
 
-static void add_members(tinfo *ti, const cdr_member *m, uint32_t n, uint32_t base, int via)
+static void add_type(tinfo *ti, const cdr_type *t, uint32_t off, int via, int cdepth);
+
+static void add_members(tinfo *ti, const cdr_member *m, uint32_t n, uint32_t base, int via, int cdepth)
 {
-  for (uint32_t k = 0; k < n; k++) {
-    const cdr_type *t = m[k].type;
-    uint32_t off = base + (uint32_t)m[k].offset;
-    if (t->kind == CDR_K_STRUCT) {
-      add_members(ti, t->u.st.members, t->u.st.count, off, VIA_STRUCT);
-      continue;
-    }
-    fld *f = &ti->f[ti->nf++];
-    f->off = off;
-    f->via = (uint8_t)via;
-    f->decl = NULL;
-    if (t->kind == CDR_K_VALUE) {
-      f->kind = F_VAL;
-      f->decl = t->u.val.vt;
-      ti->nvals++;
-    } else {
-      f->kind = (uint8_t)t->size;
-    }
+  for (uint32_t k = 0; k < n; k++)
+    add_type(ti, m[k].type, base + (uint32_t)m[k].offset, via, cdepth);
+}
+
+static void add_type(tinfo *ti, const cdr_type *t, uint32_t off, int via, int cdepth)
+{
+  if (t->kind == CDR_K_STRUCT) {
+    add_members(ti, t->u.st.members, t->u.st.count, off, VIA_STRUCT, cdepth + 1);
+    return;
+  }
+  if (t->kind == CDR_K_ARRAY) {
+    for (uint32_t e = 0; e < t->u.arr.count; e++)
+      add_type(ti, t->u.arr.elem, off + e * t->u.arr.elem->size, VIA_STRUCT, cdepth + 1);
+    return;
+  }
+  if (ti->nf >= 72)
+    abort();
+  fld *f = &ti->f[ti->nf++];
+  f->off = off;
+  f->via = (uint8_t)via;
+  f->decl = NULL;
+  f->bound = 0;
+  f->cdepth = (uint8_t)cdepth;
+  switch (t->kind) {
+  case CDR_K_VALUE:
+    f->kind = F_VAL;
+    f->decl = t->u.val.vt;
+    ti->nvals++;
+    break;
+  case CDR_K_STRING: f->kind = F_STR; break;
+  case CDR_K_WSTRING: f->kind = F_WSTR; break;
+  case CDR_K_SEQUENCE:
+    if (t->u.seq.elem->kind != CDR_K_VALUE)
+      abort(); /* only sequences of values are generated */
+    f->kind = F_SEQ;
+    f->decl = t->u.seq.elem->u.val.vt;
+    f->bound = t->u.seq.bound;
+    f->via = VIA_STRUCT;
+    f->cdepth = (uint8_t)(cdepth + 1);
+    ti->has_seq = 1;
+    break;
+  default:
+    f->kind = (uint8_t)t->size;
+    break;
   }
 }
+
+/* descriptor -> tinfo, open addressing on the pointer */
+#define TI_SLOTS 128
+static const tinfo *ti_map[TI_SLOTS];
+static unsigned ti_hash(const void *p) { return (unsigned)(((uintptr_t)p >> 4) * 0x9E3779B1u >> 25) & (TI_SLOTS - 1); }
 
 static void build_tinfo(void)
 {
@@ -378,9 +702,13 @@ static void build_tinfo(void)
     tinfo *ti = &tinfos[k];
     const cdr_value_type *vt = all_types[k];
     ti->vt = vt;
-    ti->nf = ti->nvals = 0;
+    ti->nf = ti->nvals = ti->has_seq = 0;
+    unsigned h = ti_hash(vt);
+    while (ti_map[h])
+      h = (h + 1) & (TI_SLOTS - 1);
+    ti_map[h] = ti;
     if (vt == &Cust_vt) {
-      add_members(ti, Cust_wire, 5, 0, VIA_CUSTOM);
+      add_members(ti, Cust_wire, 5, 0, VIA_CUSTOM, 0);
       continue;
     }
     const cdr_value_type *lv[8];
@@ -388,21 +716,22 @@ static void build_tinfo(void)
     for (const cdr_value_type *x = vt; x; x = x->base)
       lv[nl++] = x;
     while (nl-- > 0)
-      add_members(ti, lv[nl]->members, lv[nl]->nmembers, 0, VIA_DIRECT);
+      add_members(ti, lv[nl]->members, lv[nl]->nmembers, 0, VIA_DIRECT, 0);
   }
 }
 
 static const tinfo *tinfo_of(const cdr_value_type *vt)
 {
-  for (size_t k = 0; k < NTYPES; k++)
-    if (tinfos[k].vt == vt)
-      return &tinfos[k];
+  for (unsigned h = ti_hash(vt); ti_map[h]; h = (h + 1) & (TI_SLOTS - 1))
+    if (ti_map[h]->vt == vt)
+      return ti_map[h];
   return NULL;
 }
 
 /* actual types allowed for a declared type */
 static const cdr_value_type *const fam_node[] = { &Node_vt, &Sub_vt, &Sub2_vt, &Sub3_vt, &Trunc_vt,
-                                                  &Trunc2_vt, &Cust_vt, &CbNode_vt };
+                                                  &Trunc2_vt, &Cust_vt, &CbNode_vt, &IdlC_vt, &TruncS_vt };
+#define NFAM_NODE 10
 
 /* ================================================================ graphs */
 
@@ -426,9 +755,94 @@ typedef struct graph {
   int nroots;
   int has_reentrant; /* Cust objects or Mix.hp.a values: fixed-buffer slack caveat */
   int has_trunc;
+  int has_abs;       /* objects of concrete types derived from abstract ones */
+  int str_utf8;      /* strings are UTF-8 of Latin-1 characters (cfg.cs 1 allowed) */
+  int has_rsub;      /* RSub objects: an RMI ID with Latin-1 letters */
 } graph;
 
 static uint32_t gen_counter = 1;
+static uint64_t n_type_objs[NTYPES];   /* objects generated, per type */
+static uint64_t n_seqs, n_seq_elems, n_strs, n_wstrs;
+
+/* A random string: empty, short or long; octets 1..255 (ISO-8859-1 on
+ * both sides: no conversion), sometimes only printable ones. */
+static int g_str_utf8; /* this graph's strings: UTF-8 of Latin-1 characters */
+static char *rand_str(void)
+{
+  uint32_t n = chance(20) ? 0 : chance(75) ? 1 + rn(16) : 17 + rn(300);
+  char *s = malloc(2 * n + 1);
+  int printable = chance(50);
+  uint32_t o = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    unsigned c = printable ? ' ' + rn(95) : 1 + rn(255);
+    if (g_str_utf8 && c >= 0x80) {
+      s[o++] = (char)(0xC0 | (c >> 6));
+      s[o++] = (char)(0x80 | (c & 0x3F));
+    } else {
+      s[o++] = (char)c;
+    }
+  }
+  s[o] = 0;
+  n_strs++;
+  return s;
+}
+
+/* A random wstring of Unicode scalar values (no NUL, no surrogates):
+ * ASCII, other BMP characters (U+FEFF and U+FFFE included, which look like
+ * byte-order marks), and supplementary ones (surrogate pairs on the wire). */
+static cdr_wchar *rand_wstr(void)
+{
+  uint32_t n = chance(20) ? 0 : chance(75) ? 1 + rn(12) : 13 + rn(200);
+  cdr_wchar *w = malloc((n + 1) * sizeof *w);
+  for (uint32_t k = 0; k < n; k++) {
+    cdr_wchar c;
+    switch (rn(8)) {
+    case 0: case 1: case 2: c = 1 + rn(0x7f); break;
+    case 3: c = chance(50) ? 0xFEFF : 0xFFFE; break;
+    case 4: c = 0x10000 + rn(0x100000); break;
+    default:
+      do
+        c = 1 + rn(0xFFFF);
+      while (c >= 0xD800 && c <= 0xDFFF);
+      break;
+    }
+    w[k] = c;
+  }
+  w[n] = 0;
+  n_wstrs++;
+  return w;
+}
+
+static size_t wlen(const cdr_wchar *w)
+{
+  size_t n = 0;
+  while (w[n])
+    n++;
+  return n;
+}
+
+/* S (at most MAX octets of it) as a C literal, in a static buffer (one of
+ * two, so that two may appear in one message). */
+static const char *esc(const char *s, size_t max)
+{
+  static char bufs[2][1024];
+  static int which;
+  char *b = bufs[which ^= 1];
+  size_t o = 0;
+  if (!s)
+    return "(null)";
+  b[o++] = '"';
+  for (size_t k = 0; s[k] && k < max && o + 8 < sizeof bufs[0]; k++) {
+    unsigned char c = (unsigned char)s[k];
+    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+      b[o++] = (char)c;
+    else
+      o += (size_t)snprintf(b + o, 8, "\\x%02x", c);
+  }
+  b[o++] = '"';
+  b[o] = 0;
+  return b;
+}
 
 static void *obj_new(graph *g, const cdr_value_type *vt)
 {
@@ -451,9 +865,12 @@ static void *obj_new(graph *g, const cdr_value_type *vt)
     case F_P2: memcpy(p, &r, 2); break;
     case F_P4: memcpy(p, &r, 4); break;
     case F_P8: memcpy(p, &r, 8); break;
-    default: break;
+    case F_STR: *(char **)p = rand_str(); break;
+    case F_WSTR: *(cdr_wchar **)p = rand_wstr(); break;
+    default: break; /* values and sequences: graph_fill */
     }
   }
+  n_type_objs[ti - tinfos]++;
   if (vt == &Node_vt || cdr_value_type_is_base_of(&Node_vt, vt))
     ((Node *)o)->id = (int32_t)g->n;
   if (g->n == g->cap) {
@@ -465,13 +882,27 @@ static void *obj_new(graph *g, const cdr_value_type *vt)
     g->has_reentrant = 1;
   if (vt->flags & CDR_VT_TRUNCATABLE)
     g->has_trunc = 1;
+  if (cdr_value_type_is_base_of(&AbsA_vt, vt))
+    g->has_abs = 1;
+  if (vt == &RSub_vt)
+    g->has_rsub = 1;
   return o;
 }
 
 static void graph_free(graph *g)
 {
-  for (uint32_t k = 0; k < g->n; k++)
-    free((char *)g->objs[k] - sizeof(meta));
+  for (uint32_t k = 0; k < g->n; k++) {
+    void *o = g->objs[k];
+    const tinfo *ti = tinfo_of(((cdr_value *)o)->type);
+    for (int q = 0; q < ti->nf; q++) {
+      void *p = (char *)o + ti->f[q].off;
+      if (ti->f[q].kind == F_STR || ti->f[q].kind == F_WSTR)
+        free(*(void **)p);
+      else if (ti->f[q].kind == F_SEQ)
+        free(((cdr_seq *)p)->buf);
+    }
+    free((char *)o - sizeof(meta));
+  }
   free(g->objs);
   memset(g, 0, sizeof *g);
 }
@@ -479,8 +910,10 @@ static void graph_free(graph *g)
 typedef struct profile {
   unsigned p_null, p_share, p_back; /* percent */
   unsigned p_tailnew;               /* last value slot: a new object while under target */
-  unsigned w_node[8];               /* weights over fam_node */
+  unsigned w_node[NFAM_NODE];       /* weights over fam_node */
   unsigned w_wide2;
+  unsigned w_sub;                   /* derived actual types of L1, RNode, AbsC */
+  unsigned seq_max;                 /* sequences: most elements (usually) */
   uint32_t target;
 } profile;
 
@@ -488,10 +921,10 @@ static const cdr_value_type *pick_actual(const profile *pr, const cdr_value_type
 {
   if (decl == &Node_vt) {
     unsigned tot = 0;
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < NFAM_NODE; k++)
       tot += pr->w_node[k];
     unsigned r = rn(tot);
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < NFAM_NODE; k++) {
       if (r < pr->w_node[k])
         return fam_node[k];
       r -= pr->w_node[k];
@@ -500,6 +933,18 @@ static const cdr_value_type *pick_actual(const profile *pr, const cdr_value_type
   }
   if (decl == &Wide_vt)
     return chance(pr->w_wide2) ? &Wide2_vt : &Wide_vt;
+  if (decl == &L1_vt)
+    return chance(pr->w_sub) ? &L1S_vt : &L1_vt;
+  if (decl == &RNode_vt)
+    return chance(pr->w_sub) ? &RSub_vt : &RNode_vt;
+  if (decl == &AbsC_vt)
+    return chance(pr->w_sub) ? &AbsD_vt : &AbsC_vt;
+  if (decl == &AbsB_vt)
+    return &AbsE_vt;
+  if (decl == &AbsA_vt) {
+    unsigned r = rn(3);
+    return r == 0 ? &AbsC_vt : r == 1 ? &AbsD_vt : &AbsE_vt;
+  }
   return decl;
 }
 
@@ -516,6 +961,35 @@ static void *pick_existing(graph *g, const cdr_value_type *decl)
   return NULL;
 }
 
+/* The value for one slot declared DECL of object O: null, an existing
+ * object (sharing, cycles), or a new one (pushed on STACK). */
+static void *fill_slot(graph *g, const profile *pr, void *o, const cdr_value_type *decl, int is_last_val,
+                       uint32_t *stack, uint32_t *sp)
+{
+  void *v = NULL;
+  unsigned r = rn(100);
+  if (is_last_val && g->n < pr->target && chance(pr->p_tailnew))
+    r = 100; /* forces a new object below */
+  if (r == 100) {
+    v = obj_new(g, pick_actual(pr, decl));
+    stack[(*sp)++] = META(v)->idx;
+  } else if (r < pr->p_null) {
+    v = NULL;
+  } else if (r < pr->p_null + pr->p_share) {
+    v = pick_existing(g, decl);
+    if (v && chance(pr->p_back) && cdr_value_type_is_base_of(decl, ((cdr_value *)o)->type))
+      v = o; /* self cycle */
+  } else if (g->n < pr->target) {
+    v = obj_new(g, pick_actual(pr, decl));
+    stack[(*sp)++] = META(v)->idx;
+  } else {
+    v = chance(50) ? pick_existing(g, decl) : NULL;
+  }
+  if (*sp >= pr->target + 16)
+    abort();
+  return v;
+}
+
 static void graph_fill(graph *g, const profile *pr, void *root)
 {
   /* DFS over slots; new objects are created lazily */
@@ -527,34 +1001,32 @@ static void graph_fill(graph *g, const profile *pr, void *root)
     const tinfo *ti = tinfo_of(((cdr_value *)o)->type);
     for (int k = 0; k < ti->nf; k++) {
       const fld *f = &ti->f[k];
+      if (f->kind == F_SEQ) {
+        /* a sequence of values: empty, a few, or many elements */
+        cdr_seq *sq = (cdr_seq *)((char *)o + f->off);
+        uint32_t n = chance(25) ? 0 : chance(80) ? 1 + rn(pr->seq_max) : rn(60);
+        if (f->bound && n > f->bound)
+          n = rn(f->bound + 1);
+        sq->len = n;
+        sq->buf = n ? malloc(n * sizeof(void *)) : NULL;
+        for (uint32_t e = 0; e < n; e++) {
+          void *v = fill_slot(g, pr, o, f->decl, 0, stack, &sp);
+          ((void **)sq->buf)[e] = v;
+          if (v)
+            g->has_reentrant = 1;
+        }
+        n_seqs++;
+        n_seq_elems += n;
+        continue;
+      }
       if (f->kind != F_VAL)
         continue;
       void **slot = (void **)((char *)o + f->off);
-      void *v = NULL;
-      unsigned r = rn(100);
       int is_last_val = 1;
       for (int q = k + 1; q < ti->nf; q++)
-        if (ti->f[q].kind == F_VAL)
+        if (ti->f[q].kind == F_VAL || ti->f[q].kind == F_SEQ)
           is_last_val = 0;
-      if (is_last_val && g->n < pr->target && chance(pr->p_tailnew))
-        r = 100; /* forces a new object below */
-      if (r == 100) {
-        v = obj_new(g, pick_actual(pr, f->decl));
-        stack[sp++] = META(v)->idx;
-      } else if (r < pr->p_null) {
-        v = NULL;
-      } else if (r < pr->p_null + pr->p_share) {
-        v = pick_existing(g, f->decl);
-        if (v && chance(pr->p_back) && cdr_value_type_is_base_of(f->decl, ((cdr_value *)o)->type))
-          v = o; /* self cycle */
-      } else if (g->n < pr->target) {
-        v = obj_new(g, pick_actual(pr, f->decl));
-        stack[sp++] = META(v)->idx;
-        if (sp >= pr->target + 16)
-          abort();
-      } else {
-        v = chance(50) ? pick_existing(g, f->decl) : NULL;
-      }
+      void *v = fill_slot(g, pr, o, f->decl, is_last_val, stack, &sp);
       *slot = v;
       if (v && f->via == VIA_STRUCT)
         g->has_reentrant = 1;
@@ -568,13 +1040,16 @@ static void graph_make(graph *g)
   memset(g, 0, sizeof *g);
   profile pr;
   memset(&pr, 0, sizeof pr);
-  unsigned kind = rn(10);
+  unsigned kind = rn(14);
+  g->str_utf8 = g_str_utf8 = chance(50);
   uint32_t big = chance(15) ? 3000 : chance(30) ? 300 : 30;
   pr.target = rn(big + 1);
   pr.p_null = rn(40);
   pr.p_share = rn(40);
   pr.p_back = rn(30);
   pr.w_wide2 = rn(60);
+  pr.w_sub = chance(30) ? 0 : rn(40);
+  pr.seq_max = chance(70) ? 4 : 1 + rn(20);
   pr.p_tailnew = chance(50) ? 90 + rn(11) : rn(50);
   switch (kind) {
   case 0: case 1: case 2: /* plain lists of Node (the walk loops) */
@@ -585,24 +1060,45 @@ static void graph_make(graph *g)
       pr.p_share = rn(5);
     break;
   case 3: /* non-truncatable derived */
-    pr.w_node[0] = 50; pr.w_node[1] = 20; pr.w_node[2] = 20; pr.w_node[3] = 10;
+    pr.w_node[0] = 50; pr.w_node[1] = 20; pr.w_node[2] = 20; pr.w_node[3] = 10; pr.w_node[8] = 10;
     break;
   case 4: /* truncatable */
-    pr.w_node[0] = 40; pr.w_node[4] = 40; pr.w_node[5] = 20;
+    pr.w_node[0] = 40; pr.w_node[4] = 40; pr.w_node[5] = 20; pr.w_node[9] = chance(50) ? 20 : 0;
     break;
   case 5: /* custom and codebase */
     pr.w_node[0] = 40; pr.w_node[6] = 30; pr.w_node[7] = 20; pr.w_node[4] = 10;
     break;
-  default:
-    for (int k = 0; k < 8; k++)
+  case 10: case 11: /* lists of mixed primitives (list plans), strings, RMI IDs */
+    pr.w_node[0] = 100;
+    if (chance(60))
+      pr.p_null = rn(5);
+    if (chance(60))
+      pr.p_share = rn(5);
+    if (chance(50))
+      pr.w_sub = rn(5);
+    break;
+  default: /* 6-9 and 12-13 (boxes, sequences, arrays, abstract types) */
+    for (int k = 0; k < NFAM_NODE; k++)
       pr.w_node[k] = rn(30) + (k == 0 ? 20 : 0);
     break;
   }
   g->nroots = chance(70) ? 1 : 2 + (int)rn(2);
   for (int r = 0; r < g->nroots; r++) {
-    unsigned dk = rn(11);
-    const cdr_value_type *decl = dk < 6 ? &Node_vt : dk < 7 ? &Mix_vt : dk < 8 ? &Wide_vt
-                                 : dk < 9 ? &Pt_vt : dk < 10 ? &A16_vt : &Fac_vt;
+    const cdr_value_type *decl;
+    if (kind == 10 || kind == 11) {
+      static const cdr_value_type *const lists[] = { &L1_vt, &L2_vt, &L2p_vt, &L3_vt, &SNode_vt,
+                                                     &RNode_vt, &L1_vt, &L2_vt };
+      decl = lists[rn(8)];
+    } else if (kind >= 12) {
+      static const cdr_value_type *const bags[] = { &Bag_vt, &Bag_vt, &Bag_vt, &AbsA_vt, &AbsC_vt,
+                                                    &AbsB_vt, &SBox_vt, &WBox_vt, &RNode_vt, &Node_vt,
+                                                    &STail_vt, &ATail_vt };
+      decl = bags[rn(12)];
+    } else {
+      unsigned dk = rn(12);
+      decl = dk < 6 ? &Node_vt : dk < 7 ? &Mix_vt : dk < 8 ? &Wide_vt : dk < 9 ? &Pt_vt
+             : dk < 10 ? &A16_vt : dk < 11 ? &Fac_vt : &Bag_vt;
+    }
     g->rdecl[r] = decl;
     if (chance(5)) {
       g->roots[r] = NULL;
@@ -684,10 +1180,22 @@ static void sim(simst *st, void *v, int via, uint32_t vdepth, uint32_t reentry)
   const tinfo *ti = tinfo_of(((cdr_value *)v)->type);
   for (int k = 0; k < ti->nf && !st->fail; k++) {
     const fld *f = &ti->f[k];
+    if (f->kind == F_SEQ) {
+      /* the sequence is a constructed member (nested one level) even when
+       * empty; each element is a value reached through it */
+      if (st->l->stream_depth <= f->cdepth) {
+        st->fail = 1;
+        return;
+      }
+      const cdr_seq *sq = (const cdr_seq *)((char *)v + f->off);
+      for (uint32_t e = 0; e < sq->len && !st->fail; e++)
+        sim(st, ((void **)sq->buf)[e], VIA_STRUCT, vdepth + 1, inner);
+      continue;
+    }
     if (f->kind != F_VAL)
       continue;
-    if (f->via == VIA_STRUCT && st->l->stream_depth <= 1) {
-      st->fail = 1; /* the struct itself is nested one level */
+    if (f->cdepth && st->l->stream_depth <= f->cdepth) {
+      st->fail = 1; /* the struct/array itself is nested one level (each) */
       return;
     }
     sim(st, *(void **)((char *)v + f->off), f->via, vdepth + 1, inner);
@@ -712,6 +1220,10 @@ static int expect_ok(graph *g, const lim *l, uint32_t *count, uint32_t *maxdepth
 /* ================================================================ encoding */
 typedef struct cfg {
   int le, typeinfo, chunk_all;
+  int giop11; /* GIOP 1.1 on both sides (wstrings: unit count, 2-aligned, no BOM) */
+  int cs;     /* char code sets on both sides: 0 native = transmission = ISO-8859-1;
+               * 1 native UTF-8, transmission ISO-8859-1; 2 native ISO-8859-1,
+               * transmission UTF-8 (strings converted both ways) */
   int encap, encap_le; /* the roots inside an encapsulation of that byte order */
   size_t prefix, origin;
   int gap[4];
@@ -737,6 +1249,12 @@ static int encode(const cfg *c, const lim *l, graph *g, uint8_t *fixbuf, size_t 
   }
   op.byte_order = (uint8_t)c->le;
   op.max_depth = l->stream_depth;
+  if (c->giop11)
+    op.giop_minor = 1;
+  if (c->cs == 1)
+    op.ncs_c = CDR_CS_UTF8;
+  else if (c->cs == 2)
+    op.tcs_c = CDR_CS_UTF8;
   cdr_out o;
   int rc = fixbuf || cap != SIZE_MAX ? cdr_out_init_buffer(&o, &op, fixbuf, cap) : cdr_out_init(&o, &op);
   if (rc != CDR_OK)
@@ -833,6 +1351,12 @@ static int dec_open(dec *d, const cfg *c, const uint8_t *buf, size_t len, const 
   cdr_opts_default(&op);
   op.max_depth = l->stream_depth;
   op.alloc = g_dec_alloc;
+  if (c->giop11)
+    op.giop_minor = 1;
+  if (c->cs == 1)
+    op.ncs_c = CDR_CS_UTF8;
+  else if (c->cs == 2)
+    op.tcs_c = CDR_CS_UTF8;
   int rc = cdr_in_init(&d->in, d->copy, len, c->le, &op);
   if (rc != CDR_OK)
     failf("in init %d", rc);
@@ -987,10 +1511,30 @@ static const char *arena_check(const cdr_arena *a, const void *p, size_t size, s
 
 static int known_vt(const cdr_value_type *t)
 {
-  for (size_t k = 0; k < NTYPES; k++)
-    if (all_types[k] == t)
-      return 1;
-  return 0;
+  return tinfo_of(t) != NULL;
+}
+
+/* A decoded string (ESIZE 1) or wstring (ESIZE 4) at P: in the arena's
+ * used memory, terminated inside it.  Returns its length or fails. */
+static size_t arena_strcheck(const cdr_arena *a, const void *p, size_t esize, const char *what)
+{
+  if (!p)
+    failf("decoded %s is NULL", what);
+  const struct cdr_arena_block_mirror *b = (const void *)a->blocks;
+  uintptr_t x = (uintptr_t)p;
+  if (x & (esize - 1))
+    failf("decoded %s misaligned (%p)", what, p);
+  for (int first = 1; b; b = b->next, first = 0) {
+    uintptr_t lo = (uintptr_t)b->data, hi = first ? (uintptr_t)a->cur : lo + b->size;
+    if (x >= lo && x < (uintptr_t)b->data + b->size) {
+      for (size_t n = 0; x + (n + 1) * esize <= hi; n++) {
+        if (esize == 1 ? ((const char *)p)[n] == 0 : ((const cdr_wchar *)p)[n] == 0)
+          return n;
+      }
+      failf("decoded %s not terminated inside the used part of its arena block", what);
+    }
+  }
+  failf("decoded %s outside every arena block (%p)", what, p);
 }
 
 /* Walk a decoded graph from ROOT (declared DECL): every pointer in arena
@@ -1024,13 +1568,40 @@ static uint32_t check_decoded(const cdr_arena *a, void *root, const cdr_value_ty
     n++;
     const tinfo *ti = tinfo_of(t);
     for (int k = 0; k < ti->nf; k++) {
-      if (ti->f[k].kind != F_VAL)
+      const fld *f = &ti->f[k];
+      const char *fp = (const char *)x.p + f->off;
+      if (f->kind == F_STR || f->kind == F_WSTR) {
+        size_t len = arena_strcheck(a, *(void *const *)fp, f->kind == F_STR ? 1 : sizeof(cdr_wchar),
+                                    f->kind == F_STR ? "string" : "wstring");
+        if (f->kind == F_WSTR)
+          for (size_t q = 0; q < len; q++) {
+            cdr_wchar c = (*(cdr_wchar *const *)fp)[q];
+            if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+              failf("decoded wstring holds U+%X", (unsigned)c);
+          }
+        continue;
+      }
+      if (f->kind == F_SEQ) {
+        const cdr_seq *sq = (const cdr_seq *)fp;
+        if (f->bound && sq->len > f->bound)
+          failf("decoded sequence of %u elements past its bound %u", sq->len, f->bound);
+        if (sq->len && (why = arena_check(a, sq->buf, (size_t)sq->len * sizeof(void *), _Alignof(void *))))
+          failf("decoded sequence buffer: %s", why);
+        if (sp + sq->len > cap) {
+          cap = 2 * (sp + sq->len);
+          st = realloc(st, cap * sizeof *st);
+        }
+        for (uint32_t e = 0; e < sq->len; e++)
+          st[sp++] = (it){ ((void **)sq->buf)[e], f->decl };
+        continue;
+      }
+      if (f->kind != F_VAL)
         continue;
       if (sp == cap) {
         cap *= 2;
         st = realloc(st, cap * sizeof *st);
       }
-      st[sp++] = (it){ *(void **)((char *)x.p + ti->f[k].off), ti->f[k].decl };
+      st[sp++] = (it){ *(void **)((char *)x.p + f->off), f->decl };
     }
   }
   free(st);
@@ -1085,6 +1656,31 @@ static void iso(void *orig, void *dec, pmap *fwd, pmap *rev, int trunc)
           st = realloc(st, cap * sizeof *st);
         }
         st[sp++] = (pr){ *(void *const *)po, *(void *const *)pd };
+      } else if (f->kind == F_STR) {
+        const char *so = *(const char *const *)po, *sd = *(const char *const *)pd;
+        if (!sd || strcmp(so, sd) != 0)
+          failf("string mismatch: orig idx %u type %s offset %u: %s (%zu) decoded as %s (%zu)",
+                META(x.o)->idx, td->name, f->off, esc(so, 40), strlen(so), esc(sd, 40), sd ? strlen(sd) : 0);
+      } else if (f->kind == F_WSTR) {
+        const cdr_wchar *wo = *(const cdr_wchar *const *)po, *wd = *(const cdr_wchar *const *)pd;
+        size_t lo = wlen(wo), ld = wd ? wlen(wd) : 0, q = 0;
+        while (wd && q < lo && q < ld && wo[q] == wd[q])
+          q++;
+        if (!wd || lo != ld || q != lo)
+          failf("wstring mismatch: orig idx %u type %s offset %u: %zu units decoded as %zu, first "
+                "difference at %zu (U+%X vs U+%X)", META(x.o)->idx, td->name, f->off, lo, ld, q,
+                q < lo ? (unsigned)wo[q] : 0u, wd && q < ld ? (unsigned)wd[q] : 0u);
+      } else if (f->kind == F_SEQ) {
+        const cdr_seq *so = (const cdr_seq *)po, *sd = (const cdr_seq *)pd;
+        if (so->len != sd->len)
+          failf("sequence length mismatch: orig idx %u type %s offset %u: %u decoded as %u",
+                META(x.o)->idx, td->name, f->off, so->len, sd->len);
+        if (sp + so->len > cap) {
+          cap = 2 * (sp + so->len);
+          st = realloc(st, cap * sizeof *st);
+        }
+        for (uint32_t e = 0; e < so->len; e++) /* element by element (sharing via fwd/rev) */
+          st[sp++] = (pr){ ((void *const *)so->buf)[e], ((void *const *)sd->buf)[e] };
       } else if (memcmp(po, pd, f->kind) != 0) {
         failf("field mismatch: orig idx %u type %s offset %u", META(x.o)->idx, td->name, f->off);
       }
@@ -1116,6 +1712,8 @@ static void random_cfg(cfg *c, const graph *g)
   c->le = (int)rn(2);
   c->typeinfo = chance(25);
   c->chunk_all = chance(25);
+  c->giop11 = chance(20);
+  c->cs = chance(70) ? 0 : g->str_utf8 && chance(50) ? 1 : 2;
   c->encap = chance(15);
   c->encap_le = (int)rn(2);
   c->prefix = chance(50) ? 0 : rn(13);
@@ -1132,8 +1730,8 @@ static void fmt_ctx(const cfg *c, const graph *g, const char *extra)
     n += (size_t)snprintf(roots + n, sizeof roots - n, "%s%s%s", r ? "," : "", g->rdecl[r]->name,
                           g->roots[r] ? "" : "(null)");
   snprintf(g_ctx, sizeof g_ctx,
-           "le=%d encap=%d/%d typeinfo=%d chunk_all=%d prefix=%zu origin=%zu gaps=%d,%d,%d,%d roots=%s nobjs=%u %s",
-           c->le, c->encap, c->encap_le, c->typeinfo, c->chunk_all, c->prefix, c->origin, c->gap[0], c->gap[1], c->gap[2],
+           "le=%d giop=1.%d cs=%d encap=%d/%d typeinfo=%d chunk_all=%d prefix=%zu origin=%zu gaps=%d,%d,%d,%d roots=%s nobjs=%u %s",
+           c->le, c->giop11 ? 1 : 2, c->cs, c->encap, c->encap_le, c->typeinfo, c->chunk_all, c->prefix, c->origin, c->gap[0], c->gap[1], c->gap[2],
            c->gap[3], roots, g->n, extra);
 }
 
@@ -1726,7 +2324,242 @@ static void phase_mutate(const cfg *c, graph *g, const blob *b)
   free(v.p);
 }
 
+/* ---------------------------------------------------------------- abstract types */
+static uint64_t n_abs_inst, n_abs_patch;
+
+/* An instance of an abstract type in the graph: a reachable object of a
+ * concrete type derived from AbsA is given the type AbsA or AbsB for one
+ * encode, which must fail with CDR_E_TYPE (whatever its slot's declared
+ * type: AbsA, AbsB, AbsC).  And a valid encoding whose first repository ID
+ * of AbsC/AbsD/AbsE is patched to name AbsA or AbsB (same length) must
+ * fail to decode with CDR_E_TYPE. */
+static void phase_abstract(const cfg *c, graph *g, const blob *b)
+{
+  g_phase = "abstract-instance";
+  lim l;
+  lim_default(&l);
+  expect_ok(g, &l, NULL, NULL); /* marks what the roots reach */
+  uint32_t cand[64];
+  int nc = 0;
+  for (uint32_t k = 0; k < g->n && nc < 64; k++) {
+    void *o = g->objs[k];
+    if (META(o)->gen == gen_counter && cdr_value_type_is_base_of(&AbsA_vt, ((cdr_value *)o)->type))
+      cand[nc++] = k;
+  }
+  if (nc) {
+    cdr_value *o = g->objs[cand[rn((uint32_t)nc)]];
+    const cdr_value_type *save = o->type;
+    o->type = chance(50) ? &AbsA_vt : &AbsB_vt;
+    char ex[96];
+    snprintf(ex, sizeof ex, "object idx %u (%s) retyped %s", META(o)->idx, save->name, o->type->name);
+    fmt_ctx(c, g, ex);
+    int rc = encode(c, &l, g, NULL, SIZE_MAX, NULL, NULL);
+    n_encodes++;
+    o->type = save;
+    if (rc != CDR_E_TYPE)
+      failf("an instance of an abstract type encoded with %d (%s), want CDR_E_TYPE", rc, cdr_strerror(rc));
+    n_abs_inst++;
+  }
+  g_phase = "abstract-id";
+  static const char pfx[] = "IDL:F/Abs";
+  for (size_t q = 0; q + 14 <= b->n; q++) {
+    if (memcmp(b->p + q, pfx, 9) != 0 || !memchr("CDE", b->p[q + 9], 3) || memcmp(b->p + q + 10, ":1.0", 4))
+      continue;
+    uint8_t *v = malloc(b->n);
+    memcpy(v, b->p, b->n);
+    v[q + 9] = chance(50) ? 'A' : 'B';
+    char ex[96];
+    snprintf(ex, sizeof ex, "ID at %zu patched to IDL:F/Abs%c:1.0", q, v[q + 9]);
+    fmt_ctx(c, g, ex);
+    dec d;
+    dec_open(&d, c, v, b->n, &l, reg_full, AR_FRESH, SIZE_MAX);
+    int rc = dec_roots(&d, c, g);
+    n_decodes++;
+    if (rc != CDR_E_TYPE)
+      failf("repository ID of an abstract type decoded with %d (%s), want CDR_E_TYPE", rc, cdr_strerror(rc));
+    dec_close(&d, AR_FRESH);
+    free(v);
+    n_abs_patch++;
+    break;
+  }
+  g_phase = "";
+}
+
+/* ---------------------------------------------------------------- computed repository IDs */
+
+/* The RMI hashed form computed here independently of repoid.c (for the
+ * classes above: field names in the BMP, so UTF-8 byte order is UTF-16
+ * unit order and writeUTF's modified UTF-8 is plain UTF-8). */
+static int fld_cmp(const void *a, const void *b)
+{
+  return strcmp((*(const cdr_rmi_field *const *)a)->name, (*(const cdr_rmi_field *const *)b)->name);
+}
+static void put_utf(uint8_t *buf, size_t *n, const char *s)
+{
+  size_t l = strlen(s);
+  buf[(*n)++] = (uint8_t)(l >> 8);
+  buf[(*n)++] = (uint8_t)l;
+  memcpy(buf + *n, s, l);
+  *n += l;
+}
+static uint64_t my_rmi_hash(const cdr_rmi_class *c)
+{
+  if (c->kind == CDR_RMI_EXTERNALIZABLE)
+    return 1;
+  if (c->kind != CDR_RMI_SERIALIZABLE)
+    return 0;
+  uint8_t buf[4096];
+  size_t n = 0;
+  uint64_t sh = c->superclass ? my_rmi_hash(c->superclass) : 0;
+  for (int k = 7; k >= 0; k--)
+    buf[n++] = (uint8_t)(sh >> (8 * k));
+  uint32_t wo = c->has_write_object ? 2 : 1;
+  for (int k = 3; k >= 0; k--)
+    buf[n++] = (uint8_t)(wo >> (8 * k));
+  const cdr_rmi_field *fs[32];
+  size_t nf = 0;
+  for (size_t k = 0; k < c->nfields; k++)
+    if (!(c->fields[k].modifiers & (CDR_RMI_FIELD_STATIC | CDR_RMI_FIELD_TRANSIENT)))
+      fs[nf++] = &c->fields[k];
+  qsort(fs, nf, sizeof fs[0], fld_cmp);
+  for (size_t k = 0; k < nf; k++) {
+    put_utf(buf, &n, fs[k]->name);
+    put_utf(buf, &n, fs[k]->descriptor);
+  }
+  uint8_t md[EVP_MAX_MD_SIZE];
+  unsigned mdlen = 0;
+  if (!EVP_Digest(buf, n, md, &mdlen, EVP_sha1(), NULL))
+    abort();
+  uint64_t h = 0;
+  for (int k = 0; k < 8; k++)
+    h |= (uint64_t)md[k] << (8 * k);
+  return h;
+}
+/* RMI:<name>:<hash>:<suid>, the name's UTF-16 units escaped as \UXXXX but
+ * for '.', ASCII letters, digits, '_' and the Latin-1 letters U+00C0..U+00FF
+ * other than U+00D7 and U+00F7 (the names here use none of the Latin-1
+ * letters whose treatment differs between ORBs). */
+static void my_rmi_id(const cdr_rmi_class *c, char *out, size_t cap)
+{
+  size_t o = (size_t)snprintf(out, cap, "RMI:");
+  const uint8_t *p = (const uint8_t *)c->name;
+  while (*p) {
+    uint32_t cp;
+    if (*p < 0x80)
+      cp = *p++;
+    else if (*p < 0xE0) {
+      cp = (uint32_t)(p[0] & 0x1F) << 6 | (p[1] & 0x3F);
+      p += 2;
+    } else if (*p < 0xF0) {
+      cp = (uint32_t)(p[0] & 0x0F) << 12 | (uint32_t)(p[1] & 0x3F) << 6 | (p[2] & 0x3F);
+      p += 3;
+    } else {
+      cp = (uint32_t)(p[0] & 0x07) << 18 | (uint32_t)(p[1] & 0x3F) << 12 | (uint32_t)(p[2] & 0x3F) << 6
+           | (p[3] & 0x3F);
+      p += 4;
+    }
+    uint32_t u[2];
+    int nu = 1;
+    if (cp > 0xFFFF) {
+      u[0] = 0xD800 | ((cp - 0x10000) >> 10);
+      u[1] = 0xDC00 | ((cp - 0x10000) & 0x3FF);
+      nu = 2;
+    } else {
+      u[0] = cp;
+    }
+    for (int k = 0; k < nu; k++) {
+      uint32_t x = u[k];
+      int keep = x == '.' || x == '_' || (x >= '0' && x <= '9') || (x >= 'A' && x <= 'Z')
+                 || (x >= 'a' && x <= 'z') || (x >= 0xC0 && x <= 0xFF && x != 0xD7 && x != 0xF7);
+      if (!keep)
+        o += (size_t)snprintf(out + o, cap - o, "\\U%04X", (unsigned)x);
+      else if (x < 0x80)
+        out[o++] = (char)x;
+      else {
+        out[o++] = (char)(0xC0 | (x >> 6));
+        out[o++] = (char)(0x80 | (x & 0x3F));
+      }
+    }
+  }
+  out[o] = 0;
+  snprintf(out + o, cap - o, ":%016llX:%016llX", (unsigned long long)my_rmi_hash(c),
+           (unsigned long long)c->suid);
+}
+
+/* Start-up: the library's IDs of the computed-ID types against ours; the
+ * known ID of java.util.Date checks our hash. */
+static void check_computed_ids(void)
+{
+  static const cdr_rmi_field date_f[] = {
+    { "fastTime", "J", 0x0002u | CDR_RMI_FIELD_TRANSIENT },
+    { "cdate", "Lsun/util/calendar/BaseCalendar$Date;", 0x0002u | CDR_RMI_FIELD_TRANSIENT },
+    { "serialVersionUID", "J", 0x0002u | CDR_RMI_FIELD_STATIC | 0x0010u },
+  };
+  static const cdr_rmi_class date_c = { .name = "java.util.Date", .kind = CDR_RMI_SERIALIZABLE,
+                                        .has_write_object = 1, .fields = date_f, .nfields = 3,
+                                        .suid = 0x686A81014B597419ULL };
+  char want[512];
+  my_rmi_id(&date_c, want, sizeof want);
+  if (strcmp(want, "RMI:java.util.Date:AC117E28FE36587A:686A81014B597419") != 0) {
+    fprintf(stderr, "fuzzer's own RMI hash is wrong: %s\n", want);
+    abort();
+  }
+  const cdr_value_type *vts[] = { &RNode_vt, &RSub_vt, &RExt_vt, &IdlC_vt };
+  for (int k = 0; k < 4; k++) {
+    if (vts[k] == &IdlC_vt)
+      snprintf(want, sizeof want, "IDL:fz.example/F/Deep/IdlC:2.3");
+    else
+      my_rmi_id(vts[k]->rmi, want, sizeof want);
+    int st = 0;
+    const char *got = cdr_value_type_id(vts[k], &st);
+    if (!got || strcmp(got, want) != 0) {
+      fprintf(stderr, "*** FAILURE: repository ID of %s: library %s (status %d), expected %s\n",
+              vts[k]->name, got ? got : "(null)", st, want);
+      abort();
+    }
+    if (verbose)
+      fprintf(stderr, "%s: %s\n", vts[k]->name, got);
+  }
+}
+
 /* ================================================================ main */
+
+/* One original object, field by field (replay with DUMPIDX=n or DUMPGRAPH=1). */
+static void dump_obj(void *o)
+{
+  const tinfo *ti = tinfo_of(((cdr_value *)o)->type);
+  fprintf(stderr, "obj #%u %s:", META(o)->idx, ((cdr_value *)o)->type->name);
+  for (int q = 0; q < ti->nf; q++) {
+    const uint8_t *fp = (const uint8_t *)o + ti->f[q].off;
+    if (ti->f[q].kind == F_VAL) {
+      void *cv = *(void *const *)fp;
+      fprintf(stderr, " [%u]=%s#%d", ti->f[q].off, cv ? ((cdr_value *)cv)->type->name : "null",
+              cv ? (int)META(cv)->idx : -1);
+    } else if (ti->f[q].kind == F_STR) {
+      fprintf(stderr, " [%u]=%s", ti->f[q].off, esc(*(char *const *)fp, 1000));
+    } else if (ti->f[q].kind == F_WSTR) {
+      const cdr_wchar *w = *(cdr_wchar *const *)fp;
+      fprintf(stderr, " [%u]=L\"", ti->f[q].off);
+      for (size_t z = 0; w[z]; z++)
+        fprintf(stderr, w[z] < 0x7f && w[z] >= 0x20 ? "%c" : "\\u{%X}", (unsigned)w[z]);
+      fprintf(stderr, "\"");
+    } else if (ti->f[q].kind == F_SEQ) {
+      const cdr_seq *sq = (const cdr_seq *)fp;
+      fprintf(stderr, " [%u]={", ti->f[q].off);
+      for (uint32_t e = 0; e < sq->len; e++) {
+        void *cv = ((void **)sq->buf)[e];
+        fprintf(stderr, "%s%s#%d", e ? "," : "", cv ? ((cdr_value *)cv)->type->name : "null",
+                cv ? (int)META(cv)->idx : -1);
+      }
+      fprintf(stderr, "}");
+    } else {
+      uint64_t u = 0;
+      memcpy(&u, fp, ti->f[q].kind);
+      fprintf(stderr, " [%u]=%llx", ti->f[q].off, (unsigned long long)u);
+    }
+  }
+  fprintf(stderr, "\n");
+}
 
 static void one_iteration(uint64_t seed, uint64_t iter)
 {
@@ -1761,23 +2594,16 @@ static void one_iteration(uint64_t seed, uint64_t iter)
     if (verbose)
       fprintf(stderr, "iter %llu cfg %d: %s -> %zu octets rc %d\n", (unsigned long long)iter, k,
               g_ctx, b.n, rc);
-    if (verbose && getenv("DUMPIDX")) {
-      void *o = g.objs[atoi(getenv("DUMPIDX"))];
-      const tinfo *ti = tinfo_of(((cdr_value *)o)->type);
-      fprintf(stderr, "obj %s:", ((cdr_value *)o)->type->name);
-      for (int q = 0; q < ti->nf; q++) {
-        const uint8_t *fp = (const uint8_t *)o + ti->f[q].off;
-        if (ti->f[q].kind == F_VAL) {
-          void *cv = *(void *const *)fp;
-          fprintf(stderr, " [%u]=%s#%d", ti->f[q].off, cv ? ((cdr_value *)cv)->type->name : "null",
-                  cv ? (int)META(cv)->idx : -1);
-        } else {
-          uint64_t u = 0;
-          memcpy(&u, fp, ti->f[q].kind);
-          fprintf(stderr, " [%u]=%llx", ti->f[q].off, (unsigned long long)u);
-        }
-      }
-      fprintf(stderr, "\n");
+    if (verbose && (getenv("DUMPIDX") || getenv("DUMPGRAPH"))) {
+      for (int r = 0; r < g.nroots; r++)
+        fprintf(stderr, "root %d declared %s: %s#%d\n", r, g.rdecl[r]->name,
+                g.roots[r] ? ((cdr_value *)g.roots[r])->type->name : "null",
+                g.roots[r] ? (int)META(g.roots[r])->idx : -1);
+      if (getenv("DUMPGRAPH"))
+        for (uint32_t q = 0; q < g.n; q++)
+          dump_obj(g.objs[q]);
+      else
+        dump_obj(g.objs[atoi(getenv("DUMPIDX"))]);
     }
     if (rc == CDR_E_STATE && bug2_possible(&g)) {
       n_bug2++;
@@ -1850,6 +2676,8 @@ static void one_iteration(uint64_t seed, uint64_t iter)
       phase_nomem(&c, &g, &b, bug1_hit);
     if (g.n <= 300 || chance(20))
       phase_fixed(&c, &g, &b);
+    if (g.has_abs && chance(30))
+      phase_abstract(&c, &g, &b);
     fmt_ctx(&c, &g, "");
     g_in = b.p;
     g_in_len = b.n;
@@ -1864,6 +2692,7 @@ int main(int argc, char **argv)
   build_tinfo();
   __sanitizer_set_death_callback(death_cb);
   signal(SIGPROF, on_prof);
+  check_computed_ids();
   reg_full = cdr_registry_new();
   reg_part = cdr_registry_new();
   for (size_t k = 0; k < NTYPES; k++)
@@ -1876,10 +2705,17 @@ int main(int argc, char **argv)
   cdr_registry_add(reg_part, &Pt_vt);
   cdr_registry_add(reg_part, &A16_vt);
   cdr_registry_add(reg_part, &Fac_vt);
+  cdr_registry_add(reg_part, &SBox_vt);
+  cdr_registry_add(reg_part, &L2_vt);
+  cdr_registry_add(reg_part, &RNode_vt);
+  cdr_registry_add(reg_part, &AbsC_vt);
+  cdr_registry_add(reg_part, &Bag_vt);
   /* the global registry knows a few (registry NULL in the options) */
   cdr_registry_add(cdr_registry_global(), &Node_vt);
   cdr_registry_add(cdr_registry_global(), &Sub_vt);
   cdr_registry_add(cdr_registry_global(), &Trunc2_vt);
+  cdr_registry_add(cdr_registry_global(), &RSub_vt);
+  cdr_registry_add(cdr_registry_global(), &WBox_vt);
   if (argc >= 4 && strcmp(argv[1], "-r") == 0) {
     verbose = 1;
     one_iteration(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0));
@@ -1909,6 +2745,13 @@ int main(int argc, char **argv)
   fprintf(stderr, "factory calls %llu\n", (unsigned long long)n_factory);
   fprintf(stderr, "graphs %llu, >1000 nodes %llu, max %llu nodes\n", (unsigned long long)n_graphs,
           (unsigned long long)n_big, (unsigned long long)max_nodes);
+  fprintf(stderr, "objects:");
+  for (size_t k = 0; k < NTYPES; k++)
+    fprintf(stderr, " %s %llu", all_types[k]->name, (unsigned long long)n_type_objs[k]);
+  fprintf(stderr, "\nsequences %llu (%llu elements), strings %llu, wstrings %llu, abstract instances "
+          "refused %llu, abstract IDs refused %llu\n", (unsigned long long)n_seqs,
+          (unsigned long long)n_seq_elems, (unsigned long long)n_strs, (unsigned long long)n_wstrs,
+          (unsigned long long)n_abs_inst, (unsigned long long)n_abs_patch);
   if (g_arena_live)
     cdr_arena_free(&g_arena);
   cdr_registry_free(reg_full);

@@ -698,12 +698,14 @@ int cdr_itab__append_slow(cdr_itab *t, uintptr_t k, uintptr_t v)
   return CDR_OK;
 }
 
-/* What the inline cdr_itab_get_or_add() leaves: string tables, the move to
- * a block, growth, a stale key index, and a released table. */
+/* What the inline cdr_itab_get_or_add() leaves: string tables, a full
+ * inline table (found there, or moved to a block), growth, a stale key
+ * index, and a released table. */
 int cdr_itab__get_or_add_slow(cdr_itab *t, uintptr_t k, uintptr_t v, uintptr_t *found)
 {
   if (t->mask == 0 && t->kind == CDR_ITAB_PTR && t->n == t->ilim && t->ilim != 0) {
-    /* The inline fast path scanned them and found no K: move to a block. */
+    if (cdr_itab_get(t, k, found))
+      return 1; /* a hit does not move the table */
     int rc = itab_spill(t);
     if (rc != CDR_OK)
       return rc;

@@ -113,53 +113,6 @@ static inline uint32_t cdr_itab_hash_ptr(uintptr_t x)
   return (uint32_t)((((uint64_t)x >> 3) * CDR_ITAB_MUL) >> 32);
 }
 
-/* The body, for a table of kind KIND: the value walk passes the constant
- * CDR_ITAB_PTR for its value table and skips the kind test. */
-static inline __attribute__((always_inline)) int
-cdr_itab__get_or_add_k(cdr_itab *t, uintptr_t key, uintptr_t val, uintptr_t *found,
-                       uint32_t kind)
-{
-  uint32_t n = t->n;
-  if (CDR_LIKELY(kind == CDR_ITAB_PTR)) {
-    if (t->mask == 0) {
-      for (uint32_t i = n; i-- > 0;)
-        if (t->ikeys[i] == key) {
-          if (found)
-            *found = t->ivals[i];
-          return 1;
-        }
-      if (CDR_LIKELY(n < t->ilim)) {
-        t->ikeys[n] = key;
-        t->ivals[n] = val;
-        t->n = n + 1;
-        return 0;
-      }
-    } else if (CDR_LIKELY(n < t->cap && t->kn == n)) {
-      uint32_t h = cdr_itab_hash_ptr(key), s = h >> t->shift, e;
-      while ((e = t->kidx[s]) != 0) {
-        if (t->keys[e - 1] == key) {
-          if (found)
-            *found = t->vals[e - 1];
-          return 1;
-        }
-        s = (s + 1) & t->mask;
-      }
-      t->keys[n] = key;
-      t->vals[n] = val;
-      t->kprev[n] = 0;
-      t->kidx[s] = n + 1;
-      t->n = t->kn = n + 1;
-      return 0;
-    }
-  }
-  return cdr_itab__get_or_add_slow(t, key, val, found);
-}
-
-static inline int cdr_itab_get_or_add(cdr_itab *t, uintptr_t key, uintptr_t val,
-                                      uintptr_t *found)
-{
-  return cdr_itab__get_or_add_k(t, key, val, found, t->kind);
-}
 
 /* 1 and *VAL (if VAL is not NULL) = the value of the newest entry for KEY;
  * 0 (and *VAL untouched) if there is none.  Entries appended since the key
@@ -181,32 +134,6 @@ static inline int cdr_itab_append(cdr_itab *t, uintptr_t key, uintptr_t val) CDR
 /* Not for direct use: the out-of-line part of cdr_itab_append(). */
 CDR_HIDDEN int cdr_itab__append_slow(cdr_itab *t, uintptr_t key, uintptr_t val) CDR_NONNULL(1);
 
-static inline __attribute__((always_inline)) int
-cdr_itab__append_k(cdr_itab *t, uintptr_t key, uintptr_t val, uint32_t kind)
-{
-  uint32_t n = t->n;
-  if (CDR_LIKELY(kind == CDR_ITAB_PTR)) {
-    if (t->mask == 0) {
-      if (CDR_LIKELY(n < t->ilim)) {
-        t->ikeys[n] = key;
-        t->ivals[n] = val;
-        t->n = n + 1;
-        return CDR_OK;
-      }
-    } else if (CDR_LIKELY(n < t->cap)) {
-      t->keys[n] = key;
-      t->vals[n] = val;
-      t->n = n + 1;
-      return CDR_OK;
-    }
-  }
-  return cdr_itab__append_slow(t, key, val);
-}
-
-static inline int cdr_itab_append(cdr_itab *t, uintptr_t key, uintptr_t val)
-{
-  return cdr_itab__append_k(t, key, val, t->kind);
-}
 
 /* A pointer table's state held in locals by a walk loop, so that the
  * loop's stores into buffers and objects (which may alias anything) do not
@@ -297,6 +224,58 @@ cdr_itab__cur_append(cdr_itab_cur *c, uintptr_t key, uintptr_t val)
   c->keys[c->n] = key;
   c->vals[c->n] = val;
   c->n++;
+}
+
+/* The inline table operations, through a cursor (one probe and one append
+ * for both): for a table of kind KIND, where the value walk passes the
+ * constant CDR_ITAB_PTR and skips the kind test.  A full inline table, a
+ * lagging or full index, string tables and a released table go out of
+ * line. */
+static inline __attribute__((always_inline)) int
+cdr_itab__get_or_add_k(cdr_itab *t, uintptr_t key, uintptr_t val, uintptr_t *found,
+                       uint32_t kind)
+{
+  if (CDR_LIKELY(kind == CDR_ITAB_PTR)) {
+    cdr_itab_cur c;
+    cdr_itab__cur_load(t, &c, 1);
+    if (CDR_LIKELY(c.n < c.lim)) {
+      uintptr_t v;
+      if (cdr_itab__cur_get_or_add(&c, key, val, &v)) {
+        if (found)
+          *found = v;
+        return 1;
+      }
+      cdr_itab__cur_store(t, &c, 1);
+      return 0;
+    }
+  }
+  return cdr_itab__get_or_add_slow(t, key, val, found);
+}
+
+static inline int cdr_itab_get_or_add(cdr_itab *t, uintptr_t key, uintptr_t val,
+                                      uintptr_t *found)
+{
+  return cdr_itab__get_or_add_k(t, key, val, found, t->kind);
+}
+
+static inline __attribute__((always_inline)) int
+cdr_itab__append_k(cdr_itab *t, uintptr_t key, uintptr_t val, uint32_t kind)
+{
+  if (CDR_LIKELY(kind == CDR_ITAB_PTR)) {
+    cdr_itab_cur c;
+    cdr_itab__cur_load(t, &c, 0);
+    if (CDR_LIKELY(c.n < c.lim)) {
+      cdr_itab__cur_append(&c, key, val);
+      cdr_itab__cur_store(t, &c, 0);
+      return CDR_OK;
+    }
+  }
+  return cdr_itab__append_slow(t, key, val);
+}
+
+static inline int cdr_itab_append(cdr_itab *t, uintptr_t key, uintptr_t val)
+{
+  return cdr_itab__append_k(t, key, val, t->kind);
 }
 
 /* 1 and *KEY (if KEY is not NULL) = the key of the newest entry whose value

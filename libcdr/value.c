@@ -974,9 +974,8 @@ static inline void out_fast_settle(vstate *s, const cdr_itab_cur *tc, uint32_t n
   s->nvalues += s->values.n - n0;
 }
 
-/* Copy one primitive of a list plan (op code CODE: P_K4, P_K8, P_K2 or
- * P_K1) from SRC to DST, byte-swapped when SWAP: the same in both
- * directions. */
+/* Copy one primitive (op code CODE: P_K4, P_K8, P_K2 or P_K1) from SRC
+ * to DST, byte-swapped when SWAP: the same in both directions. */
 static inline __attribute__((always_inline)) void prim_copy(uint8_t *dst, const uint8_t *src,
                                                             uint32_t code, const int swap)
 {
@@ -1106,11 +1105,8 @@ static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstat
         if ((size_t)(wlim - w) < pad + 4)
           goto out;
       }
-      memcpy(&u32, src, 4);
-      if (swap)
-        u32 = __builtin_bswap32(u32);
       memset(w, 0, 4); /* the padding (pad < 4) */
-      memcpy(w + pad, &u32, 4);
+      prim_copy(w + pad, src, P_K4, swap);
       w += pad + 4;
       op++;
       continue;
@@ -1118,18 +1114,13 @@ static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstat
     if (code == P_VAL)
       goto value;
     if (code == P_K8) {
-      uint64_t u64;
       pad = (size_t)(wo - w) & 7;
       if (!fixed && (size_t)(wlim - w) < pad + 8)
         goto out;
-      memcpy(&u64, src, 8);
-      if (swap)
-        u64 = __builtin_bswap64(u64);
       memset(w, 0, 8);
-      memcpy(w + pad, &u64, 8);
+      prim_copy(w + pad, src, P_K8, swap);
       w += pad + 8;
     } else if (code == P_K2) {
-      uint16_t u16;
       if (fixed) {
         pad = op->pad;
       } else {
@@ -1137,11 +1128,8 @@ static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstat
         if ((size_t)(wlim - w) < pad + 2)
           goto out;
       }
-      memcpy(&u16, src, 2);
-      if (swap)
-        u16 = __builtin_bswap16(u16);
       memset(w, 0, 2);
-      memcpy(w + pad, &u16, 2);
+      prim_copy(w + pad, src, P_K2, swap);
       w += pad + 2;
     } else if (code == P_K1) {
       if (!fixed && w == wlim)
@@ -2038,10 +2026,7 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
         if ((ptrdiff_t)(end - q) < 4) /* q may pass end by the padding */
           goto out;
       }
-      memcpy(&u32, buf + q, 4);
-      if (swap)
-        u32 = __builtin_bswap32(u32);
-      memcpy(dst, &u32, 4);
+      prim_copy(dst, buf + q, P_K4, swap);
       pos = q + 4;
       op++;
       continue;
@@ -2049,17 +2034,12 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
     if (code == P_VAL)
       goto value;
     if (code == P_K8) {
-      uint64_t u64;
       q = pos + ((origin - pos) & 7);
       if (!fixed && (ptrdiff_t)(end - q) < 8)
         goto out;
-      memcpy(&u64, buf + q, 8);
-      if (swap)
-        u64 = __builtin_bswap64(u64);
-      memcpy(dst, &u64, 8);
+      prim_copy(dst, buf + q, P_K8, swap);
       pos = q + 8;
     } else if (code == P_K2) {
-      uint16_t u16;
       if (fixed) {
         q = pos + op->pad;
       } else {
@@ -2067,10 +2047,7 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
         if ((ptrdiff_t)(end - q) < 2)
           goto out;
       }
-      memcpy(&u16, buf + q, 2);
-      if (swap)
-        u16 = __builtin_bswap16(u16);
-      memcpy(dst, &u16, 2);
+      prim_copy(dst, buf + q, P_K2, swap);
       pos = q + 2;
     } else if (code == P_K1) {
       if (!fixed && pos >= end)

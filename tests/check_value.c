@@ -1,4 +1,4 @@
-/* check_value.c - valuetype graphs (libcdr value.c): value tags, type
+/* check_value.c - valuetype graphs (libcdr value_*.c): value tags, type
  * information, indirections, chunks and end tags, truncation, boxes, custom
  * values, RMI repository IDs, scale, robustness and steady-state allocation.
  *

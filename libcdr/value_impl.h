@@ -71,20 +71,17 @@ typedef struct vframe {
   size_t chunk_lim;           /* in: limit of the chunks */
 } vframe;
 
-/* A walk plan: the members of a value type's levels (root base first)
- * flattened into ops that the walk loops dispatch on, with the checks that
- * depend only on the type done once.  Plans are cached in the stream state,
- * keyed by descriptor.  A descriptor may be freed between messages and
- * another one allocated at its address: a plan is kept across messages only
- * when its descriptor's repository ID was given as a string and published
- * (a new descriptor starts with none), else forgotten when the state is
- * taken from the pool or reset. */
+/* A walk plan (cdr_value_plan): the members of a value type's levels (root
+ * base first) flattened into ops that the walk loops dispatch on, with the
+ * checks that depend only on the type done once.  A plan hangs on its
+ * descriptor (cdr_value_type.plan), built on first use and published with
+ * one compare-and-set (value_plan.c); read-only afterwards, it serves every
+ * stream and thread, and cdr_value_type_clear() frees it. */
 enum {
   P_STOP = 0, /* the general walk takes this member */
   P_K4, P_K8, P_K2, P_K1, /* a primitive of that many octets, copied */
   P_VAL       /* a value member whose declared type the loops handle */
 };
-#define PLAN_SLOTS 8
 #define PLAN_MAX_OPS 48
 
 typedef struct vop {
@@ -104,13 +101,8 @@ typedef struct vop {
                                * starts 4-aligned (P_K8: worked out each time) */
 } vop;
 
-typedef struct vplan {
-  const cdr_value_type *vt;   /* NULL: empty slot */
-  const char *idp;            /* vt's published repository ID when the plan may
-                               * outlive the message (see plan_get), else NULL */
-  const cdr_member *members;  /* what the plan was built from */
-  const cdr_value_type *base;
-  uint32_t nmembers;
+typedef struct cdr_value_plan {
+  const cdr_allocator *alloc; /* what the plan was allocated from */
   uint16_t nops;              /* ops[0..nops), then a P_STOP */
   uint8_t nlv;                /* levels of vt */
   uint8_t tail_same;          /* the last member is a value of type vt itself */
@@ -132,7 +124,7 @@ typedef struct vplan {
                                * side on the wire from a start at either phase:
                                * their octets (0: not so) */
   uint8_t lvl_start[MAX_LEVELS + 1]; /* first op of each level (<= nops) */
-  vop ops[PLAN_MAX_OPS + 1];
+  vop ops[];                  /* nops + 1 of them (nops <= PLAN_MAX_OPS) */
 } vplan;
 
 typedef struct vstate {
@@ -153,8 +145,6 @@ typedef struct vstate {
   uint32_t sp, cap;
   vframe *frames;
   vframe inline_frames[INLINE_FRAMES];
-  uint32_t plans_live;        /* bit K: plans[K] was built for this stream */
-  vplan plans[PLAN_SLOTS];
 } vstate;
 
 enum { AUX_IDS = 0, AUX_CODEBASES = 1, AUX_LISTS = 2 };
@@ -261,24 +251,20 @@ static inline vstate *in_state(cdr_in *i)
 
 /* ---------------------------------------------------------------- walk plans */
 
-/* Build VT's plan into P. */
-CDR_HIDDEN void cdr__value_plan_build(vplan *p, const cdr_value_type *vt);
+/* VT's plan, built and published now (the first use): NULL when it cannot
+ * be allocated. */
+CDR_HIDDEN const vplan *cdr__value_plan_make(const cdr_value_type *vt);
+/* Free plan P (taken off its descriptor). */
+CDR_HIDDEN void cdr__value_plan_free(const vplan *p);
 
-/* VT's plan from S's cache, built on a miss. */
-static inline const vplan *plan_get(vstate *s, const cdr_value_type *vt)
+/* VT's plan (cdr_value_type_plan() without the status): NULL when it cannot
+ * be built, and the general walk goes on without it. */
+static inline const vplan *plan_get(const cdr_value_type *vt)
 {
-  unsigned k = ((uintptr_t)vt >> 4) & (PLAN_SLOTS - 1);
-  vplan *p = &s->plans[k];
-  if (CDR_UNLIKELY(p->vt != vt || p->members != vt->members || p->base != vt->base
-                   || p->nmembers != vt->nmembers
-                   || (p->idp && p->idp != __atomic_load_n(&vt->id.id, __ATOMIC_RELAXED)))) {
-    cdr__value_plan_build(p, vt);
-    if (!p->idp)
-      s->plans_live |= 1u << k; /* forgotten after this message */
-    else
-      s->plans_live &= ~(1u << k);
-  }
-  return p;
+  const vplan *p = __atomic_load_n(&vt->plan, __ATOMIC_ACQUIRE);
+  if (CDR_LIKELY(p != NULL))
+    return p;
+  return cdr__value_plan_make(vt);
 }
 
 /* Leave a walk loop at op OP of plan P (OP == the end: the state is done)

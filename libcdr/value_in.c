@@ -486,7 +486,9 @@ static void in_value_end(cdr_in *i, vstate *s)
 /* The walk loop for F, in the stream's byte order. */
 static inline int in_fast(cdr_in *i, vstate *s, vframe *f)
 {
-  const vplan *p = plan_get(s, f->vt);
+  const vplan *p = plan_get(f->vt);
+  if (CDR_UNLIKELY(!p))
+    return 0; /* no memory for it: the general walk */
   return i->swap ? cdr__value_in_fast_swap(i, s, f, p) : cdr__value_in_fast_host(i, s, f, p);
 }
 

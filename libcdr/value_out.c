@@ -248,7 +248,9 @@ static void out_value_end(cdr_out *o, vstate *s)
 /* The walk loop for F, in the stream's byte order. */
 static inline int out_fast(cdr_out *o, vstate *s, vframe *f)
 {
-  const vplan *p = plan_get(s, f->vt);
+  const vplan *p = plan_get(f->vt);
+  if (CDR_UNLIKELY(!p))
+    return 0; /* no memory for it: the general walk */
   return o->swap ? cdr__value_out_fast_swap(o, s, f, p) : cdr__value_out_fast_host(o, s, f, p);
 }
 

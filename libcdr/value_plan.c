@@ -9,7 +9,8 @@
 #define FAST_K1 ((1u << CDR_K_OCTET) | (1u << CDR_K_CHAR))
 _Static_assert(CDR_K_CUSTOM < 32, "member kinds fit a 32-bit mask");
 
-void cdr__value_plan_build(vplan *p, const cdr_value_type *vt)
+/* Build VT's plan into P (room for plan_nops(VT) + 1 ops). */
+static void plan_build(vplan *p, const cdr_value_type *vt)
 {
   unsigned nlv = level_count(vt);
   unsigned k = 0, total = 0;
@@ -129,15 +130,48 @@ void cdr__value_plan_build(vplan *p, const cdr_value_type *vt)
       p->k4len = (uint16_t)(4 * j); /* no padding: 4-aligned from a 4-aligned start */
   }
   p->nlv = (uint8_t)nlv;
-  p->vt = vt;
-  p->members = vt->members;
-  p->base = vt->base;
-  p->nmembers = vt->nmembers;
-  /* A descriptor with its repository ID given as a string gets it published
-   * (no allocation: the string itself) and keeps its plan across messages:
-   * a descriptor built anew at this address starts with no published ID.
-   * Others keep theirs for one message. */
-  p->idp = NULL;
-  if (vt->repo_id && cdr_value_type_id(vt, NULL) == vt->repo_id)
-    p->idp = vt->repo_id;
+}
+
+/* Ops of VT's plan: its levels' members, at most PLAN_MAX_OPS. */
+static unsigned plan_nops(const cdr_value_type *vt)
+{
+  unsigned nlv = level_count(vt), total = 0;
+  for (unsigned lvl = 0; lvl < nlv && total < PLAN_MAX_OPS; lvl++)
+    total += level_type(vt, nlv, lvl)->nmembers;
+  return total < PLAN_MAX_OPS ? total : PLAN_MAX_OPS;
+}
+
+const vplan *cdr__value_plan_make(const cdr_value_type *vt)
+{
+  const cdr_allocator *a = cdr_mem_global();
+  unsigned nops = plan_nops(vt);
+  vplan *p = cdr__malloc(a, sizeof *p + (nops + 1) * sizeof p->ops[0]);
+  if (!p)
+    return NULL;
+  plan_build(p, vt);
+  p->alloc = a;
+  /* Published as the repository ID is (cdr_repoid_cache_get): the first
+   * plan offered wins, the others are freed; release on success, acquire
+   * on failure, so the winner's ops are seen complete. */
+  cdr_value_type *m = (cdr_value_type *)vt; /* only the atomic cache is written */
+  const vplan *expected = NULL;
+  if (!__atomic_compare_exchange_n(&m->plan, &expected, p, 0, __ATOMIC_RELEASE,
+                                   __ATOMIC_ACQUIRE)) {
+    cdr__free(a, p);
+    return expected;
+  }
+  return p;
+}
+
+void cdr__value_plan_free(const vplan *p)
+{
+  cdr__free(p->alloc, (void *)p);
+}
+
+const cdr_value_plan *cdr_value_type_plan(const cdr_value_type *t, int *status)
+{
+  const vplan *p = plan_get(t);
+  if (status)
+    *status = p ? CDR_OK : CDR_E_NOMEM;
+  return p;
 }

@@ -14,21 +14,9 @@ void cdr_value_opts_default(cdr_value_opts *v)
   v->max_recursion = 4096;
 }
 
-/* Plans of descriptors without a published repository ID string live for
- * one message: a descriptor freed after it (and another allocated at its
- * address) must not find a stale plan.  The others are checked against the
- * published ID (plan_get). */
-static void plans_forget(vstate *s)
-{
-  for (uint32_t m = s->plans_live; m; m &= m - 1)
-    s->plans[__builtin_ctz(m)].vt = NULL;
-  s->plans_live = 0;
-}
-
 static void vstate_reset(void *self)
 {
   vstate *s = self;
-  plans_forget(s);
   cdr_itab_clear(&s->values);
   for (unsigned k = 0; k < 3; k++)
     if (s->aux_live & (1u << k))
@@ -102,11 +90,7 @@ static vstate *vstate_new(const cdr_allocator *alloc, cdr_itab_kind strings)
       return NULL;
     s->frames = s->inline_frames;
     s->cap = INLINE_FRAMES;
-    for (unsigned k = 0; k < PLAN_SLOTS; k++)
-      s->plans[k].vt = NULL;
-    s->plans_live = 0;
   }
-  plans_forget(s);
   s->ext.reset = vstate_reset;
   s->ext.release = vstate_release;
   s->alloc = a;

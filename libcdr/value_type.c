@@ -32,6 +32,18 @@ const char *cdr_value_type_id(const cdr_value_type *t, int *status)
   return NULL;
 }
 
+void cdr_value_type_clear(cdr_value_type *t)
+{
+  const vplan *p = __atomic_exchange_n(&t->plan, NULL, __ATOMIC_ACQUIRE);
+  if (p)
+    cdr__value_plan_free(p);
+  /* A repository ID given as a string is published as is: not allocated. */
+  if (__atomic_load_n(&t->id.id, __ATOMIC_ACQUIRE) == t->repo_id)
+    __atomic_store_n(&t->id.id, NULL, __ATOMIC_RELAXED);
+  else
+    cdr_repoid_cache_clear(&t->id, NULL);
+}
+
 int cdr_value_type_is_base_of(const cdr_value_type *t, const cdr_value_type *d)
 {
   for (unsigned k = 0; d && k < MAX_LEVELS; d = d->base, k++)

@@ -194,103 +194,115 @@ static void *make_object(cdr_in *i, const cdr_value_type *t)
   return obj;
 }
 
-/* Start reading a value whose declared type is T into *SLOT.  Null and
- * indirections are stored at once (returns 0); a new value is allocated,
- * recorded, stored and pushed (returns 1).  TAIL: the top frame is done
- * once this member is read, so it is replaced. */
-static int in_value_start(cdr_in *i, vstate *s, const cdr_value_type *t, void **slot, int tail)
+/* Read the tag of a value member (null, an indirection, or a value tag) at
+ * the aligned position into *TAG and *TAG_POS.  Inside the enclosing
+ * value's chunk only null or an indirection may sit; where its chunk is
+ * used up a new chunk (holding null or an indirection) or the nested
+ * value's header follows, which lies between chunks.  CDR_OK or the
+ * stream's error. */
+static int in_value_tag(cdr_in *i, const vframe *parent, uint32_t *tag, size_t *tag_pos)
 {
-  vframe *parent = top_frame(s);
   int in_chunk = parent && parent->chunked;
-  uint32_t tag = 0;
-  size_t tag_pos = 0;
-  if (in_chunk && !in_chunk_used_up(i)) {
-    /* Inside the chunk: only null or an indirection may be here. */
-    tag_pos = i->pos + ((i->origin - i->pos) & 3);
-    tag = cdr_get_ulong(i);
-    if (i->status != CDR_OK)
-      return 0;
-    if (tag != 0 && tag != INDIRECTION) {
-      i->pos = tag_pos;
-      cdr_in_fail(i, CDR_E_TAG, "value tag inside a chunk");
-      return 0;
-    }
-  } else {
-    if (in_raw_long(i, &tag, &tag_pos) != CDR_OK)
-      return 0;
-    if (in_chunk && tag >= 1 && tag <= CHUNK_MAX) {
-      /* A new chunk of the enclosing value, holding null or an indirection. */
-      if (tag > i->chunk_lim - i->pos) {
-        i->pos = tag_pos;
-        cdr_in_fail(i, CDR_E_LENGTH, "chunk longer than what remains");
-        return 0;
-      }
-      i->end = i->pos + tag;
-      return in_value_start(i, s, t, slot, tail);
-    }
-    if (i->in_chunk) {
-      /* Between the enclosing value's chunks: what follows (an offset, a
-       * nested value's header) is bounded by the chunks' limit. */
-      i->in_chunk = 0;
-      i->end = i->chunk_lim;
-    }
-  }
-  if (tag == 0 || tag == INDIRECTION) {
-    void *v = NULL;
-    if (tag == INDIRECTION) {
-      size_t off_pos = i->pos;
-      int32_t off = cdr_get_long(i);
+  for (;;) {
+    if (in_chunk && !in_chunk_used_up(i)) {
+      *tag_pos = i->pos + ((i->origin - i->pos) & 3);
+      *tag = cdr_get_ulong(i);
       if (i->status != CDR_OK)
-        return 0;
-      uintptr_t found;
-      if (off >= -4 || (size_t)(-(int64_t)off) > off_pos
-          || !cdr_itab_find(&s->values, off_pos + (size_t)(int64_t)off, &found)) {
-        i->pos = off_pos;
-        cdr_in_fail(i, CDR_E_INDIRECTION, "value indirection to no earlier value");
-        return 0;
+        return i->status;
+      if (*tag != 0 && *tag != INDIRECTION) {
+        i->pos = *tag_pos;
+        return cdr_in_fail(i, CDR_E_TAG, "value tag inside a chunk");
       }
-      v = (void *)found;
-      if (!cdr_value_type_is_base_of(t, ((cdr_value *)v)->type)) {
-        i->pos = off_pos;
-        cdr_in_fail(i, CDR_E_INDIRECTION, "value indirection to a value of an incompatible type");
-        return 0;
-      }
+      return CDR_OK;
     }
-    if (in_chunk && !i->in_chunk) {
-      i->in_chunk = 1; /* back inside the enclosing value: its chunk is used up */
-      i->chunk_lim = parent->chunk_lim;
-      i->end = i->pos;
+    if (in_raw_long(i, tag, tag_pos) != CDR_OK)
+      return i->status;
+    if (!in_chunk || *tag < 1 || *tag > CHUNK_MAX)
+      break;
+    /* A new chunk of the enclosing value, holding null or an indirection. */
+    if (*tag > i->chunk_lim - i->pos) {
+      i->pos = *tag_pos;
+      return cdr_in_fail(i, CDR_E_LENGTH, "chunk longer than what remains");
     }
-    *slot = v;
-    return 0;
+    i->end = i->pos + *tag;
   }
+  if (i->in_chunk) {
+    /* Between the enclosing value's chunks: what follows (an offset, a
+     * nested value's header) is bounded by the chunks' limit. */
+    i->in_chunk = 0;
+    i->end = i->chunk_lim;
+  }
+  return CDR_OK;
+}
+
+/* Null (TAG 0) or an indirection (TAG 0xffffffff, its offset next) to an
+ * earlier value compatible with T, stored in *SLOT; then back inside the
+ * enclosing value's chunk state.  CDR_OK or the stream's error. */
+static int in_value_ref(cdr_in *i, vstate *s, const vframe *parent, const cdr_value_type *t,
+                        uint32_t tag, void **slot)
+{
+  void *v = NULL;
+  if (tag == INDIRECTION) {
+    size_t off_pos = i->pos;
+    int32_t off = cdr_get_long(i);
+    if (i->status != CDR_OK)
+      return i->status;
+    uintptr_t found;
+    if (off >= -4 || (size_t)(-(int64_t)off) > off_pos
+        || !cdr_itab_find(&s->values, off_pos + (size_t)(int64_t)off, &found)) {
+      i->pos = off_pos;
+      return cdr_in_fail(i, CDR_E_INDIRECTION, "value indirection to no earlier value");
+    }
+    v = (void *)found;
+    if (!cdr_value_type_is_base_of(t, ((cdr_value *)v)->type)) {
+      i->pos = off_pos;
+      return cdr_in_fail(i, CDR_E_INDIRECTION,
+                         "value indirection to a value of an incompatible type");
+    }
+  }
+  if (parent && parent->chunked && !i->in_chunk) {
+    i->in_chunk = 1; /* back inside the enclosing value: its chunk is used up */
+    i->chunk_lim = parent->chunk_lim;
+    i->end = i->pos;
+  }
+  *slot = v;
+  return CDR_OK;
+}
+
+/* The actual type of a value whose tag TAG (at TAG_POS, declared type T) was
+ * read: its codebase and repository ID(s) read, the type resolved (the
+ * first known one of an ID list: *TRUNCATED when that is not the first) and
+ * checked against T.  NULL with the stream's error set. */
+static const cdr_value_type *in_value_type(cdr_in *i, vstate *s, const cdr_value_type *t,
+                                           uint32_t tag, size_t tag_pos, int *truncated)
+{
   if (tag < TAG_MIN || tag > 0x7fffffffu || (tag & TAG_ID_MASK) == 0x04) {
     i->pos = tag_pos;
     cdr_in_fail(i, CDR_E_TAG, (tag & TAG_ID_MASK) != 0x04 || tag < TAG_MIN || tag > 0x7fffffffu
                                 ? "not a value tag" : "value tag with reserved ID bits 0x04");
-    return 0;
+    return NULL;
   }
   if (tag & TAG_CODEBASE) {
     const char *cb;
     uint32_t cblen;
     if (in_string_indirect(i, aux_tab(s, AUX_CODEBASES), &cb, &cblen) != CDR_OK)
-      return 0;
+      return NULL;
   }
   const cdr_value_type *vt = NULL;
-  int truncated = 0;
+  *truncated = 0;
   if ((tag & TAG_ID_MASK) == TAG_ID_ONE) {
     const char *id;
     uint32_t len;
     if (in_string_indirect(i, aux_tab(s, AUX_IDS), &id, &len) != CDR_OK)
-      return 0;
+      return NULL;
     vt = resolve_id(s, t, id, len);
   } else if ((tag & TAG_ID_MASK) == TAG_ID_LIST) {
     const id_list *l = NULL;
     if (in_id_list(i, s, &l) != CDR_OK)
-      return 0;
+      return NULL;
     for (uint32_t k = 0; k < l->n && !vt; k++) {
       vt = resolve_id(s, t, l->id[k], l->len[k]);
-      truncated = vt && k > 0;
+      *truncated = vt && k > 0;
     }
   } else {
     vt = t;
@@ -298,34 +310,61 @@ static int in_value_start(cdr_in *i, vstate *s, const cdr_value_type *t, void **
   if (!vt) {
     i->pos = tag_pos;
     cdr_in_fail(i, CDR_E_TYPE, "unknown repository ID and no known truncatable base");
-    return 0;
+    return NULL;
   }
   if (!cdr_value_type_is_base_of(t, vt) || (vt->flags & CDR_VT_ABSTRACT)) {
     i->pos = tag_pos;
     cdr_in_fail(i, CDR_E_TYPE, "value of a type not compatible with the declared type");
-    return 0;
+    return NULL;
   }
-  int chunked = (tag & TAG_CHUNKED) != 0;
+  return vt;
+}
+
+/* Whether a value of type VT (TRUNCATED, CHUNKED as its tag at TAG_POS says)
+ * may start here: chunked encoding where it is needed, and the limits on
+ * nesting (VDEPTH) and values.  CDR_OK or the stream's error. */
+static int in_value_check(cdr_in *i, const vstate *s, const vframe *parent,
+                          const cdr_value_type *vt, int truncated, int chunked, size_t tag_pos,
+                          uint32_t vdepth)
+{
   if ((truncated || (vt->flags & CDR_VT_CUSTOM)) && !chunked) {
     i->pos = tag_pos;
-    cdr_in_fail(i, CDR_E_TAG, "truncated or custom value without chunked encoding");
-    return 0;
+    return cdr_in_fail(i, CDR_E_TAG, "truncated or custom value without chunked encoding");
   }
-  if (in_chunk && !chunked) {
+  if (parent && parent->chunked && !chunked) {
     i->pos = tag_pos;
-    cdr_in_fail(i, CDR_E_TAG, "value nested in a chunked value is not chunked");
-    return 0;
+    return cdr_in_fail(i, CDR_E_TAG, "value nested in a chunked value is not chunked");
   }
-  uint32_t vdepth = parent ? parent->vdepth + 1 : 1;
   if (vdepth > s->vo.max_depth || s->nvalues >= s->vo.max_values) {
     i->pos = tag_pos;
-    cdr_in_fail(i, CDR_E_LIMIT, "values nested too deeply or too many values");
+    return cdr_in_fail(i, CDR_E_LIMIT, "values nested too deeply or too many values");
+  }
+  if (!i->arena)
+    return cdr_in_fail(i, CDR_E_STATE, "no arena to decode into");
+  return CDR_OK;
+}
+
+/* Start reading a value whose declared type is T into *SLOT.  Null and
+ * indirections are stored at once (returns 0); a new value is allocated,
+ * recorded, stored and pushed (returns 1).  TAIL: the top frame is done
+ * once this member is read, so it is replaced. */
+static int in_value_start(cdr_in *i, vstate *s, const cdr_value_type *t, void **slot, int tail)
+{
+  vframe *parent = top_frame(s);
+  uint32_t tag = 0;
+  size_t tag_pos = 0;
+  if (in_value_tag(i, parent, &tag, &tag_pos) != CDR_OK)
+    return 0;
+  if (tag == 0 || tag == INDIRECTION) {
+    (void)in_value_ref(i, s, parent, t, tag, slot);
     return 0;
   }
-  if (!i->arena) {
-    cdr_in_fail(i, CDR_E_STATE, "no arena to decode into");
+  int truncated;
+  const cdr_value_type *vt = in_value_type(i, s, t, tag, tag_pos, &truncated);
+  int chunked = (tag & TAG_CHUNKED) != 0;
+  uint32_t vdepth = parent ? parent->vdepth + 1 : 1;
+  if (!vt || in_value_check(i, s, parent, vt, truncated, chunked, tag_pos, vdepth) != CDR_OK)
     return 0;
-  }
   void *obj = make_object(i, vt);
   if (!obj) {
     cdr_in_fail(i, CDR_E_NOMEM, "arena allocation failed");

@@ -58,6 +58,23 @@ in_fast_record(vstate *s, cdr_itab_cur *tc, uint32_t *nlim, uint32_t nmax, uintp
   return rc;
 }
 
+/* Primitive member OP (op code CODE, a constant where this is inlined) of
+ * the object OBJ from *POS (after its padding: from the plan when FIXED,
+ * but for 8-octet members, whose padding depends on the position mod 8),
+ * bounded by END.  0 when the input ends first (nothing read). */
+static inline __attribute__((always_inline)) int
+in_prim(uint8_t *obj, const vop *op, const uint8_t *buf, size_t *pos, size_t end, size_t origin,
+        int fixed, const uint32_t code, const int swap)
+{
+  const size_t size = code == P_K4 ? 4 : code == P_K8 ? 8 : code == P_K2 ? 2 : 1;
+  size_t q = *pos + (fixed && code != P_K8 ? op->pad : (origin - *pos) & (size - 1));
+  if (!fixed && (ptrdiff_t)(end - q) < (ptrdiff_t)size) /* q may pass end by the padding */
+    return 0;
+  prim_copy(obj + op->offset, buf + q, code, swap);
+  *pos = q + size;
+  return 1;
+}
+
 /* Read the state of F (not chunked, outside chunks) from its walk position
  * on, with the stream's position held in a local: primitives, nulls, and
  * values with no type information (exactly their declared type); a tail
@@ -109,40 +126,19 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
     const uint32_t code = op->code;
     uint8_t *dst = obj + op->offset;
     if (CDR_LIKELY(code == P_K4)) {
-      if (fixed) {
-        q = pos + op->pad;
-      } else {
-        q = pos + ((origin - pos) & 3);
-        if ((ptrdiff_t)(end - q) < 4) /* q may pass end by the padding */
-          goto out;
-      }
-      prim_copy(dst, buf + q, P_K4, swap);
-      pos = q + 4;
-      op++;
-      continue;
-    }
-    if (code == P_VAL)
+      if (!in_prim(obj, op, buf, &pos, end, origin, fixed, P_K4, swap))
+        goto out;
+    } else if (code == P_VAL) {
       goto value;
-    if (code == P_K8) {
-      q = pos + ((origin - pos) & 7);
-      if (!fixed && (ptrdiff_t)(end - q) < 8)
+    } else if (code == P_K8) {
+      if (!in_prim(obj, op, buf, &pos, end, origin, fixed, P_K8, swap))
         goto out;
-      prim_copy(dst, buf + q, P_K8, swap);
-      pos = q + 8;
     } else if (code == P_K2) {
-      if (fixed) {
-        q = pos + op->pad;
-      } else {
-        q = pos + ((origin - pos) & 1);
-        if ((ptrdiff_t)(end - q) < 2)
-          goto out;
-      }
-      prim_copy(dst, buf + q, P_K2, swap);
-      pos = q + 2;
-    } else if (code == P_K1) {
-      if (!fixed && pos >= end)
+      if (!in_prim(obj, op, buf, &pos, end, origin, fixed, P_K2, swap))
         goto out;
-      *dst = buf[pos++];
+    } else if (code == P_K1) {
+      if (!in_prim(obj, op, buf, &pos, end, origin, fixed, P_K1, swap))
+        goto out;
     } else {
       goto out; /* P_STOP: the end, or a member for the general walk */
     }

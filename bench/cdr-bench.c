@@ -1679,6 +1679,9 @@ int main(int argc, char **argv)
   cdr_pool_flush();
   cdr_tables_flush_thread();
   cdr_tables_flush_shared();
+  /* The descriptors' walk plans, from the counting allocator. */
+  cdr_value_type_clear(&Node_vt);
+  cdr_value_type_clear(&TruncNode_vt);
   int64_t live = __atomic_load_n(&G.counter.live, __ATOMIC_RELAXED) - G.live_base;
   if (live != 0) {
     fprintf(stderr, "cdr-bench: %" PRId64 " blocks still allocated after cleanup\n", live);

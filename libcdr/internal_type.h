@@ -8,10 +8,11 @@
 
 /* CDR_K_VALUE members: write the value pointer at SRC / read one into DST
  * (a pointer slot of T->size octets).  Both record any error as the
- * stream's sticky status and return that status.  value.c defines them.  The
- * value module tracks its own nesting (in the stream's ext state) and goes
- * back into type.c through cdr__write_at()/cdr__read_at() for state
- * members, passing the depth it has reached. */
+ * stream's sticky status and return that status.  value_out.c and
+ * value_in.c define them.  The value module tracks its own nesting (in the
+ * stream's ext state) and goes back into type.c through
+ * cdr__write_at()/cdr__read_at() for state members, passing the depth it
+ * has reached. */
 CDR_HIDDEN int cdr__value_write(cdr_out *o, const cdr_type *t, const void *src);
 CDR_HIDDEN int cdr__value_read(cdr_in *i, const cdr_type *t, void *dst);
 

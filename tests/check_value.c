@@ -1,4 +1,4 @@
-/* check_value.c - valuetype graphs (libcdr value.c): value tags, type
+/* check_value.c - valuetype graphs (libcdr value_*.c): value tags, type
  * information, indirections, chunks and end tags, truncation, boxes, custom
  * values, RMI repository IDs, scale, robustness and steady-state allocation.
  *
@@ -14,6 +14,7 @@
  * TruncNode (and so Node), not Trunc2.
  */
 #include <check.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1435,10 +1436,11 @@ START_TEST(test_exact_list_in_struct_member_of_chunked_value_round_trips)
 }
 END_TEST
 
-/* A descriptor freed after a message and another one built at the same
- * address (malloc usually hands the block back) with another member type:
- * the second message must not use the first one's walk plan (found by
- * fuzzing: plans were kept across messages, keyed by address). */
+/* A descriptor freed after a message (torn down with cdr_value_type_clear)
+ * and another one built at the same address (malloc usually hands the block
+ * back) with another member type: the second message must not use the first
+ * one's walk plan (found by fuzzing when plans were kept per stream, keyed
+ * by the descriptor's address). */
 typedef struct DynV {
   cdr_value hdr;
   int32_t a;
@@ -1469,6 +1471,9 @@ static void dyn_encode_once(const cdr_type *ta, int32_t a, const uint8_t *want, 
   ck_assert_int_eq(encode(0, NULL, vt, &v, NULL, NULL, &got), CDR_OK);
   TU_ASSERT_BYTES(got.p, got.n, want, wantlen);
   free(got.p);
+  ck_assert_ptr_nonnull(vt->plan); /* built by the encoder, kept on the descriptor */
+  cdr_value_type_clear(vt);        /* the teardown before the memory goes */
+  ck_assert_ptr_null(vt->plan);
   free(vt);
   free(m);
 }
@@ -1484,6 +1489,251 @@ START_TEST(test_exact_descriptor_rebuilt_at_same_address_gets_new_plan)
     dyn_encode_once(&cdr_type_long, 0x01020304, as_long, sizeof as_long);
     dyn_encode_once(&cdr_type_octet, 0x04, as_octet, sizeof as_octet);
   }
+}
+END_TEST
+
+/* A Node-shaped value type in memory of its own: descriptor, member types
+ * and members, the "next" member referring to the descriptor itself. */
+typedef struct HeapList {
+  cdr_value_type vt;
+  cdr_type ref;
+  cdr_member m[2];
+} HeapList;
+
+static HeapList *heap_list_type(void)
+{
+  HeapList *h = calloc(1, sizeof *h);
+  ck_assert_ptr_nonnull(h);
+  h->ref = (cdr_type){ .kind = CDR_K_VALUE, .size = sizeof(void *), .align = _Alignof(void *),
+                       .name = "HNode", .u.val.vt = &h->vt };
+  h->m[0] = (cdr_member)CDR_MEMBER(Node, id, &cdr_type_long);
+  h->m[1] = (cdr_member)CDR_MEMBER(Node, next, &h->ref);
+  h->vt = (cdr_value_type){ .name = "HNode", .repo_id = "IDL:Bench/HNode:1.0", .members = h->m,
+                            .nmembers = 2, .size = sizeof(Node), .align = _Alignof(Node) };
+  return h;
+}
+
+/* Three nodes 1 -> 2 -> 3 of type VT, and their octets in byte order LE:
+ * a tag and the id each, the null at the end. */
+static void heap_list_nodes(Node n[3], const cdr_value_type *vt)
+{
+  node_init(&n[2], vt, 3, NULL);
+  node_init(&n[1], vt, 2, &n[2]);
+  node_init(&n[0], vt, 1, &n[1]);
+}
+
+static void heap_list_octets(tu_buf *b, int le)
+{
+  b->n = 0;
+  for (uint32_t k = 1; k <= 3; k++) {
+    L(b, le, 0x7fffff00);
+    L(b, le, k);
+  }
+  L(b, le, 0);
+}
+
+typedef struct plan_race {
+  const cdr_value_type *vt;
+  const void *value;
+  pthread_barrier_t *go;
+  int plan_first;               /* ask for the plan first, else encode first */
+  const cdr_value_plan *plan;   /* what cdr_value_type_plan() returned */
+  int st, rc, le;
+  uint8_t bytes[64];
+  size_t n;
+} plan_race;
+
+/* One thread of the race (no ck_assert here: the main thread checks). */
+static void *plan_race_run(void *arg)
+{
+  plan_race *r = arg;
+  pthread_barrier_wait(r->go);
+  if (r->plan_first)
+    r->plan = cdr_value_type_plan(r->vt, &r->st);
+  cdr_out o;
+  r->rc = cdr_out_init(&o, NULL);
+  if (r->rc == CDR_OK)
+    r->rc = cdr_put_value(&o, r->vt, r->value);
+  r->n = cdr_out_size(&o);
+  if (r->n <= sizeof r->bytes)
+    memcpy(r->bytes, cdr_out_data(&o), r->n);
+  r->le = cdr_out_byte_order(&o) == CDR_LITTLE_ENDIAN;
+  cdr_out_close(&o);
+  if (!r->plan_first)
+    r->plan = cdr_value_type_plan(r->vt, &r->st);
+  return NULL;
+}
+
+/* Walk plans hang on their descriptor, published once: two threads that
+ * make a fresh descriptor's plan at the same moment (through
+ * cdr_value_type_plan() or through their first encode) both get the one
+ * plan published, which is the descriptor's, and write the same octets;
+ * the copy that lost is freed (the leak checkers see it otherwise). */
+START_TEST(test_plan_published_once_by_racing_threads)
+{
+  for (int round = 0; round < 200; round++) {
+    HeapList *h = heap_list_type();
+    Node n[3];
+    heap_list_nodes(n, &h->vt);
+    pthread_barrier_t go;
+    ck_assert_int_eq(pthread_barrier_init(&go, NULL, 2), 0);
+    plan_race r[2];
+    pthread_t th[2];
+    for (int k = 0; k < 2; k++) {
+      memset(&r[k], 0, sizeof r[k]);
+      r[k].vt = &h->vt;
+      r[k].value = &n[0];
+      r[k].go = &go;
+      r[k].plan_first = (round >> k) & 1; /* both orders, and one of each */
+      ck_assert_int_eq(pthread_create(&th[k], NULL, plan_race_run, &r[k]), 0);
+    }
+    for (int k = 0; k < 2; k++)
+      ck_assert_int_eq(pthread_join(th[k], NULL), 0);
+    pthread_barrier_destroy(&go);
+    const cdr_value_plan *published = __atomic_load_n(&h->vt.plan, __ATOMIC_ACQUIRE);
+    ck_assert_ptr_nonnull(published);
+    for (int k = 0; k < 2; k++) {
+      TU_CTX("round %d, thread %d (%s first)", round, k, r[k].plan_first ? "plan" : "encode");
+      ck_assert_int_eq(r[k].rc, CDR_OK);
+      ck_assert_int_eq(r[k].st, CDR_OK);
+      ck_assert_ptr_eq(r[k].plan, published);
+      tu_buf want;
+      heap_list_octets(&want, r[k].le);
+      TU_ASSERT_BYTES(r[k].bytes, r[k].n, want.b, want.n);
+    }
+    cdr_value_type_clear(&h->vt);
+    ck_assert_ptr_null(h->vt.plan);
+    free(h);
+  }
+}
+END_TEST
+
+/* cdr_value_type_clear() frees what the descriptor's caches hold: the walk
+ * plan (with the allocator it came from, even after the process-wide one
+ * changed) and a computed repository ID, and leaves them empty; a
+ * repository ID given as a string is only forgotten.  Used again, the
+ * descriptor builds them anew. */
+START_TEST(test_value_type_clear_frees_plan_and_computed_id)
+{
+  HeapList *h = heap_list_type();
+  h->vt.repo_id = NULL;
+  h->vt.idl = (cdr_repoid_idl_name){ NULL, "Bench::HNode", NULL }; /* computed: allocated */
+  cdr_mem_counter c;
+  cdr_mem_counter_init(&c, NULL);
+  cdr_mem_set_global(&c.alloc);
+  int st = -1;
+  const cdr_value_plan *p = cdr_value_type_plan(&h->vt, &st);
+  ck_assert_int_eq(st, CDR_OK);
+  ck_assert_ptr_nonnull(p);
+  ck_assert_ptr_eq(h->vt.plan, p);
+  ck_assert_ptr_eq(cdr_value_type_plan(&h->vt, NULL), p); /* published: the same one */
+  const char *id = cdr_value_type_id(&h->vt, &st);
+  ck_assert_str_eq(id, "IDL:Bench/HNode:1.0");
+  int64_t live = c.live;
+  cdr_value_type_clear(&h->vt);
+  ck_assert_int_eq(c.live, live - 2); /* the plan and the ID */
+  ck_assert_ptr_null(h->vt.plan);
+  ck_assert_ptr_null(h->vt.id.id);
+  cdr_value_type_clear(&h->vt); /* empty: nothing happens */
+  ck_assert_int_eq(c.live, live - 2);
+
+  /* A plan freed with its own allocator after the global one changed. */
+  h->vt.repo_id = "IDL:Bench/HNode:1.0";
+  ck_assert_ptr_nonnull(cdr_value_type_plan(&h->vt, NULL));
+  ck_assert_ptr_eq(cdr_value_type_id(&h->vt, NULL), h->vt.repo_id);
+  live = c.live;
+  cdr_mem_set_global(NULL);
+  cdr_value_type_clear(&h->vt);
+  ck_assert_int_eq(c.live, live - 1); /* the plan; the given ID is not freed */
+  ck_assert_ptr_null(h->vt.plan);
+  ck_assert_ptr_null(h->vt.id.id);
+
+  /* Used again: the encoder builds the plan anew, the same octets. */
+  Node n[3];
+  heap_list_nodes(n, &h->vt);
+  blob got;
+  ck_assert_int_eq(encode(0, NULL, &h->vt, &n[0], NULL, NULL, &got), CDR_OK);
+  tu_buf want;
+  heap_list_octets(&want, 0);
+  TU_ASSERT_BYTES(got.p, got.n, want.b, want.n);
+  free(got.p);
+  ck_assert_ptr_nonnull(h->vt.plan);
+  cdr_value_type_clear(&h->vt);
+  ck_assert_ptr_null(h->vt.plan);
+  free(h);
+}
+END_TEST
+
+static void *fail_malloc(size_t size, void *ud)
+{
+  (void)size;
+  (void)ud;
+  return NULL;
+}
+static void *fail_realloc(void *ptr, size_t size, void *ud)
+{
+  (void)ptr;
+  (void)size;
+  (void)ud;
+  return NULL;
+}
+static void fail_free(void *ptr, void *ud)
+{
+  (void)ud;
+  free(ptr);
+}
+
+/* With no memory for a plan (the process-wide allocator fails every call,
+ * the streams and the arena have an allocator of their own) the walks take
+ * their general path: the same octets, the same values, and no plan. */
+START_TEST(test_plan_out_of_memory_walks_the_general_path)
+{
+  static const cdr_allocator failing = { fail_malloc, fail_realloc, fail_free, NULL };
+  const cdr_allocator *libc = cdr_mem_global();
+  HeapList *h = heap_list_type();
+  Node n[3];
+  heap_list_nodes(n, &h->vt);
+  cdr_mem_set_global(&failing);
+  int st = CDR_OK;
+  ck_assert_ptr_null(cdr_value_type_plan(&h->vt, &st));
+  ck_assert_int_eq(st, CDR_E_NOMEM);
+  for (int le = 0; le < 2; le++) {
+    cdr_opts op;
+    cdr_opts_default(&op);
+    op.byte_order = (uint8_t)le;
+    op.alloc = libc;
+    cdr_out o;
+    ck_assert_int_eq(cdr_out_init(&o, &op), CDR_OK);
+    ck_assert_int_eq(cdr_put_value(&o, &h->vt, &n[0]), CDR_OK);
+    tu_buf want;
+    heap_list_octets(&want, le);
+    TU_CTX("%s", le ? "little-endian" : "big-endian");
+    TU_ASSERT_BYTES(cdr_out_data(&o), cdr_out_size(&o), want.b, want.n);
+    cdr_opts ip;
+    cdr_opts_default(&ip);
+    ip.alloc = libc;
+    cdr_in in;
+    ck_assert_int_eq(cdr_in_init(&in, cdr_out_data(&o), cdr_out_size(&o),
+                                 cdr_out_byte_order(&o), &ip), CDR_OK);
+    cdr_arena a;
+    cdr_arena_init(&a, libc);
+    cdr_in_set_arena(&in, &a);
+    Node *got = NULL;
+    ck_assert_int_eq(cdr_get_value(&in, &h->vt, (void **)&got), CDR_OK);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_int_eq(got->id, 1);
+    ck_assert_int_eq(got->next->id, 2);
+    ck_assert_int_eq(got->next->next->id, 3);
+    ck_assert_ptr_null(got->next->next->next);
+    ck_assert_ptr_eq(got->next->next->hdr.type, &h->vt);
+    cdr_in_close(&in);
+    cdr_arena_free(&a);
+    cdr_out_close(&o);
+  }
+  ck_assert_ptr_null(h->vt.plan);
+  cdr_mem_set_global(NULL);
+  cdr_value_type_clear(&h->vt);
+  free(h);
 }
 END_TEST
 
@@ -2425,7 +2675,8 @@ START_TEST(test_registry_rejects_second_descriptor_for_same_id)
   ck_assert_ptr_eq(cdr_registry_find(r, ID_NODE, strlen(ID_NODE)), &Node_vt);
   ck_assert_ptr_null(cdr_registry_find(r, ID_TRUNC, strlen(ID_TRUNC)));
   cdr_value_type dup = SubNode_vt;
-  dup.id.id = NULL;
+  dup.id.id = NULL; /* a copy starts with empty caches */
+  dup.plan = NULL;
   ck_assert_int_eq(cdr_registry_add(r, &dup), CDR_E_INVALID);
   cdr_registry_free(r);
 }
@@ -2874,8 +3125,12 @@ START_TEST(test_steady_state_zero_allocations_per_message)
 {
   void *lists[4];
   const cdr_value_type *types[4] = { &Node_vt, &SubNode_vt, &TruncNode_vt, &Node_vt };
-  for (int k = 0; k < 4; k++)
+  for (int k = 0; k < 4; k++) {
     lists[k] = make_list(types[k], 50, k == 3);
+    /* The descriptors' walk plans are built once and kept for good (not
+     * per message): before the counting starts. */
+    ck_assert_ptr_nonnull(cdr_value_type_plan(types[k], NULL));
+  }
   /* Nothing pooled from the C library's allocator stays behind (the
    * indirection tables' blocks have their own pools, see cdr/tables.h). */
   cdr_pool_flush();
@@ -3403,6 +3658,10 @@ START_TEST(test_allocation_failure_at_each_point_is_nomem_and_leaks_nothing)
   gen_graph(&r, g, 40, all, 6);
   void *list = make_list(&SubNode_vt, 40, 0); /* frames past the inline ones */
   Pair p = { &g[0].n, list };
+  /* The descriptors' walk plans live as long as the descriptors (static
+   * here), not the streams: built before the counting starts. */
+  for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+    ck_assert_ptr_nonnull(cdr_value_type_plan(all[k], NULL));
   int finished = 0;
   for (uint64_t fail = 1; fail < 10000 && !finished; fail++) {
     flush_pools();
@@ -4674,6 +4933,9 @@ static Suite *value_suite(void)
   tcase_add_test(tc, test_exact_null_after_unaligned_member_is_four_zero_octets);
   tcase_add_test(tc, test_exact_list_in_struct_member_of_chunked_value_round_trips);
   tcase_add_test(tc, test_exact_descriptor_rebuilt_at_same_address_gets_new_plan);
+  tcase_add_test(tc, test_plan_published_once_by_racing_threads);
+  tcase_add_test(tc, test_value_type_clear_frees_plan_and_computed_id);
+  tcase_add_test(tc, test_plan_out_of_memory_walks_the_general_path);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("read");

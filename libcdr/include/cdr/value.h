@@ -61,13 +61,26 @@ enum {
   CDR_VT_ABSTRACT = 1u << 3      /* abstract: never instantiated */
 };
 
-/* A value type descriptor.  Static data, except `id`, which the library
- * fills once (atomically) with the repository ID.  Once used, a descriptor
- * and its members must not change: streams cache a walk plan per
- * descriptor, kept across messages when `repo_id` is given.  A descriptor
- * may be freed between messages and a new one built in its memory (also
- * with a new members array at the old one's address), as long as the new
- * one starts with an empty `id` (zero, or CDR_REPOID_CACHE_INIT). */
+/* A value type's walk plan: its members flattened for the marshalling
+ * loops.  Opaque; built by the library on first use (cdr_value_type_plan). */
+typedef struct cdr_value_plan cdr_value_plan;
+
+/* A value type descriptor.  Static data, except two caches the library
+ * fills on first use and publishes atomically (the first one built wins;
+ * reading one is a single acquire load, no lock): `id`, the repository ID,
+ * and `plan`, the walk plan, allocated from the process-wide allocator
+ * (cdr_mem_global()) of the time.  Both are read-only once published, so
+ * one descriptor serves any number of streams and threads at once.
+ *
+ * Once used, a descriptor, its members, its base and its member types must
+ * not change: the plan is built from them once and never checked again (a
+ * descriptor whose members change after first use is not supported).  A
+ * descriptor in memory of its own (not static) is torn down with
+ * cdr_value_type_clear() once no stream uses it, before its memory is freed
+ * or reused; a new descriptor built there (or a copy of a used one) starts
+ * with empty caches: zero `id` and `plan` (CDR_REPOID_CACHE_INIT, NULL), as
+ * a designated initializer or memset gives.  A static descriptor may keep
+ * its caches for the process. */
 struct cdr_value_type {
   const char *name;                  /* IDL or Java name, for messages */
   /* Where the repository ID comes from, first set wins: */
@@ -85,7 +98,8 @@ struct cdr_value_type {
   cdr_value_marshal_fn marshal;      /* custom values only */
   cdr_value_unmarshal_fn unmarshal;
   cdr_value_factory_fn factory;
-  cdr_repoid_cache id;               /* filled by the library */
+  cdr_repoid_cache id;               /* filled by the library: the repository ID */
+  const cdr_value_plan *plan;        /* filled by the library: the walk plan */
 };
 
 /* T's repository ID, computed on first use (one acquire load afterwards;
@@ -95,6 +109,33 @@ CDR_API const char *cdr_value_type_id(const cdr_value_type *t, int *status) CDR_
 
 /* 1 if T is D or one of D's base types, else 0. */
 CDR_API int cdr_value_type_is_base_of(const cdr_value_type *t, const cdr_value_type *d);
+
+/* T's walk plan, built and published on first use (afterwards one acquire
+ * load; many threads asking at once all get the one plan that was published
+ * first, the others' copies are freed).  A plan is one block from the
+ * process-wide allocator, about 100 octets and 24 more a member (base types'
+ * included, at most 48).  cdr_put_value() and cdr_get_value() make it for
+ * each type their walk loops take (values outside chunked encoding);
+ * calling this ahead moves that one-time allocation out of the first
+ * message, and nothing else writes the wire differently.  The plan lives until
+ * cdr_value_type_clear(T).  NULL with *STATUS (if STATUS is non-NULL) set to
+ * CDR_E_NOMEM when it cannot be allocated; the walks then take their general
+ * path, which writes and reads the same octets.  Thread-safe. */
+CDR_API const cdr_value_plan *cdr_value_type_plan(const cdr_value_type *t, int *status)
+  CDR_NONNULL(1);
+
+/* Tear down T's caches: free its walk plan (with the allocator it came
+ * from) and its computed repository ID (with the process-wide allocator, as
+ * cdr_repoid_cache_clear(&T->id, NULL)), and empty both, so that T's memory
+ * may be freed or a new descriptor built in it.  Only T itself: not its
+ * base or member types.  No stream may use T during or after the call
+ * (until it is used anew, which fills the caches again); every pointer
+ * cdr_value_type_id() or cdr_value_type_plan() returned for T becomes
+ * invalid, so a registry holding T must be freed first unless T's ID is
+ * given as a string (repo_id, which is not freed).  The plan's allocator
+ * must still be alive: the process-wide one at the time the plan was built.
+ * Empty caches: nothing happens. */
+CDR_API void cdr_value_type_clear(cdr_value_type *t) CDR_NONNULL(1);
 
 /* ---------------------------------------------------------------- registry
  * Maps repository IDs to descriptors on the receive side.  Look-ups take no

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cdr/codeset.h>
+#include "testutil.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define UNTOUCHED ((size_t)0xDEADBEEF)
@@ -603,11 +604,4 @@ static Suite *codeset_suite(void)
   return s;
 }
 
-int main(void)
-{
-  SRunner *sr = srunner_create(codeset_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const tu_program tu_prog = { .suite = codeset_suite };

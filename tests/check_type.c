@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cdr/cdr.h>
 #include <cdr/value.h>
+#include "testutil.h"
 
 #define BE CDR_BIG_ENDIAN
 #define LE CDR_LITTLE_ENDIAN
@@ -1893,11 +1894,4 @@ static Suite *type_suite(void)
   return s;
 }
 
-int main(void)
-{
-  SRunner *sr = srunner_create(type_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const tu_program tu_prog = { .suite = type_suite };

@@ -1,4 +1,4 @@
-/* check_cases.c - the stream-level cases of shared/cases/CASES.md, each
+/* check_cases.c - the stream-level cases of docs/hostile-input.md, each
  * generalised to its kind of fault (both byte orders, every reader the
  * fault can reach, the boundary values on either side).  Every rejection
  * asserts the error code and the offset the stream records; lengths read off

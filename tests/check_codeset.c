@@ -1,5 +1,5 @@
 /* check_codeset.c - code set names, UTF-8, ISO-8859-1 and UTF-16 conversions
- * (cdr/codeset.h), CASES.md C18 included. */
+ * (cdr/codeset.h), case C18 of docs/hostile-input.md included. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -393,7 +393,7 @@ START_TEST(test_latin1_errors)
 }
 END_TEST
 
-/* CASES.md C18: GIOP 1.2 wstrings in UTF-16 as the stream will hand them
+/* Case C18 (docs/hostile-input.md): GIOP 1.2 wstrings in UTF-16 as the stream will hand them
  * over (the octets after the length). */
 START_TEST(test_utf16_c18)
 {

@@ -1,7 +1,7 @@
 /* check_type.c - descriptor-driven marshalling (cdr_write/cdr_read): exact
  * octets in both byte orders, padding included; unions, enums, arrays,
- * sequences, bounds, depth limits, error hygiene, CASES C02 C03 C06 C07, and
- * a random round trip. */
+ * sequences, bounds, depth limits, error hygiene, cases C02 C03 C06 C07 of
+ * docs/hostile-input.md, and a random round trip. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1412,7 +1412,7 @@ START_TEST(test_validate)
 }
 END_TEST
 
-/* ================================================================ CASES */
+/* ======================================== cases of docs/hostile-input.md */
 
 /* C02 (a): sequence<string> of 0x10000000 with 40 octets left: each string
  * takes at least 5 octets, so the count is refused before any allocation. */

@@ -10,7 +10,7 @@ int main(void)
   if (tu_prog.setup && tu_prog.setup() != 0)
     return EXIT_FAILURE;
   SRunner *sr = srunner_create(tu_prog.suite());
-  srunner_run_all(sr, CK_NORMAL); /* CK_FORK=no in the environment: one process */
+  srunner_run_all(sr, CK_ENV); /* CK_VERBOSITY, CK_NORMAL when unset */
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
   if (tu_prog.teardown)

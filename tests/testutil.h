@@ -119,10 +119,10 @@ static inline uint8_t *tu_dup(const void *p, size_t n)
 
 /* Each tests/check_*.c program defines one of these, named tu_prog, and
  * links tests/runner.c, which holds the one main(): setup (where given),
- * the suite run in Check's CK_NORMAL mode, teardown (where given); the exit
- * status is EXIT_SUCCESS only when every test passed.  Check itself reads
- * CK_FORK, CK_DEFAULT_TIMEOUT, CK_RUN_SUITE, CK_RUN_CASE and CK_VERBOSITY
- * from the environment. */
+ * the suite, teardown (where given); the exit status is EXIT_SUCCESS only
+ * when every test passed.  Check reads CK_FORK (no: every test in this
+ * process), CK_DEFAULT_TIMEOUT, CK_RUN_SUITE, CK_RUN_CASE and CK_VERBOSITY
+ * (silent, minimal, normal (the default), verbose) from the environment. */
 typedef struct tu_program {
   Suite *(*suite)(void);  /* builds the program's suite */
   /* NULL, or run once in the main process before the suite is built and run

@@ -63,7 +63,7 @@ START_TEST(test_header_parse_rejects)
   ck_assert_int_eq(giop_header_parse(b, 12, &g), CDR_E_PROTOCOL);
   memcpy(b, ok, 12); b[5] = 0; b[6] = 2;
   ck_assert_int_eq(giop_header_parse(b, 12, &g), CDR_E_PROTOCOL);
-  /* CASES C11 (a): a huge message_size parses; the caller compares it with
+  /* docs/hostile-input.md C11 (a): a huge message_size parses; the caller compares it with
    * its maximum before allocating anything. */
   const uint8_t huge[12] = { 'G', 'I', 'O', 'P', 1, 2, 1, 0, 0xF0, 0xFF, 0xFF, 0xFF };
   ck_assert_int_eq(giop_header_parse(huge, 12, &g), CDR_OK);

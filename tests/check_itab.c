@@ -398,7 +398,7 @@ END_TEST
 
 /* ------------------------------------------------------------------ fixed cases */
 
-/* The rules of WIRE-NOTES "Indirection tables", inline and hashed. */
+/* The rules of docs/wire-notes.md, "Indirection tables", inline and hashed. */
 static void semantics_ptr(uint32_t filler)
 {
   cdr_itab t;

@@ -2,7 +2,7 @@
  * information, indirections, chunks and end tags, truncation, boxes, custom
  * values, RMI repository IDs, scale, robustness and steady-state allocation.
  *
- * The C mapping of Bench.idl used here is the one cdr/value.h describes: a
+ * The C mapping of tests/interop/Bench.idl used here is the one cdr/value.h describes: a
  * value struct starts with its cdr_value header (a derived type's struct with
  * its base's struct), a value member is a pointer.  Expected octets are built
  * with the helpers of testutil.h in either byte order; the offsets in the

@@ -1380,7 +1380,7 @@ START_TEST(test_alloc_failures)
 }
 END_TEST
 
-int main(void)
+static Suite *frag_suite(void)
 {
   Suite *s = suite_create("frag");
   TCase *tc = tcase_create("fragmenter");
@@ -1415,5 +1415,7 @@ int main(void)
   tcase_add_test(tc, test_zero_copy_in_place);
   tcase_add_test(tc, test_alloc_failures);
   suite_add_tcase(s, tc);
-  return tu_run(s);
+  return s;
 }
+
+const tu_program tu_prog = { .suite = frag_suite };

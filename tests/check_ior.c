@@ -1334,7 +1334,7 @@ START_TEST(test_allocation_failures)
 }
 END_TEST
 
-int main(void)
+static Suite *ior_suite(void)
 {
   Suite *s = suite_create("ior");
   TCase *tc = tcase_create("ior");
@@ -1356,5 +1356,7 @@ int main(void)
   tcase_add_test(tc, test_truncation_and_corruption);
   tcase_add_test(tc, test_allocation_failures);
   suite_add_tcase(s, tc);
-  return tu_run(s);
+  return s;
 }
+
+const tu_program tu_prog = { .suite = ior_suite };

@@ -1819,7 +1819,7 @@ START_TEST(test_sc_find)
 }
 END_TEST
 
-int main(void)
+static Suite *msg_suite(void)
 {
   Suite *s = suite_create("msg");
   TCase *tc = tcase_create("request");
@@ -1867,5 +1867,7 @@ int main(void)
   tcase_add_test(tc, test_codeset_context);
   tcase_add_test(tc, test_sc_find);
   suite_add_tcase(s, tc);
-  return tu_run(s);
+  return s;
 }
+
+const tu_program tu_prog = { .suite = msg_suite };

@@ -2195,11 +2195,11 @@ static Suite *orb_suite(void)
   return s;
 }
 
-int main(void)
+static int orb_setup(void)
 {
   signal(SIGPIPE, SIG_IGN); /* peers that hang up must not kill the run */
   certs_setup();            /* once, before Check forks the tests */
-  int rc = tu_run(orb_suite());
-  certs_teardown();
-  return rc;
+  return 0;
 }
+
+const tu_program tu_prog = { .suite = orb_suite, .setup = orb_setup, .teardown = certs_teardown };

@@ -133,13 +133,4 @@ typedef struct tu_program {
 } tu_program;
 extern const tu_program tu_prog;
 
-static inline int tu_run(Suite *s)
-{
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
-
 #endif

@@ -1,5 +1,5 @@
 /* bench_idl.c - descriptors, client stubs and server skeleton of
- * shared/idl/Bench.idl (see bench_idl.h). */
+ * tests/interop/Bench.idl (see bench_idl.h). */
 #include <stddef.h>
 #include <cdr/cdr.h>
 #include <iiop/orb.h>

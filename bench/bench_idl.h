@@ -1,4 +1,4 @@
-/* bench_idl.h - the C mapping of shared/idl/Bench.idl, written by hand with
+/* bench_idl.h - the C mapping of tests/interop/Bench.idl, written by hand with
  * the public API of libcdr and libiiop (there is no IDL compiler).
  *
  *   module Bench {

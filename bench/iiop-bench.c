@@ -1,4 +1,4 @@
-/* iiop-bench.c - Bench::Echo (shared/idl/Bench.idl) over IIOP: a server and a
+/* iiop-bench.c - Bench::Echo (tests/interop/Bench.idl) over IIOP: a server and a
  * load-generating client, each the counterpart of the omniORB peers in
  * tests/interop (same command-line contracts), for benchmarks and for the
  * interop matrix (tests/interop.test).

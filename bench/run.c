@@ -1,6 +1,6 @@
 /* run.c - `iiop-bench run`: server CPU per call of our IIOP stack beside
  * omniORB's and beside a raw TCP ping-pong of the same octets (the floor),
- * in one run, on three scenarios (DESIGN.md, Measurement):
+ * in one run, on three scenarios (README.md, "Benchmarks"):
  *
  *   ping    Echo::ping(long)
  *   graph   Echo::echoGraph, a list of 50 Node values each way

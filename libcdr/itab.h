@@ -6,7 +6,7 @@
  * (key, value, key hash); two open-addressing indexes hold entry numbers
  * (from 1; 0 is an empty slot), one by key and one by value.
  *
- * Semantics (WIRE-NOTES "Indirection tables"): a key may be stored with
+ * Semantics (docs/wire-notes.md, "Indirection tables"): a key may be stored with
  * several values and a value under several keys; a look-up either way finds
  * the newest entry.  Putting a pair that is already present (as any entry,
  * not only the newest) is a no-op.

@@ -15,7 +15,7 @@
  * 12 of its Fragment message and at a stream position that is 12 mod 8 too,
  * so a receiver that aligns relative to the continued stream (the spec
  * reading, and our reassembler) and one that aligns relative to each
- * Fragment message (the Eclipse ORB, WIRE-NOTES) read the same thing.  The
+ * Fragment message (the Eclipse ORB, docs/wire-notes.md) read the same thing.  The
  * price: an 8-octet primitive at an 8-aligned position may straddle a split
  * (the fragmenter does not know the message's types); ulong and smaller
  * never do.  We send GIOP 1.2 by default, so 1.1 is for old peers only.
@@ -436,7 +436,7 @@ static int classify(const giop_reasm *r, const uint8_t *h, size_t have, giop_hea
   }
   if (giop_header_parse(h, have, gh) != CDR_OK)
     return CDR_E_PROTOCOL;
-  /* Before anything is allocated for it (CASES C11 a). */
+  /* Before anything is allocated for it (docs/hostile-input.md C11 a). */
   if ((uint64_t)gh->size + GIOP_HEADER_SIZE > (uint64_t)r->max_message)
     return CDR_E_LIMIT;
   size_t hl = GIOP_HEADER_SIZE;
@@ -447,7 +447,7 @@ static int classify(const giop_reasm *r, const uint8_t *h, size_t have, giop_hea
     if (gh->size < 4)                   /* no room for the request ID */
       return CDR_E_PROTOCOL;
     if (more && ((gh->size + GIOP_HEADER_SIZE) & 7) != 0)
-      return CDR_E_PROTOCOL;            /* CASES C13: 1001 octets in all */
+      return CDR_E_PROTOCOL;            /* docs/hostile-input.md C13: 1001 octets in all */
     hl = 16;
   }
   *need = hl;
@@ -471,7 +471,7 @@ static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t 
     if (!pm || pm->order != little)
       return fail(r, CDR_E_PROTOCOL);
     size_t data = gh->size - (gh->minor == 2 ? 4 : 0);
-    /* The running total (CASES C11 b): max_message >= 12 here. */
+    /* The running total (docs/hostile-input.md C11 b): max_message >= 12 here. */
     if (data > r->max_message - pm->total || pm->total - GIOP_HEADER_SIZE + data > UINT32_MAX)
       return fail(r, CDR_E_LIMIT);
     pm->total += data;

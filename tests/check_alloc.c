@@ -689,7 +689,7 @@ START_TEST(test_alloc_global_pools_reuse)
 }
 END_TEST
 
-int main(void)
+static Suite *alloc_suite(void)
 {
   Suite *s = suite_create("alloc");
   TCase *tc = tcase_create("streams");
@@ -714,8 +714,13 @@ int main(void)
   tcase_add_test(tc, test_alloc_global_allocator_pools);
   tcase_add_test(tc, test_alloc_global_pools_reuse);
   suite_add_tcase(s, tc);
-  int rc = tu_run(s);
+  return s;
+}
+
+static void alloc_teardown(void)
+{
   free(d_input.b);
   free(r_input.b);
-  return rc;
 }
+
+const tu_program tu_prog = { .suite = alloc_suite, .teardown = alloc_teardown };

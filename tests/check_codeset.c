@@ -1,10 +1,11 @@
 /* check_codeset.c - code set names, UTF-8, ISO-8859-1 and UTF-16 conversions
- * (cdr/codeset.h), CASES.md C18 included. */
+ * (cdr/codeset.h), case C18 of docs/hostile-input.md included. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cdr/codeset.h>
+#include "testutil.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define UNTOUCHED ((size_t)0xDEADBEEF)
@@ -392,7 +393,7 @@ START_TEST(test_latin1_errors)
 }
 END_TEST
 
-/* CASES.md C18: GIOP 1.2 wstrings in UTF-16 as the stream will hand them
+/* Case C18 (docs/hostile-input.md): GIOP 1.2 wstrings in UTF-16 as the stream will hand them
  * over (the octets after the length). */
 START_TEST(test_utf16_c18)
 {
@@ -603,11 +604,4 @@ static Suite *codeset_suite(void)
   return s;
 }
 
-int main(void)
-{
-  SRunner *sr = srunner_create(codeset_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const tu_program tu_prog = { .suite = codeset_suite };

@@ -1,7 +1,7 @@
 /* check_frag.c - GIOP fragmentation and reassembly (iiop/frag.h): the exact
  * octets of fragments, round trips through every way of feeding (whole, one
  * octet at a time, random chunks, zero-copy reads), interleaved GIOP 1.2
- * requests, cancel, caps and allocation failures, and CASES C11 and C13. */
+ * requests, cancel, caps and allocation failures, and docs/hostile-input.md C11 and C13. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -529,7 +529,7 @@ START_TEST(test_interleaved_12)
 }
 END_TEST
 
-/* ---------------------------------------------------------------- CASES C11 */
+/* ---------------------------------------------- C11 (docs/hostile-input.md) */
 
 START_TEST(test_c11a_huge_message_size)
 {
@@ -686,7 +686,7 @@ START_TEST(test_c11d_fragment_11_nothing_pending)
 }
 END_TEST
 
-/* ---------------------------------------------------------------- CASES C13 */
+/* ---------------------------------------------- C13 (docs/hostile-input.md) */
 
 #define C13_N 100000
 
@@ -1380,7 +1380,7 @@ START_TEST(test_alloc_failures)
 }
 END_TEST
 
-int main(void)
+static Suite *frag_suite(void)
 {
   Suite *s = suite_create("frag");
   TCase *tc = tcase_create("fragmenter");
@@ -1415,5 +1415,7 @@ int main(void)
   tcase_add_test(tc, test_zero_copy_in_place);
   tcase_add_test(tc, test_alloc_failures);
   suite_add_tcase(s, tc);
-  return tu_run(s);
+  return s;
 }
+
+const tu_program tu_prog = { .suite = frag_suite };

@@ -1,6 +1,6 @@
 /* check_ior.c - IORs, their components, stringified IORs, corbaloc URLs and
  * code set negotiation (iiop/ior.h): exact octets in both byte orders,
- * round trips that re-encode byte for byte, CASES C01, C08 and C20, and
+ * round trips that re-encode byte for byte, docs/hostile-input.md C01, C08 and C20, and
  * IORs that omniORB 4.2.5 really produced. */
 #include "config.h"
 #include <check.h>
@@ -113,7 +113,7 @@ static char *hex_ior(const uint8_t *p, size_t n)
   return s;
 }
 
-/* omniORB's code sets (WIRE-NOTES): char ISO-8859-1 converting UTF-8,
+/* omniORB's code sets (docs/wire-notes.md): char ISO-8859-1 converting UTF-8,
  * wchar UTF-16 converting UTF-16. */
 static const uint32_t omni_cconv[] = { CDR_CS_UTF8 };
 static const uint32_t omni_wconv[] = { CDR_CS_UTF16 };
@@ -179,7 +179,7 @@ static const char genior_echo[] =
 
 /* `genior IDL:X:1.0 '[fe80::1]' 1 ab`: omniORB keeps the brackets in the
  * profile's host (catior: 1. IIOP 1.2 [fe80::1] 1 "ab"), which is our policy
- * too (CASES C20). */
+ * too (docs/hostile-input.md C20). */
 static const char genior_v6[] =
   "IOR:010000000a00000049444c3a583a312e30000000010000000000000054000000010102000a0000005b6665"
   "38303a3a315d00010002000000616200000200000000000000080000000100000000545441010000001c0000"
@@ -1334,7 +1334,7 @@ START_TEST(test_allocation_failures)
 }
 END_TEST
 
-int main(void)
+static Suite *ior_suite(void)
 {
   Suite *s = suite_create("ior");
   TCase *tc = tcase_create("ior");
@@ -1356,5 +1356,7 @@ int main(void)
   tcase_add_test(tc, test_truncation_and_corruption);
   tcase_add_test(tc, test_allocation_failures);
   suite_add_tcase(s, tc);
-  return tu_run(s);
+  return s;
 }
+
+const tu_program tu_prog = { .suite = ior_suite };

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cdr/tables.h>
 #include "itab.h"
+#include "testutil.h"
 
 static uint64_t seed_base(void)
 {
@@ -398,7 +399,7 @@ END_TEST
 
 /* ------------------------------------------------------------------ fixed cases */
 
-/* The rules of WIRE-NOTES "Indirection tables", inline and hashed. */
+/* The rules of docs/wire-notes.md, "Indirection tables", inline and hashed. */
 static void semantics_ptr(uint32_t filler)
 {
   cdr_itab t;
@@ -1295,11 +1296,4 @@ static Suite *itab_suite(void)
   return s;
 }
 
-int main(void)
-{
-  SRunner *sr = srunner_create(itab_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const tu_program tu_prog = { .suite = itab_suite };

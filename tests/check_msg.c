@@ -3,7 +3,7 @@
  * compared with octets written by hand from the spec's layout (the xb_*
  * helpers below apply CDR alignment relative to the message start; they
  * share no code with the encoder), then parsed back field by field; the
- * CASES C17 messages; every malformed header a decoder can meet, with its
+ * docs/hostile-input.md C17 messages; every malformed header a decoder can meet, with its
  * error and offset; every truncation and random mutations of valid
  * messages (run this under AddressSanitizer too). */
 #include <check.h>
@@ -1277,7 +1277,7 @@ START_TEST(test_get_system_exception_rejects)
 }
 END_TEST
 
-/* ---------------------------------------------------------------- CASES C17 */
+/* ---------------------------------------------- C17 (docs/hostile-input.md) */
 
 /* The C17 Reply (little-endian GIOP 1.2, USER_EXCEPTION, one context of 12
  * data octets so that the list ends at 44).  PAD: the 4 octets of padding
@@ -1315,7 +1315,7 @@ static size_t c17_reply(uint8_t *b, const uint8_t *pad, uint32_t idlen_override)
 
 START_TEST(test_c17_a_padding_before_user_exception)
 {
-  /* Padding is whatever the sender left there: zero or not (WIRE-NOTES). */
+  /* Padding is whatever the sender left there: zero or not (docs/wire-notes.md). */
   static const uint8_t pads[2][4] = { { 0, 0, 0, 0 }, { 0xde, 0xad, 0xbe, 0xef } };
   for (int k = 0; k < 2; k++) {
     uint8_t b[128];
@@ -1819,7 +1819,7 @@ START_TEST(test_sc_find)
 }
 END_TEST
 
-int main(void)
+static Suite *msg_suite(void)
 {
   Suite *s = suite_create("msg");
   TCase *tc = tcase_create("request");
@@ -1867,5 +1867,7 @@ int main(void)
   tcase_add_test(tc, test_codeset_context);
   tcase_add_test(tc, test_sc_find);
   suite_add_tcase(s, tc);
-  return tu_run(s);
+  return s;
 }
+
+const tu_program tu_prog = { .suite = msg_suite };

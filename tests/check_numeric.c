@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cdr/numeric.h>
+#include "testutil.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define REQUIRE(c)                                                                                 \
@@ -701,11 +702,4 @@ static Suite *numeric_suite(void)
   return s;
 }
 
-int main(void)
-{
-  SRunner *sr = srunner_create(numeric_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const tu_program tu_prog = { .suite = numeric_suite };

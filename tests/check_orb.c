@@ -5,7 +5,7 @@
  * up mid-reply, a stalled TLS client, and the server's side of the wire
  * checked octet by octet through raw sockets (LocateRequest, MessageError,
  * CloseConnection, GIOP 1.0 and big-endian requests, reply fragments,
- * CASES C18 (g)), the epoll worker pool (many connections, shutdown with
+ * docs/hostile-input.md C18 (g)), the epoll worker pool (many connections, shutdown with
  * pooled connections pending, the wire tests again on pooled connections),
  * and generated object keys with deactivation.  Every server listens on
  * port 0, so runs may overlap.
@@ -1521,7 +1521,7 @@ START_TEST(test_raw_message_error_and_close)
 }
 END_TEST
 
-/* CASES C18 (g): two Requests without a CodeSets service context, the
+/* docs/hostile-input.md C18 (g): two Requests without a CodeSets service context, the
  * second carrying a wstring.  Both decode with the defaults (ISO-8859-1,
  * no wchar code set); the wstring gets BAD_PARAM with OMG minor 23 (wchar
  * transmission code set not known), completed NO, and the connection goes
@@ -2195,11 +2195,11 @@ static Suite *orb_suite(void)
   return s;
 }
 
-int main(void)
+static int orb_setup(void)
 {
   signal(SIGPIPE, SIG_IGN); /* peers that hang up must not kill the run */
   certs_setup();            /* once, before Check forks the tests */
-  int rc = tu_run(orb_suite());
-  certs_teardown();
-  return rc;
+  return 0;
 }
+
+const tu_program tu_prog = { .suite = orb_suite, .setup = orb_setup, .teardown = certs_teardown };

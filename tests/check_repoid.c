@@ -14,6 +14,7 @@
 #include <cdr/error.h>
 #include <cdr/mem.h>
 #include <cdr/repoid.h>
+#include "testutil.h"
 
 /* Hidden in libcdr (repoid.c): the DataOutputStream image SHA-1 runs over. */
 int cdr__rmi_hash_input(const cdr_rmi_class *cls, const cdr_allocator *a,
@@ -866,11 +867,4 @@ static Suite *repoid_suite(void)
   return s;
 }
 
-int main(void)
-{
-  SRunner *sr = srunner_create(repoid_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const tu_program tu_prog = { .suite = repoid_suite };

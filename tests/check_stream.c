@@ -2016,7 +2016,7 @@ START_TEST(test_roundtrip_random)
 }
 END_TEST
 
-int main(void)
+static Suite *stream_suite(void)
 {
   Suite *s = suite_create("stream");
   TCase *tc = tcase_create("primitives");
@@ -2068,5 +2068,7 @@ int main(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_roundtrip_random);
   suite_add_tcase(s, tc);
-  return tu_run(s);
+  return s;
 }
+
+const tu_program tu_prog = { .suite = stream_suite };

@@ -1,13 +1,14 @@
 /* check_type.c - descriptor-driven marshalling (cdr_write/cdr_read): exact
  * octets in both byte orders, padding included; unions, enums, arrays,
- * sequences, bounds, depth limits, error hygiene, CASES C02 C03 C06 C07, and
- * a random round trip. */
+ * sequences, bounds, depth limits, error hygiene, cases C02 C03 C06 C07 of
+ * docs/hostile-input.md, and a random round trip. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cdr/cdr.h>
 #include <cdr/value.h>
+#include "testutil.h"
 
 #define BE CDR_BIG_ENDIAN
 #define LE CDR_LITTLE_ENDIAN
@@ -1411,7 +1412,7 @@ START_TEST(test_validate)
 }
 END_TEST
 
-/* ================================================================ CASES */
+/* ======================================== cases of docs/hostile-input.md */
 
 /* C02 (a): sequence<string> of 0x10000000 with 40 octets left: each string
  * takes at least 5 octets, so the count is refused before any allocation. */
@@ -1893,11 +1894,4 @@ static Suite *type_suite(void)
   return s;
 }
 
-int main(void)
-{
-  SRunner *sr = srunner_create(type_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const tu_program tu_prog = { .suite = type_suite };

@@ -2,7 +2,7 @@
  * information, indirections, chunks and end tags, truncation, boxes, custom
  * values, RMI repository IDs, scale, robustness and steady-state allocation.
  *
- * The C mapping of Bench.idl used here is the one cdr/value.h describes: a
+ * The C mapping of tests/interop/Bench.idl used here is the one cdr/value.h describes: a
  * value struct starts with its cdr_value header (a derived type's struct with
  * its base's struct), a value member is a pointer.  Expected octets are built
  * with the helpers of testutil.h in either byte order; the offsets in the
@@ -5024,24 +5024,28 @@ static Suite *value_suite(void)
   return s;
 }
 
-int main(void)
+static int value_setup(void)
 {
   reg_full = cdr_registry_new();
   reg_node = cdr_registry_new();
   reg_trunc = cdr_registry_new();
   if (!reg_full || !reg_node || !reg_trunc)
-    return EXIT_FAILURE;
+    return -1;
   const cdr_value_type *all[] = { &Node_vt, &SubNode_vt, &TruncNode_vt, &Trunc2_vt, &TruncX_vt,
                                   &CbSub_vt, &Empty_vt, &StrBox_vt, &Custom_vt, &Custom2_vt,
                                   &JDate_vt, &CustNode_vt, &Holder_vt, &FacNode_vt,
                                   &CustomMix_vt, &CustPatch_vt, &Abs_vt, &Conc_vt };
   for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
     if (cdr_registry_add(reg_full, all[k]) != CDR_OK)
-      return EXIT_FAILURE;
+      return -1;
   if (cdr_registry_add(reg_node, &Node_vt) != CDR_OK
       || cdr_registry_add(reg_trunc, &TruncNode_vt) != CDR_OK)
-    return EXIT_FAILURE;
-  int rc = tu_run(value_suite());
+    return -1;
+  return 0;
+}
+
+static void value_teardown(void)
+{
   cdr_registry_free(reg_full);
   cdr_registry_free(reg_node);
   cdr_registry_free(reg_trunc);
@@ -5050,5 +5054,7 @@ int main(void)
   cdr_tables_flush_shared();
   cdr_repoid_cache_clear(&JDate_vt.id, NULL);
   cdr_repoid_cache_clear(&Computed_vt.id, NULL);
-  return rc;
 }
+
+const tu_program tu_prog = { .suite = value_suite, .setup = value_setup,
+                             .teardown = value_teardown };

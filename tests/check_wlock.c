@@ -300,4 +300,4 @@ static Suite *wlock_suite(void)
   return s;
 }
 
-int main(void) { return tu_run(wlock_suite()); }
+const tu_program tu_prog = { .suite = wlock_suite };

@@ -1,6 +1,7 @@
 /* testutil.h - helpers shared by the Check suites: octet comparison with a
  * readable hex diff, big/little-endian stores for building expected octets,
- * a seeded PRNG, and the main() every suite uses. */
+ * a seeded PRNG, and what each tests/check_*.c defines for the one main()
+ * in tests/runner.c (tu_program). */
 #ifndef TESTUTIL_H
 #define TESTUTIL_H
 
@@ -116,13 +117,20 @@ static inline uint8_t *tu_dup(const void *p, size_t n)
   return d;
 }
 
-static inline int tu_run(Suite *s)
-{
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+/* Each tests/check_*.c program defines one of these, named tu_prog, and
+ * links tests/runner.c, which holds the one main(): setup (where given),
+ * the suite, teardown (where given); the exit status is EXIT_SUCCESS only
+ * when every test passed.  Check reads CK_FORK (no: every test in this
+ * process), CK_DEFAULT_TIMEOUT, CK_RUN_SUITE, CK_RUN_CASE and CK_VERBOSITY
+ * (silent, minimal, normal (the default), verbose) from the environment. */
+typedef struct tu_program {
+  Suite *(*suite)(void);  /* builds the program's suite */
+  /* NULL, or run once in the main process before the suite is built and run
+   * (before Check forks a test): nonzero ends the program with EXIT_FAILURE,
+   * without running any test or the teardown. */
+  int (*setup)(void);
+  void (*teardown)(void); /* NULL, or run once after the last test */
+} tu_program;
+extern const tu_program tu_prog;
 
 #endif

@@ -62,7 +62,7 @@ CDR_API cdr_u128 cdr_ldouble_to_binary128(long double v);
  * payload bit set so that it stays a NaN. */
 CDR_API long double cdr_ldouble_from_binary128(cdr_u128 b);
 
-/* The omniORB form (see WIRE-NOTES): omniORB 4.2 on x86-64 sends the
+/* The omniORB form (see docs/wire-notes.md): omniORB 4.2 on x86-64 sends the
  * 16-octet memory image of an x87 long double instead of binary128.  As a
  * cdr_u128: LO = the 64-bit significand with its explicit integer bit,
  * bits 0..15 of HI = sign and 15-bit exponent, bits 16..63 of HI = padding.

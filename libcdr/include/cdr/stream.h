@@ -28,7 +28,7 @@ enum { CDR_BIG_ENDIAN = 0, CDR_LITTLE_ENDIAN = 1 };
 
 /* Option flags (cdr_opts.flags). */
 enum {
-  /* Read a string of length 0 as "" instead of failing (CASES C05 b).  The
+  /* Read a string of length 0 as "" instead of failing (docs/hostile-input.md C05 b).  The
    * spec requires length >= 1 (the NUL); some old ORBs send 0. */
   CDR_F_LENIENT_EMPTY_STRING = 1u << 0,
   /* GIOP 1.2 wstring/wchar without a byte-order mark: read it in the

@@ -52,6 +52,13 @@ typedef struct iiop_client_opts {
   int tls_verify;            /* default 1; 0 turns verification off (tests only) */
   uint32_t native_char;      /* default CDR_CS_ISO8859_1 */
   uint32_t native_wchar;     /* default CDR_CS_UTF16 */
+  const cdr_allocator *alloc;/* for everything the client allocates itself -- the client,
+                              * references, calls and their stream buffers, connections,
+                              * transports, reassembly buffers (NULL, the default:
+                              * cdr_mem_global(), and libcdr's pooled stream buffers).
+                              * Not from it: the per-thread arenas calls decode into
+                              * (cdr_arena_get()) and OpenSSL's memory.  It must outlive
+                              * the client. */
 } iiop_client_opts;
 
 IIOP_API void iiop_client_opts_default(iiop_client_opts *o);
@@ -178,6 +185,12 @@ typedef struct iiop_server_opts {
                               * a reply to a client that does not read (up to the send
                               * timeout), holds its worker; the requests of one connection
                               * are dispatched in order, as with a thread per connection. */
+  const cdr_allocator *alloc;/* for everything the server allocates itself -- the server,
+                              * the object adapter's tables, connection records, reply
+                              * streams, transports, reassembly buffers (NULL, the default:
+                              * cdr_mem_global()).  Not from it: the per-thread arenas
+                              * requests decode into (cdr_arena_get()) and OpenSSL's
+                              * memory.  It must outlive the server. */
 } iiop_server_opts;
 
 /* Code sets: a connection's are fixed by its first Request -- its CodeSets

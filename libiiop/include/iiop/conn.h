@@ -59,18 +59,18 @@ struct iiop_transport {
  * TIMEOUT_MS bounds the whole connect (0: none).  Errors: CDR_E_IO
  * (resolution or connect failed), CDR_E_TIMEOUT, CDR_E_NOMEM,
  * CDR_E_INVALID (a NULL argument). */
-IIOP_API int iiop_tcp_connect(const char *host, uint16_t port, int timeout_ms, iiop_transport **out);
+IIOP_API int iiop_tcp_connect(const char *host, uint16_t port, int timeout_ms, iiop_transport **out) IIOP_WUR;
 /* Wrap an accepted socket FD (the transport owns it, and closes it if this
  * fails with CDR_E_NOMEM); TCP_NODELAY is turned on where it applies. */
-IIOP_API int iiop_tcp_wrap(int fd, iiop_transport **out);
+IIOP_API int iiop_tcp_wrap(int fd, iiop_transport **out) IIOP_WUR;
 
 /* TLS (OpenSSL).  A client context verifies the server against CA_FILE
  * (verification is off only with VERIFY 0); a server context presents
  * CERT_FILE/KEY_FILE.  Errors: CDR_E_TLS (files unreadable, bad key),
  * CDR_E_NOMEM. */
 typedef struct iiop_tls_ctx iiop_tls_ctx;
-IIOP_API int iiop_tls_client_ctx(const char *ca_file, int verify, iiop_tls_ctx **out);
-IIOP_API int iiop_tls_server_ctx(const char *cert_file, const char *key_file, iiop_tls_ctx **out);
+IIOP_API int iiop_tls_client_ctx(const char *ca_file, int verify, iiop_tls_ctx **out) IIOP_WUR;
+IIOP_API int iiop_tls_server_ctx(const char *cert_file, const char *key_file, iiop_tls_ctx **out) IIOP_WUR;
 IIOP_API void iiop_tls_ctx_free(iiop_tls_ctx *c);
 /* Run the handshake over the connected transport TCP (taken over: part of
  * the result, and freed on error), within TIMEOUT_MS (0: none); the client
@@ -82,9 +82,9 @@ IIOP_API void iiop_tls_ctx_free(iiop_tls_ctx *c);
  * writer never block each other.  Errors: CDR_E_TLS, CDR_E_TIMEOUT,
  * CDR_E_IO, CDR_E_NOMEM. */
 IIOP_API int iiop_tls_connect(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int timeout_ms,
-                              iiop_transport **out);
+                              iiop_transport **out) IIOP_WUR;
 IIOP_API int iiop_tls_accept(iiop_tls_ctx *c, iiop_transport *tcp, int timeout_ms,
-                             iiop_transport **out);
+                             iiop_transport **out) IIOP_WUR;
 
 #ifdef __cplusplus
 }

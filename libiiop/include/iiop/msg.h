@@ -57,7 +57,7 @@ IIOP_API const giop_service_context *giop_sc_find(const giop_sc_list *l, uint32_
  * the 12 are ignored).  Errors: CDR_E_SHORT (fewer than 12 octets),
  * CDR_E_VALUE (bad byte-order octet), CDR_E_INVALID (NULL); *OUT is
  * untouched on error. */
-IIOP_API int giop_codeset_context_decode(const giop_service_context *c, giop_codeset_context *out);
+IIOP_API int giop_codeset_context_decode(const giop_service_context *c, giop_codeset_context *out) IIOP_WUR;
 /* Encode a CodeSets context's data (12 octets: byte-order octet, padding,
  * two ulongs in host order) into OUT. */
 IIOP_API void giop_codeset_context_encode(const giop_codeset_context *cs, uint8_t out[12]);
@@ -191,7 +191,7 @@ typedef struct giop_message {
  * CDR_E_NOMEM; CDR_E_INVALID (bad OPTS, NULL BUF).  m->body always holds
  * the status returned. */
 IIOP_API int giop_parse(giop_message *m, const uint8_t *buf, size_t len, const cdr_opts *opts,
-                        cdr_arena *arena);
+                        cdr_arena *arena) IIOP_WUR;
 
 /* ---------------------------------------------------------------- encoding
  * Each giop_begin_* writes the 12-octet GIOP header (message_size left 0,
@@ -221,7 +221,7 @@ IIOP_API void giop_put_system_exception(cdr_out *o, const giop_system_exception 
 /* Read one from a body; repo_id points into the message.  Errors: the
  * stream's (a completion status above 2 is CDR_E_VALUE); *E is untouched
  * on error. */
-IIOP_API int giop_get_system_exception(cdr_in *i, giop_system_exception *e);
+IIOP_API int giop_get_system_exception(cdr_in *i, giop_system_exception *e) IIOP_WUR;
 /* Patch message_size.  Errors: the stream's status; CDR_E_LIMIT when the
  * message exceeds 4 GiB - 1 octets; CDR_E_STATE without a GIOP header. */
 IIOP_API int giop_end(cdr_out *o);

@@ -5,15 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
-#include <time.h>
 #include <cdr/error.h>
-
-int64_t iiop__now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int64_t iiop__deadline(int timeout_ms)
 {

@@ -1,6 +1,6 @@
 /* internal.h - what every libiiop module shares and no user sees: the
  * hidden-symbol marker, the allocator calls, 32-bit wire loads and stores,
- * and the clock and poll() helpers (libiiop/clock.c).
+ * and the clock and poll() helpers (deadlines and poll() in libiiop/clock.c).
  *
  * Allocators: every object that takes an allocator option keeps the
  * resolved one (iiop__alloc_or_global: NULL is cdr_mem_global()) and passes
@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <cdr/mem.h>
 #include <iiop/export.h>
 
@@ -67,8 +68,14 @@ static inline void iiop__store32(uint8_t *p, uint32_t v, int little)
 }
 
 /* ---------------------------------------------------------------- time and polling
- * Deadlines are CLOCK_MONOTONIC milliseconds; -1 means none. */
-IIOP_HIDDEN int64_t iiop__now_ms(void);
+ * Deadlines are CLOCK_MONOTONIC milliseconds; -1 means none.  The clock is
+ * read inline: every write with a timeout reads it. */
+static inline int64_t iiop__now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 /* The deadline TIMEOUT_MS from now (TIMEOUT_MS <= 0: -1, none). */
 IIOP_HIDDEN int64_t iiop__deadline(int timeout_ms);
 /* Milliseconds left until DEADLINE (-1: none; 0 once passed). */

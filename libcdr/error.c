@@ -1,44 +1,55 @@
-/* error.c - status strings and their CORBA system exceptions. */
+/* error.c - the status table of cdr/error.h: messages, CORBA system
+ * exceptions and OMG minor codes. */
 #include "internal.h"
+
+typedef struct status_row {
+  int value;
+  const char *message;
+  const char *exception;
+  uint32_t minor;
+} status_row;
+
+static const status_row rows[] = {
+#define ROW(name, value, message, exception, minor) { value, message, exception, minor },
+  CDR_STATUS_MAP(ROW)
+#undef ROW
+};
+
+#define NROWS (sizeof rows / sizeof rows[0])
+
+/* The row of STATUS, or NULL.  Values run from 0 down without gaps, so
+ * that the row of S is rows[-S]. */
+static const status_row *row_of(int status)
+{
+  if (status > 0 || status < -(int)(NROWS - 1))
+    return NULL;
+  const status_row *r = &rows[-status];
+  return r->value == status ? r : NULL;
+}
 
 const char *cdr_strerror(int status)
 {
-  switch (status) {
-  case CDR_OK: return "success";
-  case CDR_E_SHORT: return "input ends before the item is complete";
-  case CDR_E_LENGTH: return "length or count exceeds the bytes that remain";
-  case CDR_E_LIMIT: return "configured limit exceeded";
-  case CDR_E_VALUE: return "value outside its type's domain";
-  case CDR_E_STRING: return "string terminator rules broken";
-  case CDR_E_CODESET: return "character invalid in its code set";
-  case CDR_E_TAG: return "bad value tag, chunk length or end tag";
-  case CDR_E_INDIRECTION: return "bad indirection";
-  case CDR_E_TYPE: return "unknown or incompatible type";
-  case CDR_E_NOMEM: return "out of memory";
-  case CDR_E_STATE: return "operation not allowed in this state";
-  case CDR_E_INVALID: return "invalid argument";
-  case CDR_E_UNSUPPORTED: return "not supported";
-  case CDR_E_IO: return "I/O error";
-  case CDR_E_PROTOCOL: return "GIOP protocol error";
-  case CDR_E_TIMEOUT: return "timed out";
-  case CDR_E_TLS: return "TLS error";
-  case CDR_E_CLOSED: return "connection closed";
-  default: return "unknown error";
-  }
+  const status_row *r = row_of(status);
+  return r ? r->message : "unknown error";
 }
 
 const char *cdr_status_exception(int status)
 {
-  switch (status) {
-  case CDR_OK: return NULL;
-  case CDR_E_LIMIT: return "IMP_LIMIT";
-  case CDR_E_CODESET: return "DATA_CONVERSION";
-  case CDR_E_NOMEM: return "NO_MEMORY";
-  case CDR_E_STATE: return "BAD_INV_ORDER";
-  case CDR_E_INVALID: return "BAD_PARAM";
-  case CDR_E_UNSUPPORTED: return "NO_IMPLEMENT";
-  case CDR_E_IO: case CDR_E_CLOSED: case CDR_E_TLS: case CDR_E_PROTOCOL: return "COMM_FAILURE";
-  case CDR_E_TIMEOUT: return "TIMEOUT";
-  default: return "MARSHAL";
-  }
+  const status_row *r = row_of(status);
+  return r ? r->exception : "MARSHAL";
+}
+
+uint32_t cdr_status_minor(int status)
+{
+  const status_row *r = row_of(status);
+  return r ? r->minor : 0;
+}
+
+int cdr_error_reason(int status, const char *message)
+{
+  if (message)
+    for (size_t k = 0; k < NROWS; k++)
+      if (rows[k].message == message)
+        return rows[k].value;
+  return status;
 }

@@ -445,12 +445,13 @@ static int in_wide_ok(cdr_in *i)
 {
   if (i->status != CDR_OK)
     return 0;
+  /* The reasons' own messages: cdr_error_reason() recovers them. */
   if (i->opts.giop_minor == 0) {
-    cdr_in_fail(i, CDR_E_UNSUPPORTED, "wchar/wstring not allowed in GIOP 1.0");
+    cdr_in_fail(i, CDR_E_UNSUPPORTED, cdr_strerror(CDR_E_WCHAR_GIOP10));
     return 0;
   }
   if (i->opts.tcs_w == 0) {
-    cdr_in_fail(i, CDR_E_CODESET, "no wchar transmission code set negotiated");
+    cdr_in_fail(i, CDR_E_CODESET, cdr_strerror(CDR_E_NO_WCHAR));
     return 0;
   }
   return 1;

@@ -37,6 +37,8 @@
  * Steady state allocates nothing: call objects (with their output stream
  * buffers and condition variables) are pooled in the client, arenas come
  * from the per-thread pool, the reassembler recycles message buffers.
+ * Everything the client allocates itself comes from its allocator
+ * (iiop_client_opts.alloc); the per-thread arenas are libcdr's.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -50,6 +52,8 @@
 #include <iiop/msg.h>
 #include <iiop/orb.h>
 #include "connection.h"
+#include "internal.h"
+#include "transport.h"
 
 #define MAX_FORWARDS 8
 #define CALL_POOL_MAX 64
@@ -124,6 +128,7 @@ struct iiop_call {
 
 struct iiop_client {
   iiop_client_opts o;
+  const cdr_allocator *alloc;/* o.alloc, or the global one */
   char *ca_file;
   iiop_tls_ctx *tls;
   uint32_t conv_c, conv_w;   /* the one conversion code set offered for each */
@@ -136,30 +141,7 @@ struct iiop_client {
   int closing;               /* atomic */
 };
 
-/* ---------------------------------------------------------------- memory */
-
-static void *xmalloc(size_t n)
-{
-  const cdr_allocator *a = cdr_mem_global();
-  return a->malloc(n, a->ud);
-}
-
-static void xfree(void *p)
-{
-  if (p) {
-    const cdr_allocator *a = cdr_mem_global();
-    a->free(p, a->ud);
-  }
-}
-
-static char *xstrdup(const char *s)
-{
-  size_t n = strlen(s) + 1;
-  char *d = xmalloc(n);
-  if (d)
-    memcpy(d, s, n);
-  return d;
-}
+/* ---------------------------------------------------------------- memory and waiting */
 
 static void cond_init_mono(pthread_cond_t *cv)
 {
@@ -206,18 +188,20 @@ iiop_client *iiop_client_new(const iiop_client_opts *opts)
     return NULL;
   if (o.timeout_ms < 0)
     o.timeout_ms = 0;
-  iiop_client *c = xmalloc(sizeof *c);
+  const cdr_allocator *al = iiop__alloc_or_global(o.alloc);
+  iiop_client *c = iiop__malloc(al, sizeof *c);
   if (!c)
     return NULL;
   memset(c, 0, sizeof *c);
   c->o = o;
+  c->alloc = al;
   c->conv_c = o.native_char == CDR_CS_ISO8859_1 ? CDR_CS_UTF8 : CDR_CS_ISO8859_1;
   c->conv_w = o.native_wchar == CDR_CS_UTF16 ? CDR_CS_UCS2 : CDR_CS_UTF16;
   if (o.tls_ca_file) {
-    c->ca_file = xstrdup(o.tls_ca_file);
-    if (!c->ca_file || iiop_tls_client_ctx(c->ca_file, o.tls_verify, &c->tls) != CDR_OK) {
-      xfree(c->ca_file);
-      xfree(c);
+    c->ca_file = iiop__strndup(al, o.tls_ca_file, strlen(o.tls_ca_file));
+    if (!c->ca_file || iiop__tls_client_ctx(c->ca_file, o.tls_verify, al, &c->tls) != CDR_OK) {
+      iiop__free(al, c->ca_file);
+      iiop__free(al, c);
       return NULL;
     }
     c->o.tls_ca_file = c->ca_file;
@@ -229,14 +213,14 @@ iiop_client *iiop_client_new(const iiop_client_opts *opts)
 
 /* ---------------------------------------------------------------- connections */
 
-static void cconn_unref(cconn *cc)
+static void cconn_unref(iiop_client *cl, cconn *cc)
 {
   if (!cc || __atomic_sub_fetch(&cc->refs, 1, __ATOMIC_ACQ_REL) != 0)
     return;
   iiop__conn_free(cc->conn);
   pthread_cond_destroy(&cc->cs_cv);
   pthread_mutex_destroy(&cc->mu);
-  xfree(cc);
+  iiop__free(cl->alloc, cc);
 }
 
 /* Under cc->mu: the connection is over.  Every pending call fails with
@@ -280,7 +264,7 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
   if (left == 0)
     return CDR_E_TIMEOUT;
   iiop_transport *t;
-  int rc = iiop_tcp_connect(ep->host, ep->port, left < 0 ? 0 : left, &t);
+  int rc = iiop__tcp_connect(ep->host, ep->port, left < 0 ? 0 : left, cl->alloc, &t);
   if (rc != CDR_OK)
     return rc;
   if (ep->tls) {
@@ -293,16 +277,16 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
     if (rc != CDR_OK)
       return rc;
   }
-  cconn *cc = xmalloc(sizeof *cc);
+  cconn *cc = iiop__malloc(cl->alloc, sizeof *cc);
   if (!cc) {
     t->ops->free(t);
     return CDR_E_NOMEM;
   }
   memset(cc, 0, sizeof *cc);
-  iiop_conn_opts co = { cl->o.fragment_size, cl->o.max_message, cl->o.timeout_ms };
+  iiop_conn_opts co = { cl->o.fragment_size, cl->o.max_message, cl->o.timeout_ms, cl->alloc };
   rc = iiop__conn_new(t, &co, &cc->conn);
   if (rc != CDR_OK) {
-    xfree(cc);
+    iiop__free(cl->alloc, cc);
     return rc;
   }
   pthread_mutex_init(&cc->mu, NULL);
@@ -333,7 +317,7 @@ static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out
     }
     if (cur) {
       ep->conn = NULL;
-      cconn_unref(cur);
+      cconn_unref(cl, cur);
     }
     if (!ep->connecting)
       break;
@@ -375,10 +359,10 @@ static endpoint *endpoint_get(iiop_client *cl, const char *host, uint16_t port, 
         && strcmp(ep->host, host) == 0)
       break;
   if (!ep) {
-    ep = xmalloc(sizeof *ep);
-    char *h = ep ? xstrdup(host) : NULL;
+    ep = iiop__malloc(cl->alloc, sizeof *ep);
+    char *h = ep ? iiop__strndup(cl->alloc, host, strlen(host)) : NULL;
     if (!h) {
-      xfree(ep);
+      iiop__free(cl->alloc, ep);
       ep = NULL;
     } else {
       memset(ep, 0, sizeof *ep);
@@ -441,12 +425,12 @@ int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out)
 {
   if (!c || !str || !out)
     return CDR_E_INVALID;
-  iiop_ref *r = xmalloc(sizeof *r);
+  iiop_ref *r = iiop__malloc(c->alloc, sizeof *r);
   if (!r)
     return CDR_E_NOMEM;
   memset(r, 0, sizeof *r);
   r->cl = c;
-  cdr_arena_init(&r->arena, NULL);
+  cdr_arena_init(&r->arena, c->alloc);
 
   const char *host;
   uint16_t port;
@@ -508,6 +492,7 @@ int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out)
                                               csi ? &csi->for_wchar : NULL, 1)
                      : 0;
   cdr_opts_default(&r->opts);
+  r->opts.alloc = c->o.alloc; /* NULL keeps libcdr's pooled stream buffers */
   r->opts.giop_major = 1;
   r->opts.giop_minor = minor;
   r->opts.ncs_c = c->o.native_char;
@@ -531,7 +516,7 @@ int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out)
 
 fail:
   cdr_arena_free(&r->arena);
-  xfree(r);
+  iiop__free(c->alloc, r);
   return rc;
 }
 
@@ -540,7 +525,7 @@ void iiop_ref_free(iiop_ref *r)
   if (!r)
     return;
   cdr_arena_free(&r->arena);
-  xfree(r);
+  iiop__free(r->cl->alloc, r);
 }
 
 /* ---------------------------------------------------------------- calls */
@@ -574,7 +559,7 @@ static iiop_call *call_get(iiop_client *cl)
   pthread_mutex_unlock(&cl->mu);
   if (call)
     return call;
-  call = xmalloc(sizeof *call);
+  call = iiop__malloc(cl->alloc, sizeof *call);
   if (call) {
     memset(call, 0, sizeof *call);
     call->cl = cl;
@@ -596,7 +581,7 @@ static void call_destroy(iiop_call *call)
   if (call->out2_live)
     cdr_out_close(&call->out2);
   pthread_cond_destroy(&call->cv);
-  xfree(call);
+  iiop__free(call->cl->alloc, call);
 }
 
 static void call_put(iiop_client *cl, iiop_call *call)
@@ -745,9 +730,9 @@ static int build_request(iiop_call *call, const uint8_t *key, uint32_t key_len, 
   iiop_ref *r = call->ref;
   int minor = call->out_opts.giop_minor;
   if (!with_cs && key == r->key) {
-    /* 1.2: request_id first after the GIOP header; 1.0/1.1: after an empty
-     * service context list. */
-    cdr_out_patch_ulong(&call->out, minor >= 2 ? 12 : 16, id, cdr_out_byte_order(&call->out));
+    int rc = giop_patch_request_id(&call->out, id); /* the header has no contexts */
+    if (rc != CDR_OK)
+      return rc;
     *msg = cdr_out_data(&call->out);
     *len = call->msg_len;
     return CDR_OK;
@@ -869,42 +854,6 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
 
 /* ---------------------------------------------------------------- receiving */
 
-static uint32_t rd32(const uint8_t *p, int little)
-{
-  return little ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
-                : (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
-}
-
-/* The request ID of a Reply or LocateReply without decoding the rest (no
- * arena needed: a 1.0/1.1 Reply's service contexts are skipped). */
-static int reply_id(const uint8_t *m, size_t len, const giop_header *h, uint32_t *id)
-{
-  int little = h->flags & GIOP_FLAG_LITTLE_ENDIAN;
-  if (h->type == GIOP_LOCATE_REPLY || h->minor >= 2) {
-    if (len < 16)
-      return CDR_E_PROTOCOL;
-    *id = rd32(m + 12, little);
-    return CDR_OK;
-  }
-  cdr_in i;
-  cdr_in_init(&i, m, len, little ? CDR_LITTLE_ENDIAN : CDR_BIG_ENDIAN, NULL);
-  cdr_in_seek(&i, GIOP_HEADER_SIZE);
-  uint32_t n = cdr_get_seq_count(&i, 8);
-  for (uint32_t k = 0; k < n && cdr_in_status(&i) == CDR_OK; k++) {
-    const uint8_t *d;
-    uint32_t dl;
-    (void)cdr_get_ulong(&i);
-    (void)cdr_get_octets_view(&i, &d, &dl);
-  }
-  uint32_t v = cdr_get_ulong(&i);
-  int rc = cdr_in_status(&i);
-  cdr_in_close(&i);
-  if (rc != CDR_OK)
-    return CDR_E_PROTOCOL;
-  *id = v;
-  return CDR_OK;
-}
-
 /* Under cc->mu: route the message M the leader read.  Returns CDR_OK, or
  * CDR_E_PROTOCOL for a message a client must not receive (the caller sends
  * MessageError and fails the connection). */
@@ -919,7 +868,7 @@ static int dispatch(cconn *cc, uint8_t *m, size_t len)
   case GIOP_REPLY:
   case GIOP_LOCATE_REPLY: {
     uint32_t id;
-    if (reply_id(m, len, &h, &id) != CDR_OK) {
+    if (giop_peek_request_id(m, len, &id) != CDR_OK) {
       iiop__conn_release(cc->conn, m);
       return CDR_E_PROTOCOL;
     }
@@ -1069,7 +1018,7 @@ static void drop_reply(iiop_call *call)
     call->reply = NULL;
   }
   if (call->cc) {
-    cconn_unref(call->cc);
+    cconn_unref(call->cl, call->cc);
     call->cc = NULL;
   }
 }
@@ -1122,7 +1071,7 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
     int phase = PH_SEND;
     rc = send_request(call, cc, key, key_len, deadline, &no);
     if (rc == CDR_OK && call->oneway) {
-      cconn_unref(cc);
+      cconn_unref(cl, cc);
       return CDR_OK;
     }
     if (rc == CDR_OK) {
@@ -1131,7 +1080,7 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
                       &no);
     }
     if (rc != CDR_OK) {
-      cconn_unref(cc);
+      cconn_unref(cl, cc);
       /* A connection taken from the cache that the server had closed (or
        * closes now, saying so) processed nothing: try once more on a new
        * one. */
@@ -1235,7 +1184,7 @@ void iiop_client_free(iiop_client *c)
       pthread_mutex_unlock(&ep->mu);
       if (cc) {
         conn_fail(cc, CDR_E_CLOSED, 0);
-        cconn_unref(cc);
+        cconn_unref(c, cc);
       }
     }
     if (pass == 0) {
@@ -1250,8 +1199,8 @@ void iiop_client_free(iiop_client *c)
     c->eps = ep->next;
     pthread_cond_destroy(&ep->cv);
     pthread_mutex_destroy(&ep->mu);
-    xfree(ep->host);
-    xfree(ep);
+    iiop__free(c->alloc, ep->host);
+    iiop__free(c->alloc, ep);
   }
   while (c->free_calls) {
     iiop_call *call = c->free_calls;
@@ -1259,8 +1208,8 @@ void iiop_client_free(iiop_client *c)
     call_destroy(call);
   }
   iiop_tls_ctx_free(c->tls);
-  xfree(c->ca_file);
+  iiop__free(c->alloc, c->ca_file);
   pthread_cond_destroy(&c->idle_cv);
   pthread_mutex_destroy(&c->mu);
-  xfree(c);
+  iiop__free(c->alloc, c);
 }

@@ -24,13 +24,15 @@
 #include <iiop/conn.h>
 #include <iiop/frag.h>
 #include "connection.h"
+#include "wlock.h"
 
 #define FRAG_BATCH 32                 /* fragments per gather write */
 
 struct iiop_conn {
+  const cdr_allocator *alloc;
   iiop_transport *t;
   giop_reasm *r;
-  iiop_wlock wl;
+  iiop__wlock wl;
   pthread_mutex_t rmu;               /* r */
   int rerr;                          /* under rmu: the reading side's sticky error */
   int last_full;                     /* under rmu: the last read filled its buffer */
@@ -41,22 +43,24 @@ struct iiop_conn {
 
 int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_conn **out)
 {
-  const cdr_allocator *a = cdr_mem_global();
-  iiop_conn *c = a->malloc(sizeof *c, a->ud);
+  const cdr_allocator *a = iiop__alloc_or_global(o ? o->alloc : NULL);
+  iiop_conn *c = iiop__malloc(a, sizeof *c);
   giop_reasm_opts ro;
   giop_reasm_opts_default(&ro);
+  ro.alloc = a;
   if (o && o->max_message)
     ro.max_message = o->max_message;
   giop_reasm *r = c ? giop_reasm_new(&ro) : NULL;
   if (!r) {
-    a->free(c, a->ud);
+    iiop__free(a, c);
     t->ops->free(t);
     return CDR_E_NOMEM;
   }
   memset(c, 0, sizeof *c);
+  c->alloc = a;
   c->t = t;
   c->r = r;
-  iiop_wlock_init(&c->wl);
+  iiop__wlock_init(&c->wl);
   pthread_mutex_init(&c->rmu, NULL);
   size_t fs = o && o->fragment_size ? o->fragment_size : GIOP_FRAG_DEFAULT;
   fs &= ~(size_t)7;                  /* as the fragmenter rounds it */
@@ -121,13 +125,13 @@ int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t reque
     return CDR_E_INVALID;
   if (__atomic_load_n(&c->closed, __ATOMIC_ACQUIRE))
     return CDR_E_CLOSED;
-  int rc = iiop_wlock_lock(&c->wl);
+  int rc = iiop__wlock_lock(&c->wl);
   if (rc != CDR_OK)
     return rc;
   rc = send_locked(c, msg, len, request_id);
   if (rc != CDR_OK && rc != CDR_E_INVALID && rc != CDR_E_PROTOCOL)
     iiop__conn_shutdown(c);          /* part of a message may be out: the stream is lost */
-  iiop_wlock_unlock(&c->wl);
+  iiop__wlock_unlock(&c->wl);
   return rc;
 }
 
@@ -209,7 +213,7 @@ void iiop__conn_shutdown(iiop_conn *c)
   if (__atomic_exchange_n(&c->closed, 1, __ATOMIC_ACQ_REL) != 0)
     return;
   c->t->ops->shutdown(c->t);
-  iiop_wlock_close(&c->wl);
+  iiop__wlock_close(&c->wl);
 }
 
 int iiop__conn_is_closed(const iiop_conn *c)
@@ -224,10 +228,9 @@ void iiop__conn_free(iiop_conn *c)
   iiop__conn_shutdown(c);
   giop_reasm_free(c->r);
   c->t->ops->free(c->t);
-  iiop_wlock_destroy(&c->wl);
+  iiop__wlock_destroy(&c->wl);
   pthread_mutex_destroy(&c->rmu);
-  const cdr_allocator *a = cdr_mem_global();
-  a->free(c, a->ud);
+  iiop__free(c->alloc, c);
 }
 
 int iiop__conn_send_bare(iiop_conn *c, int type, uint32_t request_id, uint8_t minor)

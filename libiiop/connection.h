@@ -11,24 +11,23 @@
 #ifndef IIOP_CONNECTION_H
 #define IIOP_CONNECTION_H
 
-#include "config.h"
 #include <iiop/conn.h>
 #include <iiop/frag.h>
 #include <iiop/msg.h>
-
-#define IIOP_HIDDEN __attribute__((visibility("hidden")))
+#include "internal.h"
 
 typedef struct iiop_conn_opts {
   size_t fragment_size;      /* 0: GIOP_FRAG_DEFAULT */
   size_t max_message;        /* 0: 64 MiB */
   int send_timeout_ms;       /* a message not written within this long fails with
                               * CDR_E_TIMEOUT and shuts the connection down (0: none) */
+  const cdr_allocator *alloc;/* the connection and its reassembler (NULL: global) */
 } iiop_conn_opts;
 
 typedef struct iiop_conn iiop_conn;
 
 /* A connection over T (taken over).  Errors: CDR_E_NOMEM (T is freed). */
-IIOP_HIDDEN int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_conn **out);
+IIOP_HIDDEN int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_conn **out) IIOP_WUR;
 /* Send the complete message MSG (LEN octets, 12-octet header included),
  * fragmenting it (REQUEST_ID goes into GIOP 1.2 Fragment headers): the
  * whole message goes out under the write lock, up to 32 fragments (header
@@ -38,7 +37,8 @@ IIOP_HIDDEN int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_
  * Errors: CDR_E_CLOSED, CDR_E_IO, CDR_E_TLS, CDR_E_TIMEOUT, CDR_E_INVALID
  * (LEN < 12 or a message_size that does not match); after a write error
  * the connection is shut down (a partial message cannot be taken back). */
-IIOP_HIDDEN int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t request_id);
+IIOP_HIDDEN int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t request_id)
+  IIOP_WUR;
 /* Send a message that has no body (CancelRequest for REQUEST_ID,
  * CloseConnection or MessageError) in GIOP 1.MINOR, built in a stack
  * buffer.  Errors: as iiop__conn_send; CDR_E_INVALID for another TYPE. */
@@ -51,13 +51,13 @@ IIOP_HIDDEN int iiop__conn_send_bare(iiop_conn *c, int type, uint32_t request_id
  * signal for more).  One reader at a time (the caller serialises).  Errors: CDR_E_CLOSED (peer closed or
  * iiop__conn_shutdown), CDR_E_TIMEOUT, CDR_E_IO, CDR_E_TLS, CDR_E_PROTOCOL
  * and CDR_E_LIMIT (from the reassembler: answer MessageError and close). */
-IIOP_HIDDEN int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len);
+IIOP_HIDDEN int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len) IIOP_WUR;
 /* As iiop__conn_recv(C, 0, ...), but without reading when the last read
  * did not fill its buffer (the socket had no more then; what arrives since
  * makes it readable again): a complete message already buffered, else the
  * sticky error, else CDR_E_TIMEOUT.  Saves the read that would only say
  * EAGAIN after a request has been answered (the server's worker pool). */
-IIOP_HIDDEN int iiop__conn_recv_buffered(iiop_conn *c, uint8_t **msg, size_t *len);
+IIOP_HIDDEN int iiop__conn_recv_buffered(iiop_conn *c, uint8_t **msg, size_t *len) IIOP_WUR;
 /* Give back a message from iiop__conn_recv(); any thread, any time before
  * iiop__conn_free() (also while another thread is in iiop__conn_recv()). */
 IIOP_HIDDEN void iiop__conn_release(iiop_conn *c, uint8_t *msg);
@@ -67,17 +67,5 @@ IIOP_HIDDEN void iiop__conn_shutdown(iiop_conn *c);
 IIOP_HIDDEN int iiop__conn_is_closed(const iiop_conn *c);
 /* Free (after shutdown, once no thread uses C). */
 IIOP_HIDDEN void iiop__conn_free(iiop_conn *c);
-
-/* ---------------------------------------------------------------- time and polling
- * Deadlines are CLOCK_MONOTONIC milliseconds; -1 means none. */
-IIOP_HIDDEN int64_t iiop__now_ms(void);
-/* The deadline TIMEOUT_MS from now (TIMEOUT_MS <= 0: -1, none). */
-IIOP_HIDDEN int64_t iiop__deadline(int timeout_ms);
-/* Milliseconds left until DEADLINE (-1: none; 0 once passed). */
-IIOP_HIDDEN int iiop__remaining(int64_t deadline);
-/* Wait until FD has one of EVENTS (POLLIN/POLLOUT), at most TIMEOUT_MS
- * (< 0: forever), retrying EINTR.  CDR_OK (ready, or an error/hang-up
- * condition the next read or write will report), CDR_E_TIMEOUT, CDR_E_IO. */
-IIOP_HIDDEN int iiop__poll(int fd, short events, int timeout_ms);
 
 #endif

@@ -44,24 +44,9 @@
 #include <stdbool.h>
 #include <string.h>
 #include <iiop/frag.h>
+#include "internal.h"
 
 /* ---------------------------------------------------------------- helpers */
-
-static inline uint32_t rd32(const uint8_t *p, int little)
-{
-  if (little)
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-  return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
-}
-
-static inline void wr32(uint8_t *p, uint32_t v, int little)
-{
-  if (little) {
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
-  } else {
-    p[3] = (uint8_t)v; p[2] = (uint8_t)(v >> 8); p[1] = (uint8_t)(v >> 16); p[0] = (uint8_t)(v >> 24);
-  }
-}
 
 /* May a message of TYPE be fragmented in GIOP 1.MINOR?  (1.1: Request and
  * Reply; 1.2 adds LocateRequest and LocateReply.) */
@@ -150,7 +135,7 @@ int giop_fragmenter_next(giop_fragmenter *f, struct iovec iov[2], int *n)
   giop_header_write(&fh, f->hdr);
   size_t hl = GIOP_HEADER_SIZE;
   if (f->minor == 2) {
-    wr32(f->hdr + GIOP_HEADER_SIZE, f->request_id, little);
+    iiop__store32(f->hdr + GIOP_HEADER_SIZE, f->request_id, little);
     hl += 4;
   }
   iov[0].iov_base = f->hdr;
@@ -411,7 +396,7 @@ static int part_done(giop_reasm *r)
     /* The first message's header, now describing the whole message. */
     uint8_t *d = rb_data(t);
     d[6] &= (uint8_t)~GIOP_FLAG_MORE_FRAGMENTS;
-    wr32(d + 8, (uint32_t)(t->len - GIOP_HEADER_SIZE), d[6] & GIOP_FLAG_LITTLE_ENDIAN);
+    iiop__store32(d + 8, (uint32_t)(t->len - GIOP_HEADER_SIZE), d[6] & GIOP_FLAG_LITTLE_ENDIAN);
   }
   t->kind = K_DONE;
   t->next = t->prev = NULL;
@@ -467,7 +452,7 @@ static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t 
   *consumed = 0;
 
   if (gh->type == GIOP_FRAGMENT) {
-    rbuf *pm = gh->minor == 1 ? r->p11 : find12(r, rd32(h + GIOP_HEADER_SIZE, little));
+    rbuf *pm = gh->minor == 1 ? r->p11 : find12(r, iiop__load32(h + GIOP_HEADER_SIZE, little));
     if (!pm || pm->order != little)
       return fail(r, CDR_E_PROTOCOL);
     size_t data = gh->size - (gh->minor == 2 ? 4 : 0);
@@ -492,7 +477,7 @@ static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t 
       if (r->p11)
         return fail(r, CDR_E_PROTOCOL);
     } else {
-      id = rd32(h + GIOP_HEADER_SIZE, little);
+      id = iiop__load32(h + GIOP_HEADER_SIZE, little);
       if (find12(r, id) || r->npend >= r->max_pending)
         return fail(r, CDR_E_PROTOCOL);
     }

@@ -2,6 +2,7 @@
 #include "config.h"
 #include <string.h>
 #include <iiop/giop.h>
+#include "internal.h"
 
 static int header_valid(const giop_header *h)
 {
@@ -25,12 +26,7 @@ int giop_header_parse(const uint8_t *buf, size_t len, giop_header *h)
   t.type = buf[7];
   if (!header_valid(&t))
     return CDR_E_PROTOCOL;
-  if (t.flags & GIOP_FLAG_LITTLE_ENDIAN)
-    t.size = (uint32_t)buf[8] | (uint32_t)buf[9] << 8 | (uint32_t)buf[10] << 16
-             | (uint32_t)buf[11] << 24;
-  else
-    t.size = (uint32_t)buf[11] | (uint32_t)buf[10] << 8 | (uint32_t)buf[9] << 16
-             | (uint32_t)buf[8] << 24;
+  t.size = iiop__load32(buf + 8, t.flags & GIOP_FLAG_LITTLE_ENDIAN);
   *h = t;
   return CDR_OK;
 }
@@ -44,14 +40,7 @@ int giop_header_write(const giop_header *h, uint8_t out[GIOP_HEADER_SIZE])
   out[5] = h->minor;
   out[6] = h->flags;
   out[7] = h->type;
-  uint32_t s = h->size;
-  if (h->flags & GIOP_FLAG_LITTLE_ENDIAN) {
-    out[8] = (uint8_t)s; out[9] = (uint8_t)(s >> 8);
-    out[10] = (uint8_t)(s >> 16); out[11] = (uint8_t)(s >> 24);
-  } else {
-    out[8] = (uint8_t)(s >> 24); out[9] = (uint8_t)(s >> 16);
-    out[10] = (uint8_t)(s >> 8); out[11] = (uint8_t)s;
-  }
+  iiop__store32(out + 8, h->size, h->flags & GIOP_FLAG_LITTLE_ENDIAN);
   return CDR_OK;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <cdr/cdr.h>
 #include <iiop/msg.h>
+#include "internal.h"
 
 /* ---------------------------------------------------------------- service contexts */
 
@@ -16,13 +17,6 @@ const giop_service_context *giop_sc_find(const giop_sc_list *l, uint32_t id)
     if (l->v[k].id == id)
       return &l->v[k];
   return NULL;
-}
-
-static uint32_t load_u32(const uint8_t *p, int little)
-{
-  if (little)
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-  return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
 }
 
 /* CONV_FRAME::CodeSetContext in an encapsulation: the byte-order octet at 0,
@@ -38,8 +32,8 @@ int giop_codeset_context_decode(const giop_service_context *c, giop_codeset_cont
     return CDR_E_VALUE;
   if (c->len < 12)
     return CDR_E_SHORT;
-  out->char_data = load_u32(c->data + 4, c->data[0]);
-  out->wchar_data = load_u32(c->data + 8, c->data[0]);
+  out->char_data = iiop__load32(c->data + 4, c->data[0]);
+  out->wchar_data = iiop__load32(c->data + 8, c->data[0]);
   return CDR_OK;
 }
 
@@ -340,6 +334,88 @@ int giop_end(cdr_out *o)
   int rc = cdr_out_patch_ulong(o, 8, (uint32_t)(n - GIOP_HEADER_SIZE), cdr_out_byte_order(o));
   if (rc != CDR_OK)
     return cdr_out_fail(o, rc);
+  return CDR_OK;
+}
+
+/* Where a message begun with an empty service context list keeps its
+ * request ID: GIOP 1.2 right after the GIOP header, 1.0/1.1 after the list
+ * (a zero count). */
+static size_t request_id_pos(int minor) { return minor >= 2 ? 12 : 16; }
+
+/* Patch V at DELTA octets past the request ID of O's message, which must
+ * be a Request or Reply (REPLY_ONLY: a Reply) begun with an empty service
+ * context list. */
+static int patch_at(cdr_out *o, size_t delta, uint32_t v, int reply_only)
+{
+  if (cdr_out_status(o) != CDR_OK)
+    return cdr_out_status(o);
+  size_t n = cdr_out_size(o);
+  const uint8_t *d = cdr_out_data(o);
+  if (n < GIOP_HEADER_SIZE || memcmp(d, "GIOP", 4) != 0 || d[7] > GIOP_REPLY
+      || (reply_only && d[7] != GIOP_REPLY))
+    return CDR_E_STATE;
+  size_t pos = request_id_pos(d[5]) + delta;
+  if (n < pos + 4
+      || (d[5] < 2 && iiop__load32(d + GIOP_HEADER_SIZE, d[6] & GIOP_FLAG_LITTLE_ENDIAN) != 0))
+    return CDR_E_STATE;
+  return cdr_out_patch_ulong(o, pos, v, cdr_out_byte_order(o));
+}
+
+int giop_patch_request_id(cdr_out *o, uint32_t request_id)
+{
+  return patch_at(o, 0, request_id, 0);
+}
+
+int giop_patch_reply_status(cdr_out *o, uint32_t reply_status)
+{
+  return patch_at(o, 4, reply_status, 1);
+}
+
+int giop_peek_request_id(const uint8_t *buf, size_t len, uint32_t *id)
+{
+  giop_header h;
+  if (!buf || !id)
+    return CDR_E_INVALID;
+  if (giop_header_parse(buf, len, &h) != CDR_OK)
+    return CDR_E_PROTOCOL;
+  int little = h.flags & GIOP_FLAG_LITTLE_ENDIAN;
+  switch (h.type) {
+  case GIOP_REQUEST:
+  case GIOP_REPLY:
+    if (h.minor >= 2)
+      break;
+    /* 1.0/1.1: the service context list comes first. */
+    cdr_in i;
+    cdr_in_init(&i, buf, len, little ? CDR_LITTLE_ENDIAN : CDR_BIG_ENDIAN, NULL);
+    cdr_in_seek(&i, GIOP_HEADER_SIZE);
+    uint32_t n = cdr_get_seq_count(&i, 8);
+    for (uint32_t k = 0; k < n && cdr_in_status(&i) == CDR_OK; k++) {
+      const uint8_t *d;
+      uint32_t dl;
+      (void)cdr_get_ulong(&i);
+      (void)cdr_get_octets_view(&i, &d, &dl);
+    }
+    uint32_t v = cdr_get_ulong(&i);
+    int rc = cdr_in_status(&i);
+    cdr_in_close(&i);
+    if (rc != CDR_OK)
+      return CDR_E_PROTOCOL;
+    *id = v;
+    return CDR_OK;
+  case GIOP_FRAGMENT:
+    if (h.minor < 2)
+      return CDR_E_INVALID;
+    break;
+  case GIOP_CANCEL_REQUEST:
+  case GIOP_LOCATE_REQUEST:
+  case GIOP_LOCATE_REPLY:
+    break;
+  default:
+    return CDR_E_INVALID;
+  }
+  if (len < GIOP_HEADER_SIZE + 4)
+    return CDR_E_PROTOCOL;
+  *id = iiop__load32(buf + GIOP_HEADER_SIZE, little);
   return CDR_OK;
 }
 

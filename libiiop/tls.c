@@ -31,12 +31,14 @@
 #include <openssl/x509v3.h>
 #include <cdr/cdr.h>
 #include <iiop/conn.h>
-#include "connection.h"
+#include "internal.h"
+#include "transport.h"
 
 #define WBUF_MAX ((size_t)65536)
 
 struct iiop_tls_ctx {
   SSL_CTX *ctx;
+  const cdr_allocator *alloc; /* the context and its transports */
   int server;
   int verify;
 };
@@ -44,6 +46,7 @@ struct iiop_tls_ctx {
 typedef struct tls_transport {
   iiop_transport base;       /* fd: the TCP transport's */
   iiop_transport *tcp;
+  const cdr_allocator *alloc;
   SSL *ssl;
   pthread_mutex_t mu;        /* every SSL_* call on ssl */
   int shut;                  /* atomic: shutdown() ran */
@@ -53,18 +56,6 @@ typedef struct tls_transport {
   uint8_t *wbuf;             /* writev's staging buffer (writers are serialised) */
   size_t wcap;
 } tls_transport;
-
-static void *xmalloc(size_t n)
-{
-  const cdr_allocator *a = cdr_mem_global();
-  return a->malloc(n, a->ud);
-}
-
-static void xfree(void *p)
-{
-  const cdr_allocator *a = cdr_mem_global();
-  a->free(p, a->ud);
-}
 
 /* ---------------------------------------------------------------- the socket BIO */
 
@@ -162,14 +153,17 @@ static int ctx_common(SSL_CTX *ctx)
   return SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 }
 
-static int ctx_new(SSL_CTX *ctx, int server, int verify, iiop_tls_ctx **out)
+static int ctx_new(SSL_CTX *ctx, int server, int verify, const cdr_allocator *a,
+                   iiop_tls_ctx **out)
 {
-  iiop_tls_ctx *c = xmalloc(sizeof *c);
+  a = iiop__alloc_or_global(a);
+  iiop_tls_ctx *c = iiop__malloc(a, sizeof *c);
   if (!c) {
     SSL_CTX_free(ctx);
     return CDR_E_NOMEM;
   }
   c->ctx = ctx;
+  c->alloc = a;
   c->server = server;
   c->verify = verify;
   *out = c;
@@ -177,6 +171,12 @@ static int ctx_new(SSL_CTX *ctx, int server, int verify, iiop_tls_ctx **out)
 }
 
 int iiop_tls_client_ctx(const char *ca_file, int verify, iiop_tls_ctx **out)
+{
+  return iiop__tls_client_ctx(ca_file, verify, NULL, out);
+}
+
+int iiop__tls_client_ctx(const char *ca_file, int verify, const cdr_allocator *a,
+                         iiop_tls_ctx **out)
 {
   if (!out)
     return CDR_E_INVALID;
@@ -194,10 +194,16 @@ int iiop_tls_client_ctx(const char *ca_file, int verify, iiop_tls_ctx **out)
     return CDR_E_TLS;
   }
   SSL_CTX_set_verify(ctx, verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, NULL);
-  return ctx_new(ctx, 0, verify != 0, out);
+  return ctx_new(ctx, 0, verify != 0, a, out);
 }
 
 int iiop_tls_server_ctx(const char *cert_file, const char *key_file, iiop_tls_ctx **out)
+{
+  return iiop__tls_server_ctx(cert_file, key_file, NULL, out);
+}
+
+int iiop__tls_server_ctx(const char *cert_file, const char *key_file, const cdr_allocator *a,
+                         iiop_tls_ctx **out)
 {
   if (!cert_file || !key_file || !out)
     return CDR_E_INVALID;
@@ -214,7 +220,7 @@ int iiop_tls_server_ctx(const char *cert_file, const char *key_file, iiop_tls_ct
   }
   SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
   SSL_CTX_set_num_tickets(ctx, 0); /* no resumption: spare the client reading tickets */
-  return ctx_new(ctx, 1, 0, out);
+  return ctx_new(ctx, 1, 0, a, out);
 }
 
 void iiop_tls_ctx_free(iiop_tls_ctx *c)
@@ -222,7 +228,7 @@ void iiop_tls_ctx_free(iiop_tls_ctx *c)
   if (!c)
     return;
   SSL_CTX_free(c->ctx);
-  xfree(c);
+  iiop__free(c->alloc, c);
 }
 
 /* ---------------------------------------------------------------- I/O */
@@ -290,9 +296,9 @@ static int tls_writev(iiop_transport *tp, const struct iovec *iov, int n, int ti
     total += iov[k].iov_len;
   size_t want = total < WBUF_MAX ? total : WBUF_MAX;
   if (t->wcap < want) {
-    uint8_t *nb = xmalloc(want);
+    uint8_t *nb = iiop__malloc(t->alloc, want);
     if (nb) {
-      xfree(t->wbuf);
+      iiop__free(t->alloc, t->wbuf);
       t->wbuf = nb;
       t->wcap = want;
     }
@@ -392,9 +398,9 @@ static void tls_free(iiop_transport *tp)
     return;
   SSL_free(t->ssl);
   t->tcp->ops->free(t->tcp);
-  xfree(t->wbuf);
+  iiop__free(t->alloc, t->wbuf);
   pthread_mutex_destroy(&t->mu);
-  xfree(t);
+  iiop__free(t->alloc, t);
 }
 
 static const iiop_transport_ops tls_ops = { tls_writev, tls_read, tls_shutdown, tls_free };
@@ -453,12 +459,13 @@ static int tls_start(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int
       tcp->ops->free(tcp);
     return CDR_E_INVALID;
   }
-  tls_transport *t = xmalloc(sizeof *t);
+  tls_transport *t = iiop__malloc(c->alloc, sizeof *t);
   if (!t) {
     tcp->ops->free(tcp);
     return CDR_E_NOMEM;
   }
   memset(t, 0, sizeof *t);
+  t->alloc = c->alloc;
   t->base.ops = &tls_ops;
   t->base.fd = tcp->fd;
   t->tcp = tcp;

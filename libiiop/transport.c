@@ -2,8 +2,7 @@
 /* transport.c - the TCP transport (iiop/conn.h): connect with a deadline to
  * every address a name resolves to, gather writes that survive short
  * writes and EINTR, reads with a timeout, shutdown that wakes a blocked
- * reader.  Also the deadline and poll() helpers the connection and TLS
- * layers share (connection.h).
+ * reader.
  *
  * The descriptor stays blocking.  Writes use sendmsg(MSG_DONTWAIT |
  * MSG_NOSIGNAL): one system call while the socket buffer has room, a poll()
@@ -13,7 +12,6 @@
  * waiting and recv(MSG_DONTWAIT) saves the poll). */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -21,60 +19,17 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 #include <cdr/cdr.h>
 #include <iiop/conn.h>
-#include "connection.h"
-
-/* ---------------------------------------------------------------- time and polling */
-
-int64_t iiop__now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t iiop__deadline(int timeout_ms)
-{
-  return timeout_ms > 0 ? iiop__now_ms() + timeout_ms : -1;
-}
-
-int iiop__remaining(int64_t deadline)
-{
-  if (deadline < 0)
-    return -1;
-  int64_t left = deadline - iiop__now_ms();
-  if (left <= 0)
-    return 0;
-  return left > INT_MAX ? INT_MAX : (int)left;
-}
-
-int iiop__poll(int fd, short events, int timeout_ms)
-{
-  int64_t deadline = timeout_ms > 0 ? iiop__now_ms() + timeout_ms : -1;
-  struct pollfd p = { fd, events, 0 };
-  for (;;) {
-    int r = poll(&p, 1, timeout_ms);
-    if (r > 0)
-      return CDR_OK;                  /* POLLERR/POLLHUP too: the next call says what */
-    if (r == 0)
-      return CDR_E_TIMEOUT;
-    if (errno != EINTR)
-      return CDR_E_IO;
-    if (deadline >= 0) {
-      timeout_ms = iiop__remaining(deadline);
-      if (timeout_ms == 0)
-        return CDR_E_TIMEOUT;
-    }
-  }
-}
+#include "internal.h"
+#include "transport.h"
 
 /* ---------------------------------------------------------------- TCP transport */
 
 typedef struct tcp_transport {
   iiop_transport base;
+  const cdr_allocator *alloc;
   int shut;                  /* atomic: shutdown() ran */
   int full;                  /* the last read filled its buffer: try before polling */
 } tcp_transport;
@@ -183,32 +138,34 @@ static void tcp_free(iiop_transport *t)
     return;
   if (t->fd >= 0)
     close(t->fd);
-  const cdr_allocator *a = cdr_mem_global();
-  a->free(t, a->ud);
+  iiop__free(((tcp_transport *)t)->alloc, t);
 }
 
 static const iiop_transport_ops tcp_ops = { tcp_writev, tcp_read, tcp_shutdown, tcp_free };
 
-static int tcp_new(int fd, iiop_transport **out)
+static int tcp_new(int fd, const cdr_allocator *a, iiop_transport **out)
 {
-  const cdr_allocator *a = cdr_mem_global();
-  tcp_transport *t = a->malloc(sizeof *t, a->ud);
+  a = iiop__alloc_or_global(a);
+  tcp_transport *t = iiop__malloc(a, sizeof *t);
   if (!t)
     return CDR_E_NOMEM;
   memset(t, 0, sizeof *t);
+  t->alloc = a;
   t->base.ops = &tcp_ops;
   t->base.fd = fd;
   *out = &t->base;
   return CDR_OK;
 }
 
-int iiop_tcp_wrap(int fd, iiop_transport **out)
+int iiop_tcp_wrap(int fd, iiop_transport **out) { return iiop__tcp_wrap(fd, NULL, out); }
+
+int iiop__tcp_wrap(int fd, const cdr_allocator *a, iiop_transport **out)
 {
   if (fd < 0 || !out)
     return CDR_E_INVALID;
   int one = 1;
   (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); /* not TCP: ignored */
-  int rc = tcp_new(fd, out);
+  int rc = tcp_new(fd, a, out);
   if (rc != CDR_OK)
     close(fd);
   return rc;
@@ -250,6 +207,12 @@ static int connect_one(const struct addrinfo *ai, int64_t deadline)
 }
 
 int iiop_tcp_connect(const char *host, uint16_t port, int timeout_ms, iiop_transport **out)
+{
+  return iiop__tcp_connect(host, port, timeout_ms, NULL, out);
+}
+
+int iiop__tcp_connect(const char *host, uint16_t port, int timeout_ms, const cdr_allocator *a,
+                      iiop_transport **out)
 {
   if (!host || !out)
     return CDR_E_INVALID;
@@ -294,7 +257,7 @@ int iiop_tcp_connect(const char *host, uint16_t port, int timeout_ms, iiop_trans
   freeaddrinfo(res);
   if (fd < 0)
     return rc;
-  rc = tcp_new(fd, out);
+  rc = tcp_new(fd, a, out);
   if (rc != CDR_OK)
     close(fd);
   return rc;

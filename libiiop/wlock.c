@@ -1,5 +1,5 @@
 #include "config.h"
-/* wlock.c - the connection write lock (iiop/conn.h): a flag taken by
+/* wlock.c - the connection write lock (wlock.h): a flag taken by
  * compare-and-set, a mutex and condition variable only for threads that
  * find it taken.
  *
@@ -20,9 +20,9 @@
 #include <stdbool.h>
 #include <pthread.h>
 #include <cdr/error.h>
-#include <iiop/conn.h>
+#include "wlock.h"
 
-void iiop_wlock_init(iiop_wlock *l)
+void iiop__wlock_init(iiop__wlock *l)
 {
   l->locked = 0;
   l->waiters = 0;
@@ -31,14 +31,14 @@ void iiop_wlock_init(iiop_wlock *l)
   pthread_cond_init(&l->cv, NULL);
 }
 
-void iiop_wlock_destroy(iiop_wlock *l)
+void iiop__wlock_destroy(iiop__wlock *l)
 {
   pthread_cond_destroy(&l->cv);
   pthread_mutex_destroy(&l->mu);
 }
 
 /* One attempt to take the flag. */
-static inline bool try_take(iiop_wlock *l)
+static inline bool try_take(iiop__wlock *l)
 {
 #ifndef WLOCK_BROKEN
   int expected = 0;
@@ -53,7 +53,7 @@ static inline bool try_take(iiop_wlock *l)
 #endif
 }
 
-int iiop_wlock_lock(iiop_wlock *l)
+int iiop__wlock_lock(iiop__wlock *l)
 {
   if (__builtin_expect(__atomic_load_n(&l->closed, __ATOMIC_ACQUIRE), 0))
     return CDR_E_CLOSED;
@@ -79,7 +79,7 @@ int iiop_wlock_lock(iiop_wlock *l)
   return rc;
 }
 
-void iiop_wlock_unlock(iiop_wlock *l)
+void iiop__wlock_unlock(iiop__wlock *l)
 {
   __atomic_store_n(&l->locked, 0, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&l->waiters, __ATOMIC_SEQ_CST) != 0) {
@@ -89,7 +89,7 @@ void iiop_wlock_unlock(iiop_wlock *l)
   }
 }
 
-void iiop_wlock_close(iiop_wlock *l)
+void iiop__wlock_close(iiop__wlock *l)
 {
   __atomic_store_n(&l->closed, 1, __ATOMIC_SEQ_CST);
   /* Under the mutex: a waiter that saw closed == 0 is already waiting. */

@@ -1656,6 +1656,59 @@ START_TEST(test_server_steady_state_allocates_nothing)
 }
 END_TEST
 
+/* The allocators of iiop_client_opts and iiop_server_opts: what the client
+ * and the server allocate themselves goes through them (the global
+ * allocator serves libcdr's per-thread arenas), and all of it is given back
+ * through them. */
+START_TEST(test_option_allocators)
+{
+  static cdr_mem_counter sa, ca;
+  cdr_mem_counter_init(&sa, NULL);
+  cdr_mem_counter_init(&ca, NULL);
+  iiop_server_opts so;
+  iiop_server_opts_default(&so);
+  so.alloc = &sa.alloc;
+  iiop_client_opts co;
+  iiop_client_opts_default(&co);
+  co.timeout_ms = 10000;
+  co.alloc = &ca.alloc;
+
+  /* Their very first allocation comes from them. */
+  sa.fail_at = 1;
+  iiop_server *s = NULL;
+  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_E_NOMEM);
+  ca.fail_at = 1;
+  ck_assert_ptr_null(iiop_client_new(&co));
+  cdr_mem_counter_init(&sa, NULL);
+  cdr_mem_counter_init(&ca, NULL);
+
+  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_OK);
+  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &echo_iface, NULL), CDR_OK);
+  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  uint64_t server_setup = __atomic_load_n(&sa.mallocs, __ATOMIC_SEQ_CST);
+  ck_assert_uint_ge(server_setup, 3); /* the server, its host, the object table */
+  iiop_client *c = iiop_client_new(&co);
+  ck_assert_ptr_nonnull(c);
+  iiop_ref *r = resolve_ior(c, s, "Echo");
+  uint64_t client_setup = __atomic_load_n(&ca.mallocs, __ATOMIC_SEQ_CST);
+  ck_assert_uint_ge(client_setup, 3); /* the client, the reference, its endpoint */
+  for (int i = 0; i < 20; i++) {
+    check_ping(r, i);
+    check_echo_string(r, "through the option allocators", 29);
+  }
+  /* The call, its stream buffer, the connection, its transport and
+   * reassembler; the server's connection record, transport, reassembler
+   * and reply stream. */
+  ck_assert_uint_ge(__atomic_load_n(&ca.mallocs, __ATOMIC_SEQ_CST), client_setup + 4);
+  ck_assert_uint_ge(__atomic_load_n(&sa.mallocs, __ATOMIC_SEQ_CST), server_setup + 4);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+  ck_assert_int_eq(__atomic_load_n(&ca.live, __ATOMIC_SEQ_CST), 0);
+  ck_assert_int_eq(__atomic_load_n(&sa.live, __ATOMIC_SEQ_CST), 0);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- tests: worker pool */
 
 static int count_threads(void)
@@ -2191,6 +2244,7 @@ static Suite *orb_suite(void)
   tcase_add_loop_test(tc, test_raw_message_error_and_close, 0, 2);
   tcase_add_test(tc, test_c18g_no_codesets_context);
   tcase_add_loop_test(tc, test_server_steady_state_allocates_nothing, 0, 2);
+  tcase_add_test(tc, test_option_allocators);
   suite_add_tcase(s, tc);
   return s;
 }

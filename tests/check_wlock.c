@@ -1,4 +1,5 @@
-/* check_wlock.c - the connection write lock (iiop/conn.h, libiiop/wlock.c):
+/* check_wlock.c - the connection write lock (libiiop/wlock.h, internal:
+ * linked through libcorbaiiop-internal.la):
  * mutual exclusion under contention (threads increment a plain, non-atomic
  * counter and flag overlaps while they hold the lock: no overlap and no lost
  * increment is allowed), hand-over to a waiter at unlock, close waking every
@@ -8,7 +9,7 @@
  * libiiop/wlock.c compiled with -DWLOCK_BROKEN (test-then-set instead of
  * compare-and-set) it fails, e.g.
  *   gcc -std=gnu11 -O2 -pthread -DWLOCK_BROKEN -DIIOP_BUILDING -I. \
- *     -Ilibcdr/include -Ilibiiop/include libiiop/wlock.c tests/check_wlock.c \
+ *     -Ilibcdr/include -Ilibiiop/include -Ilibiiop libiiop/wlock.c tests/check_wlock.c \
  *     $(pkg-config --cflags --libs check) -o /tmp/wlock-broken && /tmp/wlock-broken
  * CI runs it under ThreadSanitizer, which also checks that the lock orders
  * the plain counter's accesses (a data race report fails the run).
@@ -27,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 #include <cdr/cdr.h>
-#include <iiop/conn.h>
+#include "wlock.h"
 #include "testutil.h"
 
 /* Join T, failing the test if it has not finished within SECONDS (a lost
@@ -44,7 +45,7 @@ static void join_within(pthread_t t, int seconds)
 static int load_int(const int *p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
 
 /* Wait (at most 10 s) until L has N waiters counted. */
-static void wait_waiters(iiop_wlock *l, int n)
+static void wait_waiters(iiop__wlock *l, int n)
 {
   for (int k = 0; k < 10000 && load_int(&l->waiters) != n; k++) {
     struct timespec d = { 0, 1000000 };
@@ -66,7 +67,7 @@ static void wait_waiters(iiop_wlock *l, int n)
 #define STRESS_MS 1500
 
 typedef struct stress {
-  iiop_wlock lock;
+  iiop__wlock lock;
   int holder;            /* 1 while some thread holds the lock (atomic accesses) */
   uint64_t counter;      /* plain: only ever touched under the lock */
   int overlaps;          /* atomic */
@@ -95,7 +96,7 @@ static void *stress_thread(void *arg)
   while (!__atomic_load_n(&s->go, __ATOMIC_ACQUIRE))
     sched_yield();
   while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
-    if (iiop_wlock_lock(&s->lock) != CDR_OK) {
+    if (iiop__wlock_lock(&s->lock) != CDR_OK) {
       __atomic_add_fetch(&s->errors, 1, __ATOMIC_RELAXED);
       break;
     }
@@ -111,7 +112,7 @@ static void *stress_thread(void *arg)
     if ((k & 255) == 0)
       sched_yield();
     __atomic_store_n(&s->holder, 0, __ATOMIC_RELAXED);
-    iiop_wlock_unlock(&s->lock);
+    iiop__wlock_unlock(&s->lock);
     k++;
     rng = rng * 6364136223846793005u + 1442695040888963407u;
     spin((unsigned)(rng >> 58));      /* 0..63 */
@@ -124,7 +125,7 @@ START_TEST(test_stress)
 {
   stress *s = calloc(1, sizeof *s);
   ck_assert_ptr_nonnull(s);
-  iiop_wlock_init(&s->lock);
+  iiop__wlock_init(&s->lock);
   pthread_t t[STRESS_THREADS];
   stress_arg args[STRESS_THREADS];
   for (int k = 0; k < STRESS_THREADS; k++) {
@@ -149,7 +150,7 @@ START_TEST(test_stress)
   ck_assert_msg(s->saw_waiters, "the waiter path never ran");
   ck_assert_int_eq(load_int(&s->lock.waiters), 0);
   ck_assert_int_eq(load_int(&s->lock.locked), 0);
-  iiop_wlock_destroy(&s->lock);
+  iiop__wlock_destroy(&s->lock);
   free(s);
 }
 END_TEST
@@ -158,25 +159,25 @@ END_TEST
 
 START_TEST(test_basic)
 {
-  iiop_wlock l;
-  iiop_wlock_init(&l);
+  iiop__wlock l;
+  iiop__wlock_init(&l);
   for (int k = 0; k < 3; k++) {
-    ck_assert_int_eq(iiop_wlock_lock(&l), CDR_OK);
+    ck_assert_int_eq(iiop__wlock_lock(&l), CDR_OK);
     ck_assert_int_eq(load_int(&l.locked), 1);
-    iiop_wlock_unlock(&l);
+    iiop__wlock_unlock(&l);
     ck_assert_int_eq(load_int(&l.locked), 0);
   }
-  iiop_wlock_close(&l);
-  ck_assert_int_eq(iiop_wlock_lock(&l), CDR_E_CLOSED);
-  ck_assert_int_eq(iiop_wlock_lock(&l), CDR_E_CLOSED);
-  iiop_wlock_destroy(&l);
+  iiop__wlock_close(&l);
+  ck_assert_int_eq(iiop__wlock_lock(&l), CDR_E_CLOSED);
+  ck_assert_int_eq(iiop__wlock_lock(&l), CDR_E_CLOSED);
+  iiop__wlock_destroy(&l);
 }
 END_TEST
 
 /* ---------------------------------------------------------------- hand-over */
 
 typedef struct waiter {
-  iiop_wlock *l;
+  iiop__wlock *l;
   int rc;
   int got;               /* atomic: 1 once lock() returned */
   int unlock_after;      /* unlock when it got the lock */
@@ -185,18 +186,18 @@ typedef struct waiter {
 static void *waiter_thread(void *arg)
 {
   waiter *w = arg;
-  w->rc = iiop_wlock_lock(w->l);
+  w->rc = iiop__wlock_lock(w->l);
   __atomic_store_n(&w->got, 1, __ATOMIC_SEQ_CST);
   if (w->rc == CDR_OK && w->unlock_after)
-    iiop_wlock_unlock(w->l);
+    iiop__wlock_unlock(w->l);
   return NULL;
 }
 
 START_TEST(test_handover)
 {
-  iiop_wlock l;
-  iiop_wlock_init(&l);
-  ck_assert_int_eq(iiop_wlock_lock(&l), CDR_OK);
+  iiop__wlock l;
+  iiop__wlock_init(&l);
+  ck_assert_int_eq(iiop__wlock_lock(&l), CDR_OK);
   waiter w[3];
   pthread_t t[3];
   for (int k = 0; k < 3; k++) {
@@ -206,14 +207,14 @@ START_TEST(test_handover)
   wait_waiters(&l, 3);
   for (int k = 0; k < 3; k++)
     ck_assert_int_eq(load_int(&w[k].got), 0);   /* all blocked while held */
-  iiop_wlock_unlock(&l);                          /* one is signalled, each passes it on */
+  iiop__wlock_unlock(&l);                          /* one is signalled, each passes it on */
   for (int k = 0; k < 3; k++) {
     join_within(t[k], 10);
     ck_assert_int_eq(w[k].rc, CDR_OK);
   }
   ck_assert_int_eq(load_int(&l.waiters), 0);
   ck_assert_int_eq(load_int(&l.locked), 0);
-  iiop_wlock_destroy(&l);
+  iiop__wlock_destroy(&l);
 }
 END_TEST
 
@@ -221,9 +222,9 @@ END_TEST
 
 START_TEST(test_close_wakes_waiters)
 {
-  iiop_wlock l;
-  iiop_wlock_init(&l);
-  ck_assert_int_eq(iiop_wlock_lock(&l), CDR_OK);
+  iiop__wlock l;
+  iiop__wlock_init(&l);
+  ck_assert_int_eq(iiop__wlock_lock(&l), CDR_OK);
   enum { NW = 4 };
   waiter w[NW];
   pthread_t t[NW];
@@ -232,23 +233,23 @@ START_TEST(test_close_wakes_waiters)
     ck_assert_int_eq(pthread_create(&t[k], NULL, waiter_thread, &w[k]), 0);
   }
   wait_waiters(&l, NW);
-  iiop_wlock_close(&l);
+  iiop__wlock_close(&l);
   for (int k = 0; k < NW; k++) {
     join_within(t[k], 10);
     ck_assert_int_eq(w[k].rc, CDR_E_CLOSED);
   }
   ck_assert_int_eq(load_int(&l.waiters), 0);
   /* The holder still unlocks (once); later attempts fail. */
-  iiop_wlock_unlock(&l);
-  ck_assert_int_eq(iiop_wlock_lock(&l), CDR_E_CLOSED);
-  iiop_wlock_destroy(&l);
+  iiop__wlock_unlock(&l);
+  ck_assert_int_eq(iiop__wlock_lock(&l), CDR_E_CLOSED);
+  iiop__wlock_destroy(&l);
 }
 END_TEST
 
 /* ---------------------------------------------------------------- fast path */
 
 typedef struct fast {
-  iiop_wlock *l;
+  iiop__wlock *l;
   int errors;
 } fast;
 
@@ -256,10 +257,10 @@ static void *fast_thread(void *arg)
 {
   fast *f = arg;
   for (int k = 0; k < 1000; k++) {
-    if (iiop_wlock_lock(f->l) != CDR_OK)
+    if (iiop__wlock_lock(f->l) != CDR_OK)
       f->errors++;
     else
-      iiop_wlock_unlock(f->l);
+      iiop__wlock_unlock(f->l);
   }
   return NULL;
 }
@@ -268,8 +269,8 @@ static void *fast_thread(void *arg)
  * thread must still complete: the free lock never touches the mutex. */
 START_TEST(test_fast_path_no_mutex)
 {
-  iiop_wlock l;
-  iiop_wlock_init(&l);
+  iiop__wlock l;
+  iiop__wlock_init(&l);
   pthread_mutex_lock(&l.mu);
   fast f = { &l, 0 };
   pthread_t t;
@@ -283,7 +284,7 @@ START_TEST(test_fast_path_no_mutex)
     pthread_join(t, NULL);
   ck_assert_msg(rc == 0, "uncontended lock/unlock blocked on the mutex");
   ck_assert_int_eq(f.errors, 0);
-  iiop_wlock_destroy(&l);
+  iiop__wlock_destroy(&l);
 }
 END_TEST
 

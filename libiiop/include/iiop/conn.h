@@ -2,18 +2,18 @@
  * to sockets (OMG CORBA 3.x, Part 2, "Internet Inter-ORB Protocol" and GIOP
  * "Connection Management").
  *
- * A transport moves octets (TCP, or TLS through OpenSSL).  A connection
- * owns one transport, serialises whole messages onto it with a
- * compare-and-set write lock (one gather write per message where it can),
- * reassembles what it reads (iiop/frag.h), and multiplexes requests by
- * request ID so that many threads share one connection.
+ * A transport moves octets (TCP, or TLS through OpenSSL).  The client and
+ * the server build their connections on transports: a connection (internal
+ * to the library) owns one transport, serialises whole messages onto it
+ * (one gather write per message where it can), reassembles what it reads
+ * (iiop/frag.h), and multiplexes requests by request ID so that many
+ * threads share one connection.
  */
 #ifndef IIOP_CONN_H
 #define IIOP_CONN_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <pthread.h>
 #include <sys/uio.h>
 #include <cdr/cdr.h>
 #include <iiop/export.h>
@@ -22,30 +22,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ---------------------------------------------------------------- write lock
- * A flag taken by compare-and-set; a thread that finds it taken takes the
- * mutex, counts itself a waiter, retries the CAS, and waits on the
- * condition variable.  Unlock stores false, then (sequentially consistent)
- * reads the waiter count and signals only when it is not zero: no mutex is
- * touched while the lock is free.  iiop_wlock_wake_all() wakes every waiter
- * (a state change: the connection closed), after which lock attempts fail
- * with CDR_E_CLOSED. */
-typedef struct iiop_wlock {
-  int locked;                 /* accessed atomically */
-  int waiters;                /* accessed atomically */
-  int closed;                 /* accessed atomically */
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-} iiop_wlock;
-
-IIOP_API void iiop_wlock_init(iiop_wlock *l);
-IIOP_API void iiop_wlock_destroy(iiop_wlock *l);
-/* CDR_OK, or CDR_E_CLOSED after iiop_wlock_close(). */
-IIOP_API int iiop_wlock_lock(iiop_wlock *l);
-IIOP_API void iiop_wlock_unlock(iiop_wlock *l);
-/* Mark closed and wake every waiter. */
-IIOP_API void iiop_wlock_close(iiop_wlock *l);
 
 /* ---------------------------------------------------------------- transports */
 
@@ -83,18 +59,18 @@ struct iiop_transport {
  * TIMEOUT_MS bounds the whole connect (0: none).  Errors: CDR_E_IO
  * (resolution or connect failed), CDR_E_TIMEOUT, CDR_E_NOMEM,
  * CDR_E_INVALID (a NULL argument). */
-IIOP_API int iiop_tcp_connect(const char *host, uint16_t port, int timeout_ms, iiop_transport **out);
+IIOP_API int iiop_tcp_connect(const char *host, uint16_t port, int timeout_ms, iiop_transport **out) IIOP_WUR;
 /* Wrap an accepted socket FD (the transport owns it, and closes it if this
  * fails with CDR_E_NOMEM); TCP_NODELAY is turned on where it applies. */
-IIOP_API int iiop_tcp_wrap(int fd, iiop_transport **out);
+IIOP_API int iiop_tcp_wrap(int fd, iiop_transport **out) IIOP_WUR;
 
 /* TLS (OpenSSL).  A client context verifies the server against CA_FILE
  * (verification is off only with VERIFY 0); a server context presents
  * CERT_FILE/KEY_FILE.  Errors: CDR_E_TLS (files unreadable, bad key),
  * CDR_E_NOMEM. */
 typedef struct iiop_tls_ctx iiop_tls_ctx;
-IIOP_API int iiop_tls_client_ctx(const char *ca_file, int verify, iiop_tls_ctx **out);
-IIOP_API int iiop_tls_server_ctx(const char *cert_file, const char *key_file, iiop_tls_ctx **out);
+IIOP_API int iiop_tls_client_ctx(const char *ca_file, int verify, iiop_tls_ctx **out) IIOP_WUR;
+IIOP_API int iiop_tls_server_ctx(const char *cert_file, const char *key_file, iiop_tls_ctx **out) IIOP_WUR;
 IIOP_API void iiop_tls_ctx_free(iiop_tls_ctx *c);
 /* Run the handshake over the connected transport TCP (taken over: part of
  * the result, and freed on error), within TIMEOUT_MS (0: none); the client
@@ -106,9 +82,9 @@ IIOP_API void iiop_tls_ctx_free(iiop_tls_ctx *c);
  * writer never block each other.  Errors: CDR_E_TLS, CDR_E_TIMEOUT,
  * CDR_E_IO, CDR_E_NOMEM. */
 IIOP_API int iiop_tls_connect(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int timeout_ms,
-                              iiop_transport **out);
+                              iiop_transport **out) IIOP_WUR;
 IIOP_API int iiop_tls_accept(iiop_tls_ctx *c, iiop_transport *tcp, int timeout_ms,
-                             iiop_transport **out);
+                             iiop_transport **out) IIOP_WUR;
 
 #ifdef __cplusplus
 }

@@ -67,13 +67,13 @@ typedef struct giop_fragmenter {
  * the more-fragments flag already set), CDR_E_PROTOCOL (message_size does
  * not match LEN).  *F is untouched on error. */
 IIOP_API int giop_fragmenter_init(giop_fragmenter *f, const uint8_t *msg, size_t len,
-                                  size_t frag_size, uint32_t request_id);
+                                  size_t frag_size, uint32_t request_id) IIOP_WUR;
 
 /* The next fragment message as IOV[0..*N) (at most 2 entries: a header the
  * fragmenter owns, valid until the next call, and data inside MSG).
  * Returns 1 with a fragment, 0 when all have been given.  A message that
  * fits in FRAG_SIZE comes out whole, unchanged, as one fragment. */
-IIOP_API int giop_fragmenter_next(giop_fragmenter *f, struct iovec iov[2], int *n);
+IIOP_API int giop_fragmenter_next(giop_fragmenter *f, struct iovec iov[2], int *n) IIOP_WUR;
 
 /* ---------------------------------------------------------------- reassembler */
 
@@ -89,7 +89,7 @@ typedef struct giop_reasm_opts {
 IIOP_API void giop_reasm_opts_default(giop_reasm_opts *o);
 
 /* A new reassembler (NULL on allocation failure); OPTS NULL: defaults. */
-IIOP_API giop_reasm *giop_reasm_new(const giop_reasm_opts *opts);
+IIOP_API giop_reasm *giop_reasm_new(const giop_reasm_opts *opts) IIOP_WUR;
 /* Free R and every buffer it holds (also messages taken and not released). */
 IIOP_API void giop_reasm_free(giop_reasm *r);
 
@@ -106,7 +106,7 @@ IIOP_API void giop_reasm_free(giop_reasm *r);
  * fragmented message over max_message: what was buffered for it is freed),
  * CDR_E_NOMEM.  On any error every incomplete message is freed; messages
  * completed before it can still be taken with giop_reasm_next(). */
-IIOP_API int giop_reasm_feed(giop_reasm *r, const void *data, size_t len);
+IIOP_API int giop_reasm_feed(giop_reasm *r, const void *data, size_t len) IIOP_WUR;
 
 /* Zero-copy feeding for sockets: a buffer of *ROOM octets (at least 1) to
  * read into, then giop_reasm_commit() with the count read (0 to N <= *ROOM).
@@ -116,7 +116,7 @@ IIOP_API int giop_reasm_feed(giop_reasm *r, const void *data, size_t len);
  * CDR_E_INVALID (not sticky) when N exceeds the reservation or there is none
  * (giop_reasm_feed() cancels one).  giop_reasm_cancel() in between is safe:
  * the buffer stays valid until the commit, which then discards the octets. */
-IIOP_API int giop_reasm_buffer(giop_reasm *r, uint8_t **buf, size_t *room);
+IIOP_API int giop_reasm_buffer(giop_reasm *r, uint8_t **buf, size_t *room) IIOP_WUR;
 IIOP_API int giop_reasm_commit(giop_reasm *r, size_t n);
 
 /* A complete message, oldest first: *MSG and *LEN (12-octet header

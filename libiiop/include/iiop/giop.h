@@ -51,7 +51,7 @@ typedef struct giop_header {
  * 1.0, a GIOP 1.0 byte_order octet other than 0/1, flag bits other than the
  * two defined ones) -- the cases where a receiver answers MessageError.
  * The size is not checked here: compare it with your maximum message size. */
-IIOP_API int giop_header_parse(const uint8_t *buf, size_t len, giop_header *h);
+IIOP_API int giop_header_parse(const uint8_t *buf, size_t len, giop_header *h) IIOP_WUR;
 
 /* Write *H as 12 octets at OUT, message_size in the byte order that the
  * flags give.  Errors: CDR_E_INVALID for a header giop_header_parse() would

@@ -83,7 +83,7 @@ typedef struct iiop_codeset_info {
  * their offsets; CDR_E_NOMEM; CDR_E_STATE (I has no arena); *IOR untouched
  * on error.  Decoded octets point into I's buffer (strings, keys, raw
  * profile and component data) or the arena (arrays: I's arena). */
-IIOP_API int iiop_ior_read(cdr_in *i, iiop_ior *ior);
+IIOP_API int iiop_ior_read(cdr_in *i, iiop_ior *ior) IIOP_WUR;
 /* Write IOR to O (profiles decoded from iiop fields when iiop_ok and data
  * is NULL, else the raw data, so a decoded IOR re-encodes byte for byte;
  * a profile body encoded from fields uses O's byte order).  A NULL type_id
@@ -102,13 +102,13 @@ IIOP_API int iiop_ior_write(cdr_out *o, const iiop_ior *ior);
  * allocated), CDR_E_NOMEM, the decoding errors of iiop_ior_read (MARSHAL);
  * a byte-order octet other than 0/1 is CDR_E_VALUE.  *IOR untouched on
  * error. */
-IIOP_API int iiop_ior_from_string(const char *s, cdr_arena *a, iiop_ior *ior);
+IIOP_API int iiop_ior_from_string(const char *s, cdr_arena *a, iiop_ior *ior) IIOP_WUR;
 /* "IOR:" + lower-case hex of the IOR as an encapsulation in BYTE_ORDER
  * (CDR_BIG_ENDIAN / CDR_LITTLE_ENDIAN), NUL-terminated, allocated from A.
  * Raw profile bodies keep their own byte order.  Errors: CDR_E_INVALID (a
  * NULL argument, byte order not 0/1), those of iiop_ior_write, CDR_E_NOMEM;
  * *OUT untouched on error. */
-IIOP_API int iiop_ior_to_string(const iiop_ior *ior, int byte_order, cdr_arena *a, char **out);
+IIOP_API int iiop_ior_to_string(const iiop_ior *ior, int byte_order, cdr_arena *a, char **out) IIOP_WUR;
 
 /* The first decoded IIOP profile of IOR, or NULL. */
 IIOP_API const iiop_profile *iiop_ior_iiop_profile(const iiop_ior *ior);
@@ -121,31 +121,31 @@ IIOP_API const iiop_component *iiop_profile_component(const iiop_profile *p, uin
  * octet other than 0/1, CDR_E_LIMIT), CDR_E_NOMEM; outputs untouched on
  * error. */
 /* TAG_CODE_SETS: CONV_FRAME::CodeSetComponentInfo (arrays from A). */
-IIOP_API int iiop_codeset_info_decode(const iiop_component *c, cdr_arena *a, iiop_codeset_info *out);
+IIOP_API int iiop_codeset_info_decode(const iiop_component *c, cdr_arena *a, iiop_codeset_info *out) IIOP_WUR;
 /* TAG_SSL_SEC_TRANS: SSLIOP::SSL { ushort target_supports, target_requires,
  * port }.  As omniORB does, component data that is not 8 octets long is read
  * as VisiBroker's layout (ulong, ulong, ushort; a ulong above 0xFFFF is
  * CDR_E_VALUE).  Any output pointer may be NULL. */
 IIOP_API int iiop_ssl_component_decode(const iiop_component *c, uint16_t *target_supports,
-                                       uint16_t *target_requires, uint16_t *port);
+                                       uint16_t *target_requires, uint16_t *port) IIOP_WUR;
 /* TAG_ORB_TYPE: one ulong (IIOP_ORB_TYPE_OMNIORB for omniORB). */
-IIOP_API int iiop_orb_type_decode(const iiop_component *c, uint32_t *orb_type);
+IIOP_API int iiop_orb_type_decode(const iiop_component *c, uint32_t *orb_type) IIOP_WUR;
 /* TAG_ALTERNATE_IIOP_ADDRESS: string host, ushort port.  *HOST points into
  * C's data (NUL-terminated there). */
 IIOP_API int iiop_alternate_address_decode(const iiop_component *c, const char **host,
-                                           uint16_t *port);
+                                           uint16_t *port) IIOP_WUR;
 
 /* Encoders of the standard components for iiop_ior_make(): *OUT gets the
  * tag and an encapsulation in BYTE_ORDER allocated from A.  Errors:
  * CDR_E_INVALID (a NULL argument, byte order not 0/1, conversion code sets
  * NULL with a non-zero count), CDR_E_NOMEM; *OUT untouched on error. */
 IIOP_API int iiop_codeset_info_encode(const iiop_codeset_info *cs, int byte_order, cdr_arena *a,
-                                      iiop_component *out);
+                                      iiop_component *out) IIOP_WUR;
 IIOP_API int iiop_orb_type_encode(uint32_t orb_type, int byte_order, cdr_arena *a,
-                                  iiop_component *out);
+                                  iiop_component *out) IIOP_WUR;
 IIOP_API int iiop_ssl_component_encode(uint16_t target_supports, uint16_t target_requires,
                                        uint16_t port, int byte_order, cdr_arena *a,
-                                       iiop_component *out);
+                                       iiop_component *out) IIOP_WUR;
 
 /* Code set negotiation (CORBA 3.x "Code Set Conversion", "Code Set
  * Negotiation"): the client's native code set NATIVE (with conversion code
@@ -197,7 +197,7 @@ typedef struct iiop_corbaloc {
  * separator), CDR_E_UNSUPPORTED ("rir:", which names the local ORB's
  * initial references, not an address), CDR_E_LIMIT (more than 2^32 - 1
  * addresses or key octets), CDR_E_NOMEM; *OUT untouched on error. */
-IIOP_API int iiop_corbaloc_parse(const char *url, cdr_arena *a, iiop_corbaloc *out);
+IIOP_API int iiop_corbaloc_parse(const char *url, cdr_arena *a, iiop_corbaloc *out) IIOP_WUR;
 
 /* Build an IOR with one IIOP profile (version MAJOR.MINOR, host, port, key)
  * and, for 1.1+, components COMPS[0..NCOMPS), allocating from A: every
@@ -212,7 +212,7 @@ IIOP_API int iiop_corbaloc_parse(const char *url, cdr_arena *a, iiop_corbaloc *o
  * *OUT untouched on error. */
 IIOP_API int iiop_ior_make(cdr_arena *a, const char *type_id, uint8_t major, uint8_t minor,
                            const char *host, uint16_t port, const uint8_t *key, uint32_t key_len,
-                           const iiop_component *comps, uint32_t ncomps, iiop_ior *out);
+                           const iiop_component *comps, uint32_t ncomps, iiop_ior *out) IIOP_WUR;
 
 #ifdef __cplusplus
 }

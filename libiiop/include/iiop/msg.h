@@ -57,7 +57,7 @@ IIOP_API const giop_service_context *giop_sc_find(const giop_sc_list *l, uint32_
  * the 12 are ignored).  Errors: CDR_E_SHORT (fewer than 12 octets),
  * CDR_E_VALUE (bad byte-order octet), CDR_E_INVALID (NULL); *OUT is
  * untouched on error. */
-IIOP_API int giop_codeset_context_decode(const giop_service_context *c, giop_codeset_context *out);
+IIOP_API int giop_codeset_context_decode(const giop_service_context *c, giop_codeset_context *out) IIOP_WUR;
 /* Encode a CodeSets context's data (12 octets: byte-order octet, padding,
  * two ulongs in host order) into OUT. */
 IIOP_API void giop_codeset_context_encode(const giop_codeset_context *cs, uint8_t out[12]);
@@ -191,7 +191,7 @@ typedef struct giop_message {
  * CDR_E_NOMEM; CDR_E_INVALID (bad OPTS, NULL BUF).  m->body always holds
  * the status returned. */
 IIOP_API int giop_parse(giop_message *m, const uint8_t *buf, size_t len, const cdr_opts *opts,
-                        cdr_arena *arena);
+                        cdr_arena *arena) IIOP_WUR;
 
 /* ---------------------------------------------------------------- encoding
  * Each giop_begin_* writes the 12-octet GIOP header (message_size left 0,
@@ -221,10 +221,31 @@ IIOP_API void giop_put_system_exception(cdr_out *o, const giop_system_exception 
 /* Read one from a body; repo_id points into the message.  Errors: the
  * stream's (a completion status above 2 is CDR_E_VALUE); *E is untouched
  * on error. */
-IIOP_API int giop_get_system_exception(cdr_in *i, giop_system_exception *e);
+IIOP_API int giop_get_system_exception(cdr_in *i, giop_system_exception *e) IIOP_WUR;
 /* Patch message_size.  Errors: the stream's status; CDR_E_LIMIT when the
  * message exceeds 4 GiB - 1 octets; CDR_E_STATE without a GIOP header. */
 IIOP_API int giop_end(cdr_out *o);
+
+/* Rewrite, in a Request or Reply that O holds (begun with an empty service
+ * context list in GIOP 1.0/1.1, where the list comes first), the request
+ * ID (4 octets at 12 in GIOP 1.2, at 16 in 1.0/1.1) or the reply status
+ * (at 16 in 1.2, at 20 in 1.0/1.1), in the stream's byte order; nothing
+ * else moves, so a message can be prepared once and reissued, or a reply
+ * written before the operation's outcome is known.  Errors: CDR_E_STATE
+ * (O holds no such message: another type, a service context in 1.0/1.1, or
+ * too few octets), the stream's status (nothing is written then). */
+IIOP_API int giop_patch_request_id(cdr_out *o, uint32_t request_id) IIOP_WUR;
+IIOP_API int giop_patch_reply_status(cdr_out *o, uint32_t reply_status) IIOP_WUR;
+
+/* The request ID of the complete message of LEN octets at BUF, without
+ * parsing the rest and without an arena (a GIOP 1.0/1.1 Request's or
+ * Reply's service contexts, which come first, are skipped): Request, Reply,
+ * CancelRequest, LocateRequest, LocateReply, and a GIOP 1.2 Fragment.
+ * Errors: CDR_E_PROTOCOL (the GIOP header is malformed, or the ID, or the
+ * contexts before it, do not fit in LEN), CDR_E_INVALID (a message type
+ * with no request ID: CloseConnection, MessageError, a GIOP 1.1 Fragment;
+ * a NULL argument); *ID is untouched on error. */
+IIOP_API int giop_peek_request_id(const uint8_t *buf, size_t len, uint32_t *id) IIOP_WUR;
 
 #ifdef __cplusplus
 }

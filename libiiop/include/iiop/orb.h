@@ -52,6 +52,13 @@ typedef struct iiop_client_opts {
   int tls_verify;            /* default 1; 0 turns verification off (tests only) */
   uint32_t native_char;      /* default CDR_CS_ISO8859_1 */
   uint32_t native_wchar;     /* default CDR_CS_UTF16 */
+  const cdr_allocator *alloc;/* for everything the client allocates itself -- the client,
+                              * references, calls and their stream buffers, connections,
+                              * transports, reassembly buffers (NULL, the default:
+                              * cdr_mem_global(), and libcdr's pooled stream buffers).
+                              * Not from it: the per-thread arenas calls decode into
+                              * (cdr_arena_get()) and OpenSSL's memory.  It must outlive
+                              * the client. */
 } iiop_client_opts;
 
 IIOP_API void iiop_client_opts_default(iiop_client_opts *o);
@@ -69,7 +76,7 @@ IIOP_API void iiop_client_opts_default(iiop_client_opts *o);
  * cached connection closed by the server -- CloseConnection, or the request
  * could not be written -- is sent once more on a new connection (the server
  * processed nothing: completion NO). */
-IIOP_API iiop_client *iiop_client_new(const iiop_client_opts *opts);
+IIOP_API iiop_client *iiop_client_new(const iiop_client_opts *opts) IIOP_WUR;
 /* Close every connection (pending calls fail with CDR_E_CLOSED), wait until
  * every call begun on C has ended (other threads' iiop_call_end()), and
  * free.  The calling thread must have no call of its own in progress;
@@ -85,7 +92,7 @@ IIOP_API void iiop_client_free(iiop_client *c);
  * CDR_E_INVALID (BAD_PARAM: malformed), MARSHAL-class (bad IOR octets),
  * CDR_E_UNSUPPORTED (no IIOP profile, or TLS only and no CA file),
  * CDR_E_NOMEM.  Nothing is connected yet. */
-IIOP_API int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out);
+IIOP_API int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out) IIOP_WUR;
 IIOP_API void iiop_ref_free(iiop_ref *r);
 
 /* Begin a call of OPERATION on R: *ARGS is the stream to write the
@@ -94,7 +101,7 @@ IIOP_API void iiop_ref_free(iiop_ref *r);
  * buffers and arenas are pooled: a steady stream of calls allocates
  * nothing.  Errors: CDR_E_NOMEM, CDR_E_INVALID (a NULL argument). */
 IIOP_API int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iiop_call **out,
-                             cdr_out **args);
+                             cdr_out **args) IIOP_WUR;
 /* Send the request and (two-way) wait for its reply; *RESULT (may be NULL
  * for oneway) is positioned at the reply body, decoding into the call's
  * arena.  LOCATION_FORWARD replies are followed (at most 8 in a row; the
@@ -114,7 +121,7 @@ IIOP_API int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iio
  * wchar code set negotiated -- every corbaloc reference -- is
  * CDR_E_CODESET), CDR_E_STATE (invoked twice).  Each error is also mapped
  * to a system exception for iiop_call_exception(). */
-IIOP_API int iiop_call_invoke(iiop_call *call, cdr_in **result);
+IIOP_API int iiop_call_invoke(iiop_call *call, cdr_in **result) IIOP_WUR;
 /* After IIOP_R_SYSTEM_EXCEPTION (or a local failure mapped to one): the
  * exception (repository ID, minor code, completion status). */
 IIOP_API const giop_system_exception *iiop_call_exception(const iiop_call *call);
@@ -178,6 +185,12 @@ typedef struct iiop_server_opts {
                               * a reply to a client that does not read (up to the send
                               * timeout), holds its worker; the requests of one connection
                               * are dispatched in order, as with a thread per connection. */
+  const cdr_allocator *alloc;/* for everything the server allocates itself -- the server,
+                              * the object adapter's tables, connection records, reply
+                              * streams, transports, reassembly buffers (NULL, the default:
+                              * cdr_mem_global()).  Not from it: the per-thread arenas
+                              * requests decode into (cdr_arena_get()) and OpenSSL's
+                              * memory.  It must outlive the server. */
 } iiop_server_opts;
 
 /* Code sets: a connection's are fixed by its first Request -- its CodeSets
@@ -189,7 +202,7 @@ typedef struct iiop_server_opts {
 IIOP_API void iiop_server_opts_default(iiop_server_opts *o);
 /* Create and bind (listening starts with iiop_server_start()).  Errors:
  * CDR_E_IO (bind/listen failed), CDR_E_TLS (certificate or key), CDR_E_NOMEM. */
-IIOP_API int iiop_server_new(const iiop_server_opts *opts, iiop_server **out);
+IIOP_API int iiop_server_new(const iiop_server_opts *opts, iiop_server **out) IIOP_WUR;
 /* Activate SERVANT implementing IFACE under the persistent object KEY
  * (KEY_LEN octets, e.g. "Echo": reachable by corbaloc).  Keys that begin
  * with IIOP_GENERATED_KEY_PREFIX are reserved for generated keys.  Any
@@ -197,7 +210,7 @@ IIOP_API int iiop_server_new(const iiop_server_opts *opts, iiop_server **out);
  * read after it returns find the object.  Errors: CDR_E_INVALID (key in
  * use or reserved, bad interface), CDR_E_NOMEM. */
 IIOP_API int iiop_server_activate(iiop_server *s, const void *key, size_t key_len,
-                                  const iiop_interface *iface, void *servant);
+                                  const iiop_interface *iface, void *servant) IIOP_WUR;
 
 /* Generated object keys: IIOP_GENERATED_KEY_LEN octets, the 4-octet
  * prefix, a 64-bit counter (big-endian, unique within the server) and 8
@@ -216,7 +229,7 @@ IIOP_API int iiop_server_activate(iiop_server *s, const void *key, size_t key_le
  * Thread-safe, as iiop_server_activate().  Errors: CDR_E_INVALID (a NULL
  * argument, bad interface), CDR_E_NOMEM. */
 IIOP_API int iiop_server_activate_generated(iiop_server *s, const iiop_interface *iface,
-                                            void *servant, uint8_t *key_out, size_t *key_len);
+                                            void *servant, uint8_t *key_out, size_t *key_len) IIOP_WUR;
 /* Deactivate the object under KEY (persistent or generated): requests read
  * after this returns get OBJECT_NOT_EXIST (LocateRequest: UNKNOWN_OBJECT),
  * and the key may be activated again.  Called from a thread that is not
@@ -233,7 +246,7 @@ IIOP_API int iiop_server_activate_generated(iiop_server *s, const iiop_interface
 IIOP_API int iiop_server_deactivate(iiop_server *s, const void *key, size_t key_len);
 /* Start the accepting thread(s).  Errors: CDR_E_IO, CDR_E_NOMEM,
  * CDR_E_STATE (after shutdown). */
-IIOP_API int iiop_server_start(iiop_server *s);
+IIOP_API int iiop_server_start(iiop_server *s) IIOP_WUR;
 IIOP_API uint16_t iiop_server_port(const iiop_server *s);
 IIOP_API uint16_t iiop_server_tls_port(const iiop_server *s);
 /* The IOR of the object under KEY ("IOR:...", IIOP 1.2 profile with the
@@ -242,7 +255,7 @@ IIOP_API uint16_t iiop_server_tls_port(const iiop_server *s);
  * not active gets the type ID "IDL:omg.org/CORBA/Object:1.0".  Errors:
  * CDR_E_INVALID (a NULL argument), CDR_E_NOMEM. */
 IIOP_API int iiop_server_ior(iiop_server *s, const void *key, size_t key_len, cdr_arena *a,
-                             char **out);
+                             char **out) IIOP_WUR;
 /* Stop accepting, send CloseConnection on every connection (pooled ones
  * too), wait for the requests in progress, join the threads (the pool's
  * workers too).  Idempotent.  A request in

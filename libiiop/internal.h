@@ -1,0 +1,88 @@
+/* internal.h - what every libiiop module shares and no user sees: the
+ * hidden-symbol marker, the allocator calls, 32-bit wire loads and stores,
+ * and the clock and poll() helpers (deadlines and poll() in libiiop/clock.c).
+ *
+ * Allocators: every object that takes an allocator option keeps the
+ * resolved one (iiop__alloc_or_global: NULL is cdr_mem_global()) and passes
+ * it to iiop__malloc/iiop__free for everything it owns, so that a
+ * cdr_mem_counter given to iiop_client_opts or iiop_server_opts sees every
+ * block the client or server allocates itself.
+ */
+#ifndef IIOP_INTERNAL_H
+#define IIOP_INTERNAL_H
+
+#include "config.h"
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <cdr/mem.h>
+#include <iiop/export.h>
+
+#define IIOP_HIDDEN __attribute__((visibility("hidden")))
+
+/* ---------------------------------------------------------------- allocator */
+
+static inline const cdr_allocator *iiop__alloc_or_global(const cdr_allocator *a)
+{
+  return a ? a : cdr_mem_global();
+}
+
+static inline void *iiop__malloc(const cdr_allocator *a, size_t n) { return a->malloc(n, a->ud); }
+
+/* Free P (NULL: nothing). */
+static inline void iiop__free(const cdr_allocator *a, void *p)
+{
+  if (p)
+    a->free(p, a->ud);
+}
+
+/* A NUL-terminated copy of the N octets at P; NULL when allocation fails. */
+static inline char *iiop__strndup(const cdr_allocator *a, const char *p, size_t n)
+{
+  char *d = iiop__malloc(a, n + 1);
+  if (d) {
+    memcpy(d, p, n);
+    d[n] = 0;
+  }
+  return d;
+}
+
+/* ---------------------------------------------------------------- wire loads
+ * A 32-bit unsigned value at P in either byte order (LITTLE non-zero:
+ * little-endian), as GIOP headers carry message_size and request IDs. */
+static inline uint32_t iiop__load32(const uint8_t *p, int little)
+{
+  if (little)
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+  return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
+}
+
+static inline void iiop__store32(uint8_t *p, uint32_t v, int little)
+{
+  if (little) {
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+  } else {
+    p[3] = (uint8_t)v; p[2] = (uint8_t)(v >> 8); p[1] = (uint8_t)(v >> 16); p[0] = (uint8_t)(v >> 24);
+  }
+}
+
+/* ---------------------------------------------------------------- time and polling
+ * Deadlines are CLOCK_MONOTONIC milliseconds; -1 means none.  The clock is
+ * read inline: every write with a timeout reads it. */
+static inline int64_t iiop__now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+/* The deadline TIMEOUT_MS from now (TIMEOUT_MS <= 0: -1, none). */
+IIOP_HIDDEN int64_t iiop__deadline(int timeout_ms);
+/* Milliseconds left until DEADLINE (-1: none; 0 once passed). */
+IIOP_HIDDEN int iiop__remaining(int64_t deadline);
+/* Wait until FD has one of EVENTS (POLLIN/POLLOUT), at most TIMEOUT_MS
+ * (< 0: forever), retrying EINTR.  CDR_OK (ready, or an error/hang-up
+ * condition the next read or write will report), CDR_E_TIMEOUT, CDR_E_IO. */
+IIOP_HIDDEN int iiop__poll(int fd, short events, int timeout_ms);
+
+#endif

@@ -1,0 +1,614 @@
+/* check_dispatch.c - the server's dispatcher with no socket
+ * (libiiop/dispatch.h, internal: linked through libcorbaiiop-internal.la),
+ * and the status table of cdr/error.h with libiiop's mapping of statuses
+ * to system exceptions.
+ *
+ * A request is built with the public encoder (iiop/msg.h), handed to
+ * iiop__dispatch() as the server's connection would hand it, and the reply
+ * it leaves is compared octet by octet with one written out here field by
+ * field (CORBA 3.x, Part 2, GIOP "Reply Message", "LocateReply Message"):
+ * a good request, OBJECT_NOT_EXIST minor 1 for an unknown key,
+ * BAD_OPERATION minor 2 for an unknown operation, a user exception, a
+ * oneway (no reply), LocateRequest, NEEDS_ADDRESSING_MODE,
+ * SYNC_WITH_SERVER (the acknowledgement before the invocation), and the
+ * minor codes a failed argument stream maps to. */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cdr/cdr.h>
+#include <iiop/msg.h>
+#include <iiop/orb.h>
+#include "adapter.h"
+#include "dispatch.h"
+#include "testutil.h"
+
+static const int LE = CDR_HOST_ORDER == CDR_LITTLE_ENDIAN; /* replies are in host order */
+
+/* ---------------------------------------------------------------- a servant */
+
+static int calls;
+
+static int op_ping(void *servant, iiop_request *req, cdr_in *args, cdr_out *result)
+{
+  (void)servant;
+  (void)req;
+  calls++;
+  int32_t x = cdr_get_long(args);
+  if (cdr_in_status(args) != CDR_OK)
+    return cdr_in_status(args);
+  cdr_put_long(result, x + 1);
+  return CDR_OK;
+}
+
+static int op_oops(void *servant, iiop_request *req, cdr_in *args, cdr_out *result)
+{
+  (void)servant;
+  (void)req;
+  (void)args;
+  calls++;
+  cdr_put_string(result, "IDL:Test/Oops:1.0");
+  cdr_put_long(result, 42);
+  return IIOP_R_USER_EXCEPTION;
+}
+
+static int op_wstr(void *servant, iiop_request *req, cdr_in *args, cdr_out *result)
+{
+  (void)servant;
+  (void)req;
+  (void)result;
+  calls++;
+  uint32_t n;
+  (void)cdr_get_wstring(args, &n);
+  return cdr_in_status(args);
+}
+
+static const iiop_operation test_ops[] = { { "ping", op_ping }, { "oops", op_oops },
+                                           { "wstr", op_wstr } };
+static const iiop_interface test_iface = { "IDL:Test/T:1.0", test_ops, 3, NULL };
+
+/* ---------------------------------------------------------------- fixture */
+
+typedef struct fixture {
+  iiop__adapter ad;
+  iiop__session sess;
+  cdr_arena arena;
+  cdr_out req;               /* the request being built */
+  giop_message m;
+  int m_live;
+} fixture;
+
+static void fx_init(fixture *f)
+{
+  memset(f, 0, sizeof *f);
+  iiop__adapter_init(&f->ad, cdr_mem_global());
+  ck_assert_int_eq(iiop__adapter_activate(&f->ad, "T", 1, &test_iface, NULL), CDR_OK);
+  iiop__session_init(&f->sess, &f->ad, 1 << 20, NULL);
+  iiop__adapter_reader_add(&f->ad, &f->sess.reader);
+  cdr_arena_init(&f->arena, NULL);
+  calls = 0;
+}
+
+static void fx_done_message(fixture *f)
+{
+  if (f->m_live)
+    cdr_in_close(&f->m.body);
+  f->m_live = 0;
+}
+
+static void fx_free(fixture *f)
+{
+  fx_done_message(f);
+  cdr_out_close(&f->req);
+  cdr_arena_free(&f->arena);
+  iiop__session_close(&f->sess);
+  iiop__adapter_reader_remove(&f->ad, &f->sess.reader);
+  iiop__adapter_destroy(&f->ad);
+}
+
+/* Begin a request in GIOP 1.MINOR (big-endian) for KEY/OPERATION with
+ * response flags FLAGS; the body follows (the caller writes it). */
+static cdr_out *begin_request(fixture *f, uint8_t minor, uint32_t id, uint8_t flags,
+                              const char *key, const char *operation)
+{
+  cdr_out_close(&f->req);
+  cdr_opts o;
+  cdr_opts_default(&o);
+  o.byte_order = CDR_BIG_ENDIAN;
+  o.giop_minor = minor;
+  ck_assert_int_eq(cdr_out_init(&f->req, &o), CDR_OK);
+  giop_request_header h;
+  memset(&h, 0, sizeof h);
+  h.request_id = id;
+  h.response_flags = flags;
+  h.target.disposition = GIOP_KEY_ADDR;
+  h.target.key = (const uint8_t *)key;
+  h.target.key_len = (uint32_t)strlen(key);
+  h.operation = operation;
+  h.operation_len = (uint32_t)strlen(operation);
+  ck_assert_int_eq(giop_begin_request(&f->req, &h), CDR_OK);
+  giop_begin_body(&f->req);
+  return &f->req;
+}
+
+/* Dispatch what F->req holds; returns the action, *R the reply. */
+static int dispatch(fixture *f, iiop__reply *r)
+{
+  ck_assert_int_eq(giop_end(&f->req), CDR_OK);
+  fx_done_message(f);
+  cdr_arena_reset(&f->arena);
+  iiop__reader_enter(&f->ad, &f->sess.reader);
+  int act = iiop__dispatch(&f->sess, cdr_out_data(&f->req), cdr_out_size(&f->req), &f->arena,
+                           &f->m, r);
+  iiop__reader_exit(&f->sess.reader);
+  f->m_live = 1;
+  return act;
+}
+
+/* ---------------------------------------------------------------- expected octets */
+
+/* A GIOP 1.MINOR header of TYPE in host order; message_size patched by
+ * end_msg(). */
+static void put_header(tu_buf *t, uint8_t minor, uint8_t type)
+{
+  t->n = 0;
+  tu_put(t, "GIOP", 4);
+  tu_u8(t, 1);
+  tu_u8(t, minor);
+  tu_u8(t, LE ? 1 : 0);
+  tu_u8(t, type);
+  tu_num(t, 0, 0, 4, LE);
+}
+
+static void end_msg(tu_buf *t) { tu_store(t->b + 8, t->n - 12, 4, LE); }
+
+/* A Reply header (empty service context list) and, in 1.2, the body's
+ * alignment when BODY. */
+static void put_reply(tu_buf *t, uint8_t minor, uint32_t id, uint32_t status, int body)
+{
+  put_header(t, minor, GIOP_REPLY);
+  if (minor >= 2) {
+    tu_num(t, 0, id, 4, LE);
+    tu_num(t, 0, status, 4, LE);
+    tu_num(t, 0, 0, 4, LE);
+    if (body)
+      tu_pad(t, 0, 8);
+  } else {
+    tu_num(t, 0, 0, 4, LE);
+    tu_num(t, 0, id, 4, LE);
+    tu_num(t, 0, status, 4, LE);
+  }
+}
+
+static void put_string(tu_buf *t, const char *s)
+{
+  size_t n = strlen(s) + 1;
+  tu_num(t, 0, n, 4, LE);
+  tu_put(t, s, n);
+}
+
+static void put_sysex(tu_buf *t, uint8_t minor, uint32_t id, const char *name, uint32_t omg_minor,
+                      uint32_t completed)
+{
+  char repo[80];
+  snprintf(repo, sizeof repo, "IDL:omg.org/CORBA/%s:1.0", name);
+  put_reply(t, minor, id, GIOP_SYSTEM_EXCEPTION, 1);
+  put_string(t, repo);
+  tu_num(t, 0, omg_minor ? 0x4f4d0000u | omg_minor : 0, 4, LE);
+  tu_num(t, 0, completed, 4, LE);
+  end_msg(t);
+}
+
+/* ---------------------------------------------------------------- requests */
+
+START_TEST(test_good_request)
+{
+  fixture f;
+  fx_init(&f);
+  cdr_put_long(begin_request(&f, 2, 5, GIOP_RESPONSE_EXPECTED, "T", "ping"), 41);
+  iiop__reply r;
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_CONTINUE);
+  tu_buf w;
+  put_reply(&w, 2, 5, GIOP_NO_EXCEPTION, 1);
+  tu_num(&w, 0, 42, 4, LE);
+  end_msg(&w);
+  TU_CTX("ping reply");
+  TU_ASSERT_BYTES(r.msg, r.len, w.b, w.n);
+  ck_assert_uint_eq(r.request_id, 5);
+  ck_assert_int_eq(calls, 1);
+
+  /* GIOP 1.0: the list first, and no body alignment. */
+  cdr_put_long(begin_request(&f, 0, 6, GIOP_RESPONSE_EXPECTED, "T", "ping"), 1);
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_CONTINUE);
+  put_reply(&w, 0, 6, GIOP_NO_EXCEPTION, 1);
+  tu_num(&w, 0, 2, 4, LE);
+  end_msg(&w);
+  TU_CTX("GIOP 1.0 ping reply");
+  TU_ASSERT_BYTES(r.msg, r.len, w.b, w.n);
+  fx_free(&f);
+}
+END_TEST
+
+START_TEST(test_unknown_object_and_operation)
+{
+  fixture f;
+  fx_init(&f);
+  iiop__reply r;
+  tu_buf w;
+  cdr_put_long(begin_request(&f, 2, 7, GIOP_RESPONSE_EXPECTED, "nobody", "ping"), 1);
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_CONTINUE);
+  put_sysex(&w, 2, 7, "OBJECT_NOT_EXIST", 1, GIOP_COMPLETED_NO);
+  TU_CTX("unknown key");
+  TU_ASSERT_BYTES(r.msg, r.len, w.b, w.n);
+
+  cdr_put_long(begin_request(&f, 2, 8, GIOP_RESPONSE_EXPECTED, "T", "pong"), 1);
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_CONTINUE);
+  put_sysex(&w, 2, 8, "BAD_OPERATION", 2, GIOP_COMPLETED_NO);
+  TU_CTX("unknown operation");
+  TU_ASSERT_BYTES(r.msg, r.len, w.b, w.n);
+  ck_assert_int_eq(calls, 0);
+
+  /* A oneway to nobody: nothing to answer. */
+  begin_request(&f, 2, 9, GIOP_RESPONSE_NONE, "nobody", "ping");
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_CONTINUE);
+  ck_assert_uint_eq(r.len, 0);
+  fx_free(&f);
+}
+END_TEST
+
+START_TEST(test_user_exception)
+{
+  fixture f;
+  fx_init(&f);
+  iiop__reply r;
+  tu_buf w;
+  begin_request(&f, 2, 10, GIOP_RESPONSE_EXPECTED, "T", "oops");
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_CONTINUE);
+  put_reply(&w, 2, 10, GIOP_USER_EXCEPTION, 1);
+  put_string(&w, "IDL:Test/Oops:1.0");
+  tu_num(&w, 0, 42, 4, LE);
+  end_msg(&w);
+  TU_CTX("user exception (1.2)");
+  TU_ASSERT_BYTES(r.msg, r.len, w.b, w.n);
+
+  begin_request(&f, 1, 11, GIOP_RESPONSE_EXPECTED, "T", "oops");
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_CONTINUE);
+  put_reply(&w, 1, 11, GIOP_USER_EXCEPTION, 1);
+  put_string(&w, "IDL:Test/Oops:1.0");
+  tu_num(&w, 0, 42, 4, LE);
+  end_msg(&w);
+  TU_CTX("user exception (1.1)");
+  TU_ASSERT_BYTES(r.msg, r.len, w.b, w.n);
+  fx_free(&f);
+}
+END_TEST
+
+START_TEST(test_oneway)
+{
+  fixture f;
+  fx_init(&f);
+  iiop__reply r;
+  cdr_put_long(begin_request(&f, 2, 12, GIOP_RESPONSE_NONE, "T", "ping"), 1);
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_CONTINUE);
+  ck_assert_uint_eq(r.len, 0);
+  ck_assert_ptr_null(r.msg);
+  ck_assert_int_eq(calls, 1);
+  /* A oneway whose operation fails: still nothing. */
+  begin_request(&f, 2, 13, GIOP_RESPONSE_NONE, "T", "ping");
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_CONTINUE);
+  ck_assert_uint_eq(r.len, 0);
+  ck_assert_int_eq(calls, 2);
+  fx_free(&f);
+}
+END_TEST
+
+START_TEST(test_sync_with_server)
+{
+  fixture f;
+  fx_init(&f);
+  iiop__reply r;
+  tu_buf w;
+  cdr_put_long(begin_request(&f, 2, 14, GIOP_RESPONSE_SYNC_WITH_SERVER, "T", "ping"), 1);
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_ACK);
+  ck_assert_int_eq(calls, 0); /* acknowledged before the invocation */
+  put_reply(&w, 2, 14, GIOP_NO_EXCEPTION, 0);
+  end_msg(&w);
+  TU_CTX("SYNC_WITH_SERVER acknowledgement");
+  TU_ASSERT_BYTES(r.msg, r.len, w.b, w.n);
+  ck_assert_int_eq(iiop__dispatch_resume(&f.sess, &f.m, &r), IIOP__D_CONTINUE);
+  ck_assert_uint_eq(r.len, 0);
+  ck_assert_int_eq(calls, 1);
+  fx_free(&f);
+}
+END_TEST
+
+START_TEST(test_locate_request)
+{
+  fixture f;
+  fx_init(&f);
+  iiop__reply r;
+  tu_buf w;
+  const char *keys[] = { "T", "nobody" };
+  const uint32_t want[] = { GIOP_OBJECT_HERE, GIOP_UNKNOWN_OBJECT };
+  for (int k = 0; k < 2; k++) {
+    cdr_out_close(&f.req);
+    cdr_opts o;
+    cdr_opts_default(&o);
+    o.byte_order = CDR_BIG_ENDIAN;
+    ck_assert_int_eq(cdr_out_init(&f.req, &o), CDR_OK);
+    giop_locate_request_header h;
+    memset(&h, 0, sizeof h);
+    h.request_id = 20 + (uint32_t)k;
+    h.target.disposition = GIOP_KEY_ADDR;
+    h.target.key = (const uint8_t *)keys[k];
+    h.target.key_len = (uint32_t)strlen(keys[k]);
+    ck_assert_int_eq(giop_begin_locate_request(&f.req, &h), CDR_OK);
+    ck_assert_int_eq(dispatch(&f, &r), IIOP__D_CONTINUE);
+    put_header(&w, 2, GIOP_LOCATE_REPLY);
+    tu_num(&w, 0, 20 + (uint32_t)k, 4, LE);
+    tu_num(&w, 0, want[k], 4, LE);
+    end_msg(&w);
+    TU_CTX("LocateReply for %s", keys[k]);
+    TU_ASSERT_BYTES(r.msg, r.len, w.b, w.n);
+    ck_assert_uint_eq(r.request_id, 20 + (uint32_t)k);
+  }
+  fx_free(&f);
+}
+END_TEST
+
+START_TEST(test_needs_addressing_mode)
+{
+  fixture f;
+  fx_init(&f);
+  iiop__reply r;
+  tu_buf w;
+  cdr_out_close(&f.req);
+  cdr_opts o;
+  cdr_opts_default(&o);
+  o.byte_order = CDR_BIG_ENDIAN;
+  ck_assert_int_eq(cdr_out_init(&f.req, &o), CDR_OK);
+  static const uint8_t profile[8] = { 0, 0, 0, 0, 1, 2, 3, 4 };
+  giop_request_header h;
+  memset(&h, 0, sizeof h);
+  h.request_id = 30;
+  h.response_flags = GIOP_RESPONSE_EXPECTED;
+  h.target.disposition = GIOP_PROFILE_ADDR;
+  h.target.profile = profile;
+  h.target.profile_len = sizeof profile;
+  h.operation = "ping";
+  h.operation_len = 4;
+  ck_assert_int_eq(giop_begin_request(&f.req, &h), CDR_OK);
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_CONTINUE);
+  put_reply(&w, 2, 30, GIOP_NEEDS_ADDRESSING_MODE, 1);
+  tu_num(&w, 0, GIOP_KEY_ADDR, 2, LE);
+  end_msg(&w);
+  TU_CTX("NEEDS_ADDRESSING_MODE");
+  TU_ASSERT_BYTES(r.msg, r.len, w.b, w.n);
+  fx_free(&f);
+}
+END_TEST
+
+/* The argument stream's reason decides the minor code. */
+START_TEST(test_argument_minor_codes)
+{
+  fixture f;
+  fx_init(&f);
+  iiop__reply r;
+  tu_buf w;
+  /* GIOP 1.2, no CodeSets context: no wchar code set -> BAD_PARAM 23. */
+  cdr_put_ulong(begin_request(&f, 2, 40, GIOP_RESPONSE_EXPECTED, "T", "wstr"), 2);
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_CONTINUE);
+  put_sysex(&w, 2, 40, "BAD_PARAM", 23, GIOP_COMPLETED_NO);
+  TU_CTX("wstring without a wchar code set");
+  TU_ASSERT_BYTES(r.msg, r.len, w.b, w.n);
+  fx_free(&f);
+
+  /* GIOP 1.0: no wchar at all -> MARSHAL 5. */
+  fx_init(&f);
+  cdr_put_ulong(begin_request(&f, 0, 41, GIOP_RESPONSE_EXPECTED, "T", "wstr"), 2);
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_CONTINUE);
+  put_sysex(&w, 0, 41, "MARSHAL", 5, GIOP_COMPLETED_NO);
+  TU_CTX("wstring in GIOP 1.0");
+  TU_ASSERT_BYTES(r.msg, r.len, w.b, w.n);
+
+  /* A short argument -> MARSHAL, no minor code. */
+  begin_request(&f, 0, 42, GIOP_RESPONSE_EXPECTED, "T", "ping");
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_CONTINUE);
+  put_sysex(&w, 0, 42, "MARSHAL", 0, GIOP_COMPLETED_NO);
+  TU_CTX("short argument");
+  TU_ASSERT_BYTES(r.msg, r.len, w.b, w.n);
+  fx_free(&f);
+}
+END_TEST
+
+START_TEST(test_other_messages)
+{
+  fixture f;
+  fx_init(&f);
+  iiop__reply r;
+  /* A Reply sent to a server: MessageError, in the message's version. */
+  cdr_out_close(&f.req);
+  cdr_opts o;
+  cdr_opts_default(&o);
+  o.giop_minor = 1;
+  ck_assert_int_eq(cdr_out_init(&f.req, &o), CDR_OK);
+  giop_reply_header rh = { 1, GIOP_NO_EXCEPTION, { 0, NULL } };
+  ck_assert_int_eq(giop_begin_reply(&f.req, &rh), CDR_OK);
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_ERROR);
+  ck_assert_uint_eq(f.sess.minor, 1);
+  ck_assert_uint_eq(r.len, 0);
+  /* CloseConnection: close, nothing sent. */
+  cdr_out_close(&f.req);
+  ck_assert_int_eq(cdr_out_init(&f.req, &o), CDR_OK);
+  ck_assert_int_eq(giop_begin_close_connection(&f.req), CDR_OK);
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_CLOSE);
+  /* CancelRequest: nothing to do. */
+  cdr_out_close(&f.req);
+  ck_assert_int_eq(cdr_out_init(&f.req, &o), CDR_OK);
+  ck_assert_int_eq(giop_begin_cancel_request(&f.req, 3), CDR_OK);
+  ck_assert_int_eq(dispatch(&f, &r), IIOP__D_CONTINUE);
+  ck_assert_uint_eq(r.len, 0);
+  /* Garbage: MessageError in the version of the last good message. */
+  fx_done_message(&f);
+  static const uint8_t junk[12] = { 'G', 'I', 'O', 'X', 1, 2, 0, 0, 0, 0, 0, 0 };
+  ck_assert_int_eq(iiop__dispatch(&f.sess, junk, sizeof junk, &f.arena, &f.m, &r), IIOP__D_ERROR);
+  f.m_live = 1;
+  ck_assert_uint_eq(f.sess.minor, 1);
+  fx_free(&f);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- the status table */
+
+START_TEST(test_status_table)
+{
+  static const struct {
+    int st;
+    const char *msg, *ex;
+    uint32_t minor;
+  } want[] = {
+    { CDR_OK, "success", NULL, 0 },
+    { CDR_E_SHORT, "input ends before the item is complete", "MARSHAL", 0 },
+    { CDR_E_LENGTH, "length or count exceeds the bytes that remain", "MARSHAL", 0 },
+    { CDR_E_LIMIT, "configured limit exceeded", "IMP_LIMIT", 0 },
+    { CDR_E_VALUE, "value outside its type's domain", "MARSHAL", 0 },
+    { CDR_E_STRING, "string terminator rules broken", "MARSHAL", 0 },
+    { CDR_E_CODESET, "character invalid in its code set", "DATA_CONVERSION", 1 },
+    { CDR_E_TAG, "bad value tag, chunk length or end tag", "MARSHAL", 0 },
+    { CDR_E_INDIRECTION, "bad indirection", "MARSHAL", 0 },
+    { CDR_E_TYPE, "unknown or incompatible type", "MARSHAL", 0 },
+    { CDR_E_NOMEM, "out of memory", "NO_MEMORY", 0 },
+    { CDR_E_STATE, "operation not allowed in this state", "BAD_INV_ORDER", 0 },
+    { CDR_E_INVALID, "invalid argument", "BAD_PARAM", 0 },
+    { CDR_E_UNSUPPORTED, "not supported", "NO_IMPLEMENT", 0 },
+    { CDR_E_IO, "I/O error", "COMM_FAILURE", 0 },
+    { CDR_E_PROTOCOL, "GIOP protocol error", "COMM_FAILURE", 0 },
+    { CDR_E_TIMEOUT, "timed out", "TIMEOUT", 0 },
+    { CDR_E_TLS, "TLS error", "COMM_FAILURE", 0 },
+    { CDR_E_CLOSED, "connection closed", "COMM_FAILURE", 0 },
+    { CDR_E_NO_WCHAR, "no wchar transmission code set negotiated", "BAD_PARAM", 23 },
+    { CDR_E_WCHAR_GIOP10, "wchar/wstring not allowed in GIOP 1.0", "MARSHAL", 5 },
+  };
+  for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+    ck_assert_int_eq(want[k].st, -(int)k); /* the values run from 0 down */
+    ck_assert_str_eq(cdr_strerror(want[k].st), want[k].msg);
+    if (want[k].ex)
+      ck_assert_str_eq(cdr_status_exception(want[k].st), want[k].ex);
+    else
+      ck_assert_ptr_null(cdr_status_exception(want[k].st));
+    ck_assert_uint_eq(cdr_status_minor(want[k].st), want[k].minor);
+    /* A stream that recorded the row's own message: that row. */
+    ck_assert_int_eq(cdr_error_reason(CDR_E_CODESET, cdr_strerror(want[k].st)), want[k].st);
+  }
+  /* Outside the table. */
+  ck_assert_str_eq(cdr_strerror(-21), "unknown error");
+  ck_assert_str_eq(cdr_strerror(1), "unknown error");
+  ck_assert_str_eq(cdr_status_exception(-21), "MARSHAL");
+  ck_assert_str_eq(cdr_status_exception(IIOP_R_USER_EXCEPTION), "MARSHAL");
+  ck_assert_uint_eq(cdr_status_minor(-21), 0);
+  /* A message not from the table (a copy of one, too): the status. */
+  char copy[64];
+  strcpy(copy, cdr_strerror(CDR_E_NO_WCHAR));
+  ck_assert_int_eq(cdr_error_reason(CDR_E_CODESET, copy), CDR_E_CODESET);
+  ck_assert_int_eq(cdr_error_reason(CDR_E_VALUE, "bad boolean"), CDR_E_VALUE);
+  ck_assert_int_eq(cdr_error_reason(CDR_E_VALUE, NULL), CDR_E_VALUE);
+}
+END_TEST
+
+/* A stream records the reasons where it fails for them. */
+START_TEST(test_stream_reasons)
+{
+  static const uint8_t two[8] = { 0, 0, 0, 2, 0, 0x41, 0, 0x42 };
+  cdr_opts o;
+  cdr_opts_default(&o);
+  o.tcs_w = 0;
+  cdr_in i;
+  ck_assert_int_eq(cdr_in_init(&i, two, sizeof two, CDR_BIG_ENDIAN, &o), CDR_OK);
+  uint32_t n;
+  (void)cdr_get_wstring(&i, &n);
+  ck_assert_int_eq(cdr_in_status(&i), CDR_E_CODESET);
+  ck_assert_int_eq(cdr_error_reason(cdr_in_status(&i), cdr_in_error_message(&i)), CDR_E_NO_WCHAR);
+  cdr_in_close(&i);
+  o.tcs_w = CDR_CS_UTF16;
+  o.giop_minor = 0;
+  ck_assert_int_eq(cdr_in_init(&i, two, sizeof two, CDR_BIG_ENDIAN, &o), CDR_OK);
+  (void)cdr_get_wchar(&i);
+  ck_assert_int_eq(cdr_in_status(&i), CDR_E_UNSUPPORTED);
+  ck_assert_int_eq(cdr_error_reason(cdr_in_status(&i), cdr_in_error_message(&i)),
+                   CDR_E_WCHAR_GIOP10);
+  cdr_in_close(&i);
+}
+END_TEST
+
+/* libiiop's mapping: exact repository IDs, minor codes, completion. */
+START_TEST(test_status_exception)
+{
+  static const struct {
+    int st;
+    const char *id;
+    uint32_t minor;
+  } want[] = {
+    { CDR_E_SHORT, "IDL:omg.org/CORBA/MARSHAL:1.0", 0 },
+    { CDR_E_LIMIT, "IDL:omg.org/CORBA/IMP_LIMIT:1.0", 0 },
+    { CDR_E_CODESET, "IDL:omg.org/CORBA/DATA_CONVERSION:1.0", 0x4f4d0001u },
+    { CDR_E_NOMEM, "IDL:omg.org/CORBA/NO_MEMORY:1.0", 0 },
+    { CDR_E_STATE, "IDL:omg.org/CORBA/BAD_INV_ORDER:1.0", 0 },
+    { CDR_E_INVALID, "IDL:omg.org/CORBA/BAD_PARAM:1.0", 0 },
+    { CDR_E_UNSUPPORTED, "IDL:omg.org/CORBA/NO_IMPLEMENT:1.0", 0 },
+    { CDR_E_IO, "IDL:omg.org/CORBA/COMM_FAILURE:1.0", 0 },
+    { CDR_E_TIMEOUT, "IDL:omg.org/CORBA/TIMEOUT:1.0", 0 },
+    { CDR_E_NO_WCHAR, "IDL:omg.org/CORBA/BAD_PARAM:1.0", 0x4f4d0017u },
+    { CDR_E_WCHAR_GIOP10, "IDL:omg.org/CORBA/MARSHAL:1.0", 0x4f4d0005u },
+    { -99, "IDL:omg.org/CORBA/MARSHAL:1.0", 0 },
+  };
+  for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+    giop_system_exception e;
+    iiop__status_exception(want[k].st, NULL, GIOP_COMPLETED_MAYBE, &e);
+    ck_assert_str_eq(e.repo_id, want[k].id);
+    ck_assert_uint_eq(e.minor, want[k].minor);
+    ck_assert_uint_eq(e.completed, GIOP_COMPLETED_MAYBE);
+  }
+  /* The stream's reason counts only when ST is the stream's own status. */
+  static const uint8_t two[8] = { 0, 0, 0, 2, 0, 0x41, 0, 0x42 };
+  cdr_opts o;
+  cdr_opts_default(&o);
+  o.tcs_w = 0; /* no wchar code set */
+  cdr_in i;
+  ck_assert_int_eq(cdr_in_init(&i, two, sizeof two, CDR_BIG_ENDIAN, &o), CDR_OK);
+  uint32_t n;
+  (void)cdr_get_wstring(&i, &n);
+  ck_assert_int_eq(cdr_in_status(&i), CDR_E_CODESET);
+  giop_system_exception e;
+  iiop__status_exception(CDR_E_CODESET, &i, GIOP_COMPLETED_NO, &e);
+  ck_assert_str_eq(e.repo_id, "IDL:omg.org/CORBA/BAD_PARAM:1.0");
+  ck_assert_uint_eq(e.minor, 0x4f4d0017u);
+  iiop__status_exception(CDR_E_LIMIT, &i, GIOP_COMPLETED_NO, &e);
+  ck_assert_str_eq(e.repo_id, "IDL:omg.org/CORBA/IMP_LIMIT:1.0");
+  ck_assert_uint_eq(e.minor, 0);
+  cdr_in_close(&i);
+}
+END_TEST
+
+static Suite *dispatch_suite(void)
+{
+  Suite *s = suite_create("dispatch");
+  TCase *tc = tcase_create("dispatcher");
+  tcase_add_test(tc, test_good_request);
+  tcase_add_test(tc, test_unknown_object_and_operation);
+  tcase_add_test(tc, test_user_exception);
+  tcase_add_test(tc, test_oneway);
+  tcase_add_test(tc, test_sync_with_server);
+  tcase_add_test(tc, test_locate_request);
+  tcase_add_test(tc, test_needs_addressing_mode);
+  tcase_add_test(tc, test_argument_minor_codes);
+  tcase_add_test(tc, test_other_messages);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("status table");
+  tcase_add_test(tc, test_status_table);
+  tcase_add_test(tc, test_stream_reasons);
+  tcase_add_test(tc, test_status_exception);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+const tu_program tu_prog = { .suite = dispatch_suite };

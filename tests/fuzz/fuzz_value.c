@@ -1,12 +1,7 @@
 /* fuzz_value.c - random-graph round-trip and mutation fuzzer for the
  * valuetype encoder/decoder of libcorbacdr (value.c, itab.c, arena.c).
- * Not part of `make check`; see tests/fuzz/README.md.
- *
- * Build against a sanitizer build of the library (./configure
- * --enable-sanitizers && make), from the top of the tree:
- *   gcc -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
- *     -fno-omit-frame-pointer -Ilibcdr/include tests/fuzz/fuzz_value.c \
- *     libcdr/.libs/libcorbacdr.a -lxxhash -lcrypto -pthread -o fuzz_value
+ * Built by `make check` (tests/fuzz/fuzz_value) and run there by
+ * tests/fuzz/fuzz-value.test; see tests/fuzz/README.md.
  * Run:   ./fuzz_value SEED [ITERS] [SECONDS]
  *        ./fuzz_value -r SEED ITER      (replay one iteration, verbose)
  * Each iteration derives its PRNG from (SEED, ITER), so a failure report
@@ -47,6 +42,13 @@
 #include <unistd.h>
 #include <sys/time.h>
 #if defined(__SANITIZE_ADDRESS__)
+#define FV_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FV_ASAN 1
+#endif
+#endif
+#ifdef FV_ASAN
 #include <sanitizer/common_interface_defs.h>
 #else
 static void __sanitizer_set_death_callback(void (*cb)(void)) { (void)cb; }
@@ -1614,14 +1616,14 @@ static uint32_t check_decoded(const cdr_arena *a, void *root, const cdr_value_ty
  * TRUNC: a decoded value may be a truncatable base of the original (then
  * only the base's fields are compared).  FWD maps orig -> dec (pre-seeded
  * for re-reads), REV dec -> orig. */
-static void iso(void *orig, void *dec, pmap *fwd, pmap *rev, int trunc)
+static void iso(void *orig, void *decoded, pmap *fwd, pmap *rev, int trunc)
 {
   typedef struct pr {
     void *o, *d;
   } pr;
   uint32_t cap = 1024, sp = 0;
   pr *st = malloc(cap * sizeof *st);
-  st[sp++] = (pr){ orig, dec };
+  st[sp++] = (pr){ orig, decoded };
   while (sp) {
     pr x = st[--sp];
     if (!x.o || !x.d) {

@@ -112,9 +112,10 @@ const cdr_value_type *cdr_registry_find(const cdr_registry *r, const char *id, s
 
 int cdr_registry_add(cdr_registry *r, const cdr_value_type *t)
 {
-  for (unsigned lvl = 0; t && lvl < MAX_LEVELS; t = t->base, lvl++) {
+  unsigned lvl = 0;
+  for (const cdr_value_type *v = t; v && lvl < MAX_LEVELS; v = v->base, lvl++) {
     int st;
-    const char *id = cdr_value_type_id(t, &st);
+    const char *id = cdr_value_type_id(v, &st);
     if (!id)
       return st;
     size_t len = strlen(id);
@@ -130,12 +131,12 @@ int cdr_registry_add(cdr_registry *r, const cdr_value_type *t)
         }
         r->ids[h] = id;
         r->lens[h] = (uint32_t)len;
-        __atomic_store_n(&r->slot[h], t, __ATOMIC_RELEASE);
+        __atomic_store_n(&r->slot[h], v, __ATOMIC_RELEASE);
         r->count++;
         break;
       }
       if (r->lens[h] == len && memcmp(r->ids[h], id, len) == 0) {
-        if (x != t)
+        if (x != v)
           rc = CDR_E_INVALID;
         break;
       }

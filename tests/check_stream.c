@@ -2016,6 +2016,30 @@ START_TEST(test_roundtrip_random)
 }
 END_TEST
 
+/* Nothing to write before the first write: no buffer is taken and no NULL
+ * pointer arithmetic happens (clang's -fsanitize=pointer-overflow aborts on
+ * NULL + 0); then the same calls after a write pad exactly. */
+START_TEST(test_empty_writes_on_a_stream_without_buffer)
+{
+  cdr_out o;
+  cdr_out_init(&o, NULL);
+  cdr_put_raw(&o, "x", 0);
+  cdr_out_align(&o, 8);
+  cdr_put_array(&o, "", 0, 8);
+  ck_assert_int_eq(cdr_out_status(&o), CDR_OK);
+  ck_assert_uint_eq(cdr_out_size(&o), 0);
+  ck_assert_ptr_null(cdr_out_data(&o));
+  cdr_put_octet(&o, 7);
+  cdr_put_raw(&o, "x", 0);
+  cdr_out_align(&o, 4);
+  ck_assert_int_eq(cdr_out_status(&o), CDR_OK);
+  ck_assert_uint_eq(cdr_out_size(&o), 4);
+  static const uint8_t want[4] = { 7, 0, 0, 0 };
+  ck_assert_mem_eq(cdr_out_data(&o), want, 4);
+  cdr_out_close(&o);
+}
+END_TEST
+
 static Suite *stream_suite(void)
 {
   Suite *s = suite_create("stream");
@@ -2025,6 +2049,7 @@ static Suite *stream_suite(void)
   tcase_add_test(tc, test_longdouble_specials);
   tcase_add_test(tc, test_fixed_errors);
   tcase_add_test(tc, test_wchar_rules);
+  tcase_add_test(tc, test_empty_writes_on_a_stream_without_buffer);
   tcase_add_test(tc, test_invalid_options);
   tcase_add_test(tc, test_origin_shifts_alignment);
   suite_add_tcase(s, tc);

@@ -98,13 +98,16 @@ CDR_API int cdr_out_fail(cdr_out *o, int err) CDR_NONNULL(1);
 CDR_API uint8_t *cdr_out__grow(cdr_out *o, size_t n);
 
 /* Reserve ALIGN-aligned room for N octets (N >= ALIGN is not required),
- * zeroing the padding; NULL once the stream has failed. */
+ * zeroing the padding; NULL once the stream has failed, and NULL (no error)
+ * when nothing is to be written to a stream that has no buffer yet. */
 static inline uint8_t *cdr_out__reserve(cdr_out *o, size_t n, size_t align)
 {
   size_t pad = (o->origin - o->pos) & (align - 1);
   if (__builtin_expect(o->lim - o->pos < pad + n, 0)) {
     if (!cdr_out__grow(o, pad + n))
       return NULL;
+  } else if (__builtin_expect(!o->buf, 0)) {
+    return NULL; /* pad + n == 0 before the first write: nothing to do (and no NULL + 0) */
   }
   uint8_t *p = o->buf + o->pos;
   for (size_t i = 0; i < pad; i++)

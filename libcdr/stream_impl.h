@@ -1,0 +1,60 @@
+/* stream_impl.h - what the output and input streams share (stream.c), and
+ * the hook by which an upper module hangs per-stream state on a stream.
+ * Internal. */
+#ifndef CDR_STREAM_IMPL_H
+#define CDR_STREAM_IMPL_H
+
+#include "internal.h"
+#include <cdr/stream.h>
+
+/* Per-stream state hung on cdr_out.ext / cdr_in.ext by the module that
+ * creates it (value graphs).  The stream calls reset when it is reset
+ * (empty the state, keep its memory) and release when it is closed (give
+ * the memory back); the stream knows nothing else about it. */
+typedef struct cdr__ext {
+  void (*reset)(void *self);
+  void (*release)(void *self);
+} cdr__ext;
+
+/* CDR_OK if O's byte order, GIOP version and code sets are ones the streams
+ * support, else CDR_E_INVALID. */
+CDR_HIDDEN int cdr__opts_check(const cdr_opts *o);
+/* The default options (cdr_opts_default()), constant: any thread may read
+ * them. */
+CDR_HIDDEN const cdr_opts *cdr__opts_defaults(void);
+/* Copy N elements of ESIZE octets from SRC to DST, each byte-swapped when
+ * ESIZE is 2, 4 or 8; any other ESIZE copies N * ESIZE octets unchanged.
+ * Inline: the output stream's bulk writer copies with it in place. */
+static inline void cdr__swap_copy(uint8_t *dst, const uint8_t *src, size_t n, size_t esize)
+{
+  switch (esize) {
+  case 2:
+    for (size_t k = 0; k < n; k++) {
+      uint16_t u;
+      memcpy(&u, src + 2 * k, 2);
+      u = __builtin_bswap16(u);
+      memcpy(dst + 2 * k, &u, 2);
+    }
+    break;
+  case 4:
+    for (size_t k = 0; k < n; k++) {
+      uint32_t u;
+      memcpy(&u, src + 4 * k, 4);
+      u = __builtin_bswap32(u);
+      memcpy(dst + 4 * k, &u, 4);
+    }
+    break;
+  case 8:
+    for (size_t k = 0; k < n; k++) {
+      uint64_t u;
+      memcpy(&u, src + 8 * k, 8);
+      u = __builtin_bswap64(u);
+      memcpy(dst + 8 * k, &u, 8);
+    }
+    break;
+  default:
+    memcpy(dst, src, n * esize);
+  }
+}
+
+#endif

@@ -25,7 +25,7 @@ static int in_setup(cdr_in *i, const void *buf, size_t len, const cdr_opts *opts
     i->opts = *opts;
     rc = cdr__opts_check(&i->opts);
   } else {
-    i->opts = *cdr__opts_defaults();
+    i->opts = cdr__opts_defaults;
   }
   if (rc == CDR_OK && !buf && len)
     rc = CDR_E_INVALID;

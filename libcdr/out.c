@@ -1,7 +1,7 @@
 /* out.c - the CDR output stream: growth, strings (with their code set
  * conversion), wide strings, bulk arrays, encapsulations.  The primitive writers are inline in cdr/out.h. */
 #include "stream_impl.h"
-#include "pool.h"
+#include "pool_impl.h"
 #include <cdr/out.h>
 
 static int out_setup(cdr_out *o, const cdr_opts *opts)
@@ -11,13 +11,13 @@ static int out_setup(cdr_out *o, const cdr_opts *opts)
   o->owned = o->closed = o->depth = 0;
   o->status = CDR_OK;
   o->ext = NULL;
-  int rc = CDR_OK;
-  if (opts) {
-    o->opts = *opts;
-    rc = cdr__opts_check(&o->opts);
-  } else {
-    o->opts = *cdr__opts_defaults();
+  if (!opts) {
+    o->opts = cdr__opts_defaults;
+    o->swap = o->opts.byte_order != CDR_HOST_ORDER;
+    return CDR_OK;
   }
+  o->opts = *opts;
+  int rc = cdr__opts_check(&o->opts);
   o->swap = o->opts.byte_order != CDR_HOST_ORDER;
   if (rc != CDR_OK)
     o->status = rc;

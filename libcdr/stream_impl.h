@@ -6,6 +6,7 @@
 
 #include "internal.h"
 #include <cdr/stream.h>
+#include <cdr/codeset.h>
 
 /* Per-stream state hung on cdr_out.ext / cdr_in.ext by the module that
  * creates it (value graphs).  The stream calls reset when it is reset
@@ -19,9 +20,22 @@ typedef struct cdr__ext {
 /* CDR_OK if O's byte order, GIOP version and code sets are ones the streams
  * support, else CDR_E_INVALID. */
 CDR_HIDDEN int cdr__opts_check(const cdr_opts *o);
-/* The default options (cdr_opts_default()), constant: any thread may read
- * them. */
-CDR_HIDDEN const cdr_opts *cdr__opts_defaults(void);
+/* The default options (cdr_opts_default()).  Here, not in stream.c, so
+ * that the compiler knows the values where a stream copies them. */
+static const cdr_opts cdr__opts_defaults = {
+  .byte_order = CDR_HOST_ORDER,
+  .giop_major = 1,
+  .giop_minor = 2,
+  .tcs_c = CDR_CS_ISO8859_1,
+  .ncs_c = CDR_CS_ISO8859_1,
+  .tcs_w = CDR_CS_UTF16,
+  .max_string = 64u << 20,
+  .max_seq = 16u << 20,
+  .max_depth = 64,
+  .max_size = (size_t)1 << 30,
+  .flags = 0,
+  .alloc = NULL,
+};
 /* Copy N elements of ESIZE octets from SRC to DST, each byte-swapped when
  * ESIZE is 2, 4 or 8; any other ESIZE copies N * ESIZE octets unchanged.
  * Inline: the output stream's bulk writer copies with it in place. */

@@ -486,9 +486,8 @@ static int itab_spill(cdr_itab *t)
 {
   if (!t->block) {
     cdr_itab_block *b = block_get(t->a, ITAB_MIN_CAP);
-    if (!b) {
+    if (!b)
       return CDR_E_NOMEM;
-    }
     itab_bind(t, b);
   }
   _Static_assert(sizeof t->ikeys == CDR_ITAB_INLINE * sizeof *t->keys, "inline keys");

@@ -736,9 +736,9 @@ static cdr_value_type PNode_vt = { .name = "PNode", .repo_id = "IDL:Test/PNode:1
                                    .size = sizeof(PNode), .align = _Alignof(PNode) };
 
 /* A stream that writes one value (its value state from the pool), closed. */
-static void value_round(void)
+static void value_round(size_t id)
 {
-  PNode v = { .hdr.type = &PNode_vt, .id = 7 };
+  PNode v = { .hdr.type = &PNode_vt, .id = (int32_t)id };
   cdr_out o;
   ck_assert_int_eq(cdr_out_init(&o, NULL), CDR_OK);
   ck_assert_int_eq(cdr_put_value(&o, &PNode_vt, &v), CDR_OK);
@@ -751,6 +751,19 @@ static void count_global(void)
   cdr_pool_flush();
   cdr_mem_counter_init(&g_mem, NULL);
   cdr_mem_set_global(&g_mem.alloc);
+}
+
+/* GOT must hold exactly the settings of WANT. */
+static void assert_config(const cdr_pool_config *got, const cdr_pool_config *want)
+{
+  ck_assert_uint_eq(got->buffers, want->buffers);
+  ck_assert_uint_eq(got->buffer_max_bytes, want->buffer_max_bytes);
+  ck_assert_uint_eq(got->arenas, want->arenas);
+  ck_assert_uint_eq(got->arena_max_bytes, want->arena_max_bytes);
+  ck_assert_uint_eq(got->value_states, want->value_states);
+  ck_assert_int_eq(got->tables, want->tables);
+  ck_assert_uint_eq(got->table_blocks, want->table_blocks);
+  ck_assert_uint_eq(got->table_max_entries, want->table_max_entries);
 }
 
 START_TEST(test_pool_config_defaults)
@@ -769,14 +782,7 @@ START_TEST(test_pool_config_defaults)
   ck_assert_uint_eq(d.table_max_entries, 1024);
   memset(&c, 0xff, sizeof c);
   cdr_pool_get_config(&c); /* what the library starts with */
-  ck_assert_uint_eq(c.buffers, d.buffers);
-  ck_assert_uint_eq(c.buffer_max_bytes, d.buffer_max_bytes);
-  ck_assert_uint_eq(c.arenas, d.arenas);
-  ck_assert_uint_eq(c.arena_max_bytes, d.arena_max_bytes);
-  ck_assert_uint_eq(c.value_states, d.value_states);
-  ck_assert_int_eq(c.tables, d.tables);
-  ck_assert_uint_eq(c.table_blocks, d.table_blocks);
-  ck_assert_uint_eq(c.table_max_entries, d.table_max_entries);
+  assert_config(&c, &d);
 }
 END_TEST
 
@@ -802,10 +808,8 @@ START_TEST(test_pool_config_set_get)
   ck_assert_int_eq(cdr_pool_set_config(&c), CDR_E_INVALID);
   ck_assert_int_eq(cdr_pool_set_config(NULL), CDR_E_INVALID);
   cdr_pool_get_config(&got);
-  ck_assert_uint_eq(got.buffers, 4);
-  ck_assert_uint_eq(got.arenas, 4);
-  ck_assert_uint_eq(got.value_states, 4);
-  ck_assert_uint_eq(got.table_blocks, 8);
+  cdr_pool_config_default(&c);
+  assert_config(&got, &c);
 
   c = (cdr_pool_config){ .buffers = CDR_POOL_MAX_BUFFERS, .buffer_max_bytes = 12345,
                          .arenas = CDR_POOL_MAX_ARENAS, .arena_max_bytes = 0,
@@ -813,14 +817,11 @@ START_TEST(test_pool_config_set_get)
                          .table_blocks = CDR_TABLES_POOL_MAX, .table_max_entries = 16 };
   ck_assert_int_eq(cdr_pool_set_config(&c), CDR_OK);
   cdr_pool_get_config(&got);
-  ck_assert_uint_eq(got.buffers, 16);
-  ck_assert_uint_eq(got.buffer_max_bytes, 12345);
-  ck_assert_uint_eq(got.arenas, 16);
-  ck_assert_uint_eq(got.arena_max_bytes, 0);
-  ck_assert_uint_eq(got.value_states, 16);
-  ck_assert_int_eq(got.tables, 1); /* non-zero reads back as 1 */
-  ck_assert_uint_eq(got.table_blocks, 32);
-  ck_assert_uint_eq(got.table_max_entries, 16);
+  cdr_pool_config want = { .buffers = 16, .buffer_max_bytes = 12345, .arenas = 16,
+                           .arena_max_bytes = 0, .value_states = 16,
+                           .tables = 1, /* non-zero reads back as 1 */
+                           .table_blocks = 32, .table_max_entries = 16 };
+  assert_config(&got, &want);
   int en = -1;
   unsigned mt = 0, me = 0;
   cdr_tables_get_pool(&en, &mt, &me);
@@ -830,16 +831,28 @@ START_TEST(test_pool_config_set_get)
 
   ck_assert_int_eq(cdr_tables_set_pool(0, 3, 64), CDR_OK);
   cdr_pool_get_config(&got);
-  ck_assert_int_eq(got.tables, 0);
-  ck_assert_uint_eq(got.table_blocks, 3);
-  ck_assert_uint_eq(got.table_max_entries, 64);
-  ck_assert_uint_eq(got.buffers, 16);
-  ck_assert_uint_eq(got.buffer_max_bytes, 12345);
-  ck_assert_uint_eq(got.arenas, 16);
-  ck_assert_uint_eq(got.value_states, 16);
+  want.tables = 0;
+  want.table_blocks = 3;
+  want.table_max_entries = 64;
+  assert_config(&got, &want);
   pools_reset();
 }
 END_TEST
+
+/* Run ROUND(N): the global allocator must then have been asked for DELTA
+ * more blocks and hold LIVE. */
+static void expect_round(void (*round)(size_t), size_t n, uint64_t delta, int64_t live)
+{
+  uint64_t before = g_mem.attempts;
+  round(n);
+  ck_assert_uint_eq(g_mem.attempts - before, delta);
+  ck_assert_int_eq(g_mem.live, live);
+}
+
+static void set_config(const cdr_pool_config *c)
+{
+  ck_assert_int_eq(cdr_pool_set_config(c), CDR_OK);
+}
 
 /* Buffer slots and the largest buffer kept decide what a close frees. */
 START_TEST(test_pool_config_buffers)
@@ -847,31 +860,21 @@ START_TEST(test_pool_config_buffers)
   pools_reset();
   count_global();
   /* Default: the 8 KiB buffer is kept, and the next stream reuses it. */
-  stream_round(4000);
-  ck_assert_int_eq(g_mem.live, 1);
-  uint64_t n = g_mem.attempts;
-  ck_assert_uint_eq(n, 1);
-  stream_round(4000);
-  ck_assert_uint_eq(g_mem.attempts, n);
-  ck_assert_int_eq(g_mem.live, 1);
+  expect_round(stream_round, 4000, 1, 1);
+  expect_round(stream_round, 4000, 0, 1);
 
   /* 0 slots: every close frees its buffer (the one kept stays until taken). */
   cdr_pool_config c;
   cdr_pool_config_default(&c);
   c.buffers = 0;
-  ck_assert_int_eq(cdr_pool_set_config(&c), CDR_OK);
-  stream_round(4000); /* takes the kept buffer, frees it */
-  ck_assert_int_eq(g_mem.live, 0);
-  for (int round = 0; round < 3; round++) {
-    n = g_mem.attempts;
-    stream_round(4000);
-    ck_assert_uint_eq(g_mem.attempts, n + 1);
-    ck_assert_int_eq(g_mem.live, 0);
-  }
+  set_config(&c);
+  expect_round(stream_round, 4000, 0, 0); /* takes the kept buffer, frees it */
+  for (int round = 0; round < 3; round++)
+    expect_round(stream_round, 4000, 1, 0);
 
   /* 2 slots: of three buffers closed together, two are kept. */
   c.buffers = 2;
-  ck_assert_int_eq(cdr_pool_set_config(&c), CDR_OK);
+  set_config(&c);
   cdr_out o[3];
   for (int k = 0; k < 3; k++) {
     ck_assert_int_eq(cdr_out_init(&o[k], NULL), CDR_OK);
@@ -884,15 +887,13 @@ START_TEST(test_pool_config_buffers)
   cdr_pool_flush();
   ck_assert_int_eq(g_mem.live, 0);
 
-  /* Largest buffer kept 8 KiB: one grown to 16 KiB is freed, an 8 KiB one
-   * kept. */
+  /* Largest buffer kept 8 KiB: one grown to 16 KiB (a reallocation) is
+   * freed, an 8 KiB one kept. */
   c.buffers = 4;
   c.buffer_max_bytes = 8192;
-  ck_assert_int_eq(cdr_pool_set_config(&c), CDR_OK);
-  stream_round(10000);
-  ck_assert_int_eq(g_mem.live, 0);
-  stream_round(4000);
-  ck_assert_int_eq(g_mem.live, 1);
+  set_config(&c);
+  expect_round(stream_round, 10000, 2, 0);
+  expect_round(stream_round, 4000, 1, 1);
   pools_reset();
   ck_assert_int_eq(g_mem.live, 0);
 }
@@ -903,12 +904,9 @@ START_TEST(test_pool_config_arenas)
 {
   pools_reset();
   count_global();
-  /* Default: the arena and its 4 KiB block are kept. */
-  arena_round(100);
-  ck_assert_int_eq(g_mem.live, 2);
-  uint64_t n = g_mem.attempts;
-  arena_round(100);
-  ck_assert_uint_eq(g_mem.attempts, n);
+  /* Default: the arena and its 4 KiB block are kept, and reused. */
+  expect_round(arena_round, 100, 2, 2);
+  expect_round(arena_round, 100, 0, 2);
   cdr_pool_flush();
   ck_assert_int_eq(g_mem.live, 0);
 
@@ -916,27 +914,21 @@ START_TEST(test_pool_config_arenas)
   cdr_pool_config c;
   cdr_pool_config_default(&c);
   c.arenas = 0;
-  ck_assert_int_eq(cdr_pool_set_config(&c), CDR_OK);
-  arena_round(100);
-  ck_assert_int_eq(g_mem.live, 0);
-  ck_assert_uint_eq(g_mem.attempts, n + 2);
+  set_config(&c);
+  expect_round(arena_round, 100, 2, 0);
+  expect_round(arena_round, 100, 2, 0);
 
   /* Largest next block 4 KiB: an arena that allocated nothing (next block
-   * 4 KiB) is kept, one with a 4 KiB block (next one 8 KiB) freed. */
+   * 4 KiB) is kept, one with a 4 KiB block (next one 8 KiB) freed; at 8 KiB
+   * that one is kept too. */
   c.arenas = 4;
   c.arena_max_bytes = 4096;
-  ck_assert_int_eq(cdr_pool_set_config(&c), CDR_OK);
-  arena_round(0);
-  ck_assert_int_eq(g_mem.live, 1);
-  cdr_pool_flush();
-  ck_assert_int_eq(g_mem.live, 0);
-  arena_round(100);
-  ck_assert_int_eq(g_mem.live, 0);
-  /* 8 KiB: the same arena is kept. */
+  set_config(&c);
+  expect_round(arena_round, 0, 1, 1);
+  expect_round(arena_round, 100, 1, 0); /* the kept arena, a new block */
   c.arena_max_bytes = 8192;
-  ck_assert_int_eq(cdr_pool_set_config(&c), CDR_OK);
-  arena_round(100);
-  ck_assert_int_eq(g_mem.live, 2);
+  set_config(&c);
+  expect_round(arena_round, 100, 2, 2);
   pools_reset();
   ck_assert_int_eq(g_mem.live, 0);
 }
@@ -950,24 +942,18 @@ START_TEST(test_pool_config_value_states)
   cdr_pool_config c;
   cdr_pool_config_default(&c);
   c.buffers = 0;
-  ck_assert_int_eq(cdr_pool_set_config(&c), CDR_OK);
-  value_round(); /* anything made once per process, before counting */
+  set_config(&c);
+  value_round(1); /* anything made once per process, before counting */
   count_global();
-  value_round();
-  ck_assert_int_eq(g_mem.live, 1);
-  uint64_t n = g_mem.attempts;
-  ck_assert_uint_eq(n, 2); /* the buffer and the state */
-  value_round();
-  ck_assert_uint_eq(g_mem.attempts, n + 1); /* the buffer only */
+  expect_round(value_round, 2, 2, 1); /* the buffer and the state; the state kept */
+  expect_round(value_round, 3, 1, 1); /* the buffer only */
   cdr_pool_flush();
   ck_assert_int_eq(g_mem.live, 0);
 
   c.value_states = 0;
-  ck_assert_int_eq(cdr_pool_set_config(&c), CDR_OK);
-  n = g_mem.attempts;
-  value_round();
-  ck_assert_int_eq(g_mem.live, 0);
-  ck_assert_uint_eq(g_mem.attempts, n + 2);
+  set_config(&c);
+  expect_round(value_round, 4, 2, 0);
+  expect_round(value_round, 5, 2, 0);
   pools_reset();
 }
 END_TEST
@@ -979,14 +965,14 @@ static void *pools_thread(void *arg)
   (void)arg;
   stream_round(4000);
   arena_round(100);
-  value_round();
+  value_round(1);
   return NULL;
 }
 
 START_TEST(test_pool_thread_exit_frees)
 {
   pools_reset();
-  value_round();
+  value_round(1);
   count_global();
   pthread_t th;
   ck_assert_int_eq(pthread_create(&th, NULL, pools_thread, NULL), 0);
@@ -1021,7 +1007,7 @@ static void *late_thread(void *arg)
 START_TEST(test_pool_release_after_exit_hook)
 {
   pools_reset();
-  value_round(); /* the library's key exists before late_key */
+  value_round(1); /* the library's key exists before late_key */
   ck_assert_int_eq(pthread_key_create(&late_key, late_close), 0);
   count_global();
   cdr_out o;
@@ -1052,14 +1038,10 @@ START_TEST(test_pool_no_key_keeps_nothing)
     nkeys++;
   ck_assert_uint_lt(nkeys, KEYS);
   count_global();
-  stream_round(4000);
-  arena_round(100);
-  value_round();
-  ck_assert_uint_eq(g_mem.attempts, 5); /* the value stream's buffer too */
-  ck_assert_int_eq(g_mem.live, 0);
-  stream_round(4000);
-  ck_assert_uint_eq(g_mem.attempts, 6);
-  ck_assert_int_eq(g_mem.live, 0);
+  expect_round(stream_round, 4000, 1, 0);
+  expect_round(arena_round, 100, 2, 0);
+  expect_round(value_round, 1, 2, 0); /* a buffer and the state */
+  expect_round(stream_round, 4000, 1, 0);
   for (unsigned k = 0; k < nkeys; k++)
     pthread_key_delete(keys[k]);
   pools_reset();

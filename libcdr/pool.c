@@ -11,16 +11,19 @@
 
 __thread cdr__tcache cdr__tc;
 
-cdr_pool_config cdr__pool_cfg = {
-  .buffers = CDR_POOL_DEFAULT_BUFFERS,
-  .buffer_max_bytes = CDR_POOL_DEFAULT_BUFFER_MAX_BYTES,
-  .arenas = CDR_POOL_DEFAULT_ARENAS,
-  .arena_max_bytes = CDR_POOL_DEFAULT_ARENA_MAX_BYTES,
-  .value_states = CDR_POOL_DEFAULT_VALUE_STATES,
-  .tables = 1,
-  .table_blocks = CDR_TABLES_DEFAULT_MAX_TABLES,
-  .table_max_entries = CDR_TABLES_DEFAULT_MAX_ENTRIES,
-};
+#define POOL_DEFAULTS                                      \
+  {                                                        \
+    .buffers = CDR_POOL_DEFAULT_BUFFERS,                   \
+    .buffer_max_bytes = CDR_POOL_DEFAULT_BUFFER_MAX_BYTES, \
+    .arenas = CDR_POOL_DEFAULT_ARENAS,                     \
+    .arena_max_bytes = CDR_POOL_DEFAULT_ARENA_MAX_BYTES,   \
+    .value_states = CDR_POOL_DEFAULT_VALUE_STATES,         \
+    .tables = 1,                                           \
+    .table_blocks = CDR_TABLES_DEFAULT_MAX_TABLES,         \
+    .table_max_entries = CDR_TABLES_DEFAULT_MAX_ENTRIES,   \
+  }
+
+cdr_pool_config cdr__pool_cfg = POOL_DEFAULTS;
 
 /* ------------------------------------------------------------------ the cache */
 
@@ -100,16 +103,7 @@ void cdr_pool_flush(void)
 
 void cdr_pool_config_default(cdr_pool_config *c)
 {
-  *c = (cdr_pool_config){
-    .buffers = CDR_POOL_DEFAULT_BUFFERS,
-    .buffer_max_bytes = CDR_POOL_DEFAULT_BUFFER_MAX_BYTES,
-    .arenas = CDR_POOL_DEFAULT_ARENAS,
-    .arena_max_bytes = CDR_POOL_DEFAULT_ARENA_MAX_BYTES,
-    .value_states = CDR_POOL_DEFAULT_VALUE_STATES,
-    .tables = 1,
-    .table_blocks = CDR_TABLES_DEFAULT_MAX_TABLES,
-    .table_max_entries = CDR_TABLES_DEFAULT_MAX_ENTRIES,
-  };
+  *c = (cdr_pool_config)POOL_DEFAULTS;
 }
 
 #define CFG_STORE(field, v) __atomic_store_n(&cdr__pool_cfg.field, (v), __ATOMIC_RELAXED)

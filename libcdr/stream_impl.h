@@ -41,34 +41,27 @@ static const cdr_opts cdr__opts_defaults = {
  * Inline: the output stream's bulk writer copies with it in place. */
 static inline void cdr__swap_copy(uint8_t *dst, const uint8_t *src, size_t n, size_t esize)
 {
+#define CDR__SWAP_EACH(bits)                        \
+  for (size_t k = 0; k < n; k++) {                  \
+    uint##bits##_t u;                               \
+    memcpy(&u, src + (bits / 8) * k, bits / 8);     \
+    u = __builtin_bswap##bits(u);                   \
+    memcpy(dst + (bits / 8) * k, &u, bits / 8);     \
+  }
   switch (esize) {
   case 2:
-    for (size_t k = 0; k < n; k++) {
-      uint16_t u;
-      memcpy(&u, src + 2 * k, 2);
-      u = __builtin_bswap16(u);
-      memcpy(dst + 2 * k, &u, 2);
-    }
+    CDR__SWAP_EACH(16)
     break;
   case 4:
-    for (size_t k = 0; k < n; k++) {
-      uint32_t u;
-      memcpy(&u, src + 4 * k, 4);
-      u = __builtin_bswap32(u);
-      memcpy(dst + 4 * k, &u, 4);
-    }
+    CDR__SWAP_EACH(32)
     break;
   case 8:
-    for (size_t k = 0; k < n; k++) {
-      uint64_t u;
-      memcpy(&u, src + 8 * k, 8);
-      u = __builtin_bswap64(u);
-      memcpy(dst + 8 * k, &u, 8);
-    }
+    CDR__SWAP_EACH(64)
     break;
   default:
     memcpy(dst, src, n * esize);
   }
+#undef CDR__SWAP_EACH
 }
 
 #endif

@@ -74,8 +74,9 @@ typedef struct cdr_pool_config {
    * 512 KiB; cdr_arena_put() resets an arena to its largest block. */
   size_t arena_max_bytes;
   /* Value-graph stream states a thread keeps, 0..CDR_POOL_MAX_VALUE_STATES
-   * (default 4).  A stream over another allocator than
-   * the global one never uses the pool. */
+   * (default 4; 0: every stream that wrote or read a value frees its state
+   * at close).  A stream over another allocator than the global one never
+   * uses the pool. */
   unsigned value_states;
   /* Indirection-table blocks, as cdr_tables_set_pool() sets them
    * (cdr/tables.h): pooled or not (0: every block is freed when its table

@@ -1,7 +1,6 @@
-/* in.c - the CDR input stream: errors, strings, wide strings, bulk arrays,
- * sequences, encapsulations.  The primitive readers are inline in cdr/in.h. */
-#include "internal.h"
-#include "ext.h"
+/* in.c - the CDR input stream: errors, strings (with their code set
+ * conversion), wide strings, bulk arrays, sequences, encapsulations.  The primitive readers are inline in cdr/in.h. */
+#include "stream_impl.h"
 #include <cdr/in.h>
 
 static int in_setup(cdr_in *i, const void *buf, size_t len, const cdr_opts *opts)
@@ -26,7 +25,7 @@ static int in_setup(cdr_in *i, const void *buf, size_t len, const cdr_opts *opts
     i->opts = *opts;
     rc = cdr__opts_check(&i->opts);
   } else {
-    i->opts = *cdr__opts_defaults();
+    i->opts = cdr__opts_defaults;
   }
   if (rc == CDR_OK && !buf && len)
     rc = CDR_E_INVALID;
@@ -99,7 +98,7 @@ int cdr_in_fail(cdr_in *i, int err, const char *msg)
  * (1..0x7ffffeff, CORBA 3.x "Value Chunking"); anything else (an end tag, a
  * nested value's tag) means the value's state ends before what the reader
  * expects. */
-int cdr__chunk_next(cdr_in *i)
+static int chunk_next(cdr_in *i)
 {
   size_t q = i->end + ((i->origin - i->end) & 3);
   if (q > i->chunk_lim || i->chunk_lim - q < 4)
@@ -127,7 +126,7 @@ const uint8_t *cdr_in__slow(cdr_in *i, size_t n, size_t align)
   if (i->in_chunk && i->status == CDR_OK) {
     size_t pad = (i->origin - i->pos) & (align - 1);
     if (i->pos + pad >= i->end) {
-      if (cdr__chunk_next(i) != CDR_OK)
+      if (chunk_next(i) != CDR_OK)
         return NULL;
       return cdr_in__take(i, n, align);
     }
@@ -187,7 +186,7 @@ static size_t in_left(const cdr_in *i)
 static int in_bulk_start(cdr_in *i, size_t align)
 {
   if (i->in_chunk && i->status == CDR_OK && n_pad(i, align) + i->pos >= i->end)
-    return cdr__chunk_next(i);
+    return chunk_next(i);
   return i->status;
 }
 
@@ -423,6 +422,36 @@ int cdr_get_string_view(cdr_in *i, const char **s, uint32_t *len)
   return CDR_OK;
 }
 
+/* Copy wire string V (N octets, no NUL) converted to the native code set
+ * into the arena (ISO-8859-1 <-> UTF-8); NULL with the error recorded.  Out
+ * of line, so that it stays out of the common path of cdr_get_string(). */
+static __attribute__((noinline)) char *get_string_convert(cdr_in *i, const char *v, uint32_t n,
+                                                          uint32_t *len)
+{
+  const uint8_t *src = (const uint8_t *)v;
+  size_t max = i->opts.ncs_c == CDR_CS_UTF8 ? cdr_latin1_utf8_size(src, n) : n;
+  if (!i->arena) {
+    cdr_in_fail(i, CDR_E_STATE, "no arena to decode into");
+    return NULL;
+  }
+  uint8_t *d = cdr_arena_alloc(i->arena, max + 1, 1);
+  if (!d) {
+    cdr_in_fail(i, CDR_E_NOMEM, "arena allocation failed");
+    return NULL;
+  }
+  size_t out = 0;
+  int rc = i->opts.ncs_c == CDR_CS_UTF8 ? cdr_latin1_to_utf8(src, n, d, max, &out)
+                                        : cdr_utf8_to_latin1(src, n, d, max, &out);
+  if (rc != CDR_OK) {
+    cdr_in_fail(i, rc, "string not representable in the native code set");
+    return NULL;
+  }
+  d[out] = 0;
+  if (len)
+    *len = (uint32_t)out;
+  return (char *)d;
+}
+
 char *cdr_get_string(cdr_in *i, uint32_t *len)
 {
   const char *v;
@@ -430,7 +459,7 @@ char *cdr_get_string(cdr_in *i, uint32_t *len)
   if (cdr_get_string_view(i, &v, &n) != CDR_OK)
     return NULL;
   if (i->opts.ncs_c != i->opts.tcs_c)
-    return cdr__get_string_convert(i, v, n, len);
+    return get_string_convert(i, v, n, len);
   char *d = in_alloc(i, (size_t)n + 1, 1);
   if (!d)
     return NULL;

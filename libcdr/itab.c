@@ -11,45 +11,26 @@
  * and reuse do.  The slot is the top bits of a 32-bit hash (Fibonacci
  * hashing for integers and pointers, the top half of XXH3 for strings).
  *
- * Pools.  A released table's block goes to the releasing thread's pool
- * (thread-local, no lock; cdr_tables_set_pool() bounds it).  Since a block
+ * Pools.  A released table's block goes to the releasing thread's pool:
+ * its shelf of the per-thread cache (pool_impl.h: thread-local, no lock;
+ * cdr_tables_set_pool() or cdr_pool_set_config() bounds it).  Since a block
  * knows its allocator and capacity, it can be released on any thread and
- * reused by any table with the same allocator.  A pthread key destructor
- * hands a thread's blocks at its exit to a shared pool of slots, one per
- * 128-byte line: take is an atomic exchange, give a compare-and-set into an
- * empty slot, and a give that finds every slot full frees the block.
+ * reused by any table with the same allocator.  At thread exit the cache
+ * calls this module's client, which hands the thread's blocks to a shared
+ * pool of slots, one per 128-byte line: take is an atomic exchange, give a
+ * compare-and-set into an empty slot, and a give that finds every slot full
+ * frees the block.
  *
  * Statistics are per-thread counters written only by their thread (relaxed
  * atomic stores, no read-modify-write on the hot path) and summed on demand
  * over a registry of live threads plus the totals of exited ones.
  */
 #include "itab.h"
+#include "pool_impl.h"
 #include <pthread.h>
 #include <stdbool.h>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
-
-/* ---- Deliberately broken variants, only for checking that the tests catch
- * each bug (tests/check_itab.c): -DITAB_BROKEN_VARIANT=N.  Off by default. */
-#ifndef ITAB_BROKEN_VARIANT
-#define ITAB_BROKEN_VARIANT 0
-#endif
-#define BROKEN(v) (ITAB_BROKEN_VARIANT == (v))
-#define BRK_OLDEST_WINS 1       /* get() finds the oldest entry for a key */
-#define BRK_STALE_INDEX 2       /* a reused block keeps its index slots */
-#define BRK_DOUBLE_RELEASE 3    /* a second release pools the block again */
-#define BRK_NO_BOUNDARY 4       /* hashed get() scans only the first 8 entries */
-#define BRK_NO_ENTRY_CAP 5      /* blocks above max_entries are pooled */
-#define BRK_NO_TABLE_CAP 6      /* max_tables ignored (CDR_TABLES_POOL_MAX used) */
-#define BRK_NO_SHARED 7         /* thread exit frees instead of sharing */
-#define BRK_PUT_AFTER_RELEASE 8 /* put() works on a released table */
-#define BRK_PAIR_APPENDS 9      /* a present pair is appended again */
-#define BRK_OWNER_POOL 10       /* release pools into the thread that grew the table */
-#define BRK_LEAK_ON_GROW 11     /* growth does not free the old block */
-#define BRK_OOM_LOSES 12        /* a failed move to a block empties the table */
-#define BRK_POOL_OFF_IGNORED 13 /* disabling the pool does not stop pooling */
-#define BRK_EXIT_STRANDS 14     /* a release after the exit hook strands the block */
-/* ---- end of broken variants */
 
 #define ITAB_MIN_CAP 16u          /* first block: twice the inline entries */
 #define ITAB_MAX_CAP (1u << 26)   /* entries; well past any message limit */
@@ -57,15 +38,10 @@
 _Static_assert((SHARED_SLOTS & (SHARED_SLOTS - 1)) == 0, "shared slots: a power of two");
 _Static_assert(SHARED_SLOTS >= 2 && SHARED_SLOTS <= (1u << 16), "shared slots: 2..65536");
 
-struct itab_tpool;
-
 typedef struct cdr_itab_block {
   const cdr_allocator *a; /* frees the block; reused only with the same one */
   uint32_t cap;           /* entries: a power of two >= ITAB_MIN_CAP */
   uint32_t unused;
-#if BROKEN(BRK_OWNER_POOL)
-  struct itab_tpool *owner;
-#endif
   /* then: uintptr_t keys[cap], vals[cap];
    *       uint32_t hash[cap], kprev[cap], kidx[2 * cap], vidx[2 * cap] */
 } cdr_itab_block;
@@ -97,119 +73,81 @@ static inline bool str_eq(uintptr_t a, uintptr_t b)
   return a == b || strcmp((const char *)a, (const char *)b) == 0;
 }
 
-/* ------------------------------------------------------------------ pools */
+/* ------------------------------------------------------------------ statistics */
 
 enum {
   C_POOL_HITS, C_SHARED_HITS, C_ALLOCS, C_POOLED, C_SHARED_PUTS,
   C_FREED_OVER_CAP, C_FREED_FULL, C_FREES, C_N
 };
 
-enum { TP_NEW = 0, TP_LIVE, TP_GONE };
-
-typedef struct itab_tpool {
-  uint32_t count;                 /* blocks in blk[] */
-  uint32_t state;                 /* TP_NEW, TP_LIVE (exit hook set), TP_GONE */
-  struct itab_tpool *prev, *next; /* registry of live threads, under reg_lock */
+/* A thread's counts.  Linked in the registry while the thread's cache is
+ * entered (cache client enter to exit); a thread outside it counts straight
+ * into the totals of exited threads. */
+typedef struct itab_stats {
+  uint32_t live;                  /* in the registry */
+  struct itab_stats *prev, *next; /* registry of live threads, under reg_lock */
   uint64_t st[C_N];               /* written by the owner only, relaxed stores */
-  cdr_itab_block *blk[CDR_TABLES_POOL_MAX];
-} itab_tpool;
+} itab_stats;
 
-typedef struct itab_slot {
-  _Alignas(128) cdr_itab_block *b;
-} itab_slot;
+static __thread itab_stats tls_stats;
 
-static __thread itab_tpool tls_pool;
-
-static itab_slot shared_pool[SHARED_SLOTS];
-static int shared_n; /* blocks in shared_pool: a hint that skips scanning it empty */
-
-static int cfg_enabled = 1;
-static unsigned cfg_max_tables = CDR_TABLES_DEFAULT_MAX_TABLES;
-static unsigned cfg_max_entries = CDR_TABLES_DEFAULT_MAX_ENTRIES;
-
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-static pthread_key_t pool_key;
-static bool key_ok;
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static itab_tpool *reg_head;
+static itab_stats *reg_head;
 static uint64_t retired[C_N]; /* counts of exited or unregistered threads */
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
-static void count(itab_tpool *p, int c)
+static void count(itab_stats *p, int c)
 {
-  if (CDR_LIKELY(p->state == TP_LIVE))
+  if (CDR_LIKELY(p->live))
     __atomic_store_n(&p->st[c], p->st[c] + 1, __ATOMIC_RELAXED);
   else
     __atomic_add_fetch(&retired[c], 1, __ATOMIC_RELAXED);
 }
 
-static void tpool_exit(void *arg);
+/* ------------------------------------------------------------------ pools */
 
-static void key_create(void)
-{
-  key_ok = pthread_key_create(&pool_key, tpool_exit) == 0;
-}
+/* The thread's pool is its cache's shelf (pool_impl.h): tc->table_blocks,
+ * oldest first.  The shared pool is a ring of slots, one per 128-byte line:
+ * take is an atomic exchange, give a compare-and-set into an empty slot. */
+typedef struct itab_slot {
+  _Alignas(128) cdr_itab_block *b;
+} itab_slot;
 
-/* Without an exit hook the thread keeps no pool (TP_GONE): its releases go
- * straight to the shared pool, so nothing is stranded when it exits. */
-static __attribute__((noinline)) void tpool_register(itab_tpool *p)
-{
-  pthread_once(&key_once, key_create);
-  if (!key_ok || pthread_setspecific(pool_key, p) != 0) {
-    p->state = TP_GONE;
-    return;
-  }
-  pthread_mutex_lock(&reg_lock);
-  p->prev = NULL;
-  p->next = reg_head;
-  if (reg_head)
-    reg_head->prev = p;
-  reg_head = p;
-  p->state = TP_LIVE;
-  pthread_mutex_unlock(&reg_lock);
-}
+static itab_slot shared_pool[SHARED_SLOTS];
+static int shared_n; /* blocks in shared_pool: a hint that skips scanning it empty */
 
-static inline itab_tpool *tpool_self(void)
-{
-  itab_tpool *p = &tls_pool;
-  if (CDR_UNLIKELY(p->state == TP_NEW))
-    tpool_register(p);
-  return p;
-}
-
-static cdr_itab_block *block_alloc(itab_tpool *p, const cdr_allocator *a, uint32_t cap)
+static cdr_itab_block *block_alloc(itab_stats *p, const cdr_allocator *a, uint32_t cap)
 {
   if (cap > ITAB_MAX_CAP)
     return NULL;
   cdr_itab_block *b = cdr__malloc(a, sizeof *b + (size_t)cap * ITAB_ENTRY_BYTES);
   if (!b)
     return NULL;
-#if BROKEN(BRK_STALE_INDEX)
-  memset(b, 0, sizeof *b + (size_t)cap * ITAB_ENTRY_BYTES); /* only reused blocks are stale */
-#endif
   b->a = a;
   b->cap = cap;
   count(p, C_ALLOCS);
   return b;
 }
 
-static void block_free(itab_tpool *p, cdr_itab_block *b)
+static void block_free(itab_stats *p, cdr_itab_block *b)
 {
   const cdr_allocator *a = b->a;
   count(p, C_FREES);
   cdr__free(a, b);
 }
 
-static unsigned shared_home(const itab_tpool *p)
+/* Where a thread starts its scan of the shared pool: spread by the address
+ * of its cache, so that threads exiting together do not contend. */
+static unsigned shared_home(const cdr__tcache *tc)
 {
-  return hash_int((uintptr_t)p) >> (32 - __builtin_ctz(SHARED_SLOTS));
+  return hash_int((uintptr_t)tc) >> (32 - __builtin_ctz(SHARED_SLOTS));
 }
 
 /* Put B in an empty shared slot; false if every slot is full. */
-static bool shared_put(itab_tpool *p, cdr_itab_block *b)
+static bool shared_put(const cdr__tcache *tc, cdr_itab_block *b)
 {
-  unsigned h = shared_home(p);
+  unsigned h = shared_home(tc);
   for (unsigned i = 0; i < SHARED_SLOTS; i++) {
     itab_slot *s = &shared_pool[(h + i) & (SHARED_SLOTS - 1)];
     cdr_itab_block *expect = NULL;
@@ -223,11 +161,22 @@ static bool shared_put(itab_tpool *p, cdr_itab_block *b)
   return false;
 }
 
-static cdr_itab_block *shared_take(itab_tpool *p, const cdr_allocator *a)
+/* Hand B to the shared pool, or free it when the pool is full. */
+static void shared_give(const cdr__tcache *tc, itab_stats *p, cdr_itab_block *b)
+{
+  if (shared_put(tc, b)) {
+    count(p, C_SHARED_PUTS);
+  } else {
+    count(p, C_FREED_FULL);
+    block_free(p, b);
+  }
+}
+
+static cdr_itab_block *shared_take(const cdr__tcache *tc, itab_stats *p, const cdr_allocator *a)
 {
   if (LOAD(shared_n) <= 0)
     return NULL;
-  unsigned h = shared_home(p);
+  unsigned h = shared_home(tc);
   for (unsigned i = 0; i < SHARED_SLOTS; i++) {
     itab_slot *s = &shared_pool[(h + i) & (SHARED_SLOTS - 1)];
     if (LOAD(s->b) == NULL)
@@ -241,7 +190,7 @@ static cdr_itab_block *shared_take(itab_tpool *p, const cdr_allocator *a)
       return b;
     }
     /* Another allocator's block: give it back (it was never ours to use). */
-    if (!shared_put(p, b)) {
+    if (!shared_put(tc, b)) {
       count(p, C_FREED_FULL);
       block_free(p, b);
     }
@@ -257,88 +206,99 @@ static cdr_itab_block *shared_take(itab_tpool *p, const cdr_allocator *a)
  * before allocating); else a new one of MIN_CAP. */
 static cdr_itab_block *block_get(const cdr_allocator *a, uint32_t min_cap)
 {
-  itab_tpool *p = tpool_self();
+  cdr__tcache *tc = cdr__tcache_self();
+  itab_stats *p = &tls_stats;
   cdr_itab_block *b = NULL;
-  if (LOAD(cfg_enabled)) {
+  if (CDR__POOL_CFG(tables)) {
     uint32_t pick = UINT32_MAX;
-    for (uint32_t i = p->count; i-- > 0;) {
-      cdr_itab_block *x = p->blk[i];
+    for (uint32_t i = tc->ntable_blocks; i-- > 0;) {
+      cdr_itab_block *x = tc->table_blocks[i];
       if (x->a != a || x->cap < min_cap)
         continue;
       if (min_cap == ITAB_MIN_CAP) {
         pick = i; /* the newest */
         break;
       }
-      if (pick == UINT32_MAX || x->cap < p->blk[pick]->cap)
+      if (pick == UINT32_MAX || x->cap < tc->table_blocks[pick]->cap)
         pick = i;
     }
     if (pick != UINT32_MAX) {
-      b = p->blk[pick];
-      for (uint32_t j = pick + 1; j < p->count; j++) /* keep the order: newest last */
-        p->blk[j - 1] = p->blk[j];
-      p->count--;
+      b = tc->table_blocks[pick];
+      for (uint32_t j = pick + 1; j < tc->ntable_blocks; j++) /* keep the order: newest last */
+        tc->table_blocks[j - 1] = tc->table_blocks[j];
+      tc->ntable_blocks--;
       count(p, C_POOL_HITS);
       return b;
     }
-    if (min_cap == ITAB_MIN_CAP && (b = shared_take(p, a)) != NULL)
+    if (min_cap == ITAB_MIN_CAP && (b = shared_take(tc, p, a)) != NULL)
       return b;
   }
-  b = block_alloc(p, a, min_cap);
-#if BROKEN(BRK_OWNER_POOL)
-  if (b)
-    b->owner = p;
-#endif
-  return b;
+  return block_alloc(p, a, min_cap);
 }
 
-/* A released table's block. */
+/* A released table's block.  A thread whose cache is OFF (no exit hook, or
+ * after it ran) keeps nothing: the block goes to the shared pool. */
 static void block_put(cdr_itab_block *b)
 {
-  itab_tpool *p = tpool_self();
-#if BROKEN(BRK_OWNER_POOL)
-  if (b->owner)
-    p = b->owner;
-#endif
-  if (!LOAD(cfg_enabled) && !BROKEN(BRK_POOL_OFF_IGNORED)) {
+  cdr__tcache *tc = cdr__tcache_self();
+  itab_stats *p = &tls_stats;
+  if (!CDR__POOL_CFG(tables)) {
     block_free(p, b);
     return;
   }
-  if (b->cap > LOAD(cfg_max_entries) && !BROKEN(BRK_NO_ENTRY_CAP)) {
+  if (b->cap > CDR__POOL_CFG(table_max_entries)) {
     count(p, C_FREED_OVER_CAP);
     block_free(p, b);
     return;
   }
-  if (p->state != TP_LIVE && !BROKEN(BRK_EXIT_STRANDS)) {
-    if (shared_put(p, b)) {
-      count(p, C_SHARED_PUTS);
-    } else {
-      count(p, C_FREED_FULL);
-      block_free(p, b);
-    }
+  if (tc->state != CDR__TC_LIVE) {
+    shared_give(tc, p, b);
     return;
   }
-  unsigned max = BROKEN(BRK_NO_TABLE_CAP) ? CDR_TABLES_POOL_MAX : LOAD(cfg_max_tables);
-  if (p->count >= max) {
+  if (tc->ntable_blocks >= CDR__POOL_CFG(table_blocks)) {
     count(p, C_FREED_FULL);
     block_free(p, b);
     return;
   }
-  p->blk[p->count++] = b;
+  tc->table_blocks[tc->ntable_blocks++] = b;
   count(p, C_POOLED);
 }
 
-/* Thread exit (pthread key destructor): the thread's blocks go to the shared
- * pool, its counts to the totals of exited threads.  TLS is still valid
- * while key destructors run.  Later releases on this thread (from other
- * destructors) see TP_GONE and go to the shared pool directly. */
-static void tpool_exit(void *arg)
+/* The cache client (pool_impl.h). */
+
+static void tables_enter(cdr__tcache *tc)
 {
-  itab_tpool *p = arg;
-  bool share = LOAD(cfg_enabled) && !BROKEN(BRK_NO_SHARED);
-  unsigned max_entries = LOAD(cfg_max_entries);
-  for (uint32_t i = 0; i < p->count; i++) {
-    cdr_itab_block *b = p->blk[i];
-    if (share && b->cap <= max_entries && shared_put(p, b)) {
+  (void)tc;
+  itab_stats *p = &tls_stats;
+  pthread_mutex_lock(&reg_lock);
+  p->prev = NULL;
+  p->next = reg_head;
+  if (reg_head)
+    reg_head->prev = p;
+  reg_head = p;
+  p->live = 1;
+  pthread_mutex_unlock(&reg_lock);
+}
+
+static void tables_flush(cdr__tcache *tc)
+{
+  itab_stats *p = &tls_stats;
+  for (uint32_t i = 0; i < tc->ntable_blocks; i++)
+    block_free(p, tc->table_blocks[i]);
+  tc->ntable_blocks = 0;
+}
+
+/* Thread exit: the thread's blocks go to the shared pool, its counts to the
+ * totals of exited threads.  Later releases on this thread (from other
+ * destructors) find the cache OFF and go to the shared pool directly. */
+static void tables_exit(cdr__tcache *tc)
+{
+  itab_stats *p = &tls_stats;
+  bool share = CDR__POOL_CFG(tables);
+  unsigned max_entries = CDR__POOL_CFG(table_max_entries);
+  for (uint32_t i = 0; i < tc->ntable_blocks; i++) {
+    cdr_itab_block *b = tc->table_blocks[i];
+    if (share && b->cap <= max_entries && shared_put(tc, b)) {
       count(p, C_SHARED_PUTS);
     } else {
       if (share)
@@ -346,43 +306,32 @@ static void tpool_exit(void *arg)
       block_free(p, b);
     }
   }
-  p->count = 0;
+  tc->ntable_blocks = 0;
   pthread_mutex_lock(&reg_lock);
-  if (p->prev)
-    p->prev->next = p->next;
-  else
-    reg_head = p->next;
-  if (p->next)
-    p->next->prev = p->prev;
-  for (int c = 0; c < C_N; c++) {
-    __atomic_add_fetch(&retired[c], p->st[c], __ATOMIC_RELAXED);
-    __atomic_store_n(&p->st[c], 0, __ATOMIC_RELAXED);
+  if (p->live) {
+    if (p->prev)
+      p->prev->next = p->next;
+    else
+      reg_head = p->next;
+    if (p->next)
+      p->next->prev = p->prev;
+    for (int c = 0; c < C_N; c++) {
+      __atomic_add_fetch(&retired[c], p->st[c], __ATOMIC_RELAXED);
+      __atomic_store_n(&p->st[c], 0, __ATOMIC_RELAXED);
+    }
+    p->live = 0;
   }
-  p->state = TP_GONE;
   pthread_mutex_unlock(&reg_lock);
 }
 
+static const cdr__tcache_client tables_client = { tables_enter, tables_flush, tables_exit };
+
+static __attribute__((constructor)) void tables_register(void)
+{
+  cdr__tcache_add_client(&tables_client);
+}
+
 /* ------------------------------------------------------------------ public pool API */
-
-int cdr_tables_set_pool(int enabled, unsigned max_tables, unsigned max_entries)
-{
-  if (max_tables > CDR_TABLES_POOL_MAX)
-    return CDR_E_INVALID;
-  __atomic_store_n(&cfg_max_tables, max_tables, __ATOMIC_RELAXED);
-  __atomic_store_n(&cfg_max_entries, max_entries, __ATOMIC_RELAXED);
-  __atomic_store_n(&cfg_enabled, enabled ? 1 : 0, __ATOMIC_RELAXED);
-  return CDR_OK;
-}
-
-void cdr_tables_get_pool(int *enabled, unsigned *max_tables, unsigned *max_entries)
-{
-  if (enabled)
-    *enabled = LOAD(cfg_enabled);
-  if (max_tables)
-    *max_tables = LOAD(cfg_max_tables);
-  if (max_entries)
-    *max_entries = LOAD(cfg_max_entries);
-}
 
 void cdr_tables_get_stats(cdr_tables_stats *out)
 {
@@ -390,7 +339,7 @@ void cdr_tables_get_stats(cdr_tables_stats *out)
   pthread_mutex_lock(&reg_lock);
   for (int c = 0; c < C_N; c++)
     sum[c] = LOAD(retired[c]);
-  for (itab_tpool *p = reg_head; p; p = p->next)
+  for (itab_stats *p = reg_head; p; p = p->next)
     for (int c = 0; c < C_N; c++)
       sum[c] += LOAD(p->st[c]);
   pthread_mutex_unlock(&reg_lock);
@@ -403,22 +352,19 @@ void cdr_tables_get_stats(cdr_tables_stats *out)
   out->freed_over_cap = sum[C_FREED_OVER_CAP];
   out->freed_full = sum[C_FREED_FULL];
   out->frees = sum[C_FREES];
-  out->thread_pooled = tls_pool.count;
+  out->thread_pooled = cdr__tc.ntable_blocks;
   for (unsigned i = 0; i < SHARED_SLOTS; i++)
     out->shared_pooled += LOAD(shared_pool[i].b) != NULL;
 }
 
 void cdr_tables_flush_thread(void)
 {
-  itab_tpool *p = &tls_pool;
-  for (uint32_t i = 0; i < p->count; i++)
-    block_free(p, p->blk[i]);
-  p->count = 0;
+  tables_flush(&cdr__tc);
 }
 
 void cdr_tables_flush_shared(void)
 {
-  itab_tpool *p = &tls_pool;
+  itab_stats *p = &tls_stats;
   for (unsigned i = 0; i < SHARED_SLOTS; i++) {
     cdr_itab_block *b = __atomic_exchange_n(&shared_pool[i].b, NULL, __ATOMIC_ACQUIRE);
     if (b) {
@@ -489,7 +435,7 @@ static void key_sync(cdr_itab *t)
 {
   if (t->kn == t->n)
     return;
-  if (t->kn == 0 && !BROKEN(BRK_STALE_INDEX))
+  if (t->kn == 0)
     memset(t->kidx, 0, 2 * (size_t)t->cap * sizeof *t->kidx);
   if (t->kind == CDR_ITAB_PTR) {
     /* probe_key() written out for integer keys, with the table's fields in
@@ -540,12 +486,8 @@ static int itab_spill(cdr_itab *t)
 {
   if (!t->block) {
     cdr_itab_block *b = block_get(t->a, ITAB_MIN_CAP);
-    if (!b) {
-#if BROKEN(BRK_OOM_LOSES)
-      t->n = 0;
-#endif
+    if (!b)
       return CDR_E_NOMEM;
-    }
     itab_bind(t, b);
   }
   _Static_assert(sizeof t->ikeys == CDR_ITAB_INLINE * sizeof *t->keys, "inline keys");
@@ -567,14 +509,11 @@ static int itab_grow(cdr_itab *t)
    * needs them: past it, growth quadruples (half the allocations and a
    * third of the rehashing of doubling). */
   uint32_t ncap = 2 * t->cap;
-  if (ncap > LOAD(cfg_max_entries) && (uint64_t)t->cap * 4 <= ITAB_MAX_CAP)
+  if (ncap > CDR__POOL_CFG(table_max_entries) && (uint64_t)t->cap * 4 <= ITAB_MAX_CAP)
     ncap = 4 * t->cap;
   cdr_itab_block *b = block_get(t->a, ncap);
   if (!b)
     return CDR_E_NOMEM;
-#if BROKEN(BRK_OWNER_POOL)
-  b->owner = old->owner;
-#endif
   const uintptr_t *ok = t->keys, *ov = t->vals;
   const uint32_t *oh = t->hash;
   itab_bind(t, b);
@@ -583,9 +522,7 @@ static int itab_grow(cdr_itab *t)
   if (t->kind != CDR_ITAB_PTR)
     memcpy(t->hash, oh, t->n * sizeof *oh);
   index_shape(t);
-#if !BROKEN(BRK_LEAK_ON_GROW)
   block_put(old); /* pooled when within the caps: the next large table starts there */
-#endif
   return CDR_OK;
 }
 
@@ -596,7 +533,7 @@ static int itab_put_hashed(cdr_itab *t, uintptr_t k, uintptr_t v)
     key_sync(t);
     uint32_t sk, sv = UINT32_MAX;
     uint32_t ek = probe_key(t, k, h, &sk);
-    if (ek && !BROKEN(BRK_PAIR_APPENDS)) {
+    if (ek) {
       if (t->vals[ek - 1] == v)
         return CDR_OK;
       /* K is there with another value.  The pair is present only if V is
@@ -652,7 +589,7 @@ static __attribute__((noinline)) int itab_put_slow(cdr_itab *t, uintptr_t k, uin
 {
   if (t->mask != 0)
     return itab_put_hashed(t, k, v);
-  if (t->kind == CDR_ITAB_STR && !BROKEN(BRK_PAIR_APPENDS)) {
+  if (t->kind == CDR_ITAB_STR) {
     for (uint32_t i = 0; i < t->n; i++)
       if (t->ivals[i] == v && str_eq(t->ikeys[i], k)) /* values first: no strcmp */
         return CDR_OK;
@@ -665,7 +602,7 @@ int cdr_itab_put(cdr_itab *t, uintptr_t k, uintptr_t v)
 {
   uint32_t n = t->n;
   if (CDR_LIKELY(t->mask == 0 && t->kind == CDR_ITAB_PTR)) {
-    for (uint32_t i = 0; i < n && !BROKEN(BRK_PAIR_APPENDS); i++)
+    for (uint32_t i = 0; i < n; i++)
       if (t->ikeys[i] == k && t->ivals[i] == v)
         return CDR_OK;
     if (CDR_LIKELY(n < t->ilim)) {
@@ -720,10 +657,6 @@ int cdr_itab__get_or_add_slow(cdr_itab *t, uintptr_t k, uintptr_t v, uintptr_t *
   key_sync(t);
   uint32_t ek = probe_key(t, k, h, &sk);
   if (ek) {
-#if BROKEN(BRK_OLDEST_WINS)
-    while (t->kprev[ek - 1])
-      ek = t->kprev[ek - 1];
-#endif
     if (found)
       *found = t->vals[ek - 1];
     return 1;
@@ -759,15 +692,6 @@ static __attribute__((noinline)) int itab_get_slow(const cdr_itab *t, uintptr_t 
 {
   uint32_t e, s;
   if (t->mask == 0) {
-#if BROKEN(BRK_OLDEST_WINS)
-    for (uint32_t j = 0; j < t->n; j++)
-      if (str_eq(t->ikeys[j], k)) {
-        if (val)
-          *val = t->ivals[j];
-        return 1;
-      }
-    return 0;
-#endif
     for (uint32_t i = t->n; i-- > 0;)
       if (str_eq(t->ikeys[i], k)) {
         if (val)
@@ -776,24 +700,6 @@ static __attribute__((noinline)) int itab_get_slow(const cdr_itab *t, uintptr_t 
       }
     return 0;
   }
-#if BROKEN(BRK_NO_BOUNDARY)
-  for (uint32_t i = CDR_ITAB_INLINE; i-- > 0;)
-    if (key_eq(t, t->keys[i], k)) {
-      if (val)
-        *val = t->vals[i];
-      return 1;
-    }
-  return 0;
-#endif
-#if BROKEN(BRK_OLDEST_WINS)
-  for (uint32_t j = 0; j < t->n; j++)
-    if (key_eq(t, t->keys[j], k)) {
-      if (val)
-        *val = t->vals[j];
-      return 1;
-    }
-  return 0;
-#endif
   for (e = t->n; e > t->kn; e--)
     if (key_eq(t, t->keys[e - 1], k)) {
       if (val)
@@ -813,15 +719,6 @@ static __attribute__((noinline)) int itab_get_slow(const cdr_itab *t, uintptr_t 
 int cdr_itab_get(const cdr_itab *t, uintptr_t k, uintptr_t *val)
 {
   if (CDR_LIKELY(t->mask == 0 && t->kind == CDR_ITAB_PTR)) {
-#if BROKEN(BRK_OLDEST_WINS)
-    for (uint32_t j = 0; j < t->n; j++)
-      if (t->ikeys[j] == k) {
-        if (val)
-          *val = t->ivals[j];
-        return 1;
-      }
-    return 0;
-#endif
     for (uint32_t i = t->n; i-- > 0;)
       if (t->ikeys[i] == k) {
         if (val)
@@ -835,7 +732,7 @@ int cdr_itab_get(const cdr_itab *t, uintptr_t k, uintptr_t *val)
 
 int cdr_itab_find(cdr_itab *t, uintptr_t k, uintptr_t *val)
 {
-  if (t->mask != 0 && t->kn != t->n && !BROKEN(BRK_NO_BOUNDARY) && !BROKEN(BRK_OLDEST_WINS))
+  if (t->mask != 0 && t->kn != t->n)
     key_sync(t);
   return cdr_itab_get(t, k, val);
 }
@@ -879,17 +776,15 @@ void cdr_itab_clear(cdr_itab *t)
 
 void cdr_itab_release(cdr_itab *t)
 {
-  if (t->ilim == 0 && !BROKEN(BRK_DOUBLE_RELEASE))
+  if (t->ilim == 0)
     return;
   cdr_itab_block *b = t->block;
   t->n = 0;
   t->mask = 0;
   t->kn = 0;
   t->vn = 0;
-  if (!BROKEN(BRK_PUT_AFTER_RELEASE))
-    t->ilim = 0;
-  if (!BROKEN(BRK_DOUBLE_RELEASE))
-    t->block = NULL;
+  t->ilim = 0;
+  t->block = NULL;
   if (b)
     block_put(b);
 }

@@ -1,48 +1,8 @@
-/* out.c - the CDR output stream: growth, strings, wide strings, bulk
- * arrays, encapsulations.  The primitive writers are inline in cdr/out.h. */
-#include "internal.h"
-#include "pool.h"
-#include "ext.h"
+/* out.c - the CDR output stream: growth, strings (with their code set
+ * conversion), wide strings, bulk arrays, encapsulations.  The primitive writers are inline in cdr/out.h. */
+#include "stream_impl.h"
+#include "pool_impl.h"
 #include <cdr/out.h>
-
-/* The defaults, constant so that any thread may read them. */
-static const cdr_opts default_opts = {
-  .byte_order = CDR_HOST_ORDER,
-  .giop_major = 1,
-  .giop_minor = 2,
-  .tcs_c = CDR_CS_ISO8859_1,
-  .ncs_c = CDR_CS_ISO8859_1,
-  .tcs_w = CDR_CS_UTF16,
-  .max_string = 64u << 20,
-  .max_seq = 16u << 20,
-  .max_depth = 64,
-  .max_size = (size_t)1 << 30,
-  .flags = 0,
-  .alloc = NULL,
-};
-
-void cdr_opts_default(cdr_opts *o)
-{
-  *o = default_opts;
-}
-
-const cdr_opts *cdr__opts_defaults(void)
-{
-  return &default_opts;
-}
-
-int cdr__opts_check(const cdr_opts *o)
-{
-  if (o->byte_order > 1 || o->giop_major != 1 || o->giop_minor > 2)
-    return CDR_E_INVALID;
-  if (o->tcs_c != CDR_CS_ISO8859_1 && o->tcs_c != CDR_CS_UTF8)
-    return CDR_E_INVALID;
-  if (o->ncs_c != CDR_CS_ISO8859_1 && o->ncs_c != CDR_CS_UTF8)
-    return CDR_E_INVALID;
-  if (o->tcs_w != 0 && o->tcs_w != CDR_CS_UTF16 && o->tcs_w != CDR_CS_UCS2)
-    return CDR_E_INVALID;
-  return CDR_OK;
-}
 
 static int out_setup(cdr_out *o, const cdr_opts *opts)
 {
@@ -51,13 +11,13 @@ static int out_setup(cdr_out *o, const cdr_opts *opts)
   o->owned = o->closed = o->depth = 0;
   o->status = CDR_OK;
   o->ext = NULL;
-  int rc = CDR_OK;
-  if (opts) {
-    o->opts = *opts;
-    rc = cdr__opts_check(&o->opts);
-  } else {
-    o->opts = *cdr__opts_defaults();
+  if (!opts) {
+    o->opts = cdr__opts_defaults;
+    o->swap = o->opts.byte_order != CDR_HOST_ORDER;
+    return CDR_OK;
   }
+  o->opts = *opts;
+  int rc = cdr__opts_check(&o->opts);
   o->swap = o->opts.byte_order != CDR_HOST_ORDER;
   if (rc != CDR_OK)
     o->status = rc;
@@ -238,43 +198,6 @@ int cdr_out_patch_ulong(cdr_out *o, size_t pos, uint32_t v, int byte_order)
 
 /* ---------------------------------------------------------------- bulk */
 
-static void swap_copy(uint8_t *dst, const uint8_t *src, size_t n, size_t esize)
-{
-  switch (esize) {
-  case 2:
-    for (size_t k = 0; k < n; k++) {
-      uint16_t u;
-      memcpy(&u, src + 2 * k, 2);
-      u = __builtin_bswap16(u);
-      memcpy(dst + 2 * k, &u, 2);
-    }
-    break;
-  case 4:
-    for (size_t k = 0; k < n; k++) {
-      uint32_t u;
-      memcpy(&u, src + 4 * k, 4);
-      u = __builtin_bswap32(u);
-      memcpy(dst + 4 * k, &u, 4);
-    }
-    break;
-  case 8:
-    for (size_t k = 0; k < n; k++) {
-      uint64_t u;
-      memcpy(&u, src + 8 * k, 8);
-      u = __builtin_bswap64(u);
-      memcpy(dst + 8 * k, &u, 8);
-    }
-    break;
-  default:
-    memcpy(dst, src, n * esize);
-  }
-}
-
-void cdr__swap_copy(uint8_t *dst, const uint8_t *src, size_t n, size_t esize)
-{
-  swap_copy(dst, src, n, esize);
-}
-
 void cdr_put_array(cdr_out *o, const void *v, size_t n, size_t esize)
 {
   if (esize != 1 && esize != 2 && esize != 4 && esize != 8) {
@@ -291,7 +214,7 @@ void cdr_put_array(cdr_out *o, const void *v, size_t n, size_t esize)
   if (!p || !n)
     return;
   if (o->swap && esize > 1)
-    swap_copy(p, v, n, esize);
+    cdr__swap_copy(p, v, n, esize);
   else
     memcpy(p, v, n * esize);
 }
@@ -392,11 +315,52 @@ void cdr_put_fixed(cdr_out *o, const cdr_fixed *f)
 
 /* ---------------------------------------------------------------- strings */
 
+/* A string of LEN octets known to hold no NUL, whose native and
+ * transmission code sets differ (ISO-8859-1 <-> UTF-8): out of line, so
+ * that it stays out of the common path of put_string_nonul(). */
+static __attribute__((noinline)) void put_string_convert(cdr_out *o, const char *s, size_t len)
+{
+  const uint8_t *src = (const uint8_t *)s;
+  /* The exact converted size, so that a string that fits is not refused. */
+  size_t max;
+  if (o->opts.tcs_c == CDR_CS_UTF8) {
+    max = cdr_latin1_utf8_size(src, len);
+  } else {
+    int rc = cdr_utf8_count(src, len, &max);
+    if (rc != CDR_OK) {
+      cdr_out_fail(o, rc);
+      return;
+    }
+  }
+  if (max >= UINT32_MAX) {
+    cdr_out_fail(o, CDR_E_LIMIT);
+    return;
+  }
+  size_t at = o->pos;
+  uint8_t *p = cdr_out__reserve(o, 4 + max + 1, 4);
+  if (!p)
+    return;
+  size_t n = 0;
+  int rc = o->opts.tcs_c == CDR_CS_UTF8 ? cdr_latin1_to_utf8(src, len, p + 4, max, &n)
+                                        : cdr_utf8_to_latin1(src, len, p + 4, max, &n);
+  if (rc != CDR_OK) {
+    o->pos = at;
+    cdr_out_fail(o, rc);
+    return;
+  }
+  uint32_t lf = (uint32_t)n + 1;
+  if (o->swap)
+    lf = __builtin_bswap32(lf);
+  memcpy(p, &lf, 4);
+  p[4 + n] = 0;
+  o->pos = (size_t)(p - o->buf) + 4 + n + 1;
+}
+
 /* A string of LEN octets known to hold no NUL. */
 static void put_string_nonul(cdr_out *o, const char *s, size_t len)
 {
   if (o->opts.ncs_c != o->opts.tcs_c) {
-    cdr__put_string_convert(o, s, len);
+    put_string_convert(o, s, len);
     return;
   }
   if (len >= UINT32_MAX) {

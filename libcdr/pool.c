@@ -1,75 +1,174 @@
-/* pool.c - per-thread pools of output buffers and decode arenas.
+/* pool.c - the per-thread cache (pool_impl.h), its settings (cdr/pool.h),
+ * and its own shelves: output buffers and decode arenas.
  *
- * Each thread keeps a few buffers and arenas in thread-local storage, so
- * that taking and returning one needs no lock.  Objects may be returned on
- * another thread than the one that took them: they simply join that
- * thread's pool.  At thread exit a pthread key destructor frees what the
- * thread kept.  Buffers larger than CDR_BUF_POOL_MAX_CAP and arenas holding
- * more than CDR_ARENA_POOL_MAX_BYTES are freed rather than kept, so one
- * huge message does not pin memory.
+ * One pthread key, made once, whose destructor is the one thread-exit hook
+ * of every shelf: it turns the cache OFF, lets each registered client free
+ * or hand on its shelf, then frees the buffers and arenas.
  */
-#include "pool.h"
-#include "ext.h"
+#include "pool_impl.h"
 #include <pthread.h>
-#include <cdr/arena.h>
-#include <cdr/tables.h>
+#include <stdbool.h>
 
-typedef struct thread_pool {
-  void *bufs[CDR_BUF_POOL_SLOTS];
-  size_t caps[CDR_BUF_POOL_SLOTS];
-  unsigned nbufs;
-  cdr_arena *arenas[CDR_ARENA_POOL_SLOTS];
-  unsigned narenas;
-} thread_pool;
+__thread cdr__tcache cdr__tc;
 
-static __thread thread_pool tls_pool;
-static __thread int tls_registered;
-static pthread_key_t pool_key;
-static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
-
-static void pool_flush(thread_pool *tp)
-{
-  for (unsigned k = 0; k < tp->nbufs; k++)
-    cdr__free(NULL, tp->bufs[k]);
-  tp->nbufs = 0;
-  for (unsigned k = 0; k < tp->narenas; k++) {
-    cdr_arena_free(tp->arenas[k]);
-    cdr__free(NULL, tp->arenas[k]);
+#define POOL_DEFAULTS                                      \
+  {                                                        \
+    .buffers = CDR_POOL_DEFAULT_BUFFERS,                   \
+    .buffer_max_bytes = CDR_POOL_DEFAULT_BUFFER_MAX_BYTES, \
+    .arenas = CDR_POOL_DEFAULT_ARENAS,                     \
+    .arena_max_bytes = CDR_POOL_DEFAULT_ARENA_MAX_BYTES,   \
+    .value_states = CDR_POOL_DEFAULT_VALUE_STATES,         \
+    .tables = 1,                                           \
+    .table_blocks = CDR_TABLES_DEFAULT_MAX_TABLES,         \
+    .table_max_entries = CDR_TABLES_DEFAULT_MAX_ENTRIES,   \
   }
-  tp->narenas = 0;
+
+cdr_pool_config cdr__pool_cfg = POOL_DEFAULTS;
+
+/* ------------------------------------------------------------------ the cache */
+
+#define MAX_CLIENTS 4
+static const cdr__tcache_client *clients[MAX_CLIENTS];
+static unsigned nclients;
+
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t key;
+static bool key_ok;
+
+void cdr__tcache_add_client(const cdr__tcache_client *c)
+{
+  unsigned n = __atomic_fetch_add(&nclients, 1, __ATOMIC_RELAXED);
+  if (n < MAX_CLIENTS)
+    __atomic_store_n(&clients[n], c, __ATOMIC_RELEASE);
 }
 
-static void pool_thread_exit(void *arg)
+static unsigned clients_n(void)
 {
-  pool_flush(arg);
+  unsigned n = __atomic_load_n(&nclients, __ATOMIC_ACQUIRE);
+  return n < MAX_CLIENTS ? n : MAX_CLIENTS;
 }
 
-static void pool_key_create(void)
+static void own_flush(cdr__tcache *tc)
 {
-  (void)pthread_key_create(&pool_key, pool_thread_exit);
-}
-
-static thread_pool *pool_self(void)
-{
-  thread_pool *tp = &tls_pool;
-  if (__builtin_expect(!tls_registered, 0)) {
-    pthread_once(&pool_once, pool_key_create);
-    (void)pthread_setspecific(pool_key, tp);
-    tls_registered = 1;
+  for (unsigned k = 0; k < tc->nbufs; k++)
+    cdr__free(NULL, tc->bufs[k]);
+  tc->nbufs = 0;
+  for (unsigned k = 0; k < tc->narenas; k++) {
+    cdr_arena_free(tc->arenas[k]);
+    cdr__free(NULL, tc->arenas[k]);
   }
-  return tp;
+  tc->narenas = 0;
 }
+
+/* The key's destructor.  TLS is still valid while key destructors run.
+ * OFF first: what the clients' exit functions, or destructors of other keys
+ * that run later, release is not kept any more. */
+static void tcache_exit(void *arg)
+{
+  cdr__tcache *tc = arg;
+  tc->state = CDR__TC_OFF;
+  for (unsigned k = 0, n = clients_n(); k < n; k++)
+    clients[k]->exit(tc);
+  own_flush(tc);
+}
+
+static void key_create(void)
+{
+  key_ok = pthread_key_create(&key, tcache_exit) == 0;
+}
+
+__attribute__((noinline)) int cdr__tcache_enter(cdr__tcache *tc)
+{
+  pthread_once(&key_once, key_create);
+  if (!key_ok || pthread_setspecific(key, tc) != 0) {
+    tc->state = CDR__TC_OFF;
+    return 0;
+  }
+  tc->state = CDR__TC_LIVE;
+  for (unsigned k = 0, n = clients_n(); k < n; k++)
+    if (clients[k]->enter)
+      clients[k]->enter(tc);
+  return 1;
+}
+
+void cdr_pool_flush(void)
+{
+  cdr__tcache *tc = &cdr__tc;
+  own_flush(tc);
+  for (unsigned k = 0, n = clients_n(); k < n; k++)
+    clients[k]->flush(tc);
+}
+
+/* ------------------------------------------------------------------ settings */
+
+void cdr_pool_config_default(cdr_pool_config *c)
+{
+  *c = (cdr_pool_config)POOL_DEFAULTS;
+}
+
+#define CFG_STORE(field, v) __atomic_store_n(&cdr__pool_cfg.field, (v), __ATOMIC_RELAXED)
+
+static void tables_store(int enabled, unsigned max_tables, unsigned max_entries)
+{
+  CFG_STORE(table_blocks, max_tables);
+  CFG_STORE(table_max_entries, max_entries);
+  CFG_STORE(tables, enabled ? 1 : 0);
+}
+
+int cdr_pool_set_config(const cdr_pool_config *c)
+{
+  if (!c || c->buffers > CDR_POOL_MAX_BUFFERS || c->arenas > CDR_POOL_MAX_ARENAS
+      || c->value_states > CDR_POOL_MAX_VALUE_STATES || c->table_blocks > CDR_TABLES_POOL_MAX)
+    return CDR_E_INVALID;
+  CFG_STORE(buffers, c->buffers);
+  CFG_STORE(buffer_max_bytes, c->buffer_max_bytes);
+  CFG_STORE(arenas, c->arenas);
+  CFG_STORE(arena_max_bytes, c->arena_max_bytes);
+  CFG_STORE(value_states, c->value_states);
+  tables_store(c->tables, c->table_blocks, c->table_max_entries);
+  return CDR_OK;
+}
+
+void cdr_pool_get_config(cdr_pool_config *c)
+{
+  c->buffers = CDR__POOL_CFG(buffers);
+  c->buffer_max_bytes = CDR__POOL_CFG(buffer_max_bytes);
+  c->arenas = CDR__POOL_CFG(arenas);
+  c->arena_max_bytes = CDR__POOL_CFG(arena_max_bytes);
+  c->value_states = CDR__POOL_CFG(value_states);
+  cdr_tables_get_pool(&c->tables, &c->table_blocks, &c->table_max_entries);
+}
+
+int cdr_tables_set_pool(int enabled, unsigned max_tables, unsigned max_entries)
+{
+  if (max_tables > CDR_TABLES_POOL_MAX)
+    return CDR_E_INVALID;
+  tables_store(enabled, max_tables, max_entries);
+  return CDR_OK;
+}
+
+void cdr_tables_get_pool(int *enabled, unsigned *max_tables, unsigned *max_entries)
+{
+  if (enabled)
+    *enabled = CDR__POOL_CFG(tables);
+  if (max_tables)
+    *max_tables = CDR__POOL_CFG(table_blocks);
+  if (max_entries)
+    *max_entries = CDR__POOL_CFG(table_max_entries);
+}
+
+/* ------------------------------------------------------------------ buffers */
 
 void *cdr__buf_get(size_t min, size_t *cap)
 {
-  thread_pool *tp = pool_self();
-  for (unsigned k = tp->nbufs; k-- > 0;) {
-    if (tp->caps[k] >= min) {
-      void *b = tp->bufs[k];
-      *cap = tp->caps[k];
-      tp->nbufs--;
-      tp->bufs[k] = tp->bufs[tp->nbufs];
-      tp->caps[k] = tp->caps[tp->nbufs];
+  cdr__tcache *tc = &cdr__tc; /* a cache never entered has no buffers */
+  for (unsigned k = tc->nbufs; k-- > 0;) {
+    if (tc->caps[k] >= min) {
+      void *b = tc->bufs[k];
+      *cap = tc->caps[k];
+      tc->nbufs--;
+      tc->bufs[k] = tc->bufs[tc->nbufs];
+      tc->caps[k] = tc->caps[tc->nbufs];
       return b;
     }
   }
@@ -84,36 +183,38 @@ void cdr__buf_put(void *buf, size_t cap)
 {
   if (!buf)
     return;
-  thread_pool *tp = pool_self();
-  if (cap > CDR_BUF_POOL_MAX_CAP) {
+  cdr__tcache *tc = &cdr__tc;
+  if (cap > CDR__POOL_CFG(buffer_max_bytes) || !cdr__tcache_live(tc)) {
     cdr__free(NULL, buf);
     return;
   }
-  if (tp->nbufs == CDR_BUF_POOL_SLOTS) {
+  if (tc->nbufs >= CDR__POOL_CFG(buffers)) {
     /* Keep the larger buffers: they save more reallocations. */
     unsigned smallest = 0;
-    for (unsigned k = 1; k < tp->nbufs; k++)
-      if (tp->caps[k] < tp->caps[smallest])
+    for (unsigned k = 1; k < tc->nbufs; k++)
+      if (tc->caps[k] < tc->caps[smallest])
         smallest = k;
-    if (tp->caps[smallest] >= cap) {
+    if (!tc->nbufs || tc->caps[smallest] >= cap) {
       cdr__free(NULL, buf);
       return;
     }
-    cdr__free(NULL, tp->bufs[smallest]);
-    tp->bufs[smallest] = buf;
-    tp->caps[smallest] = cap;
+    cdr__free(NULL, tc->bufs[smallest]);
+    tc->bufs[smallest] = buf;
+    tc->caps[smallest] = cap;
     return;
   }
-  tp->bufs[tp->nbufs] = buf;
-  tp->caps[tp->nbufs] = cap;
-  tp->nbufs++;
+  tc->bufs[tc->nbufs] = buf;
+  tc->caps[tc->nbufs] = cap;
+  tc->nbufs++;
 }
+
+/* ------------------------------------------------------------------ arenas */
 
 cdr_arena *cdr_arena_get(void)
 {
-  thread_pool *tp = pool_self();
-  if (tp->narenas)
-    return tp->arenas[--tp->narenas];
+  cdr__tcache *tc = &cdr__tc;
+  if (tc->narenas)
+    return tc->arenas[--tc->narenas];
   cdr_arena *a = cdr__malloc(NULL, sizeof *a);
   if (a)
     cdr_arena_init(a, NULL);
@@ -124,20 +225,13 @@ void cdr_arena_put(cdr_arena *a)
 {
   if (!a)
     return;
-  thread_pool *tp = pool_self();
+  cdr__tcache *tc = &cdr__tc;
   cdr_arena_reset(a);
-  if (tp->narenas == CDR_ARENA_POOL_SLOTS || a->alloc != cdr_mem_global()
-      || a->block_size > CDR_ARENA_POOL_MAX_BYTES) {
+  if (tc->narenas >= CDR__POOL_CFG(arenas) || a->alloc != cdr_mem_global()
+      || a->block_size > CDR__POOL_CFG(arena_max_bytes) || !cdr__tcache_live(tc)) {
     cdr_arena_free(a);
     cdr__free(NULL, a);
     return;
   }
-  tp->arenas[tp->narenas++] = a;
-}
-
-void cdr_pool_flush(void)
-{
-  pool_flush(pool_self());
-  cdr__value_pool_flush();
-  cdr_tables_flush_thread();
+  tc->arenas[tc->narenas++] = a;
 }

@@ -25,7 +25,7 @@
 #define CDR_VALUE_IMPL_H
 
 #include "internal.h"
-#include "ext.h"
+#include "stream_impl.h"
 #include "itab.h"
 #include "internal_type.h"
 #include <cdr/value.h>

@@ -3,7 +3,7 @@
  * its tables give their arrays to the per-thread table pool when the stream
  * closes, and the states themselves go to a small per-thread pool. */
 #include "value_impl.h"
-#include <pthread.h>
+#include "pool_impl.h"
 
 void cdr_value_opts_default(cdr_value_opts *v)
 {
@@ -26,15 +26,9 @@ static void vstate_reset(void *self)
   s->reentry = 0;
 }
 
-/* A few released states per thread, so that a stream per call allocates
- * nothing in steady state. */
-#define VSTATE_POOL 4
-static __thread vstate *vstate_pool[VSTATE_POOL];
-static __thread unsigned vstate_pooled;
-static pthread_key_t vstate_key;
-static pthread_once_t vstate_once = PTHREAD_ONCE_INIT;
-static __thread int vstate_registered;
-
+/* A few released states per thread, on their shelf of the per-thread cache
+ * (pool_impl.h), so that a stream per call allocates nothing in steady
+ * state. */
 static void vstate_destroy(vstate *s)
 {
   if (s->frames != s->inline_frames)
@@ -42,38 +36,35 @@ static void vstate_destroy(vstate *s)
   cdr__free(s->alloc, s);
 }
 
-static void vstate_thread_exit(void *arg)
+/* The cache client: cdr_pool_flush() and thread exit free the shelf. */
+static void vstate_shelf_free(cdr__tcache *tc)
 {
-  (void)arg;
-  while (vstate_pooled)
-    vstate_destroy(vstate_pool[--vstate_pooled]);
+  while (tc->nvalue_states)
+    vstate_destroy(tc->value_states[--tc->nvalue_states]);
 }
 
-static void vstate_key_make(void) { (void)pthread_key_create(&vstate_key, vstate_thread_exit); }
+static const cdr__tcache_client vstate_client = { NULL, vstate_shelf_free, vstate_shelf_free };
+
+static __attribute__((constructor)) void vstate_register(void)
+{
+  cdr__tcache_add_client(&vstate_client);
+}
 
 static void vstate_release(void *self)
 {
   vstate *s = self;
+  cdr__tcache *tc = &cdr__tc;
   cdr_itab_release(&s->values);
   for (unsigned k = 0; k < 3; k++)
     if (s->aux_live & (1u << k))
       cdr_itab_release(&s->aux[k]);
   s->aux_live = 0;
-  if (s->alloc == cdr_mem_global() && vstate_pooled < VSTATE_POOL) {
-    if (!vstate_registered) {
-      pthread_once(&vstate_once, vstate_key_make);
-      (void)pthread_setspecific(vstate_key, (void *)1);
-      vstate_registered = 1;
-    }
-    vstate_pool[vstate_pooled++] = s;
+  if (s->alloc == cdr_mem_global() && tc->nvalue_states < CDR__POOL_CFG(value_states)
+      && cdr__tcache_live(tc)) {
+    tc->value_states[tc->nvalue_states++] = s;
     return;
   }
   vstate_destroy(s);
-}
-
-void cdr__value_pool_flush(void)
-{
-  vstate_thread_exit(NULL);
 }
 
 /* A state for a stream; STRINGS: how repository IDs and codebases are keyed
@@ -82,8 +73,9 @@ static vstate *vstate_new(const cdr_allocator *alloc, cdr_itab_kind strings)
 {
   const cdr_allocator *a = cdr__alloc_or_global(alloc);
   vstate *s = NULL;
-  if (a == cdr_mem_global() && vstate_pooled)
-    s = vstate_pool[--vstate_pooled];
+  cdr__tcache *tc = &cdr__tc;
+  if (a == cdr_mem_global() && tc->nvalue_states)
+    s = tc->value_states[--tc->nvalue_states];
   if (!s) {
     s = cdr__malloc(a, sizeof *s);
     if (!s)

@@ -6,6 +6,7 @@
  * its objects are closed and freed. */
 #include <check.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -689,6 +690,375 @@ START_TEST(test_alloc_global_pools_reuse)
 }
 END_TEST
 
+/* --------------------------------------------------------- pool settings */
+
+/* Each test below starts and ends with the default settings, empty pools
+ * and the libc allocator (Check may run the tests in one process). */
+static void value_plans_built(void);
+
+static void pools_reset(void)
+{
+  value_plans_built();
+  cdr_pool_config d;
+  cdr_pool_config_default(&d);
+  ck_assert_int_eq(cdr_pool_set_config(&d), CDR_OK);
+  if (cdr_mem_global() == &g_mem.alloc)
+    cdr_pool_flush();
+  cdr_mem_set_global(NULL);
+  cdr_pool_flush();
+}
+
+/* A stream over the global allocator writing N octets, closed. */
+static void stream_round(size_t n)
+{
+  cdr_out o;
+  ck_assert_int_eq(cdr_out_init(&o, NULL), CDR_OK);
+  for (size_t k = 0; k < n / 4; k++)
+    cdr_put_ulong(&o, (uint32_t)k);
+  ck_assert_int_eq(cdr_out_status(&o), CDR_OK);
+  cdr_out_close(&o);
+}
+
+/* An arena from the pool, N octets allocated from it (none: 0), put back. */
+static void arena_round(size_t n)
+{
+  cdr_arena *a = cdr_arena_get();
+  ck_assert_ptr_nonnull(a);
+  if (n)
+    ck_assert_ptr_nonnull(cdr_arena_alloc(a, n, 8));
+  cdr_arena_put(a);
+}
+
+typedef struct PNode {
+  cdr_value hdr;
+  int32_t id;
+} PNode;
+static const cdr_member PNode_members[] = { CDR_MEMBER(PNode, id, &cdr_type_long) };
+static cdr_value_type PNode_vt = { .name = "PNode", .repo_id = "IDL:Test/PNode:1.0",
+                                   .members = PNode_members, .nmembers = 1,
+                                   .size = sizeof(PNode), .align = _Alignof(PNode) };
+
+/* PNode's walk plan, built on first use and kept on its descriptor (not a
+ * pool's business): built before any counting starts. */
+static void value_plans_built(void)
+{
+  int st;
+  ck_assert_ptr_nonnull(cdr_value_type_plan(&PNode_vt, &st));
+}
+
+/* A stream that writes one value (its value state from the pool), closed. */
+static void value_round(size_t id)
+{
+  PNode v = { .hdr.type = &PNode_vt, .id = (int32_t)id };
+  cdr_out o;
+  ck_assert_int_eq(cdr_out_init(&o, NULL), CDR_OK);
+  ck_assert_int_eq(cdr_put_value(&o, &PNode_vt, &v), CDR_OK);
+  cdr_out_close(&o);
+}
+
+/* Start counting every allocation through the global allocator. */
+static void count_global(void)
+{
+  cdr_pool_flush();
+  cdr_mem_counter_init(&g_mem, NULL);
+  cdr_mem_set_global(&g_mem.alloc);
+}
+
+/* GOT must hold exactly the settings of WANT. */
+static void assert_config(const cdr_pool_config *got, const cdr_pool_config *want)
+{
+  ck_assert_uint_eq(got->buffers, want->buffers);
+  ck_assert_uint_eq(got->buffer_max_bytes, want->buffer_max_bytes);
+  ck_assert_uint_eq(got->arenas, want->arenas);
+  ck_assert_uint_eq(got->arena_max_bytes, want->arena_max_bytes);
+  ck_assert_uint_eq(got->value_states, want->value_states);
+  ck_assert_int_eq(got->tables, want->tables);
+  ck_assert_uint_eq(got->table_blocks, want->table_blocks);
+  ck_assert_uint_eq(got->table_max_entries, want->table_max_entries);
+}
+
+START_TEST(test_pool_config_defaults)
+{
+  pools_reset();
+  cdr_pool_config d, c;
+  memset(&d, 0xff, sizeof d);
+  cdr_pool_config_default(&d);
+  ck_assert_uint_eq(d.buffers, 4);
+  ck_assert_uint_eq(d.buffer_max_bytes, 4u << 20);
+  ck_assert_uint_eq(d.arenas, 4);
+  ck_assert_uint_eq(d.arena_max_bytes, 1u << 20);
+  ck_assert_uint_eq(d.value_states, 4);
+  ck_assert_int_eq(d.tables, 1);
+  ck_assert_uint_eq(d.table_blocks, 8);
+  ck_assert_uint_eq(d.table_max_entries, 1024);
+  memset(&c, 0xff, sizeof c);
+  cdr_pool_get_config(&c); /* what the library starts with */
+  assert_config(&c, &d);
+}
+END_TEST
+
+/* A count over its maximum is refused and changes nothing; the maximum
+ * itself is taken; the table settings are the ones cdr_tables_set_pool()
+ * sets, and it leaves the others alone. */
+START_TEST(test_pool_config_set_get)
+{
+  pools_reset();
+  cdr_pool_config c, got;
+  cdr_pool_config_default(&c);
+  c.buffers = CDR_POOL_MAX_BUFFERS + 1;
+  ck_assert_int_eq(cdr_pool_set_config(&c), CDR_E_INVALID);
+  cdr_pool_config_default(&c);
+  c.arenas = CDR_POOL_MAX_ARENAS + 1;
+  c.buffers = 1; /* must not be applied either */
+  ck_assert_int_eq(cdr_pool_set_config(&c), CDR_E_INVALID);
+  cdr_pool_config_default(&c);
+  c.value_states = CDR_POOL_MAX_VALUE_STATES + 1;
+  ck_assert_int_eq(cdr_pool_set_config(&c), CDR_E_INVALID);
+  cdr_pool_config_default(&c);
+  c.table_blocks = CDR_TABLES_POOL_MAX + 1;
+  ck_assert_int_eq(cdr_pool_set_config(&c), CDR_E_INVALID);
+  ck_assert_int_eq(cdr_pool_set_config(NULL), CDR_E_INVALID);
+  cdr_pool_get_config(&got);
+  cdr_pool_config_default(&c);
+  assert_config(&got, &c);
+
+  c = (cdr_pool_config){ .buffers = CDR_POOL_MAX_BUFFERS, .buffer_max_bytes = 12345,
+                         .arenas = CDR_POOL_MAX_ARENAS, .arena_max_bytes = 0,
+                         .value_states = CDR_POOL_MAX_VALUE_STATES, .tables = 7,
+                         .table_blocks = CDR_TABLES_POOL_MAX, .table_max_entries = 16 };
+  ck_assert_int_eq(cdr_pool_set_config(&c), CDR_OK);
+  cdr_pool_get_config(&got);
+  cdr_pool_config want = { .buffers = 16, .buffer_max_bytes = 12345, .arenas = 16,
+                           .arena_max_bytes = 0, .value_states = 16,
+                           .tables = 1, /* non-zero reads back as 1 */
+                           .table_blocks = 32, .table_max_entries = 16 };
+  assert_config(&got, &want);
+  int en = -1;
+  unsigned mt = 0, me = 0;
+  cdr_tables_get_pool(&en, &mt, &me);
+  ck_assert_int_eq(en, 1);
+  ck_assert_uint_eq(mt, 32);
+  ck_assert_uint_eq(me, 16);
+
+  ck_assert_int_eq(cdr_tables_set_pool(0, 3, 64), CDR_OK);
+  cdr_pool_get_config(&got);
+  want.tables = 0;
+  want.table_blocks = 3;
+  want.table_max_entries = 64;
+  assert_config(&got, &want);
+  pools_reset();
+}
+END_TEST
+
+/* Run ROUND(N): the global allocator must then have been asked for DELTA
+ * more blocks and hold LIVE. */
+static void expect_round(void (*round)(size_t), size_t n, uint64_t delta, int64_t live)
+{
+  uint64_t before = g_mem.attempts;
+  round(n);
+  ck_assert_uint_eq(g_mem.attempts - before, delta);
+  ck_assert_int_eq(g_mem.live, live);
+}
+
+static void set_config(const cdr_pool_config *c)
+{
+  ck_assert_int_eq(cdr_pool_set_config(c), CDR_OK);
+}
+
+/* Buffer slots and the largest buffer kept decide what a close frees. */
+START_TEST(test_pool_config_buffers)
+{
+  pools_reset();
+  count_global();
+  /* Default: the 8 KiB buffer is kept, and the next stream reuses it. */
+  expect_round(stream_round, 4000, 1, 1);
+  expect_round(stream_round, 4000, 0, 1);
+
+  /* 0 slots: every close frees its buffer (the one kept stays until taken). */
+  cdr_pool_config c;
+  cdr_pool_config_default(&c);
+  c.buffers = 0;
+  set_config(&c);
+  expect_round(stream_round, 4000, 0, 0); /* takes the kept buffer, frees it */
+  for (int round = 0; round < 3; round++)
+    expect_round(stream_round, 4000, 1, 0);
+
+  /* 2 slots: of three buffers closed together, two are kept. */
+  c.buffers = 2;
+  set_config(&c);
+  cdr_out o[3];
+  for (int k = 0; k < 3; k++) {
+    ck_assert_int_eq(cdr_out_init(&o[k], NULL), CDR_OK);
+    cdr_put_ulong(&o[k], 1);
+  }
+  ck_assert_int_eq(g_mem.live, 3);
+  for (int k = 0; k < 3; k++)
+    cdr_out_close(&o[k]);
+  ck_assert_int_eq(g_mem.live, 2);
+  cdr_pool_flush();
+  ck_assert_int_eq(g_mem.live, 0);
+
+  /* Largest buffer kept 8 KiB: one grown to 16 KiB (a reallocation) is
+   * freed, an 8 KiB one kept. */
+  c.buffers = 4;
+  c.buffer_max_bytes = 8192;
+  set_config(&c);
+  expect_round(stream_round, 10000, 2, 0);
+  expect_round(stream_round, 4000, 1, 1);
+  pools_reset();
+  ck_assert_int_eq(g_mem.live, 0);
+}
+END_TEST
+
+/* Arena slots and the largest next block decide what cdr_arena_put() keeps. */
+START_TEST(test_pool_config_arenas)
+{
+  pools_reset();
+  count_global();
+  /* Default: the arena and its 4 KiB block are kept, and reused. */
+  expect_round(arena_round, 100, 2, 2);
+  expect_round(arena_round, 100, 0, 2);
+  cdr_pool_flush();
+  ck_assert_int_eq(g_mem.live, 0);
+
+  /* 0 slots: every put frees the arena. */
+  cdr_pool_config c;
+  cdr_pool_config_default(&c);
+  c.arenas = 0;
+  set_config(&c);
+  expect_round(arena_round, 100, 2, 0);
+  expect_round(arena_round, 100, 2, 0);
+
+  /* Largest next block 4 KiB: an arena that allocated nothing (next block
+   * 4 KiB) is kept, one with a 4 KiB block (next one 8 KiB) freed; at 8 KiB
+   * that one is kept too. */
+  c.arenas = 4;
+  c.arena_max_bytes = 4096;
+  set_config(&c);
+  expect_round(arena_round, 0, 1, 1);
+  expect_round(arena_round, 100, 1, 0); /* the kept arena, a new block */
+  c.arena_max_bytes = 8192;
+  set_config(&c);
+  expect_round(arena_round, 100, 2, 2);
+  pools_reset();
+  ck_assert_int_eq(g_mem.live, 0);
+}
+END_TEST
+
+/* Value-state slots decide whether a value stream's close keeps its state
+ * (buffers are not kept here, so what stays is the state alone). */
+START_TEST(test_pool_config_value_states)
+{
+  pools_reset();
+  cdr_pool_config c;
+  cdr_pool_config_default(&c);
+  c.buffers = 0;
+  set_config(&c);
+  value_round(1); /* anything made once per process, before counting */
+  count_global();
+  expect_round(value_round, 2, 2, 1); /* the buffer and the state; the state kept */
+  expect_round(value_round, 3, 1, 1); /* the buffer only */
+  cdr_pool_flush();
+  ck_assert_int_eq(g_mem.live, 0);
+
+  c.value_states = 0;
+  set_config(&c);
+  expect_round(value_round, 4, 2, 0);
+  expect_round(value_round, 5, 2, 0);
+  pools_reset();
+}
+END_TEST
+
+/* At thread exit the one exit hook frees every shelf: nothing the thread
+ * kept stays live. */
+static void *pools_thread(void *arg)
+{
+  (void)arg;
+  stream_round(4000);
+  arena_round(100);
+  value_round(1);
+  return NULL;
+}
+
+START_TEST(test_pool_thread_exit_frees)
+{
+  pools_reset();
+  value_round(1);
+  count_global();
+  pthread_t th;
+  ck_assert_int_eq(pthread_create(&th, NULL, pools_thread, NULL), 0);
+  ck_assert_int_eq(pthread_join(th, NULL), 0);
+  ck_assert_uint_eq(g_mem.attempts, 4); /* buffer, arena and its block, state */
+  ck_assert_int_eq(g_mem.live, 0);
+  pools_reset();
+}
+END_TEST
+
+/* A stream closed by another key's destructor after the library's exit
+ * hook ran (glibc runs destructors in key order, and the library's key is
+ * the older one): its buffer and value state must be freed, not kept by a
+ * thread that has gone. */
+static pthread_key_t late_key;
+
+static void late_close(void *arg)
+{
+  cdr_out_close(arg);
+}
+
+static void *late_thread(void *arg)
+{
+  cdr_out *o = arg;
+  stream_round(4000); /* this thread's cache is entered: its hook is set */
+  PNode v = { .hdr.type = &PNode_vt, .id = 7 };
+  if (cdr_out_init(o, NULL) == CDR_OK && cdr_put_value(o, &PNode_vt, &v) == CDR_OK)
+    (void)pthread_setspecific(late_key, o);
+  return NULL;
+}
+
+START_TEST(test_pool_release_after_exit_hook)
+{
+  pools_reset();
+  value_round(1); /* the library's key exists before late_key */
+  ck_assert_int_eq(pthread_key_create(&late_key, late_close), 0);
+  count_global();
+  cdr_out o;
+  pthread_t th;
+  ck_assert_int_eq(pthread_create(&th, NULL, late_thread, &o), 0);
+  ck_assert_int_eq(pthread_join(th, NULL), 0);
+  ck_assert_uint_eq(g_mem.attempts, 2); /* a buffer (the value stream reuses it), the state */
+  ck_assert_int_eq(g_mem.live, 0);
+  pthread_key_delete(late_key);
+  pools_reset();
+}
+END_TEST
+
+/* Without a thread-exit hook (no pthread key left for the library) a
+ * thread keeps nothing, so that nothing leaks when it exits.  Only in a
+ * process of its own (CK_FORK): the library makes its key once per
+ * process. */
+START_TEST(test_pool_no_key_keeps_nothing)
+{
+  const char *fork_mode = getenv("CK_FORK");
+  if (fork_mode && strcmp(fork_mode, "no") == 0)
+    return;
+  pools_reset();
+  enum { KEYS = 4096 };
+  static pthread_key_t keys[KEYS];
+  unsigned nkeys = 0;
+  while (nkeys < KEYS && pthread_key_create(&keys[nkeys], NULL) == 0)
+    nkeys++;
+  ck_assert_uint_lt(nkeys, KEYS);
+  count_global();
+  expect_round(stream_round, 4000, 1, 0);
+  expect_round(arena_round, 100, 2, 0);
+  expect_round(value_round, 1, 2, 0); /* a buffer and the state */
+  expect_round(stream_round, 4000, 1, 0);
+  for (unsigned k = 0; k < nkeys; k++)
+    pthread_key_delete(keys[k]);
+  pools_reset();
+}
+END_TEST
+
 static Suite *alloc_suite(void)
 {
   Suite *s = suite_create("alloc");
@@ -713,6 +1083,19 @@ static Suite *alloc_suite(void)
   tcase_add_checked_fixture(tc, global_setup, global_teardown);
   tcase_add_test(tc, test_alloc_global_allocator_pools);
   tcase_add_test(tc, test_alloc_global_pools_reuse);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("pool settings");
+  tcase_set_timeout(tc, 60);
+  tcase_add_checked_fixture(tc, global_setup, global_teardown);
+  tcase_add_test(tc, test_pool_config_defaults);
+  tcase_add_test(tc, test_pool_config_set_get);
+  tcase_add_test(tc, test_pool_config_buffers);
+  tcase_add_test(tc, test_pool_config_arenas);
+  tcase_add_test(tc, test_pool_config_value_states);
+  tcase_add_test(tc, test_pool_thread_exit_frees);
+  tcase_add_test(tc, test_pool_release_after_exit_hook);
+  tcase_add_test(tc, test_pool_no_key_keeps_nothing);
   suite_add_tcase(s, tc);
   return s;
 }

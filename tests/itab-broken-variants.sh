@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # itab-broken-variants.sh - check that tests/check_itab.c catches every
-# deliberately broken variant of libcdr/itab.c (ITAB_BROKEN_VARIANT=1..14,
-# listed at the top of itab.c).
+# deliberately broken variant of libcdr/itab.c: the patches under
+# tests/itab-broken/ (NN-name.patch, each one bug; the first lines of each
+# say which).
 #
 # For the unbroken build and for each variant, links tests/check_itab.c with
-# the library's sources (itab.c compiled with -DITAB_BROKEN_VARIANT=N) and
-# runs it with CK_FORK=yes under a 120 s timeout.  A variant is "caught" when
-# the test binary fails (non-zero exit, including a crash or the timeout).
+# the library's sources (itab.c: a copy with the variant's patch applied by
+# patch -p1) and runs it with CK_FORK=yes under a 120 s timeout.  A variant
+# is "caught" when the test binary fails (non-zero exit, including a crash
+# or the timeout).
 #
 # Exit status 0 only if the unbroken build passes and every variant is
-# caught.  Not part of `make check` (it rebuilds the library 15 times).
+# caught.  Not part of `make check` (it rebuilds itab.c 15 times).
 #
-# Usage: tests/itab-broken-variants.sh [N ...]   (default: 1..14)
+# Usage: tests/itab-broken-variants.sh [N ...]   (default: every patch)
 # Environment: CC (gcc), ITAB_SRC (libcdr/itab.c), CFLAGS (-O1 -g),
 # ITAB_TIMEOUT (120: the whole binary), CK_TIMEOUT_MULTIPLIER (0.1: each
 # test's limit, 12 s), KEEP=1 keeps the build directory, ITAB_SEED as for
@@ -24,7 +26,10 @@ cd "$top" || exit 2
 CC=${CC:-gcc}
 # The itab.c to test (another version than the tree's, e.g. a committed one:
 # ITAB_SRC=<(git show HEAD:libcdr/itab.c)); it is compiled with -Ilibcdr.
+# The patches are made against the tree's itab.c: one that does not apply
+# to another version counts as not caught.
 ITAB_SRC=${ITAB_SRC:-libcdr/itab.c}
+PATCHES=tests/itab-broken
 CFLAGS=${CFLAGS:--O1 -g}
 TIMEOUT=${ITAB_TIMEOUT:-120}
 # check_itab's test cases set 120 s per test; a variant that makes one test
@@ -32,9 +37,25 @@ TIMEOUT=${ITAB_TIMEOUT:-120}
 # failures.  The multiplier brings each test's limit to 120 * MULT s (the
 # unbroken tests take well under a second).
 MULT=${CK_TIMEOUT_MULTIPLIER:-0.1}
+# Variant N is the patch whose name starts with N (two digits).
+patch_of() {
+  local f
+  for f in "$PATCHES"/$(printf %02d "$1")-*.patch; do
+    [ -f "$f" ] && echo "$f" && return 0
+  done
+  return 1
+}
 variants=("$@")
 if [ ${#variants[@]} -eq 0 ]; then
-  variants=($(seq 1 14))
+  for f in "$PATCHES"/[0-9][0-9]-*.patch; do
+    [ -f "$f" ] || continue
+    n=$(basename "$f"); n=${n%%-*}
+    variants+=($((10#$n)))
+  done
+fi
+if [ ${#variants[@]} -eq 0 ]; then
+  echo "no patches under $PATCHES" >&2
+  exit 2
 fi
 
 check_libs=$(pkg-config --libs check 2>/dev/null || echo "-lcheck -lsubunit -lm -lrt")
@@ -51,7 +72,8 @@ else
   echo "build directory: $work"
 fi
 
-if ! cp "$ITAB_SRC" "$work/itab.c"; then
+mkdir -p "$work/v0/libcdr"
+if ! cp "$ITAB_SRC" "$work/v0/libcdr/itab.c"; then
   echo "cannot read $ITAB_SRC" >&2
   exit 2
 fi
@@ -72,10 +94,19 @@ if ! $CC $common $check_cflags -c tests/check_itab.c -o "$work/check_itab.o"; th
   exit 2
 fi
 
-# build N: links $work/check_itab-N with itab.c as variant N (0: unbroken).
+# build N: links $work/check_itab-N with itab.c as variant N (0: unbroken):
+# a copy of it in $work/vN with variant N's patch applied.
 build() {
-  local n=$1
-  $CC $common -DITAB_BROKEN_VARIANT="$n" -x c -c "$work/itab.c" -o "$work/itab-$n.o" &&
+  local n=$1 dir=$work/v$1 p
+  if [ "$n" != 0 ]; then
+    if ! p=$(patch_of "$n"); then
+      echo "no patch for variant $n" >&2
+      return 1
+    fi
+    mkdir -p "$dir/libcdr" && cp "$work/v0/libcdr/itab.c" "$dir/libcdr/itab.c" &&
+      patch -s -p1 -d "$dir" <"$p" || return 1
+  fi
+  $CC $common -c "$dir/libcdr/itab.c" -o "$work/itab-$n.o" &&
     $CC -pthread -o "$work/check_itab-$n" "$work/check_itab.o" "$work/itab-$n.o" \
       "${others[@]}" $libs
 }
@@ -113,14 +144,12 @@ else
   status=1
 fi
 
-names=(unbroken OLDEST_WINS STALE_INDEX DOUBLE_RELEASE NO_BOUNDARY NO_ENTRY_CAP
-       NO_TABLE_CAP NO_SHARED PUT_AFTER_RELEASE PAIR_APPENDS OWNER_POOL
-       LEAK_ON_GROW OOM_LOSES POOL_OFF_IGNORED EXIT_STRANDS)
 caught=0
 missed=()
 echo "== broken variants"
 for n in "${variants[@]}"; do
-  label="variant $n (${names[$n]:-?})"
+  name=$(patch_of "$n") && name=$(basename "$name" .patch) && name=${name#*-} || name=?
+  label="variant $n ($name)"
   if ! build "$n"; then
     echo "$label: BUILD FAILED"
     missed+=("$n")

@@ -5,8 +5,9 @@
  * releases all of it, so cyclic value graphs need no reference counting.
  * Arenas hold their memory in blocks from an allocator.  cdr_arena_reset()
  * keeps the first block for the next message, and cdr_arena_get()/put() keep
- * reset arenas in a per-thread pool so that a steady stream of calls allocates
- * nothing.  An arena is not thread-safe; use one per thread or per call.
+ * reset arenas in a per-thread pool (cdr/pool.h) so that a steady stream of
+ * calls allocates nothing.  An arena is not thread-safe; use one per thread
+ * or per call.
  */
 #ifndef CDR_ARENA_H
 #define CDR_ARENA_H
@@ -15,6 +16,7 @@
 #include <stdint.h>
 #include <cdr/export.h>
 #include <cdr/mem.h>
+#include <cdr/pool.h> /* the pool's settings; cdr_pool_flush(), declared here before */
 
 #ifdef __cplusplus
 extern "C" {
@@ -93,17 +95,14 @@ static inline void *cdr_arena_alloc(cdr_arena *a, size_t size, size_t align)
 
 /* A reset arena from the calling thread's pool (or a new one over the global
  * allocator); NULL only when allocation fails.  Give it back with
- * cdr_arena_put(), which resets it; an arena may be put on another thread
- * than the one that got it.  The pool holds at most 4 arenas a thread, and
- * frees an arena whose blocks exceed 1 MiB instead of pooling it. */
+ * cdr_arena_put(), which resets it and keeps it in the calling thread's
+ * pool, or frees it past the pool's bounds (cdr/pool.h: by default at most
+ * 4 arenas a thread, none whose next block would exceed 1 MiB; an arena
+ * over another allocator than the global one is always freed).  An arena
+ * may be put on another thread than the one that got it; A NULL is a
+ * no-op. */
 CDR_API cdr_arena *cdr_arena_get(void);
 CDR_API void cdr_arena_put(cdr_arena *a);
-
-/* Free the calling thread's pooled arenas, output buffers, value-stream
- * states and indirection-table blocks (tests use it before checking for
- * leaks and before switching the global allocator; it also runs at thread
- * exit).  Blocks in the shared table pool stay: see cdr_tables_flush_shared(). */
-CDR_API void cdr_pool_flush(void);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,7 @@
 #include <cdr/type.h>
 #include <cdr/repoid.h>
 #include <cdr/tables.h>
+#include <cdr/pool.h>
 #include <cdr/value.h>
 
 #endif

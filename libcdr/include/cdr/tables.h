@@ -22,9 +22,11 @@
  *
  * A block goes back to the allocator it came from (the allocator the table
  * was initialised with), and is reused only by a table using the same
- * allocator.  Flush the pools (cdr_tables_flush_thread() in every thread
- * that released tables, then cdr_tables_flush_shared()) before an allocator
- * they used is destroyed, or before cdr_mem_set_global().
+ * allocator.  Flush the pools (cdr_tables_flush_thread() or
+ * cdr_pool_flush() in every thread that released tables, then
+ * cdr_tables_flush_shared()) before an allocator they used is destroyed, or
+ * before cdr_mem_set_global().  A thread's pool is its share of the
+ * per-thread pools of cdr/pool.h.
  */
 #ifndef CDR_TABLES_H
 #define CDR_TABLES_H
@@ -52,11 +54,13 @@ extern "C" {
  * capacity, in entries, exceeds it is never pooled (default 1024; capacities
  * are powers of two from 16, so below 16 nothing is pooled).
  *
- * Blocks already pooled stay until they are taken or flushed.  Thread-safe
- * (relaxed atomics): operations that start after the call returns see the
- * new values; operations running concurrently may see old or new ones.
- * Returns CDR_OK, or CDR_E_INVALID (and changes nothing) if MAX_TABLES
- * exceeds CDR_TABLES_POOL_MAX. */
+ * These are the tables, table_blocks and table_max_entries settings of
+ * cdr_pool_config (cdr/pool.h, where every pool is configured); this call
+ * leaves the other pools' settings alone.  Blocks already pooled stay until
+ * they are taken or flushed.  Thread-safe (relaxed atomics): operations
+ * that start after the call returns see the new values; operations running
+ * concurrently may see old or new ones.  Returns CDR_OK, or CDR_E_INVALID
+ * (and changes nothing) if MAX_TABLES exceeds CDR_TABLES_POOL_MAX. */
 CDR_API int cdr_tables_set_pool(int enabled, unsigned max_tables, unsigned max_entries);
 
 /* The current configuration; any pointer may be NULL.  Thread-safe; cannot

@@ -130,6 +130,20 @@ static int out_value_ref(cdr_out *o, vstate *s, vframe *parent, const cdr_value_
   return 1;
 }
 
+/* The repository ID of VT, or an indirection to it: 1, or 0 with O failed
+ * (VT's ID cannot be made: cdr_value_type_id()). */
+static int out_type_id(cdr_out *o, vstate *s, const cdr_value_type *vt)
+{
+  int st;
+  const char *id = cdr_value_type_id(vt, &st);
+  if (!id) {
+    cdr_out_fail(o, st);
+    return 0;
+  }
+  out_string_indirect(o, aux_tab(s, AUX_IDS), id);
+  return 1;
+}
+
 /* The repository IDs of truncatable type VT and its truncatable bases
  * (at most MAX_ID_LIST), after their count, or an indirection to the same
  * list written earlier in the stream.  Errors in O's status. */
@@ -148,15 +162,9 @@ static void out_id_list(cdr_out *o, vstate *s, const cdr_value_type *vt)
     n++;
   put_long_aligned(o, n);
   const cdr_value_type *x = vt;
-  for (uint32_t k = 0; k < n; k++, x = x->base) {
-    int st;
-    const char *id = cdr_value_type_id(x, &st);
-    if (!id) {
-      cdr_out_fail(o, st);
+  for (uint32_t k = 0; k < n; k++, x = x->base)
+    if (!out_type_id(o, s, x))
       return;
-    }
-    out_string_indirect(o, aux_tab(s, AUX_IDS), id);
-  }
   int rc;
   if (o->status == CDR_OK && (rc = cdr_itab_put(aux_tab(s, AUX_LISTS), (uintptr_t)vt, count_pos)))
     cdr_out_fail(o, rc);
@@ -169,17 +177,10 @@ static void out_value_type(cdr_out *o, vstate *s, const cdr_value_type *vt, int 
 {
   if (vt->codebase)
     out_string_indirect(o, aux_tab(s, AUX_CODEBASES), vt->codebase);
-  if (list) {
+  if (list)
     out_id_list(o, s, vt);
-  } else if (one) {
-    int st;
-    const char *id = cdr_value_type_id(vt, &st);
-    if (!id) {
-      cdr_out_fail(o, st);
-      return;
-    }
-    out_string_indirect(o, aux_tab(s, AUX_IDS), id);
-  }
+  else if (one)
+    (void)out_type_id(o, s, vt);
 }
 
 /* Start writing VALUE (declared type T) nested in the current top frame (or

@@ -1,20 +1,56 @@
 /* value_in_fast.c - the decoder's walk loop: values with no type
- * information, outside chunks. */
+ * information, outside chunks.
+ *
+ * The loop reads the state of a frame from its walk position on in steps:
+ * in_list() takes whole objects of a list plan, in_members() the members
+ * one by one (in_prim() a primitive, in_child() a value member), and each
+ * way the loop ends has one step (in_fast_leave(), in_fast_nest(),
+ * in_fast_fail()).  Its state (struct in_walk) is a local that the inlined
+ * steps share, so that it stays in registers; the unlikely branches are
+ * marked, which keeps the list loop's state in registers too.  SWAP is a
+ * constant in each of the two copies of the loop. */
 #include "value_impl.h"
 
 _Static_assert(CDR__ARENA_SLACK >= 64, "the walk loop zeroes objects in 32/64-octet stores");
 
-/* Leave the decoder's walk loop: the value table takes back its entries
- * from cursor TC, the values the loop made count in S (one entry each: the
- * table had N0 entries when the loop began), and ARENA (if any) takes back
- * its bump pointer ACUR. */
-static inline void in_fast_settle(vstate *s, const cdr_itab_cur *tc, uint32_t n0,
-                                  cdr_arena *arena, uint8_t *acur)
+/* The loop's state, in locals while it runs (the steps below are inlined
+ * into the loop, so that it stays in registers). */
+typedef struct in_walk {
+  const uint8_t *buf;        /* the stream's input */
+  size_t end, origin;        /* its end and alignment origin */
+  ptrdiff_t rsafe;           /* the last start of an object with room_in octets
+                              * after it (negative: none) */
+  size_t pos;                /* the read position */
+  uint8_t *obj;              /* the object being read */
+  const vop *op;             /* its member being read */
+  int fixed;                 /* the object is read fixed (see in_fast_impl) */
+  /* The arena's bump pointer and block end (nothing else allocates from
+   * it while the loop runs; a full block or the arena's maximum leaves the
+   * allocation to the general walk). */
+  uint8_t *acur, *alim;
+  cdr_itab_cur tc;           /* the value table */
+  uint32_t n0;               /* its entry count when the loop began */
+  uint32_t nmax;             /* the count the limits allow (value_nmax) */
+  uint32_t nlim;             /* the count the cursor may add up to */
+} in_walk;
+
+/* What a value member came to (in_child). */
+enum { C_DONE, C_NEW, C_LEAVE, C_FAIL };
+
+/* What the member loop came to (in_members). */
+enum { M_LEAVE, M_RESTART, M_NEST, M_FAIL };
+
+/* Leave the loop WW for F: the value table takes back its entries from
+ * the cursor, the values the loop made count in S and in F's nesting (one
+ * entry each), and the arena (if any) takes back its bump pointer. */
+static inline __attribute__((always_inline)) void in_fast_settle(cdr_in *i, vstate *s, vframe *f,
+                                                                 const in_walk *ww)
 {
-  cdr_itab__cur_store(&s->values, tc, 0);
-  s->nvalues += s->values.n - n0;
-  if (arena)
-    arena->cur = acur;
+  cdr_itab__cur_store(&s->values, &ww->tc, 0);
+  s->nvalues += s->values.n - ww->n0;
+  f->vdepth += s->values.n - ww->n0;
+  if (i->arena)
+    i->arena->cur = ww->acur;
 }
 
 /* A new value for value member OP from the arena's bump pointer *ACUR
@@ -59,20 +95,189 @@ in_fast_record(vstate *s, cdr_itab_cur *tc, uint32_t *nlim, uint32_t nmax, uintp
 }
 
 /* Primitive member OP (op code CODE, a constant where this is inlined) of
- * the object OBJ from *POS (after its padding: from the plan when FIXED,
- * but for 8-octet members, whose padding depends on the position mod 8),
- * bounded by END.  0 when the input ends first (nothing read). */
-static inline __attribute__((always_inline)) int
-in_prim(uint8_t *obj, const vop *op, const uint8_t *buf, size_t *pos, size_t end, size_t origin,
-        int fixed, const uint32_t code, const int swap)
+ * the object being read, from the read position (after its padding: from
+ * the plan when fixed, but for 8-octet members, whose padding depends on
+ * the position mod 8).  0 when the input ends first (nothing read). */
+static inline __attribute__((always_inline)) int in_prim(in_walk *ww, const vop *op,
+                                                         const uint32_t code, const int swap)
 {
   const size_t size = code == P_K4 ? 4 : code == P_K8 ? 8 : code == P_K2 ? 2 : 1;
-  size_t q = *pos + (fixed && code != P_K8 ? op->pad : (origin - *pos) & (size - 1));
-  if (!fixed && (ptrdiff_t)(end - q) < (ptrdiff_t)size) /* q may pass end by the padding */
+  size_t q = ww->pos + (ww->fixed && code != P_K8 ? op->pad : (ww->origin - ww->pos) & (size - 1));
+  if (!ww->fixed && (ptrdiff_t)(ww->end - q) < (ptrdiff_t)size) /* q may pass end by the padding */
     return 0;
-  prim_copy(obj + op->offset, buf + q, code, swap);
-  *pos = q + size;
+  prim_copy(ww->obj + op->offset, ww->buf + q, code, swap);
+  ww->pos = q + size;
   return 1;
+}
+
+/* Value member OP of the object being read, its tag or null at Q (inside
+ * the input): null (C_DONE), or a new value with no type information
+ * (C_NEW: *CHILD, from the arena, zeroed with its type set and recorded in
+ * the value table), stored in the member with the read position after it.
+ * C_LEAVE when the general walk must take it (anything else, past the
+ * limits, a full arena block: nothing done), C_FAIL (CDR_E_NOMEM). */
+static inline __attribute__((always_inline)) int in_child(vstate *s, in_walk *ww, const vop *op,
+                                                          size_t q, void **child, const int swap)
+{
+  uint32_t u32;
+  memcpy(&u32, ww->buf + q, 4);
+  /* The hints keep the list loop's state in registers (a null ends a
+   * list). */
+  if (CDR_UNLIKELY(u32 == 0)) {
+    *(void **)(ww->obj + op->offset) = NULL;
+    ww->pos = q + 4;
+    return C_DONE;
+  }
+  /* The general walk reads it, or fails with the right error. */
+  if (CDR_UNLIKELY(u32 != (swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN) || ww->tc.n >= ww->nmax))
+    return C_LEAVE;
+  void *c = in_fast_new(&ww->acur, ww->alim, op);
+  if (CDR_UNLIKELY(!c))
+    return C_LEAVE;
+  if (CDR_UNLIKELY(in_fast_record(s, &ww->tc, &ww->nlim, ww->nmax, q, (uintptr_t)c) < 0))
+    return C_FAIL;
+  *(void **)(ww->obj + op->offset) = *child = c;
+  ww->pos = q + 4;
+  return C_NEW;
+}
+
+/* Whole objects of a list plan from a 4-aligned start with room: the
+ * primitives from their fixed places, then the tail, and on to the next
+ * object while it is a new value with room.  Leaves with the walk position
+ * on the tail (the member loop takes it: fixed, the room is there) or
+ * after it (the object is done), or at the start of an object without room
+ * (not fixed).  C_FAIL with *Q (the tail's position), else C_DONE. */
+static inline __attribute__((always_inline)) int in_list(vstate *s, in_walk *ww, const vplan *p,
+                                                         size_t *q, const int swap)
+{
+  const vop *const tail = p->ops + p->nops - 1;
+  for (;;) {
+    unsigned ph = 0;
+    if (p->k4len) {
+      /* 4-octet members side by side on both sides: a block copy. */
+      block4_copy(ww->obj + p->ops[0].offset, ww->buf + ww->pos, p->k4len, swap);
+    } else {
+      ph = (unsigned)((ww->pos - ww->origin) >> 2) & 1;
+      for (const vop *o = p->ops; o < tail; o++)
+        prim_copy(ww->obj + o->offset, ww->buf + ww->pos + o->u.wof[ph], o->code, swap);
+    }
+    ww->pos += p->pre_len[ph];
+    *q = ww->pos + p->tail_pad[ph];
+    void *child;
+    int r = in_child(s, ww, tail, *q, &child, swap);
+    if (CDR_UNLIKELY(r != C_NEW)) {
+      ww->op = r == C_LEAVE ? tail : tail + 1;
+      return r == C_FAIL ? C_FAIL : C_DONE;
+    }
+    ww->obj = child;
+    ww->op = p->ops;
+    if (CDR_UNLIKELY((ptrdiff_t)ww->pos > ww->rsafe)) {
+      ww->fixed = 0;
+      return C_DONE;
+    }
+  }
+}
+
+/* F goes on with the walk position of the loop (F's object, the op it
+ * stopped at): the value table, the arena and the stream's position are
+ * stored back, and F's nesting counts the values the loop made.  Returns 0
+ * (the loop's result). */
+static inline __attribute__((always_inline)) int in_fast_leave(cdr_in *i, vstate *s, vframe *f,
+                                                               const vplan *p, const in_walk *ww)
+{
+  in_fast_settle(i, s, f, ww);
+  f->obj = ww->obj;
+  plan_leave(f, p, ww->op);
+  i->pos = ww->pos;
+  return 0;
+}
+
+/* A new value CHILD of the member before the walk position (its tag read,
+ * the read position after it) that is not the tail of an object of its own
+ * type: it gets a frame, stacked on F or replacing F when it is F's last
+ * member.  F's fields are saved first, since stacking may move them.
+ * Returns 1 (the loop's result). */
+static inline __attribute__((always_inline)) int in_fast_nest(cdr_in *i, vstate *s, vframe *f,
+                                                              const vplan *p, const in_walk *ww,
+                                                              void *child)
+{
+  const cdr_value_type *dt = ww->op[-1].dt;
+  int last = ww->op == p->ops + p->nops && p->nops < PLAN_MAX_OPS;
+  uint32_t depth = f->depth;
+  (void)in_fast_leave(i, s, f, p, ww);
+  uint32_t vdepth = --f->vdepth; /* CHILD nests in F's object */
+  vframe *nf = last ? f : push_frame(s);
+  if (!nf) {
+    cdr_in_fail(i, CDR_E_NOMEM, "no memory for value frames");
+    return 1;
+  }
+  frame_init(nf, dt, child);
+  nf->vdepth = vdepth + 1;
+  nf->depth = nf->tail_lo = depth;
+  return 1;
+}
+
+/* The value table could not take the value tagged at Q: the loop ends with
+ * the stream failed there.  Returns 1 (the loop's result). */
+static inline __attribute__((always_inline)) int in_fast_fail(cdr_in *i, vstate *s, vframe *f,
+                                                              const in_walk *ww, size_t q)
+{
+  in_fast_settle(i, s, f, ww);
+  i->pos = q;
+  cdr_in_fail(i, CDR_E_NOMEM, "no memory for indirection table");
+  return 1;
+}
+
+/* Member by member from the walk position, to the end of the object or the
+ * first member left to the general walk (M_LEAVE, the walk position on
+ * it).  M_RESTART: a new tail value of the object's own type (tail_same)
+ * replaced the object, and the walk starts on it, 4-aligned.  M_NEST: any
+ * other new value, *CHILD, for the member before the walk position.
+ * M_FAIL: the value table could not take the value tagged at *Q. */
+static inline __attribute__((always_inline)) int in_members(vstate *s, in_walk *ww,
+                                                            const vplan *p, size_t *q,
+                                                            void **child, const int swap)
+{
+  for (;;) {
+    const vop *op = ww->op;
+    const uint32_t code = op->code;
+    if (CDR_LIKELY(code == P_K4)) {
+      if (!in_prim(ww, op, P_K4, swap))
+        return M_LEAVE;
+    } else if (code == P_VAL) {
+      /* A value member: null, or a tag with no type information. */
+      *q = ww->pos + (ww->fixed ? op->pad : (ww->origin - ww->pos) & 3);
+      if (!ww->fixed && (ptrdiff_t)(ww->end - *q) < 4)
+        return M_LEAVE;
+      int r = in_child(s, ww, op, *q, child, swap);
+      if (r == C_LEAVE)
+        return M_LEAVE;
+      if (r == C_FAIL)
+        return M_FAIL;
+      ww->op = op + 1;
+      if (r == C_NEW) {
+        if (!p->tail_same || ww->op != p->ops + p->nops)
+          return M_NEST;
+        ww->obj = *child;
+        ww->op = p->ops;
+        ww->fixed = (ptrdiff_t)ww->pos <= ww->rsafe;
+        return M_RESTART;
+      }
+      continue;
+    } else if (code == P_K8) {
+      if (!in_prim(ww, op, P_K8, swap))
+        return M_LEAVE;
+    } else if (code == P_K2) {
+      if (!in_prim(ww, op, P_K2, swap))
+        return M_LEAVE;
+    } else if (code == P_K1) {
+      if (!in_prim(ww, op, P_K1, swap))
+        return M_LEAVE;
+    } else {
+      return M_LEAVE; /* P_STOP: the end, or a member for the general walk */
+    }
+    ww->op = op + 1;
+  }
 }
 
 /* Read the state of F (not chunked, outside chunks) from its walk position
@@ -95,167 +300,38 @@ static inline __attribute__((always_inline)) int in_fast_impl(cdr_in *i, vstate 
   unsigned start = p->lvl_start[f->lvl] + f->member;
   if (start >= p->nops || f->truncated)
     return 0;
-  const vop *op = p->ops + start;
-  const vop *const tail_at = p->tail_same ? p->ops + p->nops : NULL; /* restart there */
-  uint8_t *obj = f->obj;
-  const uint8_t *const buf = i->buf;
-  const size_t end = i->end, origin = i->origin;
-  size_t pos = i->pos, q;
+  in_walk ww;
   cdr_arena *const arena = i->arena;
-  /* The arena's bump pointer is held in a local while the loop runs
-   * (nothing else allocates from it meanwhile); a full block or the
-   * arena's maximum leaves the allocation to the general walk. */
-  uint8_t *acur = arena ? arena->cur : NULL;
-  uint8_t *const alim = arena ? arena->lim : NULL;
-  cdr_itab_cur tc;
-  cdr_itab__cur_load(&s->values, &tc, 0);
+  ww.acur = arena ? arena->cur : NULL;
+  ww.alim = arena ? arena->lim : NULL;
+  cdr_itab__cur_load(&s->values, &ww.tc, 0);
+  ww.buf = i->buf;
+  ww.end = i->end;
+  ww.origin = i->origin;
+  ww.pos = i->pos;
+  ww.rsafe = (ptrdiff_t)ww.end - (ptrdiff_t)p->room_in;
+  ww.obj = f->obj;
+  ww.op = p->ops + start;
+  ww.fixed = start == 0 && ((ww.origin - ww.pos) & 3) == 0 && (ptrdiff_t)ww.pos <= ww.rsafe;
   /* No arena: no values here (the general walk says why). */
-  const uint32_t n0 = tc.n, vdepth0 = f->vdepth;
-  const uint32_t nmax = arena ? value_nmax(s, n0, vdepth0) : n0;
-  uint32_t nlim = tc.lim < nmax ? tc.lim : nmax;
-  /* The last start of an object with room_in octets after it (negative:
-   * none). */
-  const ptrdiff_t rsafe = (ptrdiff_t)end - (ptrdiff_t)p->room_in;
-  int fixed = start == 0 && ((origin - pos) & 3) == 0 && (ptrdiff_t)pos <= rsafe;
-  uint32_t u32;
-  int rc = CDR_OK;
-  if (fixed && p->list)
-    goto list;
-  for (;;) {
-  resume:;
-    const uint32_t code = op->code;
-    uint8_t *dst = obj + op->offset;
-    if (CDR_LIKELY(code == P_K4)) {
-      if (!in_prim(obj, op, buf, &pos, end, origin, fixed, P_K4, swap))
-        goto out;
-    } else if (code == P_VAL) {
-      goto value;
-    } else if (code == P_K8) {
-      if (!in_prim(obj, op, buf, &pos, end, origin, fixed, P_K8, swap))
-        goto out;
-    } else if (code == P_K2) {
-      if (!in_prim(obj, op, buf, &pos, end, origin, fixed, P_K2, swap))
-        goto out;
-    } else if (code == P_K1) {
-      if (!in_prim(obj, op, buf, &pos, end, origin, fixed, P_K1, swap))
-        goto out;
-    } else {
-      goto out; /* P_STOP: the end, or a member for the general walk */
+  ww.n0 = ww.tc.n;
+  ww.nmax = arena ? value_nmax(s, ww.n0, f->vdepth) : ww.n0;
+  ww.nlim = ww.tc.lim < ww.nmax ? ww.tc.lim : ww.nmax;
+  size_t q;
+  void *child;
+  int r;
+  do {
+    if (ww.fixed && p->list && in_list(s, &ww, p, &q, swap) == C_FAIL) {
+      r = M_FAIL;
+      break;
     }
-    op++;
-    continue;
-  value:;
-    /* A value member: null, or a tag with no type information. */
-    if (fixed) {
-      q = pos + op->pad;
-    } else {
-      q = pos + ((origin - pos) & 3);
-      if ((ptrdiff_t)(end - q) < 4)
-        goto out;
-    }
-    memcpy(&u32, buf + q, 4);
-    if (u32 == 0) {
-      *(void **)dst = NULL;
-      pos = q + 4;
-      op++;
-      continue;
-    }
-    if (u32 != (swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN) || tc.n >= nmax)
-      goto out; /* the general walk reads it, or fails with the right error */
-    const cdr_value_type *dt = op->dt;
-    void *child = in_fast_new(&acur, alim, op);
-    if (CDR_UNLIKELY(!child))
-      goto out;
-    rc = in_fast_record(s, &tc, &nlim, nmax, q, (uintptr_t)child);
-    if (rc < 0)
-      goto fail;
-    *(void **)dst = child;
-    pos = q + 4;
-    op++;
-    if (op == tail_at) {
-      /* The tail value replaces F's object: the walk restarts, 4-aligned. */
-      obj = child;
-      op = p->ops;
-      fixed = (ptrdiff_t)pos <= rsafe;
-      if (fixed && p->list)
-        goto list;
-      continue;
-    }
-    /* Any other nested value gets a frame (replacing F when it is the
-     * tail); F's fields are saved first, since stacking may move them. */
-    int last = op == p->ops + p->nops && p->nops < PLAN_MAX_OPS;
-    in_fast_settle(s, &tc, n0, arena, acur);
-    uint32_t depth = f->depth, vdepth = vdepth0 + (tc.n - n0) - 1;
-    f->obj = obj;
-    f->vdepth = vdepth;
-    plan_leave(f, p, op);
-    i->pos = pos;
-    vframe *nf = last ? f : push_frame(s);
-    if (!nf) {
-      cdr_in_fail(i, CDR_E_NOMEM, "no memory for value frames");
-      return 1;
-    }
-    frame_init(nf, dt, child);
-    nf->vdepth = vdepth + 1;
-    nf->depth = nf->tail_lo = depth;
-    return 1;
-  }
-list:
-  /* A list plan, whole objects from a 4-aligned start with room: the
-   * primitives from their fixed places, then the tail.  Anything else goes
-   * back to the loop above, at the tail or after it. */
-  for (const vop *const tail = p->ops + p->nops - 1;;) {
-    unsigned ph = 0;
-    if (p->k4len) {
-      /* 4-octet members side by side on both sides: a block copy. */
-      block4_copy(obj + p->ops[0].offset, buf + pos, p->k4len, swap);
-    } else {
-      ph = (unsigned)((pos - origin) >> 2) & 1;
-      for (const vop *o = p->ops; o < tail; o++)
-        prim_copy(obj + o->offset, buf + pos + o->u.wof[ph], o->code, swap);
-    }
-    pos += p->pre_len[ph];
-    q = pos + p->tail_pad[ph];
-    memcpy(&u32, buf + q, 4);
-    void **dst = (void **)(obj + tail->offset);
-    op = tail + 1; /* the object is done, unless the tail goes back */
-    if (u32 == 0) {
-      *dst = NULL;
-      pos = q + 4;
-      goto resume;
-    }
-    void *child = NULL;
-    if (u32 == (swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN) && tc.n < nmax)
-      child = in_fast_new(&acur, alim, tail);
-    if (!child) {
-      op = tail; /* the loop above takes it (fixed: the room is there) */
-      goto resume;
-    }
-    rc = in_fast_record(s, &tc, &nlim, nmax, q, (uintptr_t)child);
-    if (rc < 0)
-      goto fail;
-    *dst = child;
-    pos = q + 4;
-    obj = child;
-    op = p->ops;
-    if ((ptrdiff_t)pos > rsafe) {
-      fixed = 0;
-      goto resume;
-    }
-  }
-out:
-  in_fast_settle(s, &tc, n0, arena, acur);
-  f->obj = obj;
-  f->vdepth = vdepth0 + (s->values.n - n0);
-  plan_leave(f, p, op);
-  i->pos = pos;
-  return 0;
-fail:
-  in_fast_settle(s, &tc, n0, arena, acur);
-  f->vdepth = vdepth0 + (s->values.n - n0);
-  i->pos = q;
-  cdr_in_fail(i, rc, "no memory for indirection table");
-  return 1;
+    r = in_members(s, &ww, p, &q, &child, swap);
+  } while (r == M_RESTART);
+  if (r == M_LEAVE)
+    return in_fast_leave(i, s, f, p, &ww);
+  if (r == M_NEST)
+    return in_fast_nest(i, s, f, p, &ww, child);
+  return in_fast_fail(i, s, f, &ww, q);
 }
 
 /* The two copies: byte order swapped or not. */

@@ -85,16 +85,17 @@ static void out_string_indirect(cdr_out *o, cdr_itab *tab, const char *s)
   }
 }
 
-/* Start writing VALUE (declared type T) nested in the current top frame (or
- * at top level).  Writes null or an indirection and returns 0, or writes
- * the tag and type information, pushes a frame and returns 1.  With TAIL,
- * the top frame (whose last member this is) is popped first. */
-static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const void *value,
-                           int tail)
+/* Null, a value of the wrong type, or an indirection to VALUE (declared
+ * type T) as a member of PARENT (NULL: at top level): written (or the
+ * stream failed: CDR_E_TYPE, CDR_E_NOMEM), and 0.  Otherwise 1 with the
+ * position of VALUE's tag recorded in the value table; in a chunk, the
+ * chunk is closed first (a nested value's tag goes between chunks). */
+static int out_value_ref(cdr_out *o, vstate *s, vframe *parent, const cdr_value_type *t,
+                         const void *value)
 {
-  vframe *parent = top_frame(s);
+  int in_chunk = parent && parent->chunked;
   if (!value) {
-    if (parent && parent->chunked)
+    if (in_chunk)
       out_flush_pending(o, parent, 1); /* null goes inside a chunk */
     put_long_aligned(o, 0);
     return 0;
@@ -105,8 +106,6 @@ static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const
     cdr_out_fail(o, CDR_E_TYPE);
     return 0;
   }
-  uint32_t vdepth = parent ? parent->vdepth + 1 : 1;
-  int in_chunk = parent && parent->chunked;
   uintptr_t at;
   if (in_chunk && cdr_itab_get(&s->values, (uintptr_t)value, &at)) {
     out_flush_pending(o, parent, 1);
@@ -115,7 +114,7 @@ static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const
   }
   if (in_chunk) {
     out_flush_pending(o, parent, 0);
-    out_close_chunk(o, parent); /* a nested value's tag goes between chunks */
+    out_close_chunk(o, parent);
   }
   /* The tag's position, found or recorded with one probe. */
   size_t tag_pos = o->pos + ((o->origin - o->pos) & 3);
@@ -128,14 +127,79 @@ static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const
     put_indirection(o, at);
     return 0;
   }
-  if (s->nvalues >= s->vo.max_values) {
+  return 1;
+}
+
+/* The repository ID of VT, or an indirection to it: 1, or 0 with O failed
+ * (VT's ID cannot be made: cdr_value_type_id()). */
+static int out_type_id(cdr_out *o, vstate *s, const cdr_value_type *vt)
+{
+  int st;
+  const char *id = cdr_value_type_id(vt, &st);
+  if (!id) {
+    cdr_out_fail(o, st);
+    return 0;
+  }
+  out_string_indirect(o, aux_tab(s, AUX_IDS), id);
+  return 1;
+}
+
+/* The repository IDs of truncatable type VT and its truncatable bases
+ * (at most MAX_ID_LIST), after their count, or an indirection to the same
+ * list written earlier in the stream.  Errors in O's status. */
+static void out_id_list(cdr_out *o, vstate *s, const cdr_value_type *vt)
+{
+  uintptr_t at;
+  cdr_out_align(o, 4);
+  if (cdr_itab_get(aux_tab(s, AUX_LISTS), (uintptr_t)vt, &at)) {
+    put_indirection(o, at);
+    return;
+  }
+  size_t count_pos = o->pos;
+  uint32_t n = 1;
+  for (const cdr_value_type *x = vt; (x->flags & CDR_VT_TRUNCATABLE) && x->base && n < MAX_ID_LIST;
+       x = x->base)
+    n++;
+  put_long_aligned(o, n);
+  const cdr_value_type *x = vt;
+  for (uint32_t k = 0; k < n; k++, x = x->base)
+    if (!out_type_id(o, s, x))
+      return;
+  int rc;
+  if (o->status == CDR_OK && (rc = cdr_itab_put(aux_tab(s, AUX_LISTS), (uintptr_t)vt, count_pos)))
+    cdr_out_fail(o, rc);
+}
+
+/* The type information after the tag of a value of type VT: its codebase
+ * URL (if it has one), then its list of repository IDs (LIST) or its own
+ * (ONE), or nothing.  Errors in O's status. */
+static void out_value_type(cdr_out *o, vstate *s, const cdr_value_type *vt, int list, int one)
+{
+  if (vt->codebase)
+    out_string_indirect(o, aux_tab(s, AUX_CODEBASES), vt->codebase);
+  if (list)
+    out_id_list(o, s, vt);
+  else if (one)
+    (void)out_type_id(o, s, vt);
+}
+
+/* Start writing VALUE (declared type T) nested in the current top frame (or
+ * at top level).  Writes null or an indirection and returns 0, or writes
+ * the tag and type information, pushes a frame and returns 1.  With TAIL,
+ * the top frame (whose last member this is) is popped first. */
+static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const void *value,
+                           int tail)
+{
+  vframe *parent = top_frame(s);
+  if (!out_value_ref(o, s, parent, t, value))
+    return 0;
+  const cdr_value_type *actual = ((const cdr_value *)value)->type;
+  uint32_t vdepth = parent ? parent->vdepth + 1 : 1;
+  if (s->nvalues >= s->vo.max_values || vdepth > s->vo.max_depth) {
     cdr_out_fail(o, CDR_E_LIMIT);
     return 0;
   }
-  if (vdepth > s->vo.max_depth) {
-    cdr_out_fail(o, CDR_E_LIMIT);
-    return 0;
-  }
+  int in_chunk = parent && parent->chunked;
   int chunked = in_chunk || needs_chunking(actual) || s->vo.chunk_all;
   int list = (actual->flags & CDR_VT_TRUNCATABLE) && actual->base;
   int one = !list && (actual != t || in_chunk || s->vo.typeinfo == CDR_TYPEINFO_ALWAYS
@@ -148,49 +212,11 @@ static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const
   }
   if (o->status != CDR_OK)
     return 0;
-  int rc;
   s->nvalues++;
   uint32_t tag = TAG_MIN | (actual->codebase ? TAG_CODEBASE : 0)
                  | (list ? TAG_ID_LIST : one ? TAG_ID_ONE : 0) | (chunked ? TAG_CHUNKED : 0);
   put_long_aligned(o, tag);
-  if (actual->codebase)
-    out_string_indirect(o, aux_tab(s, AUX_CODEBASES), actual->codebase);
-  if (list || one) {
-    int st;
-    if (list) {
-      uintptr_t lat;
-      cdr_out_align(o, 4);
-      if (cdr_itab_get(aux_tab(s, AUX_LISTS), (uintptr_t)actual, &lat)) {
-        put_indirection(o, lat);
-      } else {
-        size_t count_pos = o->pos;
-        uint32_t n = 1;
-        for (const cdr_value_type *x = actual; (x->flags & CDR_VT_TRUNCATABLE) && x->base
-             && n < MAX_ID_LIST; x = x->base)
-          n++;
-        put_long_aligned(o, n);
-        const cdr_value_type *x = actual;
-        for (uint32_t k = 0; k < n; k++, x = x->base) {
-          const char *id = cdr_value_type_id(x, &st);
-          if (!id) {
-            cdr_out_fail(o, st);
-            return 0;
-          }
-          out_string_indirect(o, aux_tab(s, AUX_IDS), id);
-        }
-        if (o->status == CDR_OK
-            && (rc = cdr_itab_put(aux_tab(s, AUX_LISTS), (uintptr_t)actual, count_pos)))
-          cdr_out_fail(o, rc);
-      }
-    } else {
-      const char *id = cdr_value_type_id(actual, &st);
-      if (!id) {
-        cdr_out_fail(o, st);
-        return 0;
-      }
-      out_string_indirect(o, aux_tab(s, AUX_IDS), id);
-    }
-  }
+  out_value_type(o, s, actual, list, one);
   if (o->status != CDR_OK)
     return 0;
   vframe *f = push_frame(s);

@@ -75,6 +75,25 @@ static int is_ascii(const char *s, uint32_t n)
   return 1;
 }
 
+/* After an indirection tag (0xffffffff, GIOP chapter "Value Types",
+ * "Indirection"): read its offset, which must point back at least 4 octets
+ * (past the offset field itself) and inside the stream, to an item recorded
+ * in TAB; *V gets what was recorded there.  Else CDR_E_INDIRECTION with WHAT
+ * as the message, the position left at the offset field. */
+static int in_indirect(cdr_in *i, cdr_itab *tab, uintptr_t *v, const char *what)
+{
+  size_t off_pos = i->pos;
+  int32_t off = cdr_get_long(i);
+  if (i->status != CDR_OK)
+    return i->status;
+  if (off >= -4 || (size_t)(-(int64_t)off) > off_pos
+      || !cdr_itab_find(tab, off_pos + (size_t)(int64_t)off, v)) {
+    i->pos = off_pos;
+    return cdr_in_fail(i, CDR_E_INDIRECTION, what);
+  }
+  return CDR_OK;
+}
+
 /* A string (repository ID or codebase URL) or an indirection to one
  * recorded in TAB, as UTF-8: *S points into the buffer (NUL-terminated
  * there) when the octets are ASCII or the transmission code set is UTF-8,
@@ -87,16 +106,9 @@ static int in_string_indirect(cdr_in *i, cdr_itab *tab, const char **s, uint32_t
   if (in_raw_long(i, &u, &at) != CDR_OK)
     return i->status;
   if (u == INDIRECTION) {
-    size_t off_pos = i->pos;
-    int32_t off = cdr_get_long(i);
-    if (i->status != CDR_OK)
-      return i->status;
     uintptr_t v;
-    if (off >= -4 || (size_t)(-(int64_t)off) > off_pos
-        || !cdr_itab_find(tab, off_pos + (size_t)(int64_t)off, &v)) {
-      i->pos = off_pos;
-      return cdr_in_fail(i, CDR_E_INDIRECTION, "repository ID or codebase indirection to no such string");
-    }
+    if (in_indirect(i, tab, &v, "repository ID or codebase indirection to no such string") != CDR_OK)
+      return i->status;
     *s = (const char *)v;
     *len = (uint32_t)strlen(*s);
     return CDR_OK;
@@ -133,16 +145,9 @@ static int in_id_list(cdr_in *i, vstate *s, const id_list **out)
   if (in_raw_long(i, &u, &at) != CDR_OK)
     return i->status;
   if (u == INDIRECTION) {
-    size_t off_pos = i->pos;
-    int32_t off = cdr_get_long(i);
     uintptr_t v;
-    if (i->status == CDR_OK
-        && (off >= -4 || (size_t)(-(int64_t)off) > off_pos
-            || !cdr_itab_find(aux_tab(s, AUX_LISTS), off_pos + (size_t)(int64_t)off, &v))) {
-      i->pos = off_pos;
-      return cdr_in_fail(i, CDR_E_INDIRECTION, "repository ID list indirection to no such list");
-    }
-    if (i->status == CDR_OK)
+    if (in_indirect(i, aux_tab(s, AUX_LISTS), &v, "repository ID list indirection to no such list")
+        == CDR_OK)
       *out = (const id_list *)v;
     return i->status;
   }
@@ -244,15 +249,9 @@ static int in_value_ref(cdr_in *i, vstate *s, const vframe *parent, const cdr_va
   void *v = NULL;
   if (tag == INDIRECTION) {
     size_t off_pos = i->pos;
-    int32_t off = cdr_get_long(i);
-    if (i->status != CDR_OK)
-      return i->status;
     uintptr_t found;
-    if (off >= -4 || (size_t)(-(int64_t)off) > off_pos
-        || !cdr_itab_find(&s->values, off_pos + (size_t)(int64_t)off, &found)) {
-      i->pos = off_pos;
-      return cdr_in_fail(i, CDR_E_INDIRECTION, "value indirection to no earlier value");
-    }
+    if (in_indirect(i, &s->values, &found, "value indirection to no earlier value") != CDR_OK)
+      return i->status;
     v = (void *)found;
     if (!cdr_value_type_is_base_of(t, ((cdr_value *)v)->type)) {
       i->pos = off_pos;

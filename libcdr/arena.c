@@ -40,14 +40,19 @@ void cdr_arena_set_max(cdr_arena *a, size_t max)
   arena_set_lim(a);
 }
 
-void cdr_arena_free(cdr_arena *a)
+/* Free the chain of blocks from B on. */
+static void free_blocks(cdr_arena *a, cdr_arena_block *b)
 {
-  cdr_arena_block *b = a->blocks;
   while (b) {
     cdr_arena_block *next = b->next;
     cdr__free(a->alloc, b);
     b = next;
   }
+}
+
+void cdr_arena_free(cdr_arena *a)
+{
+  free_blocks(a, a->blocks);
   a->blocks = NULL;
   a->cur = a->lim = a->end = a->mark = (uint8_t *)&arena_empty;
   a->base = 0;
@@ -59,12 +64,7 @@ void cdr_arena_reset(cdr_arena *a)
   /* Blocks are newest first and grow, so the head is the largest: keep it. */
   cdr_arena_block *keep = a->blocks;
   if (keep) {
-    cdr_arena_block *b = keep->next;
-    while (b) {
-      cdr_arena_block *next = b->next;
-      cdr__free(a->alloc, b);
-      b = next;
-    }
+    free_blocks(a, keep->next);
     keep->next = NULL;
     a->cur = (uint8_t *)keep->data;
     a->end = a->cur + keep->size;

@@ -6,6 +6,7 @@
  * taken eight octets at a time. */
 #include "internal.h"
 #include <cdr/codeset.h>
+#include <stdbool.h>
 
 const char *cdr_codeset_name(uint32_t id)
 {
@@ -180,7 +181,10 @@ cdr_status cdr_utf8_decode(const uint8_t *s, size_t n, cdr_wchar *dst, size_t ca
   return utf8_scan(s, n, SCAN_WCHAR, dst, cap, out_len);
 }
 
-cdr_status cdr_utf8_units(const cdr_wchar *src, size_t n, size_t *units)
+/* Code units (UTF-8 octets, or UTF-16 16-bit units) that the N scalar
+ * values at SRC take; CDR_E_CODESET at a surrogate or a value past
+ * U+10FFFF. */
+static cdr_status count_units(const cdr_wchar *src, size_t n, size_t *units, bool utf8)
 {
   size_t total = 0;
   if (!src && n)
@@ -188,10 +192,15 @@ cdr_status cdr_utf8_units(const cdr_wchar *src, size_t n, size_t *units)
   for (size_t i = 0; i < n; i++) {
     if (!is_scalar(src[i]))
       return CDR_E_CODESET;
-    total += utf8_len(src[i]);
+    total += utf8 ? utf8_len(src[i]) : 1u + (src[i] > 0xFFFF);
   }
   *units = total;
   return CDR_OK;
+}
+
+cdr_status cdr_utf8_units(const cdr_wchar *src, size_t n, size_t *units)
+{
+  return count_units(src, n, units, true);
 }
 
 cdr_status cdr_utf8_encode(const cdr_wchar *src, size_t n, uint8_t *dst, size_t cap, size_t *out_len)
@@ -337,16 +346,7 @@ cdr_status cdr_utf16_decode(const uint8_t *s, size_t nbytes, int little, cdr_wch
 
 cdr_status cdr_utf16_units(const cdr_wchar *src, size_t n, size_t *units)
 {
-  size_t total = 0;
-  if (!src && n)
-    return CDR_E_INVALID;
-  for (size_t i = 0; i < n; i++) {
-    if (!is_scalar(src[i]))
-      return CDR_E_CODESET;
-    total += 1 + (src[i] > 0xFFFF);
-  }
-  *units = total;
-  return CDR_OK;
+  return count_units(src, n, units, false);
 }
 
 static inline void put16(uint8_t *d, uint32_t u, int little)

@@ -217,7 +217,9 @@ int iiop__conn_phase(iiop_conn *c)
 {
   if (pthread_mutex_trylock(&c->rmu) != 0)
     return -1;
-  int ph = giop_reasm_phase(c->r);
+  /* Waiting for the budget is the server's doing, not the client's: not
+   * timed (the wait has its own bound). */
+  int ph = c->budget_deadline >= 0 ? -1 : giop_reasm_phase(c->r);
   pthread_mutex_unlock(&c->rmu);
   return ph;
 }
@@ -261,7 +263,9 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
     c->last_full = n > 0 && (size_t)n == room;
     if (n > 0) {
       rc = giop_reasm_commit(c->r, (size_t)n);
-      if (rc != CDR_OK)
+      if (rc != CDR_OK && c->refused)
+        c->refused = 0;             /* the octets wait: the next giop_reasm_buffer() retries */
+      else if (rc != CDR_OK)
         c->rerr = rc;               /* complete messages are still handed out first */
       continue;
     }

@@ -71,8 +71,8 @@ IIOP_HIDDEN int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, siz
  * be skipped: the connection must close). */
 IIOP_HIDDEN int iiop__conn_skip(iiop_conn *c);
 /* The reader's phase (GIOP_REASM_EMPTY, _HEADER, _BODY), or -1 when the
- * reader holds the reassembler just now (it is making progress).  Never
- * blocks; any thread. */
+ * reader holds the reassembler just now (it is making progress) or waits
+ * for the budget.  Never blocks; any thread. */
 IIOP_HIDDEN int iiop__conn_phase(iiop_conn *c);
 /* As iiop__conn_recv(C, 0, ...), but without reading when the last read
  * did not fill its buffer (the socket had no more then; what arrives since

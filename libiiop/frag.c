@@ -173,6 +173,8 @@ typedef struct rbuf {
   size_t charged;            /* octets charged to the memory budget for it */
   uint8_t kind;              /* K_* */
   uint8_t order;             /* fragmented: the first message's byte-order flag */
+  uint8_t drop;              /* fragmented: dropped (giop_reasm_skip_current): its later
+                              * Fragments are skipped, and it has no data */
 } rbuf;
 
 #define RB_HDR ((sizeof(rbuf) + 15) & ~(size_t)15)
@@ -204,6 +206,7 @@ struct giop_reasm {
   int (*charge)(void *ud, size_t n);    /* the memory budget (NULL: none) */
   void (*uncharge)(void *ud, size_t n);
   void *charge_ud;
+  bool held;                 /* the spare holds octets a refused charge left unprocessed */
 };
 
 void giop_reasm_opts_default(giop_reasm_opts *o)
@@ -235,6 +238,7 @@ static rbuf *rb_new(giop_reasm *r, size_t cap)
       r->cache[k] = r->cache[--r->ncache];
       b->len = 0;
       b->kind = K_NONE;
+      b->drop = 0;
       return b;
     }
   if (cap > SIZE_MAX - RB_HDR)
@@ -308,6 +312,7 @@ static void free_incomplete(giop_reasm *r)
   r->hdr_have = 0;
   r->rem = 0;
   r->room = 0;
+  r->held = false;
 }
 
 /* Record ERR and free everything incomplete: nothing more is accepted, so
@@ -356,6 +361,21 @@ void giop_reasm_free(giop_reasm *r)
   r->a->free(r, r->a->ud);
 }
 
+/* B moved (realloc): point its neighbours, or the list head, at it. */
+static void relink(giop_reasm *r, rbuf *b)
+{
+  if (b->kind == K_PEND12) {
+    if (b->prev)
+      b->prev->next = b;
+    else
+      r->pend = b;
+    if (b->next)
+      b->next->prev = b;
+  } else if (b->kind == K_PEND11) {
+    r->p11 = b;
+  }
+}
+
 /* Make room for NEED octets in the current target (need > cap). */
 static int grow(giop_reasm *r, size_t need)
 {
@@ -397,16 +417,7 @@ static int grow(giop_reasm *r, size_t need)
   nb->cap = nc;
   nb->charged += add;
   if (nb != t) {
-    if (nb->kind == K_PEND12) {
-      if (nb->prev)
-        nb->prev->next = nb;
-      else
-        r->pend = nb;
-      if (nb->next)
-        nb->next->prev = nb;
-    } else if (nb->kind == K_PEND11) {
-      r->p11 = nb;
-    }
+    relink(r, nb);
     r->tgt = nb;
   }
   return CDR_OK;
@@ -500,7 +511,14 @@ static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t 
       *consumed = hl;
     else
       r->hdr_have = 0;
-    r->tgt = pm;
+    r->tgt = pm->drop ? NULL : pm; /* a dropped message's Fragments are skipped */
+    if (pm->drop && !more) {
+      if (pm->kind == K_PEND12)
+        pend_unlink(r, pm);
+      else
+        r->p11 = NULL;
+      rb_free(r, pm);
+    }
     r->rem = data;
     r->last = !more;
     r->st = ST_BODY;
@@ -582,8 +600,18 @@ static int process(giop_reasm *r, const uint8_t *p, size_t n, bool spare)
       if (r->tgt) {
         if (r->tgt->cap - r->tgt->len < k) {
           int rc = grow(r, r->tgt->len + k);
-          if (rc != CDR_OK)
-            return fail(r, rc); /* octets in hand cannot wait: a refusal is final */
+          if (rc != CDR_OK && r->err)
+            return rc;
+          if (rc != CDR_OK) {
+            /* Refused.  Octets read into the spare wait there, unprocessed,
+             * for the next giop_reasm_buffer(); others cannot wait. */
+            if (!spare || !r->spare || p != rb_data(r->spare))
+              return fail(r, rc);
+            memmove(rb_data(r->spare), p + off, n - off);
+            r->spare->len = n - off;
+            r->held = true;
+            return rc;
+          }
         }
         rbuf *t = r->tgt;
         memcpy(rb_data(t) + t->len, p + off, k);
@@ -637,11 +665,27 @@ static void end_reservation(giop_reasm *r)
   r->zombie = NULL;
 }
 
+/* Process the octets a refused charge left in the spare: CDR_OK once they
+ * all went somewhere, else the (repeated) refusal or an error. */
+static int flush_held(giop_reasm *r)
+{
+  if (!r->held)
+    return CDR_OK;
+  r->held = false;
+  int rc = process(r, rb_data(r->spare), r->spare->len, true);
+  if (rc == CDR_OK && r->spare)
+    r->spare->len = 0;
+  return rc;
+}
+
 int giop_reasm_feed(giop_reasm *r, const void *data, size_t len)
 {
   if (r->err)
     return r->err;
   end_reservation(r);
+  int hrc = flush_held(r);
+  if (hrc != CDR_OK)
+    return r->held ? fail(r, hrc) : hrc;
   if (r->spare && r->spare->len) {
     /* Header octets a reservation left in the spare (< 16 of them). */
     memcpy(r->hdr, rb_data(r->spare), r->spare->len);
@@ -667,6 +711,9 @@ int giop_reasm_buffer(giop_reasm *r, uint8_t **buf, size_t *room)
   if (r->err)
     return r->err;
   end_reservation(r);
+  int hrc = flush_held(r);
+  if (hrc != CDR_OK)
+    return hrc;               /* a refusal again (not sticky), or the error */
   if (r->st == ST_BODY && r->tgt) {
     if (r->tgt->cap == r->tgt->len) {
       int rc = grow(r, r->tgt->len + 1);
@@ -818,9 +865,27 @@ int giop_reasm_skip_current(giop_reasm *r)
 {
   if (r->err || r->st != ST_BODY || !r->tgt)
     return CDR_E_STATE;
-  if (r->tgt->kind != K_MSG)
-    return fail(r, CDR_E_LIMIT); /* later Fragments of it could not be told apart */
-  rb_free(r, r->tgt);
-  r->tgt = NULL;                 /* the rest of it is skipped as it arrives */
+  rbuf *t = r->tgt;
+  r->tgt = NULL;                 /* the rest of this part is skipped as it arrives */
+  if (t->kind == K_MSG || r->last) {
+    if (t->kind == K_PEND12)
+      pend_unlink(r, t);
+    else if (t->kind == K_PEND11)
+      r->p11 = NULL;
+    rb_free(r, t);
+    return CDR_OK;
+  }
+  /* A fragmented message with Fragments to come: it stays pending, without
+   * its data, so that they are recognised and skipped. */
+  if (t->charged) {
+    r->uncharge(r->charge_ud, t->charged);
+    t->charged = 0;
+  }
+  rbuf *nb = r->a->realloc(t, RB_HDR, r->a->ud);
+  if (nb && nb != t)
+    relink(r, nb);
+  t = nb ? nb : t;
+  t->cap = t->len = 0;
+  t->drop = 1;
   return CDR_OK;
 }

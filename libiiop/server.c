@@ -699,9 +699,12 @@ static int on_refused(srv_conn *sc, uint8_t *msg, size_t len)
   cdr_arena *a = cdr_arena_get();
   if (a) {
     iiop__reply r;
-    if (iiop__dispatch_refuse(&sc->sess, msg, len, a, "NO_RESOURCES", &r) == IIOP__D_CONTINUE
-        && iiop__conn_skip(sc->conn) == CDR_OK && send_reply(sc, &r))
-      next = NEXT_READ;
+    if (iiop__dispatch_refuse(&sc->sess, msg, len, a, "NO_RESOURCES", &r) == IIOP__D_CONTINUE) {
+      /* A fragmented request cannot be skipped: answered, then closed. */
+      bool skipped = iiop__conn_skip(sc->conn) == CDR_OK;
+      if (send_reply(sc, &r) && skipped)
+        next = NEXT_READ;
+    }
     cdr_arena_put(a);
   }
   __atomic_store_n(&sc->state, CS_IDLE, __ATOMIC_SEQ_CST);
@@ -1085,13 +1088,21 @@ static void scan(iiop_server *s)
 static srv_conn *pick_victim(iiop_server *s, int *act)
 {
   srv_conn *best = NULL;
+  int64_t now = iiop__now_ms(), best_since = 0;
   for (srv_conn *sc = s->active; sc; sc = sc->next) {
     if (sc->doomed)
       continue;
     int st = __atomic_load_n(&sc->state, __ATOMIC_SEQ_CST);
-    if ((st == CS_IDLE || (st == CS_HANDSHAKE && sc->ctl_fd >= 0))
-        && (!best || sc->since < best->since))
+    if (st != CS_IDLE && !(st == CS_HANDSHAKE && sc->ctl_fd >= 0))
+      continue;
+    /* A connection that read a message since the last scan is active now. */
+    int64_t since = st == CS_IDLE && __atomic_load_n(&sc->nmsg, __ATOMIC_RELAXED) != sc->seen_nmsg
+                      ? now
+                      : sc->since;
+    if (!best || since < best_since) {
       best = sc;
+      best_since = since;
+    }
   }
   if (!best)
     return NULL;

@@ -171,12 +171,11 @@ IIOP_API int giop_reasm_phase(const giop_reasm *r);
  * being received (or after an error).  Valid until the next call on R. */
 IIOP_API int giop_reasm_current(const giop_reasm *r, const uint8_t **msg, size_t *len);
 
-/* Drop the unfragmented message being received (a budget refused it): its
- * buffer is freed and the rest of its octets are skipped as they arrive.
- * Errors: CDR_E_STATE (no message body being received), CDR_E_LIMIT (a
- * fragmented message: its later Fragments could not be skipped, so this is
- * sticky, as a limit error).  A reservation from giop_reasm_buffer() must
- * not be open. */
+/* Drop the message being received (a budget refused it): its buffer is
+ * freed and the rest of its octets -- a fragmented message's later
+ * Fragments too -- are skipped as they arrive.  Errors: CDR_E_STATE (no
+ * message body being received).  A reservation from giop_reasm_buffer()
+ * must not be open. */
 IIOP_API int giop_reasm_skip_current(giop_reasm *r) IIOP_WUR;
 
 #ifdef __cplusplus

@@ -213,10 +213,24 @@ int iiop__conn_skip(iiop_conn *c)
   return rc == CDR_E_STATE ? CDR_OK : rc;
 }
 
+static int phase_locked(iiop_conn *c);
+
 int iiop__conn_phase(iiop_conn *c)
 {
   if (pthread_mutex_trylock(&c->rmu) != 0)
     return -1;
+  return phase_locked(c);
+}
+
+int iiop__conn_phase_wait(iiop_conn *c)
+{
+  pthread_mutex_lock(&c->rmu);
+  return phase_locked(c);
+}
+
+/* The phase (rmu held; released here). */
+static int phase_locked(iiop_conn *c)
+{
   /* Waiting for the budget is the server's doing, not the client's: not
    * timed (the wait has its own bound). */
   int ph = c->budget_deadline >= 0 ? -1 : giop_reasm_phase(c->r);
@@ -256,6 +270,7 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
       c->rerr = rc;
       break;
     }
+    c->budget_deadline = -1;        /* granted (a wait, if there was one, is over) */
     pthread_mutex_unlock(&c->rmu);
     int wait = timeout_ms < 0 ? -1 : timeout_ms == 0 ? 0 : iiop__remaining(deadline);
     long n = c->t->ops->read(c->t, buf, room, wait);

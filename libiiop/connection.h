@@ -74,6 +74,9 @@ IIOP_HIDDEN int iiop__conn_skip(iiop_conn *c);
  * reader holds the reassembler just now (it is making progress) or waits
  * for the budget.  Never blocks; any thread. */
 IIOP_HIDDEN int iiop__conn_phase(iiop_conn *c);
+/* As iiop__conn_phase(), but waiting for the reassembler (held only
+ * briefly) instead of answering -1 for it. */
+IIOP_HIDDEN int iiop__conn_phase_wait(iiop_conn *c);
 /* As iiop__conn_recv(C, 0, ...), but without reading when the last read
  * did not fill its buffer (the socket had no more then; what arrives since
  * makes it readable again): a complete message already buffered, else the

@@ -687,8 +687,8 @@ static void on_recv_error(srv_conn *sc, int rc)
 /* The budget refused the message being read for message_timeout_ms: MSG
  * (LEN octets) is what has arrived of it.  A request is answered
  * NO_RESOURCES (completed NO) and the rest of it skipped; NEXT_READ, or
- * NEXT_END when it could not be (a fragmented message, a request header
- * not all there, shutdown under way). */
+ * NEXT_END when it could not be (a request header not all there, not a
+ * request, shutdown under way). */
 static int on_refused(srv_conn *sc, uint8_t *msg, size_t len)
 {
   iiop_server *s = sc->s;
@@ -700,7 +700,6 @@ static int on_refused(srv_conn *sc, uint8_t *msg, size_t len)
   if (a) {
     iiop__reply r;
     if (iiop__dispatch_refuse(&sc->sess, msg, len, a, "NO_RESOURCES", &r) == IIOP__D_CONTINUE) {
-      /* A fragmented request cannot be skipped: answered, then closed. */
       bool skipped = iiop__conn_skip(sc->conn) == CDR_OK;
       if (send_reply(sc, &r) && skipped)
         next = NEXT_READ;
@@ -1106,7 +1105,7 @@ static srv_conn *pick_victim(iiop_server *s, int *act)
   }
   if (!best)
     return NULL;
-  int ph = best->conn ? iiop__conn_phase(best->conn) : -1;
+  int ph = best->conn ? iiop__conn_phase_wait(best->conn) : -1;
   *act = doom(s, best, ph == GIOP_REASM_EMPTY);
   return *act == ACT_NONE ? NULL : best;
 }

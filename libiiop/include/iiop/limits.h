@@ -31,11 +31,15 @@
  *   message buffer larger than 64 KiB (GIOP_REASM_CHARGE_ABOVE) is charged
  *   to it as it grows; a request the budget cannot take waits up to
  *   message_timeout_ms for memory to be given back, then is answered
- *   NO_RESOURCES (completed NO) and the rest of it is read and discarded
- *   (a fragmented request: the connection is then closed, its later
- *   Fragments could not be told apart).  A header whose message_size is
- *   over max_in_flight can never be afforded: MessageError and close, as
- *   max_message.  Pooled connections wait on their worker thread.
+ *   NO_RESOURCES (completed NO) and the rest of it (a fragmented request's
+ *   later Fragments too) is read and discarded; the connection goes on.
+ *   A request whose own header has not arrived by then closes its
+ *   connection.  A header whose message_size is over max_in_flight can
+ *   never be afforded: MessageError and close, as max_message.  Waiting
+ *   for the budget is not timed by message_timeout_ms; pooled connections
+ *   wait on their worker thread.  So the server holds at most
+ *   max_in_flight octets of large request buffers, plus 64 KiB per
+ *   connection, plus what operations and their replies allocate.
  * - header_timeout_ms (server): from a message's first octet (a
  *   connection's first, or the first after its previous message) to its
  *   complete 12-octet header; a partial header is timed, never idle.

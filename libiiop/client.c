@@ -139,7 +139,30 @@ struct iiop_client {
   unsigned nfree;
   unsigned live_calls;
   int closing;               /* atomic */
+  uint64_t stats[5];         /* atomic: iiop_client_stats, in its order */
 };
+
+enum { CST_CONNECTIONS, CST_CONNECT_FAILED, CST_TIMEOUT, CST_LIMIT, CST_PROTOCOL };
+
+/* Count one event K (CST_*; -1: none). */
+static void ccount(iiop_client *cl, int k)
+{
+  if (k >= 0)
+    __atomic_add_fetch(&cl->stats[k], 1, __ATOMIC_RELAXED);
+}
+
+int iiop_client_stats_get(iiop_client *c, iiop_client_stats *st)
+{
+  if (!c || !st)
+    return CDR_E_INVALID;
+  memset(st, 0, sizeof *st);
+  st->connections = __atomic_load_n(&c->stats[CST_CONNECTIONS], __ATOMIC_RELAXED);
+  st->connect_failed = __atomic_load_n(&c->stats[CST_CONNECT_FAILED], __ATOMIC_RELAXED);
+  st->timeout_call = __atomic_load_n(&c->stats[CST_TIMEOUT], __ATOMIC_RELAXED);
+  st->limit_message = __atomic_load_n(&c->stats[CST_LIMIT], __ATOMIC_RELAXED);
+  st->limit_protocol = __atomic_load_n(&c->stats[CST_PROTOCOL], __ATOMIC_RELAXED);
+  return CDR_OK;
+}
 
 /* ---------------------------------------------------------------- memory and waiting */
 
@@ -166,9 +189,10 @@ static int cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t dead
 void iiop_client_opts_default(iiop_client_opts *o)
 {
   memset(o, 0, sizeof *o);
-  o->timeout_ms = 30000;
+  iiop_limits_default(&o->limits);
+  o->timeout_ms = o->limits.call_timeout_ms;
   o->fragment_size = GIOP_FRAG_DEFAULT;
-  o->max_message = (size_t)64 << 20;
+  o->max_message = o->limits.max_message;
   o->tls_ca_file = NULL;
   o->tls_verify = 1;
   o->native_char = CDR_CS_ISO8859_1;
@@ -186,8 +210,19 @@ iiop_client *iiop_client_new(const iiop_client_opts *opts)
     return NULL;
   if (o.native_wchar != 0 && o.native_wchar != CDR_CS_UTF16 && o.native_wchar != CDR_CS_UCS2)
     return NULL;
-  if (o.timeout_ms < 0)
-    o.timeout_ms = 0;
+  /* The older names win when they differ from their defaults; the limits
+   * then hold what is used (call_timeout_ms 0: none, as timeout_ms). */
+  iiop_limits d;
+  iiop_limits_default(&d);
+  int call_ms = o.timeout_ms != d.call_timeout_ms ? o.timeout_ms
+                : o.limits.call_timeout_ms > 0    ? o.limits.call_timeout_ms
+                                                  : d.call_timeout_ms;
+  if (o.max_message && o.max_message != d.max_message)
+    o.limits.max_message = o.max_message;
+  iiop__limits_fill(&o.limits, &d);
+  o.max_message = o.limits.max_message;
+  o.timeout_ms = call_ms < 0 ? 0 : call_ms;
+  o.limits.call_timeout_ms = o.timeout_ms;
   const cdr_allocator *al = iiop__alloc_or_global(o.alloc);
   iiop_client *c = iiop__malloc(al, sizeof *c);
   if (!c)
@@ -265,25 +300,40 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
     return CDR_E_TIMEOUT;
   iiop_transport *t;
   int rc = iiop__tcp_connect(ep->host, ep->port, left < 0 ? 0 : left, cl->alloc, &t);
-  if (rc != CDR_OK)
+  if (rc != CDR_OK) {
+    ccount(cl, CST_CONNECT_FAILED);
     return rc;
+  }
   if (ep->tls) {
     left = iiop__remaining(deadline);
     if (left == 0) {
       t->ops->free(t);
+      ccount(cl, CST_CONNECT_FAILED);
       return CDR_E_TIMEOUT;
     }
-    rc = iiop_tls_connect(cl->tls, t, ep->host, left < 0 ? 0 : left, &t);
-    if (rc != CDR_OK)
+    int hs = cl->o.limits.handshake_timeout_ms;
+    if (left < 0 || left > hs)
+      left = hs;
+    rc = iiop_tls_connect(cl->tls, t, ep->host, left, &t);
+    if (rc != CDR_OK) {
+      ccount(cl, CST_CONNECT_FAILED);
       return rc;
+    }
   }
+  ccount(cl, CST_CONNECTIONS);
   cconn *cc = iiop__malloc(cl->alloc, sizeof *cc);
   if (!cc) {
     t->ops->free(t);
     return CDR_E_NOMEM;
   }
   memset(cc, 0, sizeof *cc);
-  iiop_conn_opts co = { cl->o.fragment_size, cl->o.max_message, cl->o.timeout_ms, cl->alloc };
+  iiop_conn_opts co;
+  memset(&co, 0, sizeof co);
+  co.fragment_size = cl->o.fragment_size;
+  co.max_message = cl->o.limits.max_message;
+  co.max_fragmented = cl->o.limits.max_fragmented;
+  co.send_timeout_ms = cl->o.timeout_ms;
+  co.alloc = cl->alloc;
   rc = iiop__conn_new(t, &co, &cc->conn);
   if (rc != CDR_OK) {
     iiop__free(cl->alloc, cc);
@@ -493,6 +543,9 @@ int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out)
                      : 0;
   cdr_opts_default(&r->opts);
   r->opts.alloc = c->o.alloc; /* NULL keeps libcdr's pooled stream buffers */
+  r->opts.max_string = c->o.limits.max_string;
+  r->opts.max_seq = c->o.limits.max_sequence;
+  r->opts.max_depth = c->o.limits.max_depth;
   r->opts.giop_major = 1;
   r->opts.giop_minor = minor;
   r->opts.ncs_c = c->o.native_char;
@@ -1065,6 +1118,8 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
     int fresh, no = 1;
     rc = get_conn(cl, ep, deadline, &cc, &fresh);
     if (rc != CDR_OK) {
+      if (rc == CDR_E_TIMEOUT)
+        ccount(cl, CST_TIMEOUT);
       set_local_ex(call, rc, PH_CONNECT, 1);
       return rc;
     }
@@ -1088,6 +1143,8 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
         retried = 1;
         continue;
       }
+      ccount(cl, rc == CDR_E_TIMEOUT ? CST_TIMEOUT : rc == CDR_E_LIMIT ? CST_LIMIT
+                 : rc == CDR_E_PROTOCOL ? CST_PROTOCOL : -1);
       set_local_ex(call, rc, phase, phase == PH_SEND || no);
       return rc;
     }
@@ -1102,6 +1159,7 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
     if (rc != CDR_OK) {
       send_small(cc, GIOP_MESSAGE_ERROR, 0, call->out_opts.giop_minor);
       conn_fail(cc, CDR_E_PROTOCOL, 0);
+      ccount(cl, CST_PROTOCOL);
       set_local_ex(call, CDR_E_PROTOCOL, PH_WAIT, 0);
       return CDR_E_PROTOCOL;
     }

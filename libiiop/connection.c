@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <string.h>
 #include <pthread.h>
+#include <time.h>
 #include <cdr/cdr.h>
 #include <iiop/conn.h>
 #include <iiop/frag.h>
@@ -39,7 +40,33 @@ struct iiop_conn {
   int closed;                        /* atomic */
   size_t frag_size;
   int send_timeout_ms;               /* < 0: none */
+  int (*charge)(void *ud, size_t n); /* the budget (opts.charge, .uncharge) */
+  void (*uncharge)(void *ud, size_t n);
+  void *charge_ud;
+  int refused;                       /* under rmu: the budget refused the last charge */
+  int budget_wait_ms;
+  int64_t budget_deadline;           /* under rmu: refused charges are retried until then
+                                      * (-1: none refused) */
 };
+
+/* The reassembler's charge hook: the budget's answer, remembered, so that
+ * a refusal is told apart from the reassembler's own errors. */
+static int conn_charge(void *ud, size_t n)
+{
+  iiop_conn *c = ud;
+  int rc = c->charge(c->charge_ud, n);
+  if (rc != CDR_OK) {
+    c->refused = 1;
+    return CDR_E_LIMIT;
+  }
+  return CDR_OK;
+}
+
+static void conn_uncharge(void *ud, size_t n)
+{
+  iiop_conn *c = ud;
+  c->uncharge(c->charge_ud, n);
+}
 
 int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_conn **out)
 {
@@ -50,6 +77,13 @@ int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_conn **out)
   ro.alloc = a;
   if (o && o->max_message)
     ro.max_message = o->max_message;
+  if (o && o->max_fragmented)
+    ro.max_fragmented = o->max_fragmented;
+  if (c && o && o->charge && o->uncharge) {
+    ro.charge = conn_charge;
+    ro.uncharge = conn_uncharge;
+    ro.charge_ud = c;
+  }
   giop_reasm *r = c ? giop_reasm_new(&ro) : NULL;
   if (!r) {
     iiop__free(a, c);
@@ -66,6 +100,13 @@ int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_conn **out)
   fs &= ~(size_t)7;                  /* as the fragmenter rounds it */
   c->frag_size = fs < GIOP_FRAG_MIN ? GIOP_FRAG_MIN : fs;
   c->send_timeout_ms = o && o->send_timeout_ms > 0 ? o->send_timeout_ms : -1;
+  if (o && o->charge && o->uncharge) {
+    c->charge = o->charge;
+    c->uncharge = o->uncharge;
+    c->charge_ud = o->charge_ud;
+    c->budget_wait_ms = o->budget_wait_ms > 0 ? o->budget_wait_ms : 0;
+  }
+  c->budget_deadline = -1;
   *out = c;
   return CDR_OK;
 }
@@ -135,6 +176,68 @@ int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t reque
   return rc;
 }
 
+/* The budget refused to let the message being received grow (rmu held):
+ * wait a little (rmu released) and let the caller retry, CDR_OK; or, once
+ * budget_wait_ms have passed since the first refusal, IIOP__RECV_REFUSED
+ * with what has arrived of the message. */
+static int budget_wait(iiop_conn *c, uint8_t **msg, size_t *len)
+{
+  c->refused = 0;
+  int64_t now = iiop__now_ms();
+  if (c->budget_deadline < 0)
+    c->budget_deadline = now + c->budget_wait_ms;
+  if (now >= c->budget_deadline) {
+    c->budget_deadline = -1;
+    const uint8_t *p = NULL;
+    size_t n = 0;
+    (void)giop_reasm_current(c->r, &p, &n);
+    *msg = (uint8_t *)p;
+    *len = n;
+    return IIOP__RECV_REFUSED;
+  }
+  int64_t left = c->budget_deadline - now;
+  struct timespec ts = { 0, (long)(left < 5 ? left : 5) * 1000000 };
+  pthread_mutex_unlock(&c->rmu);
+  nanosleep(&ts, NULL);
+  pthread_mutex_lock(&c->rmu);
+  return CDR_OK;
+}
+
+int iiop__conn_skip(iiop_conn *c)
+{
+  pthread_mutex_lock(&c->rmu);
+  int rc = giop_reasm_skip_current(c->r);
+  if (rc != CDR_OK && rc != CDR_E_STATE)
+    c->rerr = rc;
+  pthread_mutex_unlock(&c->rmu);
+  return rc == CDR_E_STATE ? CDR_OK : rc;
+}
+
+static int phase_locked(iiop_conn *c);
+
+int iiop__conn_phase(iiop_conn *c)
+{
+  if (pthread_mutex_trylock(&c->rmu) != 0)
+    return -1;
+  return phase_locked(c);
+}
+
+int iiop__conn_phase_wait(iiop_conn *c)
+{
+  pthread_mutex_lock(&c->rmu);
+  return phase_locked(c);
+}
+
+/* The phase (rmu held; released here). */
+static int phase_locked(iiop_conn *c)
+{
+  /* Waiting for the budget is the server's doing, not the client's: not
+   * timed (the wait has its own bound). */
+  int ph = c->budget_deadline >= 0 ? -1 : giop_reasm_phase(c->r);
+  pthread_mutex_unlock(&c->rmu);
+  return ph;
+}
+
 int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
 {
   int64_t deadline = timeout_ms > 0 ? iiop__now_ms() + timeout_ms : -1;
@@ -158,9 +261,16 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
     size_t room;
     rc = giop_reasm_buffer(c->r, &buf, &room);
     if (rc != CDR_OK) {
+      if (c->refused) {
+        rc = budget_wait(c, msg, len);
+        if (rc == CDR_OK)
+          continue;
+        break;
+      }
       c->rerr = rc;
       break;
     }
+    c->budget_deadline = -1;        /* granted (a wait, if there was one, is over) */
     pthread_mutex_unlock(&c->rmu);
     int wait = timeout_ms < 0 ? -1 : timeout_ms == 0 ? 0 : iiop__remaining(deadline);
     long n = c->t->ops->read(c->t, buf, room, wait);
@@ -168,7 +278,9 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
     c->last_full = n > 0 && (size_t)n == room;
     if (n > 0) {
       rc = giop_reasm_commit(c->r, (size_t)n);
-      if (rc != CDR_OK)
+      if (rc != CDR_OK && c->refused)
+        c->refused = 0;             /* the octets wait: the next giop_reasm_buffer() retries */
+      else if (rc != CDR_OK)
         c->rerr = rc;               /* complete messages are still handed out first */
       continue;
     }

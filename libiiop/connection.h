@@ -19,10 +19,24 @@
 typedef struct iiop_conn_opts {
   size_t fragment_size;      /* 0: GIOP_FRAG_DEFAULT */
   size_t max_message;        /* 0: 64 MiB */
+  size_t max_fragmented;     /* a fragmented message in all (0: max_message) */
   int send_timeout_ms;       /* a message not written within this long fails with
                               * CDR_E_TIMEOUT and shuts the connection down (0: none) */
   const cdr_allocator *alloc;/* the connection and its reassembler (NULL: global) */
+  /* A memory budget for message buffers (giop_reasm_opts.charge; NULL:
+   * none).  A refused charge is retried (every few milliseconds) for up to
+   * budget_wait_ms; then iiop__conn_recv() returns IIOP__RECV_REFUSED. */
+  int (*charge)(void *ud, size_t n);
+  void (*uncharge)(void *ud, size_t n);
+  void *charge_ud;
+  int budget_wait_ms;
 } iiop_conn_opts;
+
+/* iiop__conn_recv(): the message being received needs more memory than the
+ * budget granted within budget_wait_ms.  *MSG and *LEN are what has arrived
+ * of it (its header first), valid until iiop__conn_skip(), which the
+ * caller calls next (after answering it). */
+#define IIOP__RECV_REFUSED 1
 
 typedef struct iiop_conn iiop_conn;
 
@@ -52,6 +66,17 @@ IIOP_HIDDEN int iiop__conn_send_bare(iiop_conn *c, int type, uint32_t request_id
  * iiop__conn_shutdown), CDR_E_TIMEOUT, CDR_E_IO, CDR_E_TLS, CDR_E_PROTOCOL
  * and CDR_E_LIMIT (from the reassembler: answer MessageError and close). */
 IIOP_HIDDEN int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len) IIOP_WUR;
+/* After IIOP__RECV_REFUSED: drop that message (the rest of it is read and
+ * discarded).  CDR_OK, or CDR_E_LIMIT for a fragmented message (it cannot
+ * be skipped: the connection must close). */
+IIOP_HIDDEN int iiop__conn_skip(iiop_conn *c);
+/* The reader's phase (GIOP_REASM_EMPTY, _HEADER, _BODY), or -1 when the
+ * reader holds the reassembler just now (it is making progress) or waits
+ * for the budget.  Never blocks; any thread. */
+IIOP_HIDDEN int iiop__conn_phase(iiop_conn *c);
+/* As iiop__conn_phase(), but waiting for the reassembler (held only
+ * briefly) instead of answering -1 for it. */
+IIOP_HIDDEN int iiop__conn_phase_wait(iiop_conn *c);
 /* As iiop__conn_recv(C, 0, ...), but without reading when the last read
  * did not fill its buffer (the socket had no more then; what arrives since
  * makes it readable again): a complete message already buffered, else the

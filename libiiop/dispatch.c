@@ -15,7 +15,17 @@ struct iiop_request {
   const char *operation;
   uint32_t request_id;
   uint32_t completed;
+  const iiop__session *sess;
 };
+
+void iiop_request_value_opts(const iiop_request *r, cdr_value_opts *o)
+{
+  if (!o)
+    return;
+  cdr_value_opts_default(o);
+  if (r && r->sess)
+    o->max_values = r->sess->max_values;
+}
 
 const char *iiop_request_operation(const iiop_request *r) { return r ? r->operation : NULL; }
 uint32_t iiop_request_id(const iiop_request *r) { return r ? r->request_id : 0; }
@@ -34,11 +44,22 @@ void iiop__session_init(iiop__session *s, iiop__adapter *ad, size_t max_message,
   s->ad = ad;
   s->minor = 2;
   cdr_opts_default(&s->in_opts);
+  s->max_values = IIOP_DEFAULT_MAX_VALUES;
   s->in_opts.tcs_c = CDR_CS_ISO8859_1;
   s->in_opts.ncs_c = CDR_CS_ISO8859_1; /* the IOR's native char code set */
   s->in_opts.tcs_w = 0;                /* until a CodeSets context names one */
   s->in_opts.max_size = max_message;
   s->in_opts.alloc = alloc;
+}
+
+void iiop__session_limits(iiop__session *s, const iiop_limits *l, uint64_t *hits)
+{
+  s->in_opts.max_string = l->max_string;
+  s->in_opts.max_seq = l->max_sequence;
+  s->in_opts.max_depth = l->max_depth;
+  s->max_values = l->max_values;
+  s->limit_hits = hits;
+  s->imp_limit_id = giop_system_exception_id("IMP_LIMIT");
 }
 
 void iiop__session_close(iiop__session *s)
@@ -123,6 +144,8 @@ static int finish(cdr_out *o, uint32_t id, iiop__reply *r)
 static int reply_exception(iiop__session *s, uint8_t minor, uint32_t id,
                            const giop_system_exception *e, iiop__reply *r)
 {
+  if (s->limit_hits && e->repo_id == s->imp_limit_id)
+    __atomic_add_fetch(s->limit_hits, 1, __ATOMIC_RELAXED);
   cdr_out *o = begin_reply(s, minor, id, GIOP_SYSTEM_EXCEPTION, true);
   if (o)
     giop_put_system_exception(o, e);
@@ -212,7 +235,7 @@ static inline __attribute__((always_inline)) int do_request(iiop__session *s, gi
   if (!o)
     return IIOP__D_CLOSE;
   cdr_in *args = &m->body;
-  iiop_request req = { h->operation, id, GIOP_COMPLETED_NO };
+  iiop_request req = { h->operation, id, GIOP_COMPLETED_NO, s };
   int rc;
   switch (op->kind) {
   case IIOP__OP_IS_A: {
@@ -324,4 +347,32 @@ int iiop__dispatch_resume(iiop__session *s, giop_message *m, iiop__reply *r)
   r->len = 0;
   r->request_id = 0;
   return do_request(s, m, false, r);
+}
+
+int iiop__dispatch_refuse(iiop__session *s, uint8_t *msg, size_t len, cdr_arena *a,
+                          const char *exception, iiop__reply *r)
+{
+  r->msg = NULL;
+  r->len = 0;
+  r->request_id = 0;
+  if (len < GIOP_HEADER_SIZE || len - GIOP_HEADER_SIZE > UINT32_MAX)
+    return IIOP__D_CLOSE;
+  /* What has arrived, parsed as if it were the whole message. */
+  msg[6] &= (uint8_t)~GIOP_FLAG_MORE_FRAGMENTS;
+  iiop__store32(msg + 8, (uint32_t)(len - GIOP_HEADER_SIZE), msg[6] & GIOP_FLAG_LITTLE_ENDIAN);
+  giop_message m;
+  int rc = giop_parse(&m, msg, len, &s->in_opts, a);
+  int act = IIOP__D_CLOSE;
+  if (rc == CDR_OK && m.hdr.type == GIOP_REQUEST) {
+    const giop_request_header *h = &m.u.request;
+    s->minor = m.hdr.minor;
+    act = IIOP__D_CONTINUE;
+    if (h->response_flags & GIOP_RESPONSE_SYNC_WITH_SERVER) {
+      giop_system_exception e;
+      named_exception(exception, 0, &e);
+      act = reply_exception(s, m.hdr.minor, h->request_id, &e, r);
+    }
+  }
+  cdr_in_close(&m.body);
+  return act;
 }

@@ -37,6 +37,9 @@ typedef struct iiop__session {
   bool out_ready;
   uint8_t out_minor;
   const char *cs_error;      /* a system exception every request gets, or NULL */
+  uint32_t max_values;       /* iiop_request_value_opts(): cdr_value_opts.max_values */
+  uint64_t *limit_hits;      /* atomic, or NULL: IMP_LIMIT replies are counted here */
+  const char *imp_limit_id;  /* giop_system_exception_id("IMP_LIMIT") */
   cdr_opts in_opts;          /* body decoding options (and the reply stream's) */
   cdr_out out;               /* reply stream, reused */
 } iiop__session;
@@ -67,6 +70,10 @@ typedef struct iiop__reply {
  * Allocates nothing. */
 IIOP_HIDDEN void iiop__session_init(iiop__session *s, iiop__adapter *ad, size_t max_message,
                                     const cdr_allocator *alloc);
+/* Apply L's stream limits (max_string, max_sequence, max_depth to the
+ * argument stream, max_values to iiop_request_value_opts()); count every
+ * IMP_LIMIT reply in *HITS (NULL: not counted). */
+IIOP_HIDDEN void iiop__session_limits(iiop__session *s, const iiop_limits *l, uint64_t *hits);
 /* Free the reply stream's buffer (idempotent). */
 IIOP_HIDDEN void iiop__session_close(iiop__session *s);
 
@@ -80,6 +87,16 @@ IIOP_HIDDEN int iiop__dispatch(iiop__session *s, const uint8_t *msg, size_t len,
 /* After IIOP__D_ACK (its reply sent): invoke the request M, discarding its
  * results.  IIOP__D_CONTINUE (R empty) or IIOP__D_CLOSE. */
 IIOP_HIDDEN int iiop__dispatch_resume(iiop__session *s, giop_message *m, iiop__reply *r) IIOP_WUR;
+
+/* A request the server will not process (the memory budget refused it):
+ * MSG is what has arrived of it (LEN octets, its 12-octet header first;
+ * its message_size and more-fragments flag are rewritten in place to
+ * describe just those octets).  A Request whose header has arrived gets a
+ * Reply with the system exception EXCEPTION ("NO_RESOURCES"), completed
+ * NO, minor 0 (a oneway: nothing); IIOP__D_CONTINUE.  Anything else
+ * (a request header not all there, not a Request): IIOP__D_CLOSE. */
+IIOP_HIDDEN int iiop__dispatch_refuse(iiop__session *s, uint8_t *msg, size_t len, cdr_arena *a,
+                                      const char *exception, iiop__reply *r) IIOP_WUR;
 
 /* The system exception for status ST (completion COMPLETED): its row in
  * the table of cdr/error.h, or, when ST is the failed argument stream

@@ -170,8 +170,11 @@ typedef struct rbuf {
   size_t len;                /* octets filled */
   size_t total;              /* fragmented: 12 + body octets announced so far */
   uint32_t id;               /* fragmented 1.2: the request ID */
+  size_t charged;            /* octets charged to the memory budget for it */
   uint8_t kind;              /* K_* */
   uint8_t order;             /* fragmented: the first message's byte-order flag */
+  uint8_t drop;              /* fragmented: dropped (giop_reasm_skip_current): its later
+                              * Fragments are skipped, and it has no data */
 } rbuf;
 
 #define RB_HDR ((sizeof(rbuf) + 15) & ~(size_t)15)
@@ -180,6 +183,7 @@ static inline uint8_t *rb_data(rbuf *b) { return (uint8_t *)b + RB_HDR; }
 struct giop_reasm {
   const cdr_allocator *a;
   size_t max_message;
+  size_t max_total;          /* a fragmented message in all */
   uint32_t max_pending;
   int err;                   /* sticky */
   int st;                    /* ST_HDR: expecting a header; ST_BODY: a part's octets */
@@ -199,19 +203,30 @@ struct giop_reasm {
   rbuf *taken;               /* handed out, not released */
   rbuf *cache[CACHE_N];
   unsigned ncache;
+  int (*charge)(void *ud, size_t n);    /* the memory budget (NULL: none) */
+  void (*uncharge)(void *ud, size_t n);
+  void *charge_ud;
+  bool held;                 /* the spare holds octets a refused charge left unprocessed */
 };
 
 void giop_reasm_opts_default(giop_reasm_opts *o)
 {
   o->max_message = (size_t)64 << 20;
+  o->max_fragmented = 0;
   o->max_pending = 64;
   o->alloc = NULL;
+  o->charge = NULL;
+  o->uncharge = NULL;
+  o->charge_ud = NULL;
 }
 
 static void rb_free(giop_reasm *r, rbuf *b)
 {
-  if (b)
+  if (b) {
+    if (b->charged)
+      r->uncharge(r->charge_ud, b->charged);
     r->a->free(b, r->a->ud);
+  }
 }
 
 /* A buffer with room for CAP octets: a cached one if one is big enough. */
@@ -223,6 +238,7 @@ static rbuf *rb_new(giop_reasm *r, size_t cap)
       r->cache[k] = r->cache[--r->ncache];
       b->len = 0;
       b->kind = K_NONE;
+      b->drop = 0;
       return b;
     }
   if (cap > SIZE_MAX - RB_HDR)
@@ -296,6 +312,7 @@ static void free_incomplete(giop_reasm *r)
   r->hdr_have = 0;
   r->rem = 0;
   r->room = 0;
+  r->held = false;
 }
 
 /* Record ERR and free everything incomplete: nothing more is accepted, so
@@ -323,7 +340,14 @@ giop_reasm *giop_reasm_new(const giop_reasm_opts *opts)
   memset(r, 0, sizeof *r);
   r->a = a;
   r->max_message = o.max_message;
+  r->max_total = o.max_fragmented && o.max_fragmented < o.max_message ? o.max_fragmented
+                                                                      : o.max_message;
   r->max_pending = o.max_pending;
+  if (o.charge && o.uncharge) {
+    r->charge = o.charge;
+    r->uncharge = o.uncharge;
+    r->charge_ud = o.charge_ud;
+  }
   return r;
 }
 
@@ -335,6 +359,21 @@ void giop_reasm_free(giop_reasm *r)
   list_free(r, r->done_head);
   list_free(r, r->taken);
   r->a->free(r, r->a->ud);
+}
+
+/* B moved (realloc): point its neighbours, or the list head, at it. */
+static void relink(giop_reasm *r, rbuf *b)
+{
+  if (b->kind == K_PEND12) {
+    if (b->prev)
+      b->prev->next = b;
+    else
+      r->pend = b;
+    if (b->next)
+      b->next->prev = b;
+  } else if (b->kind == K_PEND11) {
+    r->p11 = b;
+  }
 }
 
 /* Make room for NEED octets in the current target (need > cap). */
@@ -352,29 +391,33 @@ static int grow(giop_reasm *r, size_t need)
       nc = t->len + r->rem;
   } else {
     /* A fragmented message: at most twice what has been announced so far,
-     * and within max_message (which NEED is too). */
+     * and within max_total (which NEED is too). */
     if (nc < need)
       nc = need;
-    if (nc > r->max_message)
-      nc = need > r->max_message ? need : r->max_message;
+    if (nc > r->max_total)
+      nc = need > r->max_total ? need : r->max_total;
   }
   if (nc > SIZE_MAX - RB_HDR)
     return fail(r, CDR_E_NOMEM);
+  size_t add = 0;
+  if (r->charge && nc > GIOP_REASM_CHARGE_ABOVE) {
+    /* The whole buffer is charged once it passes the threshold; a refusal
+     * leaves everything as it was (not sticky: the caller may retry). */
+    add = nc - t->charged;
+    int rc = r->charge(r->charge_ud, add);
+    if (rc != CDR_OK)
+      return rc;
+  }
   rbuf *nb = r->a->realloc(t, RB_HDR + nc, r->a->ud);
-  if (!nb)
+  if (!nb) {
+    if (add)
+      r->uncharge(r->charge_ud, add);
     return fail(r, CDR_E_NOMEM);
+  }
   nb->cap = nc;
+  nb->charged += add;
   if (nb != t) {
-    if (nb->kind == K_PEND12) {
-      if (nb->prev)
-        nb->prev->next = nb;
-      else
-        r->pend = nb;
-      if (nb->next)
-        nb->next->prev = nb;
-    } else if (nb->kind == K_PEND11) {
-      r->p11 = nb;
-    }
+    relink(r, nb);
     r->tgt = nb;
   }
   return CDR_OK;
@@ -416,6 +459,9 @@ static int classify(const giop_reasm *r, const uint8_t *h, size_t have, giop_hea
                     size_t *need)
 {
   if (have < GIOP_HEADER_SIZE) {
+    /* Octets that cannot begin "GIOP" need no more to be refused. */
+    if (memcmp(h, "GIOP", have < 4 ? have : 4) != 0)
+      return CDR_E_PROTOCOL;
     *need = GIOP_HEADER_SIZE;
     return 1;
   }
@@ -457,14 +503,22 @@ static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t 
       return fail(r, CDR_E_PROTOCOL);
     size_t data = gh->size - (gh->minor == 2 ? 4 : 0);
     /* The running total (docs/hostile-input.md C11 b): max_message >= 12 here. */
-    if (data > r->max_message - pm->total || pm->total - GIOP_HEADER_SIZE + data > UINT32_MAX)
+    if (pm->total > r->max_total || data > r->max_total - pm->total
+        || pm->total - GIOP_HEADER_SIZE + data > UINT32_MAX)
       return fail(r, CDR_E_LIMIT);
     pm->total += data;
     if (peek)
       *consumed = hl;
     else
       r->hdr_have = 0;
-    r->tgt = pm;
+    r->tgt = pm->drop ? NULL : pm; /* a dropped message's Fragments are skipped */
+    if (pm->drop && !more) {
+      if (pm->kind == K_PEND12)
+        pend_unlink(r, pm);
+      else
+        r->p11 = NULL;
+      rb_free(r, pm);
+    }
     r->rem = data;
     r->last = !more;
     r->st = ST_BODY;
@@ -496,6 +550,15 @@ static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t 
     t = rb_new(r, cap);
     if (!t)
       return fail(r, CDR_E_NOMEM);
+    if (r->charge && t->cap > GIOP_REASM_CHARGE_ABOVE && t->charged < t->cap) {
+      /* A large first read (giop_reasm_feed()): its octets cannot wait. */
+      int rc = r->charge(r->charge_ud, t->cap - t->charged);
+      if (rc != CDR_OK) {
+        rb_free(r, t);
+        return fail(r, rc);
+      }
+      t->charged = t->cap;
+    }
     if (!peek) {
       memcpy(rb_data(t), r->hdr, r->hdr_have);
       t->len = r->hdr_have;
@@ -535,8 +598,21 @@ static int process(giop_reasm *r, const uint8_t *p, size_t n, bool spare)
     if (r->st == ST_BODY) {
       size_t k = n - off < r->rem ? n - off : r->rem;
       if (r->tgt) {
-        if (r->tgt->cap - r->tgt->len < k && grow(r, r->tgt->len + k) != CDR_OK)
-          return r->err;
+        if (r->tgt->cap - r->tgt->len < k) {
+          int rc = grow(r, r->tgt->len + k);
+          if (rc != CDR_OK && r->err)
+            return rc;
+          if (rc != CDR_OK) {
+            /* Refused.  Octets read into the spare wait there, unprocessed,
+             * for the next giop_reasm_buffer(); others cannot wait. */
+            if (!spare || !r->spare || p != rb_data(r->spare))
+              return fail(r, rc);
+            memmove(rb_data(r->spare), p + off, n - off);
+            r->spare->len = n - off;
+            r->held = true;
+            return rc;
+          }
+        }
         rbuf *t = r->tgt;
         memcpy(rb_data(t) + t->len, p + off, k);
         t->len += k;
@@ -589,11 +665,27 @@ static void end_reservation(giop_reasm *r)
   r->zombie = NULL;
 }
 
+/* Process the octets a refused charge left in the spare: CDR_OK once they
+ * all went somewhere, else the (repeated) refusal or an error. */
+static int flush_held(giop_reasm *r)
+{
+  if (!r->held)
+    return CDR_OK;
+  r->held = false;
+  int rc = process(r, rb_data(r->spare), r->spare->len, true);
+  if (rc == CDR_OK && r->spare)
+    r->spare->len = 0;
+  return rc;
+}
+
 int giop_reasm_feed(giop_reasm *r, const void *data, size_t len)
 {
   if (r->err)
     return r->err;
   end_reservation(r);
+  int hrc = flush_held(r);
+  if (hrc != CDR_OK)
+    return r->held ? fail(r, hrc) : hrc;
   if (r->spare && r->spare->len) {
     /* Header octets a reservation left in the spare (< 16 of them). */
     memcpy(r->hdr, rb_data(r->spare), r->spare->len);
@@ -619,9 +711,15 @@ int giop_reasm_buffer(giop_reasm *r, uint8_t **buf, size_t *room)
   if (r->err)
     return r->err;
   end_reservation(r);
+  int hrc = flush_held(r);
+  if (hrc != CDR_OK)
+    return hrc;               /* a refusal again (not sticky), or the error */
   if (r->st == ST_BODY && r->tgt) {
-    if (r->tgt->cap == r->tgt->len && grow(r, r->tgt->len + 1) != CDR_OK)
-      return r->err;
+    if (r->tgt->cap == r->tgt->len) {
+      int rc = grow(r, r->tgt->len + 1);
+      if (rc != CDR_OK)
+        return rc;            /* a refused charge is not sticky */
+    }
     rbuf *t = r->tgt;
     size_t k = t->cap - t->len;
     *buf = rb_data(t) + t->len;
@@ -743,4 +841,51 @@ size_t giop_reasm_pending_bytes(const giop_reasm *r)
   if (r->p11)
     n += r->p11->len;
   return n;
+}
+
+int giop_reasm_phase(const giop_reasm *r)
+{
+  if (r->st == ST_BODY || r->pend || r->p11)
+    return GIOP_REASM_BODY;
+  if (r->hdr_have || (r->spare && r->spare->len))
+    return GIOP_REASM_HEADER;
+  return GIOP_REASM_EMPTY;
+}
+
+int giop_reasm_current(const giop_reasm *r, const uint8_t **msg, size_t *len)
+{
+  if (r->err || r->st != ST_BODY || !r->tgt)
+    return 0;
+  *msg = rb_data(r->tgt);
+  *len = r->tgt->len;
+  return r->tgt->kind == K_MSG ? 1 : 2;
+}
+
+int giop_reasm_skip_current(giop_reasm *r)
+{
+  if (r->err || r->st != ST_BODY || !r->tgt)
+    return CDR_E_STATE;
+  rbuf *t = r->tgt;
+  r->tgt = NULL;                 /* the rest of this part is skipped as it arrives */
+  if (t->kind == K_MSG || r->last) {
+    if (t->kind == K_PEND12)
+      pend_unlink(r, t);
+    else if (t->kind == K_PEND11)
+      r->p11 = NULL;
+    rb_free(r, t);
+    return CDR_OK;
+  }
+  /* A fragmented message with Fragments to come: it stays pending, without
+   * its data, so that they are recognised and skipped. */
+  if (t->charged) {
+    r->uncharge(r->charge_ud, t->charged);
+    t->charged = 0;
+  }
+  rbuf *nb = r->a->realloc(t, RB_HDR, r->a->ud);
+  if (nb && nb != t)
+    relink(r, nb);
+  t = nb ? nb : t;
+  t->cap = t->len = 0;
+  t->drop = 1;
+  return CDR_OK;
 }

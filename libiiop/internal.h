@@ -67,6 +67,12 @@ static inline void iiop__store32(uint8_t *p, uint32_t v, int little)
   }
 }
 
+/* ---------------------------------------------------------------- limits
+ * Every field of L that is 0 (or negative) takes D's value; max_fragmented
+ * is then at most max_message. */
+struct iiop_limits;
+IIOP_HIDDEN void iiop__limits_fill(struct iiop_limits *l, const struct iiop_limits *d);
+
 /* ---------------------------------------------------------------- time and polling
  * Deadlines are CLOCK_MONOTONIC milliseconds; -1 means none.  The clock is
  * read inline: every write with a timeout reads it. */

@@ -84,9 +84,6 @@
 #include "internal.h"
 #include "transport.h"
 
-#define DEFAULT_MAX_MESSAGE ((size_t)64 << 20)
-#define DEFAULT_MAX_CONNECTIONS 1024u
-#define DEFAULT_HANDSHAKE_MS 5000
 /* After CloseConnection the server reads (and drops) what the client still
  * sends until it closes, for at most this long: closing a socket with
  * unread data makes the kernel send RST, which can destroy the
@@ -139,9 +136,77 @@ void AnnotateIgnoreReadsEnd(const char *file, int line);
 #define HANDOFF_SYSCALL_END() ((void)0)
 #endif
 
+/* ---------------------------------------------------------------- the memory budget
+ * Octets of request buffers over GIOP_REASM_CHARGE_ABOVE, all connections
+ * together, counted in BUDGET_STRIPES counters on cache lines of their own:
+ * a connection charges and uncharges its own stripe (chosen by its socket),
+ * so that releases on many threads do not bounce one cache line.  A charge
+ * adds first and then sums the stripes: over the budget, it takes its
+ * octets back and is refused (two charges racing may both be refused; none
+ * is granted past the budget).  Charges are rare: a few per large message
+ * (its buffer doubles as it fills). */
+
+#define BUDGET_STRIPES 16
+
+typedef struct budget_stripe {
+  int64_t used;              /* atomic */
+  char pad[64 - sizeof(int64_t)];
+} budget_stripe;
+
+typedef struct budget {
+  budget_stripe st[BUDGET_STRIPES];
+  int64_t max;
+  int64_t peak;              /* atomic: the largest sum a granted charge saw */
+} budget;
+
+typedef struct budget_ref {
+  budget *b;
+  budget_stripe *st;
+} budget_ref;
+
+static int64_t budget_used(budget *b)
+{
+  int64_t n = 0;
+  for (int k = 0; k < BUDGET_STRIPES; k++)
+    n += __atomic_load_n(&b->st[k].used, __ATOMIC_RELAXED);
+  return n;
+}
+
+static int budget_charge(void *ud, size_t n)
+{
+  budget_ref *r = ud;
+  budget *b = r->b;
+  if ((uint64_t)n > (uint64_t)b->max)
+    return CDR_E_LIMIT;
+  __atomic_add_fetch(&r->st->used, (int64_t)n, __ATOMIC_ACQ_REL);
+  int64_t sum = budget_used(b);
+  if (sum > b->max) {
+    __atomic_sub_fetch(&r->st->used, (int64_t)n, __ATOMIC_ACQ_REL);
+    return CDR_E_LIMIT;
+  }
+  int64_t pk = __atomic_load_n(&b->peak, __ATOMIC_RELAXED);
+  while (sum > pk && !__atomic_compare_exchange_n(&b->peak, &pk, sum, true, __ATOMIC_RELAXED,
+                                                  __ATOMIC_RELAXED))
+    ;
+  return CDR_OK;
+}
+
+static void budget_uncharge(void *ud, size_t n)
+{
+  budget_ref *r = ud;
+  __atomic_sub_fetch(&r->st->used, (int64_t)n, __ATOMIC_ACQ_REL);
+}
+
 /* ---------------------------------------------------------------- server state */
 
 enum { CS_HANDSHAKE, CS_IDLE, CS_BUSY, CS_CLOSING, CS_DONE };
+
+/* The counters of iiop_server_stats, each atomic (relaxed: they count
+ * rare events, never a call). */
+enum {
+  ST_ACCEPTED, ST_REFUSED, ST_EVICTED, ST_T_HEADER, ST_T_MESSAGE, ST_T_IDLE, ST_T_HANDSHAKE,
+  ST_L_MESSAGE, ST_L_PROTOCOL, ST_L_BUDGET, ST_L_BUDGET_CLOSED, ST_L_ARGS, ST_N
+};
 
 typedef struct srv_conn srv_conn;
 
@@ -151,13 +216,16 @@ struct iiop_server {
                                     * pooled buffers) */
   char *host;                /* listen address, brackets stripped */
   char *ior_host;            /* what IORs carry (the host name for a wildcard) */
-  size_t fragment_size, max_message;
-  uint32_t max_connections;
-  int handshake_ms;
+  size_t fragment_size;
+  iiop_limits lim;           /* resolved: no field 0 */
+  int scan_ms;               /* how often the accept thread looks for timeouts */
   int lfd, tls_lfd;
   uint16_t port, tls_port;
   iiop_tls_ctx *tls;
   int wake[2];
+  int reap_fd;               /* eventfd: a connection ended, reap it now */
+  budget bud;
+  uint64_t stats[ST_N];      /* atomic */
 
   pthread_mutex_t mu;
   pthread_cond_t cv;         /* a connection ended; shutdown finished */
@@ -166,6 +234,7 @@ struct iiop_server {
   bool started, shutting, shut_done;
   int stopping;              /* atomic: connections must stop dispatching */
   uint32_t nconns;           /* connections in the active list */
+  uint32_t ndoomed;          /* of them, evicted (closing; under mu) */
   uint32_t nthreaded;        /* of them, with a thread of their own (under mu) */
   srv_conn *active, *dead;
   iiop__adapter ad;          /* the objects */
@@ -192,6 +261,14 @@ struct srv_conn {
   bool pooled;               /* served by the pool: no thread of its own */
   int64_t linger_end;        /* atomic, pooled: drop what arrives until then (0: not yet) */
   srv_conn *close_next;
+  uint32_t nmsg;             /* atomic (one writer: the reader): messages read */
+  /* The accept thread's own (it times connections and picks victims): */
+  uint32_t seen_nmsg;        /* nmsg at the last look */
+  int seen_phase;            /* GIOP_REASM_* (or -1) at the last look */
+  int64_t since;             /* when that phase began (first seen), ms */
+  bool doomed;               /* evicted or timed out: closing (under mu) */
+  int act;                   /* what scan() does to it (ACT_*) */
+  budget_ref bref;           /* its stripe of the budget */
   iiop__session sess;        /* dispatch state; its reader is registered while the
                               * record is in the active list */
 };
@@ -222,6 +299,8 @@ static void unlink_active(iiop_server *s, srv_conn *sc)
     sc->next->prev = sc->prev;
   sc->prev = sc->next = NULL;
   s->nconns--;
+  if (sc->doomed)
+    s->ndoomed--;
   if (!sc->pooled)
     s->nthreaded--;
   iiop__adapter_reader_remove(&s->ad, &sc->sess.reader);
@@ -237,13 +316,52 @@ void iiop_server_opts_default(iiop_server_opts *o)
   o->host = "127.0.0.1";
   o->port = 0;
   o->fragment_size = GIOP_FRAG_DEFAULT;
-  o->max_message = DEFAULT_MAX_MESSAGE;
-  o->max_connections = DEFAULT_MAX_CONNECTIONS;
+  iiop_limits_default(&o->limits);
+  o->max_message = o->limits.max_message;
+  o->max_connections = o->limits.max_connections;
   o->tls_cert = o->tls_key = NULL;
   o->tls_port = 0;
-  o->handshake_timeout_ms = DEFAULT_HANDSHAKE_MS;
+  o->handshake_timeout_ms = o->limits.handshake_timeout_ms;
   o->pool_threshold = 0;
   o->pool_threads = 0;
+}
+
+/* The server's limits from O: a field of the older names (max_message,
+ * max_connections, handshake_timeout_ms) that differs from its default was
+ * set by the caller and wins; 0 anywhere is the default. */
+static void resolve_limits(const iiop_server_opts *o, iiop_limits *l)
+{
+  iiop_limits d;
+  iiop_limits_default(&d);
+  *l = o->limits;
+  if (o->max_message && o->max_message != d.max_message)
+    l->max_message = o->max_message;
+  if (o->max_connections && o->max_connections != d.max_connections)
+    l->max_connections = o->max_connections;
+  if (o->handshake_timeout_ms > 0 && o->handshake_timeout_ms != d.handshake_timeout_ms)
+    l->handshake_timeout_ms = o->handshake_timeout_ms;
+  iiop__limits_fill(l, &d);
+  /* A message the budget can never take is refused at its header. */
+  if (l->max_message > l->max_in_flight)
+    l->max_message = l->max_in_flight < GIOP_REASM_CHARGE_ABOVE ? GIOP_REASM_CHARGE_ABOVE
+                                                                : l->max_in_flight;
+}
+
+static void count(iiop_server *s, int k) { __atomic_add_fetch(&s->stats[k], 1, __ATOMIC_RELAXED); }
+
+/* The options of SC's connection. */
+static void conn_opts(iiop_server *s, srv_conn *sc, iiop_conn_opts *co)
+{
+  memset(co, 0, sizeof *co);
+  co->fragment_size = s->fragment_size;
+  co->max_message = s->lim.max_message;
+  co->max_fragmented = s->lim.max_fragmented;
+  co->send_timeout_ms = SEND_TIMEOUT_MS;
+  co->alloc = s->alloc;
+  co->charge = budget_charge;
+  co->uncharge = budget_uncharge;
+  co->charge_ud = &sc->bref;
+  co->budget_wait_ms = s->lim.message_timeout_ms;
 }
 
 /* ---------------------------------------------------------------- sockets */
@@ -316,10 +434,16 @@ int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
   s->conn_alloc = o.alloc;
   s->lfd = s->tls_lfd = -1;
   s->wake[0] = s->wake[1] = -1;
+  s->reap_fd = -1;
   s->fragment_size = o.fragment_size ? o.fragment_size : GIOP_FRAG_DEFAULT;
-  s->max_message = o.max_message ? o.max_message : DEFAULT_MAX_MESSAGE;
-  s->max_connections = o.max_connections ? o.max_connections : DEFAULT_MAX_CONNECTIONS;
-  s->handshake_ms = o.handshake_timeout_ms > 0 ? o.handshake_timeout_ms : DEFAULT_HANDSHAKE_MS;
+  resolve_limits(&o, &s->lim);
+  s->bud.max = (int64_t)s->lim.max_in_flight;
+  int least = s->lim.header_timeout_ms;
+  if (s->lim.message_timeout_ms < least)
+    least = s->lim.message_timeout_ms;
+  if (s->lim.idle_timeout_ms < least)
+    least = s->lim.idle_timeout_ms;
+  s->scan_ms = least / 8 < 20 ? 20 : least / 8 > 1000 ? 1000 : least / 8;
   s->pool_threshold = o.pool_threshold;
   if (o.pool_threads) {
     s->pool_threads = o.pool_threads;
@@ -364,6 +488,8 @@ int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
   }
   if (rc == CDR_OK && pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) != 0)
     rc = CDR_E_IO;
+  if (rc == CDR_OK && (s->reap_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+    rc = CDR_E_IO;
   if (rc == CDR_OK) {
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -385,6 +511,8 @@ int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
     close(s->wake[0]);
     close(s->wake[1]);
   }
+  if (s->reap_fd >= 0)
+    close(s->reap_fd);
   if (s->ior_host != s->host)
     iiop__free(al, s->ior_host);
   iiop__free(al, s->host);
@@ -410,6 +538,36 @@ int iiop_server_activate_generated(iiop_server *s, const iiop_interface *iface, 
 int iiop_server_deactivate(iiop_server *s, const void *key, size_t key_len)
 {
   return s ? iiop__adapter_deactivate(&s->ad, key, key_len) : CDR_E_INVALID;
+}
+
+int iiop_server_stats_get(iiop_server *s, iiop_server_stats *st)
+{
+  if (!s || !st)
+    return CDR_E_INVALID;
+  memset(st, 0, sizeof *st);
+  uint64_t v[ST_N];
+  for (int k = 0; k < ST_N; k++)
+    v[k] = __atomic_load_n(&s->stats[k], __ATOMIC_RELAXED);
+  st->accepted = v[ST_ACCEPTED];
+  st->refused = v[ST_REFUSED];
+  st->evicted = v[ST_EVICTED];
+  st->timeout_header = v[ST_T_HEADER];
+  st->timeout_message = v[ST_T_MESSAGE];
+  st->timeout_idle = v[ST_T_IDLE];
+  st->timeout_handshake = v[ST_T_HANDSHAKE];
+  st->limit_message = v[ST_L_MESSAGE];
+  st->limit_protocol = v[ST_L_PROTOCOL];
+  st->limit_budget = v[ST_L_BUDGET];
+  st->limit_budget_closed = v[ST_L_BUDGET_CLOSED];
+  st->limit_args = v[ST_L_ARGS];
+  pthread_mutex_lock(&s->mu);
+  st->open = s->nconns;
+  pthread_mutex_unlock(&s->mu);
+  int64_t used = budget_used(&s->bud);
+  st->in_flight = used > 0 ? (uint64_t)used : 0;
+  st->in_flight_peak = (uint64_t)__atomic_load_n(&s->bud.peak, __ATOMIC_RELAXED);
+  st->in_flight_max = (uint64_t)s->bud.max;
+  return CDR_OK;
 }
 
 uint16_t iiop_server_port(const iiop_server *s) { return s ? s->port : 0; }
@@ -490,6 +648,8 @@ static int on_message(srv_conn *sc, uint8_t *msg, size_t len)
 {
   iiop_server *s = sc->s;
   iiop_conn *c = sc->conn;
+  /* One writer: a plain increment, seen by the accept thread's timing. */
+  __atomic_store_n(&sc->nmsg, sc->nmsg + 1, __ATOMIC_RELAXED);
   if (!state_cas(sc, CS_IDLE, CS_BUSY)) {
     /* CLOSING: shutdown sent CloseConnection while this connection was
      * idle, so the message is not processed (the client may reissue it). */
@@ -517,9 +677,39 @@ static int on_message(srv_conn *sc, uint8_t *msg, size_t len)
 /* Reading failed with RC: a malformed stream gets MessageError. */
 static void on_recv_error(srv_conn *sc, int rc)
 {
-  if ((rc == CDR_E_PROTOCOL || rc == CDR_E_LIMIT)
-      && !__atomic_load_n(&sc->s->stopping, __ATOMIC_SEQ_CST))
-    (void)send_bare(sc->conn, GIOP_MESSAGE_ERROR, sc->sess.minor);
+  if (rc == CDR_E_PROTOCOL || rc == CDR_E_LIMIT) {
+    count(sc->s, rc == CDR_E_LIMIT ? ST_L_MESSAGE : ST_L_PROTOCOL);
+    if (!__atomic_load_n(&sc->s->stopping, __ATOMIC_SEQ_CST))
+      (void)send_bare(sc->conn, GIOP_MESSAGE_ERROR, sc->sess.minor);
+  }
+}
+
+/* The budget refused the message being read for message_timeout_ms: MSG
+ * (LEN octets) is what has arrived of it.  A request is answered
+ * NO_RESOURCES (completed NO) and the rest of it skipped; NEXT_READ, or
+ * NEXT_END when it could not be (a request header not all there, not a
+ * request, shutdown under way). */
+static int on_refused(srv_conn *sc, uint8_t *msg, size_t len)
+{
+  iiop_server *s = sc->s;
+  count(s, ST_L_BUDGET);
+  if (!state_cas(sc, CS_IDLE, CS_BUSY))
+    return NEXT_END;
+  int next = NEXT_END;
+  cdr_arena *a = cdr_arena_get();
+  if (a) {
+    iiop__reply r;
+    if (iiop__dispatch_refuse(&sc->sess, msg, len, a, "NO_RESOURCES", &r) == IIOP__D_CONTINUE) {
+      bool skipped = iiop__conn_skip(sc->conn) == CDR_OK;
+      if (send_reply(sc, &r) && skipped)
+        next = NEXT_READ;
+    }
+    cdr_arena_put(a);
+  }
+  __atomic_store_n(&sc->state, CS_IDLE, __ATOMIC_SEQ_CST);
+  if (next == NEXT_END)
+    count(s, ST_L_BUDGET_CLOSED);
+  return next;
 }
 
 static void serve(srv_conn *sc)
@@ -530,6 +720,8 @@ static void serve(srv_conn *sc)
     size_t len;
     int rc = iiop__conn_recv(c, -1, &msg, &len);
     if (rc != CDR_OK) {
+      if (rc == IIOP__RECV_REFUSED && on_refused(sc, msg, len) == NEXT_READ)
+        continue;
       on_recv_error(sc, rc);
       return;
     }
@@ -561,6 +753,11 @@ static void conn_finish(srv_conn *sc)
   s->dead = sc;
   pthread_cond_broadcast(&s->cv);
   pthread_mutex_unlock(&s->mu);
+  /* The accept thread reaps it now, not at the next accept: its socket
+   * and buffers go at once. */
+  uint64_t one = 1;
+  ssize_t w = write(s->reap_fd, &one, sizeof one);
+  (void)w;
 }
 
 static void *conn_main(void *arg)
@@ -573,11 +770,14 @@ static void *conn_main(void *arg)
   int rc = iiop__tcp_wrap(sc->fd, s->alloc, &t);
   if (rc == CDR_OK && sc->tls) {
     iiop_transport *tt = NULL;
-    rc = iiop_tls_accept(s->tls, t, s->handshake_ms, &tt);
+    rc = iiop_tls_accept(s->tls, t, s->lim.handshake_timeout_ms, &tt);
     t = rc == CDR_OK ? tt : NULL; /* taken over either way */
+    if (rc == CDR_E_TIMEOUT)
+      count(s, ST_T_HANDSHAKE);
   }
   if (rc == CDR_OK) {
-    iiop_conn_opts co = { s->fragment_size, s->max_message, SEND_TIMEOUT_MS, s->alloc };
+    iiop_conn_opts co;
+    conn_opts(s, sc, &co);
     rc = iiop__conn_new(t, &co, &c);
     if (rc != CDR_OK)
       c = NULL;
@@ -665,6 +865,8 @@ static void pool_serve(srv_conn *sc)
       break;
     }
     if (rc != CDR_OK) {
+      if (rc == IIOP__RECV_REFUSED && on_refused(sc, msg, len) == NEXT_READ)
+        continue;
       on_recv_error(sc, rc);
       break;
     }
@@ -755,7 +957,8 @@ static int start_pooled(iiop_server *s, srv_conn *sc)
   iiop_conn *c = NULL;
   int rc = iiop__tcp_wrap(sc->fd, s->alloc, &t); /* closes the socket if it fails */
   if (rc == CDR_OK) {
-    iiop_conn_opts co = { s->fragment_size, s->max_message, SEND_TIMEOUT_MS, s->alloc };
+    iiop_conn_opts co;
+    conn_opts(s, sc, &co);
     rc = iiop__conn_new(t, &co, &c); /* frees T if it fails */
   }
   if (rc != CDR_OK)
@@ -774,6 +977,139 @@ static int start_pooled(iiop_server *s, srv_conn *sc)
   return CDR_OK;
 }
 
+/* ---------------------------------------------------------------- timeouts and eviction
+ * The accept thread times every connection (no per-call cost: a
+ * connection's reader only counts its messages).  Every scan_ms it looks
+ * at each connection's state, its message count and its reader's phase
+ * (iiop__conn_phase); a phase, or a message count, it has not seen before
+ * starts that connection's clock.  Past its phase's timeout a connection is
+ * ended (and counted); at the connection cap the one whose clock started
+ * first, of those not dispatching, is evicted.  Records and connections are
+ * freed only by this thread (reap()), so it uses them outside the mutex
+ * once it has picked them under it. */
+
+enum { ACT_NONE, ACT_IDLE_CLOSE, ACT_CLOSE_NOW, ACT_ABORT_HANDSHAKE };
+
+/* Pick the action for SC whose state is CS_IDLE (under mu): mark it doomed
+ * and move it to CLOSING, so that no request starts on it. */
+static int doom(iiop_server *s, srv_conn *sc, bool idle)
+{
+  if (sc->doomed)
+    return ACT_NONE;
+  int st = __atomic_load_n(&sc->state, __ATOMIC_SEQ_CST);
+  if (st == CS_HANDSHAKE) {
+    if (sc->ctl_fd < 0)
+      return ACT_NONE;
+    sc->doomed = true;
+    s->ndoomed++;
+    return ACT_ABORT_HANDSHAKE;
+  }
+  if (!sc->conn || !state_cas(sc, CS_IDLE, CS_CLOSING))
+    return ACT_NONE;
+  sc->doomed = true;
+  s->ndoomed++;
+  return idle ? ACT_IDLE_CLOSE : ACT_CLOSE_NOW;
+}
+
+/* Carry out ACT on SC (not under mu).  An idle connection gets
+ * CloseConnection (only if the socket has room: this thread never blocks
+ * on a client) and lingers, as at shutdown: the client closes, or the
+ * accept thread forces it once linger_end passed. */
+static void act_on(srv_conn *sc, int act, bool linger_after)
+{
+  if (act == ACT_ABORT_HANDSHAKE) {
+    shutdown(sc->ctl_fd, SHUT_RDWR);
+    return;
+  }
+  if (act == ACT_IDLE_CLOSE) {
+    struct pollfd p = { sc->fd, POLLOUT, 0 };
+    if (poll(&p, 1, 0) == 1 && (p.revents & POLLOUT)
+        && send_bare(sc->conn, GIOP_CLOSE_CONNECTION, sc->sess.minor) == CDR_OK
+        && linger_after) {
+      __atomic_store_n(&sc->linger_end, iiop__now_ms() + LINGER_MS, __ATOMIC_RELEASE);
+      return;
+    }
+  }
+  iiop__conn_shutdown(sc->conn);
+}
+
+/* Look at every connection: start clocks, end those past their timeout,
+ * force lingering ones whose time is up. */
+static void scan(iiop_server *s)
+{
+  int64_t now = iiop__now_ms();
+  srv_conn *list = NULL;
+  pthread_mutex_lock(&s->mu);
+  for (srv_conn *sc = s->active; sc; sc = sc->next) {
+    int st = __atomic_load_n(&sc->state, __ATOMIC_SEQ_CST);
+    if (st == CS_CLOSING) {
+      int64_t le = __atomic_load_n(&sc->linger_end, __ATOMIC_ACQUIRE);
+      if (le && now >= le && sc->conn)
+        iiop__conn_shutdown(sc->conn);
+      continue;
+    }
+    if (st == CS_HANDSHAKE)
+      continue; /* timed by handshake_timeout_ms; its clock (for eviction) runs from accept */
+    if (st != CS_IDLE || !sc->conn) {
+      sc->since = now; /* dispatching */
+      sc->seen_phase = -1;
+      continue;
+    }
+    int ph = iiop__conn_phase(sc->conn);
+    uint32_t nm = __atomic_load_n(&sc->nmsg, __ATOMIC_RELAXED);
+    if (ph < 0 || ph != sc->seen_phase || nm != sc->seen_nmsg) {
+      sc->seen_phase = ph;
+      sc->seen_nmsg = nm;
+      sc->since = now;
+      continue;
+    }
+    int limit = ph == GIOP_REASM_EMPTY    ? s->lim.idle_timeout_ms
+                : ph == GIOP_REASM_HEADER ? s->lim.header_timeout_ms
+                                          : s->lim.message_timeout_ms;
+    if (now - sc->since < limit)
+      continue;
+    int act = doom(s, sc, ph == GIOP_REASM_EMPTY);
+    if (act == ACT_NONE)
+      continue;
+    count(s, ph == GIOP_REASM_EMPTY ? ST_T_IDLE : ph == GIOP_REASM_HEADER ? ST_T_HEADER
+                                                                          : ST_T_MESSAGE);
+    sc->act = act;
+    sc->close_next = list;
+    list = sc;
+  }
+  pthread_mutex_unlock(&s->mu);
+  for (srv_conn *sc = list; sc; sc = sc->close_next)
+    act_on(sc, sc->act, true);
+}
+
+/* At the cap (under mu): doom the connection idle longest that is not
+ * dispatching; NULL when every one is. */
+static srv_conn *pick_victim(iiop_server *s, int *act)
+{
+  srv_conn *best = NULL;
+  int64_t now = iiop__now_ms(), best_since = 0;
+  for (srv_conn *sc = s->active; sc; sc = sc->next) {
+    if (sc->doomed)
+      continue;
+    int st = __atomic_load_n(&sc->state, __ATOMIC_SEQ_CST);
+    if (st != CS_IDLE && !(st == CS_HANDSHAKE && sc->ctl_fd >= 0))
+      continue;
+    /* A connection that read a message since the last scan is active now. */
+    int64_t since = st == CS_IDLE && __atomic_load_n(&sc->nmsg, __ATOMIC_RELAXED) != sc->seen_nmsg
+                      ? now
+                      : sc->since;
+    if (!best || since < best_since) {
+      best = sc;
+      best_since = since;
+    }
+  }
+  if (!best)
+    return NULL;
+  int ph = best->conn ? iiop__conn_phase_wait(best->conn) : -1;
+  *act = doom(s, best, ph == GIOP_REASM_EMPTY);
+  return *act == ACT_NONE ? NULL : best;
+}
+
 /* A new connection on the accepted socket FD (TCP_NODELAY is set when it
  * is wrapped). */
 static void start_conn(iiop_server *s, int fd, bool tls)
@@ -789,10 +1125,28 @@ static void start_conn(iiop_server *s, int fd, bool tls)
   sc->ctl_fd = tls ? dup(fd) : -1;
   sc->tls = tls;
   sc->state = CS_HANDSHAKE;
-  iiop__session_init(&sc->sess, &s->ad, s->max_message, s->conn_alloc);
+  sc->since = iiop__now_ms();
+  sc->seen_phase = -1;
+  sc->bref.b = &s->bud;
+  sc->bref.st = &s->bud.st[(unsigned)fd % BUDGET_STRIPES];
+  iiop__session_init(&sc->sess, &s->ad, s->lim.max_message, s->conn_alloc);
+  iiop__session_limits(&sc->sess, &s->lim, &s->stats[ST_L_ARGS]);
+  count(s, ST_ACCEPTED);
 
   pthread_mutex_lock(&s->mu);
-  if (__atomic_load_n(&s->stopping, __ATOMIC_SEQ_CST) || s->nconns >= s->max_connections) {
+  srv_conn *victim = NULL;
+  int vact = ACT_NONE;
+  bool full = s->nconns - s->ndoomed >= s->lim.max_connections;
+  if (full && !__atomic_load_n(&s->stopping, __ATOMIC_SEQ_CST)) {
+    victim = pick_victim(s, &vact);
+    if (victim) {
+      full = false;
+      count(s, ST_EVICTED);
+    }
+  }
+  if (__atomic_load_n(&s->stopping, __ATOMIC_SEQ_CST) || full) {
+    if (full)
+      count(s, ST_REFUSED);
     pthread_mutex_unlock(&s->mu);
     if (sc->ctl_fd >= 0)
       close(sc->ctl_fd);
@@ -803,6 +1157,8 @@ static void start_conn(iiop_server *s, int fd, bool tls)
   if (!tls && s->pool_threshold && s->nthreaded >= s->pool_threshold && pool_start(s)) {
     int prc = start_pooled(s, sc);
     pthread_mutex_unlock(&s->mu);
+    if (victim)
+      act_on(victim, vact, false);
     if (prc != CDR_OK)
       iiop__free(s->alloc, sc); /* the socket is closed */
     return;
@@ -812,6 +1168,8 @@ static void start_conn(iiop_server *s, int fd, bool tls)
   if (rc != 0)
     unlink_active(s, sc);
   pthread_mutex_unlock(&s->mu);
+  if (victim)
+    act_on(victim, vact, false);
   if (rc != 0) {
     if (sc->ctl_fd >= 0)
       close(sc->ctl_fd);
@@ -823,9 +1181,11 @@ static void start_conn(iiop_server *s, int fd, bool tls)
 static void *accept_main(void *arg)
 {
   iiop_server *s = arg;
-  struct pollfd p[3];
+  struct pollfd p[4];
   int n = 0, it = -1;
   p[n].fd = s->wake[0];
+  p[n++].events = POLLIN;
+  p[n].fd = s->reap_fd;
   p[n++].events = POLLIN;
   p[n].fd = s->lfd;
   p[n++].events = POLLIN;
@@ -834,17 +1194,28 @@ static void *accept_main(void *arg)
     p[n].fd = s->tls_lfd;
     p[n++].events = POLLIN;
   }
+  int64_t next_scan = iiop__now_ms() + s->scan_ms;
   for (;;) {
     for (int k = 0; k < n; k++)
       p[k].revents = 0;
-    if (poll(p, (nfds_t)n, -1) < 0) {
+    int64_t wait = next_scan - iiop__now_ms();
+    if (poll(p, (nfds_t)n, wait < 0 ? 0 : (int)wait) < 0) {
       if (errno == EINTR)
         continue;
       break;
     }
     if (p[0].revents)
       break;
-    for (int k = 1; k < n; k++) {
+    if (p[1].revents) {
+      uint64_t v;
+      ssize_t r = read(s->reap_fd, &v, sizeof v);
+      (void)r;
+    }
+    if (iiop__now_ms() >= next_scan) {
+      scan(s);
+      next_scan = iiop__now_ms() + s->scan_ms;
+    }
+    for (int k = 2; k < n; k++) {
       if (!(p[k].revents & (POLLIN | POLLERR | POLLHUP)))
         continue;
       int fd = accept4(p[k].fd, NULL, NULL, SOCK_CLOEXEC);
@@ -1011,6 +1382,7 @@ void iiop_server_free(iiop_server *s)
     iiop_tls_ctx_free(s->tls);
   close(s->wake[0]);
   close(s->wake[1]);
+  close(s->reap_fd);
   pthread_cond_destroy(&s->cv);
   pthread_mutex_destroy(&s->mu);
   if (s->ior_host != s->host)

@@ -242,6 +242,7 @@ typedef struct srv_opts_x {
   uint32_t max_connections;
   int handshake_ms;
   uint32_t pool_threshold, pool_threads;
+  const iiop_limits *limits;
 } srv_opts_x;
 
 static iiop_server *start_server_x(const srv_opts_x *x)
@@ -264,6 +265,8 @@ static iiop_server *start_server_x(const srv_opts_x *x)
     o.pool_threshold = x->pool_threshold;
     o.pool_threads = x->pool_threads;
   }
+  if (x && x->limits)
+    o.limits = *x->limits;
   iiop_server *s = NULL;
   ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
   ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &echo_iface, NULL), CDR_OK);
@@ -1207,25 +1210,426 @@ START_TEST(test_server_closes_mid_reply)
 }
 END_TEST
 
+/* At the cap with every connection dispatching, a new one is closed at
+ * once (and counted as refused). */
 START_TEST(test_max_connections)
 {
+  gate_reset();
   srv_opts_x x = { .max_connections = 1 };
   iiop_server *s = start_server_x(&x);
   int a = raw_connect("127.0.0.1", iiop_server_port(s));
   uint8_t req[256];
-  int32_t v = 4;
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "ping", NULL, arg_long, &v);
-  cdr_arena *ar = cdr_arena_get();
-  giop_message m;
-  uint8_t *msg = raw_call(a, req, n, 1, GIOP_NO_EXCEPTION, &m, ar, 0);
-  cdr_in_close(&m.body);
-  free(msg);
+                           "slow", NULL, NULL, NULL);
+  raw_send(a, req, n);
+  gate_wait_entered();
   int b = raw_connect("127.0.0.1", iiop_server_port(s)); /* one too many: closed */
   ck_assert(raw_closed_within(b, 3000));
   close(b);
+  gate_release();
+  cdr_arena *ar = cdr_arena_get();
+  size_t len;
+  uint8_t *msg = raw_recv(a, &len);
+  ck_assert_ptr_nonnull(msg);
+  giop_message m;
+  parse(&m, msg, len, ar, 0);
+  ck_assert_uint_eq(m.u.reply.reply_status, GIOP_NO_EXCEPTION);
+  ck_assert_int_eq(cdr_get_long(&m.body), 7);
+  cdr_in_close(&m.body);
+  free(msg);
+  iiop_server_stats st;
+  ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
+  ck_assert_uint_eq(st.accepted, 2);
+  ck_assert_uint_eq(st.refused, 1);
+  ck_assert_uint_eq(st.evicted, 0);
   close(a);
   cdr_arena_put(ar);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* A ping on FD (request ID ID) answered with V. */
+static void raw_ping(int fd, uint32_t id, int32_t v)
+{
+  uint8_t req[256];
+  size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, id, GIOP_RESPONSE_EXPECTED, "Echo",
+                           "ping", NULL, arg_long, &v);
+  cdr_arena *a = cdr_arena_get();
+  giop_message m;
+  uint8_t *msg = raw_call(fd, req, n, id, GIOP_NO_EXCEPTION, &m, a, 0);
+  ck_assert_int_eq(cdr_get_long(&m.body), v);
+  cdr_in_close(&m.body);
+  free(msg);
+  cdr_arena_put(a);
+}
+
+/* A header-only message (CloseConnection, MessageError) of GIOP 1.2 in
+ * host byte order, as the server sends them. */
+static void expect_bare(int fd, uint8_t type)
+{
+  uint8_t want[12] = { 'G', 'I', 'O', 'P', 1, 2, CDR_HOST_ORDER == CDR_LITTLE_ENDIAN, type,
+                       0, 0, 0, 0 };
+  uint8_t got[12];
+  ck_assert(read_full(fd, got, 12));
+  ck_assert_mem_eq(got, want, 12);
+}
+
+/* At the cap a new connection evicts the one idle longest: a client stalled
+ * inside a header loses its connection (closed, nothing sent), the working
+ * one keeps its own. */
+START_TEST(test_max_connections_evicts_idle_longest)
+{
+  srv_opts_x x = { .max_connections = 2 };
+  iiop_server *s = start_server_x(&x);
+  int stalled = raw_connect("127.0.0.1", iiop_server_port(s));
+  raw_send(stalled, "GIO", 3);
+  usleep(300 * 1000);
+  int worker = raw_connect("127.0.0.1", iiop_server_port(s));
+  raw_ping(worker, 1, 5);
+  int late = raw_connect("127.0.0.1", iiop_server_port(s));
+  uint8_t b;
+  int64_t t0 = now_ms();
+  ck_assert_int_eq(recv(stalled, &b, 1, 0), 0); /* closed, nothing sent */
+  ck_assert_int_lt(now_ms() - t0, 1000);
+  raw_ping(late, 1, 6);
+  raw_ping(worker, 2, 7);
+  iiop_server_stats st;
+  ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
+  ck_assert_uint_eq(st.accepted, 3);
+  ck_assert_uint_eq(st.evicted, 1);
+  ck_assert_uint_eq(st.refused, 0);
+  ck_assert_uint_eq(st.open, 2);
+  close(stalled);
+  close(worker);
+  close(late);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* Evicting an idle connection (between messages) sends it CloseConnection
+ * first. */
+START_TEST(test_max_connections_evicts_idle_with_close)
+{
+  srv_opts_x x = { .max_connections = 1 };
+  iiop_server *s = start_server_x(&x);
+  int idle = raw_connect("127.0.0.1", iiop_server_port(s));
+  raw_ping(idle, 1, 1);
+  usleep(200 * 1000); /* the server's side leaves its request (dispatching is not idle) */
+  int late = raw_connect("127.0.0.1", iiop_server_port(s));
+  expect_bare(idle, GIOP_CLOSE_CONNECTION);
+  ck_assert(raw_closed_within(idle, 3000));
+  raw_ping(late, 1, 2);
+  close(idle);
+  close(late);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* Short timeouts for the tests: header H, message M, idle I ms. */
+static iiop_limits short_limits(int h, int m, int i)
+{
+  iiop_limits l;
+  iiop_limits_default(&l);
+  l.header_timeout_ms = h;
+  l.message_timeout_ms = m;
+  l.idle_timeout_ms = i;
+  return l;
+}
+
+/* Milliseconds until the server closes FD (reading nothing: -1 if it sends
+ * something first), at most 5 s. */
+static int64_t ms_until_closed(int fd, int64_t t0)
+{
+  uint8_t b;
+  ssize_t r = recv(fd, &b, 1, 0);
+  return r == 0 ? now_ms() - t0 : -1;
+}
+
+static void check_header_timeout(uint32_t pooled)
+{
+  iiop_limits l = short_limits(400, 10000, 10000);
+  srv_opts_x x = { .limits = &l, .pool_threshold = pooled };
+  iiop_server *s = start_server_x(&x);
+  int keep = -1;
+  if (pooled) {
+    keep = raw_connect("127.0.0.1", iiop_server_port(s)); /* takes the one thread */
+    raw_ping(keep, 1, 1);
+  }
+  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int64_t t0 = now_ms();
+  raw_send(fd, "GIO", 3);
+  int64_t t = ms_until_closed(fd, t0);
+  ck_assert_int_ge(t, 400);
+  ck_assert_int_le(t, 400 + 2 * 50 + 500); /* scans every 50 ms; slack for a loaded machine */
+  /* A connection that keeps completing messages is never timed out. */
+  if (keep >= 0)
+    raw_ping(keep, 2, 2);
+  iiop_server_stats st;
+  ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
+  ck_assert_uint_eq(st.timeout_header, 1);
+  ck_assert_uint_eq(st.timeout_message, 0);
+  ck_assert_uint_eq(st.timeout_idle, 0);
+  close(fd);
+  if (keep >= 0)
+    close(keep);
+  iiop_server_free(s);
+}
+
+START_TEST(test_header_timeout) { check_header_timeout(0); }
+END_TEST
+START_TEST(test_header_timeout_pooled) { check_header_timeout(1); }
+END_TEST
+
+/* A body that trickles is timed from its header. */
+START_TEST(test_message_timeout)
+{
+  iiop_limits l = short_limits(10000, 500, 10000);
+  srv_opts_x x = { .limits = &l };
+  iiop_server *s = start_server_x(&x);
+  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  uint8_t req[256];
+  int32_t v = 3;
+  size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
+                           "ping", NULL, arg_long, &v);
+  int64_t t0 = now_ms();
+  raw_send(fd, req, 12);
+  size_t k = 12;
+  int closed = 0;
+  while (k < n - 1 && !closed) { /* one octet every 100 ms: never complete */
+    usleep(100 * 1000);
+    if (send(fd, req + k, 1, MSG_NOSIGNAL) != 1)
+      closed = 1;
+    k++;
+    struct pollfd p = { fd, POLLIN, 0 };
+    if (poll(&p, 1, 0) == 1)
+      closed = 1;
+  }
+  int64_t t = ms_until_closed(fd, t0);
+  ck_assert_int_ge(t, 500);
+  ck_assert_int_le(t, 500 + 2 * 63 + 600);
+  iiop_server_stats st;
+  ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
+  ck_assert_uint_eq(st.timeout_message, 1);
+  ck_assert_uint_eq(st.timeout_header, 0);
+  close(fd);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* Between messages: CloseConnection after the idle timeout, then the
+ * orderly close. */
+START_TEST(test_idle_timeout)
+{
+  iiop_limits l = short_limits(10000, 10000, 400);
+  srv_opts_x x = { .limits = &l };
+  iiop_server *s = start_server_x(&x);
+  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  raw_ping(fd, 1, 4);
+  int64_t t0 = now_ms();
+  expect_bare(fd, GIOP_CLOSE_CONNECTION);
+  int64_t t = now_ms() - t0;
+  ck_assert_int_ge(t, 400);
+  ck_assert_int_le(t, 400 + 2 * 50 + 500);
+  close(fd);
+  iiop_server_stats st;
+  ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
+  ck_assert_uint_eq(st.timeout_idle, 1);
+  ck_assert_uint_eq(st.timeout_header, 0);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* Descriptors open in this process. */
+static int count_fds(void)
+{
+  DIR *d = opendir("/proc/self/fd");
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  while (readdir(d))
+    n++;
+  closedir(d);
+  return n;
+}
+
+/* A connection that ended gives its descriptor back at once, not at the
+ * next accept. */
+START_TEST(test_ended_connection_releases_fd)
+{
+  iiop_server *s = start_server();
+  int n0 = count_fds();
+  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  raw_ping(fd, 1, 8);
+  ck_assert_int_eq(count_fds(), n0 + 2);
+  close(fd);
+  int64_t t0 = now_ms();
+  while (count_fds() != n0 && now_ms() - t0 < 2000)
+    usleep(5 * 1000);
+  ck_assert_int_eq(count_fds(), n0);
+  ck_assert_int_lt(now_ms() - t0, 500);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* Four octets that cannot begin a GIOP header get MessageError and a
+ * close (and so do fewer that already differ from "GIOP"). */
+START_TEST(test_bad_magic_four_octets)
+{
+  iiop_server *s = start_server();
+  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  raw_send(fd, "ABCD", 4);
+  expect_bare(fd, GIOP_MESSAGE_ERROR);
+  ck_assert(raw_closed_within(fd, 3000));
+  close(fd);
+  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  raw_send(fd, "GIX", 3);
+  expect_bare(fd, GIOP_MESSAGE_ERROR);
+  ck_assert(raw_closed_within(fd, 3000));
+  close(fd);
+  iiop_server_stats st;
+  ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
+  ck_assert_uint_eq(st.limit_protocol, 2);
+  ck_assert_uint_eq(st.limit_message, 0);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* A request the memory budget cannot take waits message_timeout_ms, then is
+ * answered NO_RESOURCES (completed NO); its connection goes on. */
+START_TEST(test_budget_no_resources)
+{
+  gate_reset();
+  iiop_limits l = short_limits(10000, 300, 10000);
+  l.max_in_flight = 256 << 10;
+  srv_opts_x x = { .limits = &l };
+  iiop_server *s = start_server_x(&x);
+  size_t cap = 300 << 10, sl = 200 << 10;
+  uint8_t *req = malloc(cap);
+  char *str = malloc(sl + 1);
+  ck_assert_ptr_nonnull(req);
+  ck_assert_ptr_nonnull(str);
+  memset(str, 'x', sl);
+  str[sl] = 0;
+  /* A: 200 KiB held by a request that is being dispatched (charged: 200 KiB). */
+  int a = raw_connect("127.0.0.1", iiop_server_port(s));
+  size_t n = build_request(req, cap, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo", "slow",
+                           NULL, arg_string, str);
+  raw_send(a, req, n);
+  gate_wait_entered();
+  /* B: another 200 KiB: its buffer may not grow past 64 KiB. */
+  int b = raw_connect("127.0.0.1", iiop_server_port(s));
+  n = build_request(req, cap, 2, CDR_HOST_ORDER, 9, GIOP_RESPONSE_EXPECTED, "Echo", "echoString",
+                    NULL, arg_string, str);
+  int64_t t0 = now_ms();
+  raw_send(b, req, n);
+  size_t len;
+  uint8_t *msg = raw_recv(b, &len);
+  int64_t t = now_ms() - t0;
+  ck_assert_ptr_nonnull(msg);
+  ck_assert_int_ge(t, 300);
+  /* The exact reply: GIOP 1.2 Reply, request 9, SYSTEM_EXCEPTION, no
+   * service contexts, aligned to 8, NO_RESOURCES minor 0 completed NO. */
+  uint8_t want[128];
+  cdr_opts o;
+  cdr_opts_default(&o);
+  cdr_out out;
+  ck_assert_int_eq(cdr_out_init_buffer(&out, &o, want, sizeof want), CDR_OK);
+  giop_reply_header rh = { 9, GIOP_SYSTEM_EXCEPTION, { 0, NULL } };
+  ck_assert_int_eq(giop_begin_reply(&out, &rh), CDR_OK);
+  giop_begin_body(&out);
+  giop_system_exception e = { "IDL:omg.org/CORBA/NO_RESOURCES:1.0", 0, GIOP_COMPLETED_NO };
+  giop_put_system_exception(&out, &e);
+  ck_assert_int_eq(giop_end(&out), CDR_OK);
+  ck_assert_uint_eq(len, cdr_out_size(&out));
+  ck_assert_mem_eq(msg, want, len);
+  ck_assert_uint_eq(len, 12 + 12 + 4 + 35 + 1 + 4 + 4);
+  cdr_out_close(&out);
+  free(msg);
+  /* The rest of B's request was skipped: B still works. */
+  raw_ping(b, 10, 11);
+  gate_release();
+  msg = raw_recv(a, &len);
+  ck_assert_ptr_nonnull(msg);
+  free(msg);
+  iiop_server_stats st;
+  ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
+  ck_assert_uint_eq(st.limit_budget, 1);
+  ck_assert_uint_eq(st.limit_budget_closed, 0);
+  ck_assert_uint_eq(st.in_flight_max, 256 << 10);
+  ck_assert_uint_le(st.in_flight_peak, 256 << 10);
+  ck_assert_uint_ge(st.in_flight_peak, sl);
+  close(a);
+  close(b);
+  int64_t t1 = now_ms(); /* everything charged is given back once the connections end */
+  while (iiop_server_stats_get(s, &st) == CDR_OK && st.open && now_ms() - t1 < 2000)
+    usleep(5 * 1000);
+  ck_assert_uint_eq(st.open, 0);
+  ck_assert_uint_eq(st.in_flight, 0);
+  free(req);
+  free(str);
+  iiop_server_free(s);
+}
+END_TEST
+
+static void check_limits_eq(const iiop_limits *a, const iiop_limits *b)
+{
+  ck_assert_uint_eq(a->max_message, b->max_message);
+  ck_assert_uint_eq(a->max_fragmented, b->max_fragmented);
+  ck_assert_uint_eq(a->max_string, b->max_string);
+  ck_assert_uint_eq(a->max_sequence, b->max_sequence);
+  ck_assert_uint_eq(a->max_depth, b->max_depth);
+  ck_assert_uint_eq(a->max_values, b->max_values);
+  ck_assert_uint_eq(a->max_connections, b->max_connections);
+  ck_assert_uint_eq(a->max_in_flight, b->max_in_flight);
+  ck_assert_int_eq(a->header_timeout_ms, b->header_timeout_ms);
+  ck_assert_int_eq(a->message_timeout_ms, b->message_timeout_ms);
+  ck_assert_int_eq(a->idle_timeout_ms, b->idle_timeout_ms);
+  ck_assert_int_eq(a->handshake_timeout_ms, b->handshake_timeout_ms);
+  ck_assert_int_eq(a->call_timeout_ms, b->call_timeout_ms);
+}
+
+/* The older option names still work, and the limits' defaults are the
+ * documented ones. */
+START_TEST(test_limits_defaults)
+{
+  iiop_limits l;
+  iiop_limits_default(&l);
+  ck_assert_uint_eq(l.max_message, 64u << 20);
+  ck_assert_uint_eq(l.max_string, 64u << 20);
+  ck_assert_uint_eq(l.max_sequence, 16u << 20);
+  ck_assert_uint_eq(l.max_depth, 64);
+  ck_assert_uint_eq(l.max_values, 16u << 20);
+  ck_assert_uint_eq(l.max_fragmented, 64u << 20);
+  ck_assert_uint_eq(l.max_connections, 1024);
+  ck_assert_uint_eq(l.max_in_flight, 256u << 20);
+  ck_assert_int_eq(l.header_timeout_ms, 10000);
+  ck_assert_int_eq(l.message_timeout_ms, 60000);
+  ck_assert_int_eq(l.idle_timeout_ms, 300000);
+  ck_assert_int_eq(l.handshake_timeout_ms, 5000);
+  ck_assert_int_eq(l.call_timeout_ms, 30000);
+  iiop_server_opts so;
+  iiop_server_opts_default(&so);
+  check_limits_eq(&so.limits, &l);
+  ck_assert_uint_eq(so.max_message, l.max_message);
+  ck_assert_uint_eq(so.max_connections, l.max_connections);
+  ck_assert_int_eq(so.handshake_timeout_ms, l.handshake_timeout_ms);
+  iiop_client_opts co;
+  iiop_client_opts_default(&co);
+  check_limits_eq(&co.limits, &l);
+  ck_assert_int_eq(co.timeout_ms, l.call_timeout_ms);
+  /* max_message through the limits: a larger request gets MessageError. */
+  iiop_limits small = l;
+  small.max_message = 1024;
+  srv_opts_x x = { .limits = &small };
+  iiop_server *s = start_server_x(&x);
+  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  uint8_t h[12] = { 'G', 'I', 'O', 'P', 1, 2, 0, GIOP_REQUEST, 0, 0, 4, 0 }; /* 1024 octets */
+  raw_send(fd, h, 12);
+  expect_bare(fd, GIOP_MESSAGE_ERROR);
+  ck_assert(raw_closed_within(fd, 3000));
+  close(fd);
+  iiop_server_stats st;
+  ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
+  ck_assert_uint_eq(st.limit_message, 1);
   iiop_server_free(s);
 }
 END_TEST
@@ -2220,6 +2624,16 @@ static Suite *orb_suite(void)
   tcase_add_test(tc, test_shutdown_idle_connection_gets_close);
   tcase_add_test(tc, test_server_closes_mid_reply);
   tcase_add_test(tc, test_max_connections);
+  tcase_add_test(tc, test_max_connections_evicts_idle_longest);
+  tcase_add_test(tc, test_max_connections_evicts_idle_with_close);
+  tcase_add_test(tc, test_header_timeout);
+  tcase_add_test(tc, test_header_timeout_pooled);
+  tcase_add_test(tc, test_message_timeout);
+  tcase_add_test(tc, test_idle_timeout);
+  tcase_add_test(tc, test_ended_connection_releases_fd);
+  tcase_add_test(tc, test_bad_magic_four_octets);
+  tcase_add_test(tc, test_budget_no_resources);
+  tcase_add_test(tc, test_limits_defaults);
   tcase_add_test(tc, test_shutdown_aborts_tls_handshake);
   suite_add_tcase(s, tc);
 

@@ -79,11 +79,32 @@ IIOP_API int giop_fragmenter_next(giop_fragmenter *f, struct iovec iov[2], int *
 
 typedef struct giop_reasm giop_reasm;
 
+/* Message buffers of more than this many octets are charged to a memory
+ * budget (giop_reasm_opts.charge). */
+#define GIOP_REASM_CHARGE_ABOVE ((size_t)65536)
+
 typedef struct giop_reasm_opts {
   size_t max_message;        /* most octets one (reassembled) message may have,
                               * 12-octet header included (default 64 MiB) */
+  size_t max_fragmented;     /* most octets of a fragmented message in all, its first
+                              * message and every Fragment (0, the default: max_message;
+                              * never more than it) */
   uint32_t max_pending;      /* GIOP 1.2 fragmented messages in progress at once (default 64) */
   const cdr_allocator *alloc;/* NULL: global */
+  /* A memory budget (both NULL, the default: none).  Before a message
+   * buffer grows past GIOP_REASM_CHARGE_ABOVE octets, charge(charge_ud, N)
+   * is asked for the N octets it grows by (the first time: its whole
+   * size); CDR_OK grants them, any other status refuses.  A buffer's
+   * charge is given back with uncharge(charge_ud, N) when the buffer is
+   * freed (released buffers kept for reuse stay charged).  A refusal in
+   * giop_reasm_buffer() is returned as it is and is not sticky: nothing
+   * changed, the call may be repeated, or the message dropped with
+   * giop_reasm_skip_current(); a refusal while octets already read must be
+   * stored (giop_reasm_feed(), or a commit that needs more room) is
+   * sticky, as any error. */
+  int (*charge)(void *ud, size_t n);
+  void (*uncharge)(void *ud, size_t n);
+  void *charge_ud;
 } giop_reasm_opts;
 
 IIOP_API void giop_reasm_opts_default(giop_reasm_opts *o);
@@ -134,6 +155,28 @@ IIOP_API int giop_reasm_cancel(giop_reasm *r, uint32_t request_id);
 
 /* Octets buffered in incomplete messages (for tests and limits). */
 IIOP_API size_t giop_reasm_pending_bytes(const giop_reasm *r);
+
+/* Where the reader stands (a server times each phase):
+ * GIOP_REASM_EMPTY: no octet of an incomplete message is buffered (between
+ * messages); GIOP_REASM_HEADER: part of a 12-octet header (or of a GIOP 1.2
+ * fragment's 16) has arrived; GIOP_REASM_BODY: a header is complete and its
+ * body is not, or a fragmented message awaits further Fragments. */
+enum { GIOP_REASM_EMPTY, GIOP_REASM_HEADER, GIOP_REASM_BODY };
+IIOP_API int giop_reasm_phase(const giop_reasm *r);
+
+/* The message being received, as far as it has arrived: *MSG and *LEN
+ * (its 12-octet header first; for a fragmented message the first message's
+ * header, still with the more-fragments flag).  Returns 1 for an
+ * unfragmented message, 2 for a fragmented one, 0 when no message body is
+ * being received (or after an error).  Valid until the next call on R. */
+IIOP_API int giop_reasm_current(const giop_reasm *r, const uint8_t **msg, size_t *len);
+
+/* Drop the message being received (a budget refused it): its buffer is
+ * freed and the rest of its octets -- a fragmented message's later
+ * Fragments too -- are skipped as they arrive.  Errors: CDR_E_STATE (no
+ * message body being received).  A reservation from giop_reasm_buffer()
+ * must not be open. */
+IIOP_API int giop_reasm_skip_current(giop_reasm *r) IIOP_WUR;
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <cdr/cdr.h>
 #include <iiop/export.h>
+#include <iiop/limits.h>
 #include <iiop/msg.h>
 
 #ifdef __cplusplus
@@ -45,9 +46,12 @@ typedef struct iiop_ref iiop_ref;
 typedef struct iiop_call iiop_call;
 
 typedef struct iiop_client_opts {
-  int timeout_ms;            /* per call, connect included (default 30000; 0: none) */
+  int timeout_ms;            /* per call, connect included (default 30000; 0: none).  The
+                              * older name of limits.call_timeout_ms: a value other than
+                              * the default wins over it */
   size_t fragment_size;      /* octets per GIOP fragment sent (default GIOP_FRAG_DEFAULT) */
-  size_t max_message;        /* largest reply accepted (default 64 MiB) */
+  size_t max_message;        /* largest reply accepted (default 64 MiB): the older name of
+                              * limits.max_message, as timeout_ms */
   const char *tls_ca_file;   /* CA certificates to verify TLS servers (NULL: no TLS) */
   int tls_verify;            /* default 1; 0 turns verification off (tests only) */
   uint32_t native_char;      /* default CDR_CS_ISO8859_1 */
@@ -59,6 +63,10 @@ typedef struct iiop_client_opts {
                               * Not from it: the per-thread arenas calls decode into
                               * (cdr_arena_get()) and OpenSSL's memory.  It must outlive
                               * the client. */
+  iiop_limits limits;        /* iiop/limits.h: max_message, max_fragmented (a reply),
+                              * max_string, max_sequence, max_depth (the result stream),
+                              * handshake_timeout_ms (within the call's), call_timeout_ms;
+                              * the server's limits are ignored here */
 } iiop_client_opts;
 
 IIOP_API void iiop_client_opts_default(iiop_client_opts *o);
@@ -128,6 +136,19 @@ IIOP_API const giop_system_exception *iiop_call_exception(const iiop_call *call)
 /* End the call: its streams, buffers and arena go back to the pools. */
 IIOP_API void iiop_call_end(iiop_call *call);
 
+/* What a client has counted since it was made. */
+typedef struct iiop_client_stats {
+  uint64_t connections;      /* connections opened (TLS handshakes done included) */
+  uint64_t connect_failed;   /* connects or handshakes that failed or timed out */
+  uint64_t timeout_call;     /* calls that ended with CDR_E_TIMEOUT (call_timeout_ms) */
+  uint64_t limit_message;    /* replies over max_message / max_fragmented (CDR_E_LIMIT; the
+                              * connection got MessageError and was closed) */
+  uint64_t limit_protocol;   /* connections closed on a GIOP protocol error (MessageError) */
+} iiop_client_stats;
+
+/* Copy C's counters into *ST.  Errors: CDR_E_INVALID (a NULL argument). */
+IIOP_API int iiop_client_stats_get(iiop_client *c, iiop_client_stats *st);
+
 /* ---------------------------------------------------------------- server */
 
 typedef struct iiop_server iiop_server;
@@ -160,12 +181,15 @@ typedef struct iiop_server_opts {
   const char *host;          /* address to listen on (default "127.0.0.1"); also put in IORs */
   uint16_t port;             /* 0: a free port (iiop_server_port() tells which) */
   size_t fragment_size;      /* octets per GIOP fragment sent (default GIOP_FRAG_DEFAULT) */
-  size_t max_message;        /* largest request accepted (default 64 MiB) */
-  uint32_t max_connections;  /* default 1024; past it a new connection is closed at once */
+  size_t max_message;        /* largest request accepted (default 64 MiB): the older name of
+                              * limits.max_message; a value other than the default wins */
+  uint32_t max_connections;  /* default 1024: the older name of limits.max_connections, as
+                              * max_message (see iiop/limits.h for what the cap does) */
   const char *tls_cert, *tls_key; /* both set: also listen for TLS on tls_port */
   uint16_t tls_port;         /* 0: a free port */
   int handshake_timeout_ms;  /* default 5000 (also for <= 0): a stalled TLS client cannot
-                              * hold a thread */
+                              * hold a thread.  The older name of
+                              * limits.handshake_timeout_ms, as max_message */
   uint32_t pool_threshold;   /* 0 (default): every connection gets a thread of its own, which
                               * reads and dispatches in place (the least CPU per call for a
                               * few connections).  N: while N connections have their own
@@ -191,6 +215,9 @@ typedef struct iiop_server_opts {
                               * cdr_mem_global()).  Not from it: the per-thread arenas
                               * requests decode into (cdr_arena_get()) and OpenSSL's
                               * memory.  It must outlive the server. */
+  iiop_limits limits;        /* iiop/limits.h: message sizes, stream limits of the arguments,
+                              * connections, the memory budget, the header, message, idle and
+                              * handshake timeouts (call_timeout_ms is ignored here) */
 } iiop_server_opts;
 
 /* Code sets: a connection's are fixed by its first Request -- its CodeSets
@@ -263,6 +290,35 @@ IIOP_API int iiop_server_ior(iiop_server *s, const void *key, size_t key_len, cd
  * read after it are dropped unprocessed, as CloseConnection tells the
  * client. */
 IIOP_API void iiop_server_shutdown(iiop_server *s);
+
+/* What a server has counted since it was made, and where it stands.  Each
+ * limit of iiop/limits.h hit adds one to its counter. */
+typedef struct iiop_server_stats {
+  uint64_t accepted;         /* connections accepted */
+  uint64_t open;             /* connections open now (handshakes included) */
+  uint64_t refused;          /* closed at once: at max_connections with every connection
+                              * dispatching */
+  uint64_t evicted;          /* ended to make room for a new one at max_connections */
+  uint64_t timeout_header;   /* ended by header_timeout_ms */
+  uint64_t timeout_message;  /* ended by message_timeout_ms */
+  uint64_t timeout_idle;     /* sent CloseConnection after idle_timeout_ms */
+  uint64_t timeout_handshake;/* TLS handshakes past handshake_timeout_ms */
+  uint64_t limit_message;    /* MessageError for a message over max_message, a fragmented
+                              * one over max_fragmented, or one over max_in_flight */
+  uint64_t limit_protocol;   /* MessageError for any other malformed stream (bad magic ...) */
+  uint64_t limit_budget;     /* requests refused by the budget (max_in_flight) */
+  uint64_t limit_budget_closed; /* of them, ones that closed their connection instead of a
+                              * NO_RESOURCES reply (fragmented, header not all there) */
+  uint64_t limit_args;       /* IMP_LIMIT replies: an argument past max_string, max_sequence,
+                              * max_depth or max_values, a result past max_message */
+  uint64_t in_flight;        /* octets charged to the budget now */
+  uint64_t in_flight_peak;   /* the most ever charged at once */
+  uint64_t in_flight_max;    /* the budget (limits.max_in_flight) */
+} iiop_server_stats;
+
+/* Copy S's counters into *ST (any thread, any time).  Errors:
+ * CDR_E_INVALID (a NULL argument). */
+IIOP_API int iiop_server_stats_get(iiop_server *s, iiop_server_stats *st);
 IIOP_API void iiop_server_free(iiop_server *s);
 
 /* In an operation: the operation name, the request ID, and the completion
@@ -270,6 +326,10 @@ IIOP_API void iiop_server_free(iiop_server *s);
 IIOP_API const char *iiop_request_operation(const iiop_request *r);
 IIOP_API uint32_t iiop_request_id(const iiop_request *r);
 IIOP_API void iiop_request_set_completed(iiop_request *r, uint32_t completed);
+/* Value options for decoding the request's arguments: cdr_value_opts_default()
+ * with max_values from the server's limits (iiop/limits.h).  R NULL:
+ * the defaults. */
+IIOP_API void iiop_request_value_opts(const iiop_request *r, cdr_value_opts *o);
 
 #ifdef __cplusplus
 }

@@ -1435,7 +1435,8 @@ static void json_str(FILE *j, const char *s)
   fputc('"', j);
 }
 
-static int write_json(FILE *j, const machine *m, double total_s)
+/* The JSON's opening brace and its "machine" member. */
+static void json_machine(FILE *j, const machine *m)
 {
   fprintf(j, "{\n  \"machine\": {\"cpu\": ");
   json_str(j, m->cpu);
@@ -1446,8 +1447,13 @@ static int write_json(FILE *j, const machine *m, double total_s)
   json_str(j, m->compiler);
   fprintf(j, ", \"build\": ");
   json_str(j, m->build);
-  fprintf(j, ", \"load_avg_1min\": %.2f", m->load1);
-  fprintf(j, "},\n  \"method\": {\"repeats\": %d, \"batch_ms\": %g, \"quick\": %s, "
+  fprintf(j, ", \"load_avg_1min\": %.2f},\n", m->load1);
+}
+
+static int write_json(FILE *j, const machine *m, double total_s)
+{
+  json_machine(j, m);
+  fprintf(j, "  \"method\": {\"repeats\": %d, \"batch_ms\": %g, \"quick\": %s, "
           "\"clock\": \"CLOCK_MONOTONIC\", \"gb\": 1e9},\n",
           REPEATS, cfg.batch_ns / 1e6, cfg.quick ? "true" : "false");
   fprintf(j, "  \"composite_octets\": %zu,\n  \"memcpy\": [\n", G.msg[M_COMPOSITE].len);
@@ -1651,7 +1657,7 @@ static void thread_timed(const glist *l, uint64_t msgs, double deadline, tfig *f
   f->allocs += a1 - a0;
   for (int k = 0; k < CDR_POOL_KINDS; k++)
     f->hits[k] += p1.shared_hits[k] - p0.shared_hits[k];
-  sink += acc;
+  __atomic_add_fetch(&sink, acc, __ATOMIC_RELAXED); /* threads share it */
 }
 
 typedef struct tworker {
@@ -1668,7 +1674,7 @@ static void *long_main(void *arg)
   uint64_t acc = 0;
   for (int k = 0; k < TWARM_MSGS; k++)
     w->f.errors += thread_msg(gcur, &acc);
-  sink += acc;
+  __atomic_add_fetch(&sink, acc, __ATOMIC_RELAXED); /* threads share it */
   pthread_barrier_wait(w->go);
   thread_timed(gcur, 0, now_ns() + TS.pass_ns, &w->f);
   return NULL;
@@ -1820,16 +1826,7 @@ static int run_threads(FILE *out)
 
 static void write_json_threads(FILE *j, const machine *m, double total_s)
 {
-  fprintf(j, "{\n  \"machine\": {\"cpu\": ");
-  json_str(j, m->cpu);
-  fprintf(j, ", \"cores_online\": %ld, \"cores_configured\": %ld, \"kernel\": ", m->cores_online,
-          m->cores_conf);
-  json_str(j, m->kernel);
-  fprintf(j, ", \"compiler\": ");
-  json_str(j, m->compiler);
-  fprintf(j, ", \"build\": ");
-  json_str(j, m->build);
-  fprintf(j, ", \"load_avg_1min\": %.2f},\n", m->load1);
+  json_machine(j, m);
   fprintf(j, "  \"threads\": {\n    \"list\": \"%s\", \"nodes\": %u, \"wire_bytes\": %zu, "
           "\"pass_ms\": %g,\n    \"message\": \"fresh-stream encode + decode\",\n"
           "    \"results\": [\n", glists[L_NODE_S].id, glists[L_NODE_S].nodes,

@@ -146,6 +146,21 @@ typedef struct cell {
 } cell;
 
 static cell cells[N_SCEN][N_SYS];
+
+/* Thread rows: ping and graph with T client threads on one reference, ours
+ * and omniORB, for each T > 1 of --threads (default 1,8,32).  conns: the
+ * most connections the measured client had established at once. */
+#define MAX_TLIST 8
+#define N_TSCEN 2                      /* SC_PING, SC_GRAPH */
+enum { TS_OURS, TS_OMNI, N_TSYS };
+static const int tsys_sys[N_TSYS] = { SYS_OURS, SYS_OMNI };
+static unsigned long tlist[MAX_TLIST] = { 1, 8, 32 };
+static int ntlist = 3;
+typedef struct tcell {
+  cell c;
+  double *conns;
+} tcell;
+static tcell tcells[N_TSCEN][MAX_TLIST][N_TSYS];
 static bool sys_ok[N_SYS];              /* the system can run at all */
 static bool sys_sanitized[N_SYS];       /* its server is built with ASan or TSan */
 static char sys_why[N_SYS][PATH_MAX + 512]; /* why not */
@@ -803,8 +818,9 @@ static double field(const char *line, const char *key)
 
 /* Run SYS's client for scenario SC against TARGET: CALLS timed calls after
  * WARMUP untimed ones in the same process.  0, or -1 (reported). */
-static int run_client(int sys, int sc, const char *target, unsigned long calls,
-                      unsigned long warmup, int timeout_ms, const char *tag, client_result *r)
+static int run_client_t(int sys, int sc, const char *target, unsigned long calls,
+                        unsigned long warmup, unsigned long threads, int timeout_ms,
+                        const char *tag, client_result *r)
 {
   argvec a = { .n = 0 };
   switch (sys) {
@@ -844,6 +860,10 @@ static int run_client(int sys, int sc, const char *target, unsigned long calls,
   av_addf(&a, "%lu", calls);
   av_add(&a, "--warmup");
   av_addf(&a, "%lu", warmup);
+  if (threads > 1) {
+    av_add(&a, "--threads");
+    av_addf(&a, "%lu", threads);
+  }
 
   char logname[128];
   snprintf(logname, sizeof logname, "%s-client.log", tag);
@@ -892,6 +912,58 @@ static int run_client(int sys, int sc, const char *target, unsigned long calls,
     return -1;
   }
   return 0;
+}
+
+static int run_client(int sys, int sc, const char *target, unsigned long calls,
+                      unsigned long warmup, int timeout_ms, const char *tag, client_result *r)
+{
+  return run_client_t(sys, sc, target, calls, warmup, 1, timeout_ms, tag, r);
+}
+
+/* ---------------------------------------------------------------- connections */
+
+/* Connections established to 127.0.0.1:PORT from the client side now
+ * (/proc/net/tcp: remote port PORT, state 01), or -1. */
+static int tcp_established_to(unsigned port)
+{
+  FILE *f = fopen("/proc/net/tcp", "r");
+  if (!f)
+    return -1;
+  char line[512];
+  int n = 0;
+  if (!fgets(line, sizeof line, f)) { /* the header */
+    fclose(f);
+    return -1;
+  }
+  while (fgets(line, sizeof line, f)) {
+    unsigned lp, rp, st;
+    if (sscanf(line, " %*d: %*x:%x %*x:%x %x", &lp, &rp, &st) == 3 && rp == port && st == 1)
+      n++;
+  }
+  fclose(f);
+  return n;
+}
+
+/* A thread that samples tcp_established_to() every 2 ms while a client runs
+ * and keeps the most seen. */
+typedef struct conn_sampler {
+  pthread_t th;
+  unsigned port;
+  volatile int stop;
+  int most;
+} conn_sampler;
+
+static void *conn_sampler_main(void *arg)
+{
+  conn_sampler *cs = arg;
+  while (!cs->stop) {
+    int n = tcp_established_to(cs->port);
+    if (n > cs->most)
+      cs->most = n;
+    struct timespec ts = { 0, 2000000 };
+    nanosleep(&ts, NULL);
+  }
+  return NULL;
 }
 
 /* ---------------------------------------------------------------- octets per call */
@@ -1102,12 +1174,6 @@ static void measure_sizes(void)
 
 /* ---------------------------------------------------------------- timed rounds */
 
-static void cell_fail(int sc, int sys)
-{
-  cells[sc][sys].failed = true;
-  g_any_failure = true;
-}
-
 /* Runtime allowed for a client of CALLS calls at RATE calls/s. */
 static int client_timeout_ms(unsigned long calls, double rate)
 {
@@ -1116,14 +1182,20 @@ static int client_timeout_ms(unsigned long calls, double rate)
   return s > 3600 ? 3600000 : (int)(s * 1000);
 }
 
-static void time_cell(int round, int sc, int sys)
+/* One round of cell C: SYS's server, a warm-up client and the measured one,
+ * THREADS client threads each; CONNS (non-NULL) gets the most connections
+ * the measured client had established at once. */
+static void time_one(int round, int sc, int sys, cell *c, unsigned long threads, double *conns)
 {
-  cell *c = &cells[sc][sys];
   char tag[64];
-  snprintf(tag, sizeof tag, "r%d-%s-%s", round + 1, scen[sc].name, sys_name[sys]);
+  if (threads > 1)
+    snprintf(tag, sizeof tag, "r%d-%s-%s-t%lu", round + 1, scen[sc].name, sys_name[sys], threads);
+  else
+    snprintf(tag, sizeof tag, "r%d-%s-%s", round + 1, scen[sc].name, sys_name[sys]);
   server s;
   if (start_server(sys, &s, NULL, NULL, tag) != 0) {
-    cell_fail(sc, sys);
+    c->failed = true;
+    g_any_failure = true;
     return;
   }
   int base = proc_threads(s.p.pid);
@@ -1140,9 +1212,13 @@ static void time_cell(int round, int sc, int sys)
   client_result r;
   char t2[80];
   snprintf(t2, sizeof t2, "%s-warmup", tag);
-  if (run_client(sys, sc, s.target, wcalls, 0, client_timeout_ms(wcalls, c->rate), t2, &r) != 0) {
+  if (wcalls < 20 * threads)
+    wcalls = 20 * threads;
+  if (run_client_t(sys, sc, s.target, wcalls, 0, threads, client_timeout_ms(wcalls, c->rate), t2,
+                   &r) != 0) {
     stop_proc(&s.p, 5000);
-    cell_fail(sc, sys);
+    c->failed = true;
+    g_any_failure = true;
     return;
   }
   if (!c->calls) {
@@ -1153,6 +1229,8 @@ static void time_cell(int round, int sc, int sys)
       double n = r.cps * ro.target_s;
       c->calls = n < 200 ? 200 : n > 5e6 ? 5000000 : (unsigned long)n;
     }
+    if (c->calls < 100 * threads)
+      c->calls = 100 * threads;
   }
   /* The measured client's own untimed calls warm its side for the latency
    * figures; the server serves them inside the window, so they count. */
@@ -1162,31 +1240,49 @@ static void time_cell(int round, int sc, int sys)
   uint64_t cpu0, cpu1;
   bool ok0 = proc_cpu_ns(s.p.pid, &cpu0);
   snprintf(t2, sizeof t2, "%s-measured", tag);
-  int rc = run_client(sys, sc, s.target, c->calls, inner, client_timeout_ms(c->calls, c->rate), t2,
-                      &r);
+  conn_sampler cs = { .port = s.port, .most = 0 };
+  bool sampling = conns && pthread_create(&cs.th, NULL, conn_sampler_main, &cs) == 0;
+  int rc = run_client_t(sys, sc, s.target, c->calls, inner, threads,
+                        client_timeout_ms(c->calls, c->rate), t2, &r);
+  if (sampling) {
+    cs.stop = 1;
+    pthread_join(cs.th, NULL);
+  }
   settle(s.p.pid, base);
   bool ok1 = proc_cpu_ns(s.p.pid, &cpu1);
   int st = stop_proc(&s.p, 10000);
   if (rc != 0 || !ok0 || !ok1) {
     if (rc == 0)
       say("iiop-bench run: cannot read the CPU time of the %s server", sys_name[sys]);
-    cell_fail(sc, sys);
+    c->failed = true;
+    g_any_failure = true;
     return;
   }
   if (st != 0 && !(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM))
     say("iiop-bench run: note: the %s server exited with status 0x%x when stopped",
         sys_name[sys], st);
-  unsigned long wc = c->calls + inner;
+  /* The inner warm-up calls are per client thread. */
+  unsigned long wc = c->calls + inner * threads;
   int k = c->n++;
+  if (conns)
+    conns[k] = sampling ? cs.most : NAN;
   c->cpu_us[k] = (double)(cpu1 - cpu0) / 1000.0 / (double)wc;
   c->cps[k] = r.cps;
   c->p50[k] = r.p50;
   c->p99[k] = r.p99;
   c->window_calls[k] = wc;
   c->rate = r.cps;
+  char th[64] = "";
+  if (threads > 1)
+    snprintf(th, sizeof th, "  %lu threads, %.0f conn", threads, conns ? conns[k] : NAN);
   say("[round %d/%lu] %-6s %-13s server CPU %8.2f us/call  %9.0f calls/s  p50 %7.1f us  "
-      "p99 %7.1f us  (%lu calls)", round + 1, ro.rounds, scen[sc].name, sys_name[sys],
-      c->cpu_us[k], r.cps, r.p50, r.p99, wc);
+      "p99 %7.1f us  (%lu calls)%s", round + 1, ro.rounds, scen[sc].name, sys_name[sys],
+      c->cpu_us[k], r.cps, r.p50, r.p99, wc, th);
+}
+
+static void time_cell(int round, int sc, int sys)
+{
+  time_one(round, sc, sys, &cells[sc][sys], 1, NULL);
 }
 
 /* ---------------------------------------------------------------- allocations */
@@ -1464,6 +1560,60 @@ static void json_num(FILE *f, double v, int prec)
     fputs("null", f);
 }
 
+/* A cell's figures as a JSON object, left open (the caller adds fields and
+ * the closing brace). */
+static void json_cell(FILE *f, const cell *c)
+{
+  fputs("{\"server_cpu_us_per_call\": [", f);
+  for (int k = 0; k < c->n; k++) {
+    if (k)
+      fputs(", ", f);
+    json_num(f, c->cpu_us[k], 4);
+  }
+  fputs("], \"median_server_cpu_us\": ", f);
+  json_num(f, median(c->cpu_us, c->n), 4);
+  fputs(", \"calls_per_s\": ", f);
+  json_num(f, median(c->cps, c->n), 1);
+  fputs(", \"p50_us\": ", f);
+  json_num(f, median(c->p50, c->n), 1);
+  fputs(", \"p99_us\": ", f);
+  json_num(f, median(c->p99, c->n), 1);
+  fputs(", \"mallocs_per_call\": ", f);
+  json_num(f, c->have_alloc ? c->allocs_pc : NAN, 3);
+  fputs(", \"bytes_per_call\": ", f);
+  json_num(f, c->have_alloc ? c->bytes_pc : NAN, 1);
+  fputs(", \"instructions_per_call\": ", f);
+  json_num(f, c->have_instr ? c->instr_pc : NAN, 0);
+  fprintf(f, ", \"calls_per_round\": %lu", c->window_calls[0]);
+}
+
+/* The thread rows of scenario SC (ping, graph) as "threads": {...}. */
+static void json_threads(FILE *f, int sc)
+{
+  fputs(",\n      \"threads\": {", f);
+  bool first = true;
+  for (int t = 0; t < ntlist; t++) {
+    if (tlist[t] <= 1)
+      continue;
+    fprintf(f, "%s\n        \"%lu\": {", first ? "" : ",", tlist[t]);
+    first = false;
+    for (int k = 0; k < N_TSYS; k++) {
+      const tcell *tc = &tcells[sc][t][k];
+      fprintf(f, "%s\"%s\": ", k ? ", " : "", sys_name[tsys_sys[k]]);
+      if (!sys_ok[tsys_sys[k]] || tc->c.n == 0) {
+        fputs("null", f);
+        continue;
+      }
+      json_cell(f, &tc->c);
+      fprintf(f, ", \"client_threads\": %lu, \"connections\": ", tlist[t]);
+      json_num(f, median(tc->conns, tc->c.n), 0);
+      fputc('}', f);
+    }
+    fputc('}', f);
+  }
+  fputs(first ? "}" : "\n      }", f);
+}
+
 static int write_json(const char *path)
 {
   FILE *f = fopen(path, "w");
@@ -1505,35 +1655,17 @@ static int write_json(const char *path)
       if (!cell_has(sc, sys)) {
         fputs("null", f);
       } else {
-        fputs("{\"server_cpu_us_per_call\": [", f);
-        for (int k = 0; k < c->n; k++) {
-          if (k)
-            fputs(", ", f);
-          json_num(f, c->cpu_us[k], 4);
-        }
-        fputs("], \"median_server_cpu_us\": ", f);
-        json_num(f, median(c->cpu_us, c->n), 4);
-        fputs(", \"calls_per_s\": ", f);
-        json_num(f, median(c->cps, c->n), 1);
-        fputs(", \"p50_us\": ", f);
-        json_num(f, median(c->p50, c->n), 1);
-        fputs(", \"p99_us\": ", f);
-        json_num(f, median(c->p99, c->n), 1);
-        fputs(", \"mallocs_per_call\": ", f);
-        json_num(f, c->have_alloc ? c->allocs_pc : NAN, 3);
-        fputs(", \"bytes_per_call\": ", f);
-        json_num(f, c->have_alloc ? c->bytes_pc : NAN, 1);
-        fputs(", \"instructions_per_call\": ", f);
-        json_num(f, c->have_instr ? c->instr_pc : NAN, 0);
-        fprintf(f, ", \"calls_per_round\": %lu", c->window_calls[0]);
+        json_cell(f, c);
         if (sys == SYS_FLOOR)
           fprintf(f, ", \"request_octets\": %lu, \"reply_octets\": %lu", req_octets[sc],
                   rep_octets[sc]);
         fputc('}', f);
       }
-      fputs(sys + 1 < N_SYS ? ",\n" : "\n", f);
+      fputs(sys + 1 < N_SYS ? ",\n" : "", f);
     }
-    fprintf(f, "    }%s\n", sc + 1 < N_SCEN ? "," : "");
+    if (sc < N_TSCEN)
+      json_threads(f, sc);
+    fprintf(f, "\n    }%s\n", sc + 1 < N_SCEN ? "," : "");
   }
   fputs("  }\n}\n", f);
   if (fclose(f) != 0) {
@@ -1549,6 +1681,53 @@ static void fmt_num(char *out, size_t sz, double v, int prec)
     snprintf(out, sz, "%.*f", prec, v);
   else
     snprintf(out, sz, "-");
+}
+
+static bool any_thread_rows(void)
+{
+  for (int t = 0; t < ntlist; t++)
+    if (tlist[t] > 1)
+      return true;
+  return false;
+}
+
+/* The thread rows: T client threads on one reference (conn: the most
+ * connections the measured client had established at once). */
+static void print_thread_rows(void)
+{
+  if (!any_thread_rows())
+    return;
+  printf("\nclient threads: T threads of one client process calling through one reference; "
+         "conn: connections\nthe client had established at most (from /proc/net/tcp); "
+         "ratio: ours/omniORB calls/s\n");
+  printf("%-7s %7s %-9s %22s %10s %9s %9s %5s %7s\n", "", "threads", "", "server CPU us/call",
+         "calls/s", "p50 us", "p99 us", "conn", "ratio");
+  for (int sc = 0; sc < N_TSCEN; sc++)
+    for (int t = 0, named = 0; t < ntlist; t++) {
+      if (tlist[t] <= 1)
+        continue;
+      for (int k = 0; k < N_TSYS; k++) {
+        const tcell *tc = &tcells[sc][t][k];
+        const cell *c = &tc->c;
+        int sys = tsys_sys[k];
+        const char *sn = named++ ? "" : scen[sc].name;
+        if (!sys_ok[sys] || c->n == 0) {
+          printf("%-7s %7lu %-9s (%s)\n", sn, tlist[t], sys_name[sys],
+                 !sys_ok[sys] ? (sys_short[sys] ? sys_short[sys] : "not run")
+                              : "failed: see the messages");
+          continue;
+        }
+        char cpu[64], ratio[16] = "";
+        snprintf(cpu, sizeof cpu, "%.2f [%.2f..%.2f]", median(c->cpu_us, c->n),
+                 vmin(c->cpu_us, c->n), vmax(c->cpu_us, c->n));
+        const cell *o = &tcells[sc][t][TS_OMNI].c;
+        if (k == TS_OURS && sys_ok[SYS_OMNI] && o->n > 0)
+          snprintf(ratio, sizeof ratio, "%.2f", median(c->cps, c->n) / median(o->cps, o->n));
+        printf("%-7s %7lu %-9s %22s %10.0f %9.1f %9.1f %5.0f %7s\n", sn, tlist[t],
+               sys_name[sys], cpu, median(c->cps, c->n), median(c->p50, c->n),
+               median(c->p99, c->n), median(tc->conns, c->n), ratio);
+      }
+    }
 }
 
 static void print_table(void)
@@ -1611,6 +1790,7 @@ static void print_table(void)
     }
     printf("\n");
   }
+  print_thread_rows();
   /* A loopback ping-pong costs a few microseconds of server CPU on bare
    * metal; much more means wake-ups across CPUs are dear here (a VM exit
    * per idle CPU woken, typically), which then dominates every system. */
@@ -1645,23 +1825,44 @@ static void write_chart(const char *png)
     }
     fputs("\n\n", d);
   }
+  bool trows = any_thread_rows();
+  for (int sc = 0; sc < N_TSCEN && trows; sc++) { /* index N_SCEN + sc: threads, ours, omniORB */
+    for (int t = 0; t < ntlist; t++) {
+      if (tlist[t] <= 1)
+        continue;
+      fprintf(d, "%lu", tlist[t]);
+      for (int k = 0; k < N_TSYS; k++) {
+        const cell *c = &tcells[sc][t][k].c;
+        fprintf(d, " %.1f", sys_ok[tsys_sys[k]] && c->n ? median(c->cps, c->n) : NAN);
+      }
+      fputc('\n', d);
+    }
+    fputs("\n\n", d);
+  }
   fclose(d);
   char cmd[sizeof g_gnuplot + sizeof g_tmp + 64];
   snprintf(cmd, sizeof cmd, "'%s' 2>'%s/gnuplot.log'", g_gnuplot, g_tmp);
   FILE *g = popen(cmd, "w");
   if (!g)
     return;
-  fprintf(g, "set terminal pngcairo size 1200,450 noenhanced font ',10'\n"
+  fprintf(g, "set terminal pngcairo size 1200,%d noenhanced font ',10'\n"
              "set output '%s'\n"
-             "set multiplot layout 1,3 title 'server CPU per call, us (median of %lu rounds, "
+             "set multiplot layout %d,3 title 'server CPU per call, us (median of %lu rounds, "
              "range) -- %s'\n"
              "set style fill solid 0.7 border -1\nset boxwidth 0.6\nset yrange [0:*]\n"
              "set xrange [0.3:4.7]\nset grid ytics\nunset key\n"
-             "set xtics rotate by -20\n", png, ro.rounds, mach.cpu);
+             "set xtics rotate by -20\n", trows ? 900 : 450, png, trows ? 2 : 1, ro.rounds,
+             mach.cpu);
   for (int sc = 0; sc < N_SCEN; sc++)
     fprintf(g, "set title '%s'\nplot '%s' index %d using 2:3:(0.6):2:xtic(1) with boxes "
                "lc variable, '' index %d using 2:3:4:5 with yerrorbars lc rgb 'black' lw 1.5 ps 0\n",
             scen[sc].name, dat, sc, sc);
+  for (int sc = 0; sc < N_TSCEN && trows; sc++)
+    fprintf(g, "set title '%s: calls/s by client threads'\nset key top left\nset logscale x 2\n"
+               "set xrange [*:*]\nset xtics norotate\nset style data linespoints\n"
+               "plot '%s' index %d using 1:2 title 'ours' lw 2, '' index %d using 1:3 title "
+               "'omniorb' lw 2\nunset logscale x\n",
+            scen[sc].name, dat, N_SCEN + sc, N_SCEN + sc);
   fputs("unset multiplot\n", g);
   int st = pclose(g);
   if (st != 0) {
@@ -1835,11 +2036,35 @@ static void rm_tmp(void)
   rmdir(g_tmp);
 }
 
+/* "1,8,32" into tlist; false on anything else. */
+static bool parse_tlist(const char *arg)
+{
+  int n = 0;
+  const char *p = arg;
+  while (*p) {
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(p, &end, 10);
+    if (errno || end == p || v < 1 || v > 4096 || n == MAX_TLIST || *p == '-')
+      return false;
+    tlist[n++] = v;
+    if (*end == ',' && end[1])
+      end++;
+    else if (*end)
+      return false;
+    p = end;
+  }
+  if (!n)
+    return false;
+  ntlist = n;
+  return true;
+}
+
 static void run_usage(FILE *f)
 {
   fputs("usage: iiop-bench run [--quick] [--rounds N] [--calls N] [--instructions]\n"
         "                      [--json FILE] [--chart FILE.png | --no-chart]\n"
-        "                      [--cpus S,C | --no-pin]\n"
+        "                      [--cpus S,C | --no-pin] [--threads LIST]\n"
         "Server CPU per call, calls/s, p50/p99 latency and allocations per call of our\n"
         "IIOP stack (default fragment size and 1024), omniORB and a raw TCP ping-pong of\n"
         "the same octets, on ping, a 50-node value graph and a 64 KiB string each way.\n"
@@ -1855,6 +2080,9 @@ static void run_usage(FILE *f)
         "  --cpus S,C      pin servers to CPU S and clients to CPU C (default: the\n"
         "                  first two CPUs this process may use; S == C allowed)\n"
         "  --no-pin        pin nothing\n"
+        "  --threads LIST  thread rows: ping and graph with T client threads on one\n"
+        "                  reference, ours and omniORB, for each T > 1 of LIST (default\n"
+        "                  1,8,32; 1 alone: none), with the connections each client opened\n"
         "Helpers: bench/iiop-bench, bench/tcp-floor, bench/.libs/malloc-count.so and\n"
         "tests/interop/omni-server, omni-client, found next to this program (or under\n"
         "$IIOP_BENCH_BUILDDIR).  Progress goes to standard error, the table to standard\n"
@@ -1865,7 +2093,7 @@ static void run_usage(FILE *f)
 int iiop_bench_run_main(int argc, char **argv)
 {
   enum { O_QUICK = 256, O_JSON, O_INSTR, O_ROUNDS, O_CALLS, O_CHART, O_NOCHART, O_CPUS, O_NOPIN,
-         O_HELP };
+         O_THREADS, O_HELP };
   static const struct option lo[] = {
     { "quick", no_argument, NULL, O_QUICK },
     { "json", required_argument, NULL, O_JSON },
@@ -1876,6 +2104,7 @@ int iiop_bench_run_main(int argc, char **argv)
     { "no-chart", no_argument, NULL, O_NOCHART },
     { "cpus", required_argument, NULL, O_CPUS },
     { "no-pin", no_argument, NULL, O_NOPIN },
+    { "threads", required_argument, NULL, O_THREADS },
     { "help", no_argument, NULL, O_HELP },
     { NULL, 0, NULL, 0 },
   };
@@ -1909,6 +2138,10 @@ int iiop_bench_run_main(int argc, char **argv)
       break;
     }
     case O_NOPIN: ro.no_pin = true; break;
+    case O_THREADS:
+      if (!parse_tlist(optarg))
+        return bench_usage_error("iiop-bench run", run_usage, "--threads: up to %d thread counts from 1 to 4096, e.g. 1,8,32, not '%s'", MAX_TLIST, optarg);
+      break;
     case 'h':
     case O_HELP: run_usage(stdout); return EXIT_OK;
     case ':': return bench_usage_error("iiop-bench run", run_usage, "%s needs an argument", argv[optind - 1]);
@@ -1961,6 +2194,22 @@ int iiop_bench_run_main(int argc, char **argv)
         return EXIT_FAIL;
       }
     }
+  for (int sc = 0; sc < N_TSCEN; sc++)
+    for (int t = 0; t < ntlist; t++)
+      for (int k = 0; k < N_TSYS; k++) {
+        cell *ce = &tcells[sc][t][k].c;
+        ce->cpu_us = calloc(ro.rounds, sizeof(double));
+        ce->cps = calloc(ro.rounds, sizeof(double));
+        ce->p50 = calloc(ro.rounds, sizeof(double));
+        ce->p99 = calloc(ro.rounds, sizeof(double));
+        ce->window_calls = calloc(ro.rounds, sizeof(unsigned long));
+        tcells[sc][t][k].conns = calloc(ro.rounds, sizeof(double));
+        if (!ce->cpu_us || !ce->cps || !ce->p50 || !ce->p99 || !ce->window_calls
+            || !tcells[sc][t][k].conns) {
+          say("iiop-bench run: out of memory");
+          return EXIT_FAIL;
+        }
+      }
   say("iiop-bench run: %lu rounds%s; ours %s; logs in %s", ro.rounds,
       ro.quick ? " (--quick)" : "", g_ours, g_tmp);
   if (cpu_server >= 0)
@@ -1991,6 +2240,14 @@ int iiop_bench_run_main(int argc, char **argv)
         time_cell((int)round, sc, sys);
       }
     }
+    for (int sc = 0; sc < N_TSCEN; sc++)
+      for (int t = 0; t < ntlist; t++)
+        for (int k = 0; k < N_TSYS; k++) {
+          int ts = (int)((k + round) % N_TSYS), sys = tsys_sys[ts];
+          tcell *tc = &tcells[sc][t][ts];
+          if (tlist[t] > 1 && sys_ok[sys] && !tc->c.failed)
+            time_one((int)round, sc, sys, &tc->c, tlist[t], tc->conns);
+        }
   }
 
   if (g_mcount[0])

@@ -16,10 +16,11 @@
  * cdr_tables_set_pool() or cdr_pool_set_config() bounds it).  Since a block
  * knows its allocator and capacity, it can be released on any thread and
  * reused by any table with the same allocator.  At thread exit the cache
- * calls this module's client, which hands the thread's blocks to a shared
- * pool of slots, one per 128-byte line: take is an atomic exchange, give a
- * compare-and-set into an empty slot, and a give that finds every slot full
- * frees the block.
+ * calls this module's client, which hands the thread's blocks, largest
+ * first, to the shared pool of table blocks (pool.c: the one striped
+ * mechanism of every kind); a give that finds it full frees the block.  A
+ * table that finds nothing in its thread's pool looks there: for any block
+ * when it leaves its inline entries, for one large enough when it grows.
  *
  * Statistics are per-thread counters written only by their thread (relaxed
  * atomic stores, no read-modify-write on the hot path) and summed on demand
@@ -34,9 +35,6 @@
 
 #define ITAB_MIN_CAP 16u          /* first block: twice the inline entries */
 #define ITAB_MAX_CAP (1u << 26)   /* entries; well past any message limit */
-#define SHARED_SLOTS CDR_TABLES_SHARED_SLOTS
-_Static_assert((SHARED_SLOTS & (SHARED_SLOTS - 1)) == 0, "shared slots: a power of two");
-_Static_assert(SHARED_SLOTS >= 2 && SHARED_SLOTS <= (1u << 16), "shared slots: 2..65536");
 
 typedef struct cdr_itab_block {
   const cdr_allocator *a; /* frees the block; reused only with the same one */
@@ -108,14 +106,9 @@ static void count(itab_stats *p, int c)
 /* ------------------------------------------------------------------ pools */
 
 /* The thread's pool is its cache's shelf (pool_impl.h): tc->table_blocks,
- * oldest first.  The shared pool is a ring of slots, one per 128-byte line:
- * take is an atomic exchange, give a compare-and-set into an empty slot. */
-typedef struct itab_slot {
-  _Alignas(128) cdr_itab_block *b;
-} itab_slot;
-
-static itab_slot shared_pool[SHARED_SLOTS];
-static int shared_n; /* blocks in shared_pool: a hint that skips scanning it empty */
+ * oldest first.  The shared pool is pool.c's, kind CDR_POOL_TABLE_BLOCKS,
+ * each block filed under its capacity. */
+#define KIND CDR_POOL_TABLE_BLOCKS
 
 static cdr_itab_block *block_alloc(itab_stats *p, const cdr_allocator *a, uint32_t cap)
 {
@@ -137,34 +130,10 @@ static void block_free(itab_stats *p, cdr_itab_block *b)
   cdr__free(a, b);
 }
 
-/* Where a thread starts its scan of the shared pool: spread by the address
- * of its cache, so that threads exiting together do not contend. */
-static unsigned shared_home(const cdr__tcache *tc)
-{
-  return hash_int((uintptr_t)tc) >> (32 - __builtin_ctz(SHARED_SLOTS));
-}
-
-/* Put B in an empty shared slot; false if every slot is full. */
-static bool shared_put(const cdr__tcache *tc, cdr_itab_block *b)
-{
-  unsigned h = shared_home(tc);
-  for (unsigned i = 0; i < SHARED_SLOTS; i++) {
-    itab_slot *s = &shared_pool[(h + i) & (SHARED_SLOTS - 1)];
-    cdr_itab_block *expect = NULL;
-    if (LOAD(s->b) == NULL &&
-        __atomic_compare_exchange_n(&s->b, &expect, b, false, __ATOMIC_RELEASE,
-                                    __ATOMIC_RELAXED)) {
-      __atomic_add_fetch(&shared_n, 1, __ATOMIC_RELAXED);
-      return true;
-    }
-  }
-  return false;
-}
-
 /* Hand B to the shared pool, or free it when the pool is full. */
-static void shared_give(const cdr__tcache *tc, itab_stats *p, cdr_itab_block *b)
+static void shared_give(cdr__tcache *tc, itab_stats *p, cdr_itab_block *b)
 {
-  if (shared_put(tc, b)) {
+  if (cdr__shared_put(tc, KIND, b, b->cap)) {
     count(p, C_SHARED_PUTS);
   } else {
     count(p, C_FREED_FULL);
@@ -172,38 +141,36 @@ static void shared_give(const cdr__tcache *tc, itab_stats *p, cdr_itab_block *b)
   }
 }
 
-static cdr_itab_block *shared_take(const cdr__tcache *tc, itab_stats *p, const cdr_allocator *a)
+/* A shared block of allocator A with at least MIN_CAP entries, or NULL:
+ * for a table leaving its inline entries the largest (it will not have to
+ * grow through the smaller ones, each a take), for a growing one any. */
+static cdr_itab_block *shared_take(cdr__tcache *tc, itab_stats *p, const cdr_allocator *a,
+                                   uint32_t min_cap)
 {
-  if (LOAD(shared_n) <= 0)
-    return NULL;
-  unsigned h = shared_home(tc);
-  for (unsigned i = 0; i < SHARED_SLOTS; i++) {
-    itab_slot *s = &shared_pool[(h + i) & (SHARED_SLOTS - 1)];
-    if (LOAD(s->b) == NULL)
-      continue;
-    cdr_itab_block *b = __atomic_exchange_n(&s->b, NULL, __ATOMIC_ACQUIRE);
-    if (!b)
-      continue;
-    __atomic_sub_fetch(&shared_n, 1, __ATOMIC_RELAXED);
-    if (b->a == a) {
-      count(p, C_SHARED_HITS);
-      return b;
-    }
-    /* Another allocator's block: give it back (it was never ours to use). */
-    if (!shared_put(tc, b)) {
-      count(p, C_FREED_FULL);
-      block_free(p, b);
-    }
-  }
-  return NULL;
+  cdr_itab_block *b = cdr__shared_take(tc, KIND, a, min_cap, min_cap == ITAB_MIN_CAP);
+  if (b)
+    count(p, C_SHARED_HITS);
+  return b;
+}
+
+static bool block_fits(const void *obj, const cdr_allocator *a, size_t min)
+{
+  const cdr_itab_block *b = obj;
+  return b->a == a && b->cap >= min;
+}
+
+static void block_destroy(void *obj)
+{
+  block_free(&tls_stats, obj);
 }
 
 /* A block for a table: for one leaving its inline entries (MIN_CAP ==
  * ITAB_MIN_CAP), the newest of this thread's pool with the same allocator
  * (a thread's messages tend to look alike: the block its last table grew
- * to), else one from the shared pool; for a growing one, the smallest pooled
- * block of at least MIN_CAP entries (it climbs through the pooled sizes
- * before allocating); else a new one of MIN_CAP. */
+ * to); for a growing one, the smallest pooled block of at least MIN_CAP
+ * entries (it climbs through the pooled sizes before allocating); else one
+ * of at least MIN_CAP from the shared pool (none is larger than the entry
+ * cap); else a new one of MIN_CAP. */
 static cdr_itab_block *block_get(const cdr_allocator *a, uint32_t min_cap)
 {
   cdr__tcache *tc = cdr__tcache_self();
@@ -230,7 +197,8 @@ static cdr_itab_block *block_get(const cdr_allocator *a, uint32_t min_cap)
       count(p, C_POOL_HITS);
       return b;
     }
-    if (min_cap == ITAB_MIN_CAP && (b = shared_take(tc, p, a)) != NULL)
+    if (min_cap <= CDR__POOL_CFG(table_max_entries)
+        && (b = shared_take(tc, p, a, min_cap)) != NULL)
       return b;
   }
   return block_alloc(p, a, min_cap);
@@ -288,17 +256,25 @@ static void tables_flush(cdr__tcache *tc)
   tc->ntable_blocks = 0;
 }
 
-/* Thread exit: the thread's blocks go to the shared pool, its counts to the
- * totals of exited threads.  Later releases on this thread (from other
- * destructors) find the cache OFF and go to the shared pool directly. */
+/* Thread exit: the thread's blocks go to the shared pool, largest first
+ * (when it fills, the small ones are freed: a larger block serves a table
+ * as well), its counts to the totals of exited threads.  Later releases on
+ * this thread (from other destructors) find the cache OFF and go to the
+ * shared pool directly. */
 static void tables_exit(cdr__tcache *tc)
 {
   itab_stats *p = &tls_stats;
   bool share = CDR__POOL_CFG(tables);
   unsigned max_entries = CDR__POOL_CFG(table_max_entries);
+  for (uint32_t i = 1; i < tc->ntable_blocks; i++) /* by capacity, largest first */
+    for (uint32_t j = i; j > 0 && tc->table_blocks[j]->cap > tc->table_blocks[j - 1]->cap; j--) {
+      cdr_itab_block *x = tc->table_blocks[j];
+      tc->table_blocks[j] = tc->table_blocks[j - 1];
+      tc->table_blocks[j - 1] = x;
+    }
   for (uint32_t i = 0; i < tc->ntable_blocks; i++) {
     cdr_itab_block *b = tc->table_blocks[i];
-    if (share && b->cap <= max_entries && shared_put(tc, b)) {
+    if (share && b->cap <= max_entries && cdr__shared_put(tc, KIND, b, b->cap)) {
       count(p, C_SHARED_PUTS);
     } else {
       if (share)
@@ -324,7 +300,9 @@ static void tables_exit(cdr__tcache *tc)
   pthread_mutex_unlock(&reg_lock);
 }
 
-static const cdr__tcache_client tables_client = { tables_enter, tables_flush, tables_exit };
+static const cdr__shared_ops tables_shared = { block_fits, block_destroy };
+static const cdr__tcache_client tables_client = { tables_enter, tables_flush, tables_exit, KIND,
+                                                   &tables_shared };
 
 static __attribute__((constructor)) void tables_register(void)
 {
@@ -353,8 +331,9 @@ void cdr_tables_get_stats(cdr_tables_stats *out)
   out->freed_full = sum[C_FREED_FULL];
   out->frees = sum[C_FREES];
   out->thread_pooled = cdr__tc.ntable_blocks;
-  for (unsigned i = 0; i < SHARED_SLOTS; i++)
-    out->shared_pooled += LOAD(shared_pool[i].b) != NULL;
+  cdr_pool_stats ps;
+  cdr_pool_get_thread_stats(&ps);
+  out->shared_pooled = ps.shared_pooled[KIND];
 }
 
 void cdr_tables_flush_thread(void)
@@ -364,14 +343,7 @@ void cdr_tables_flush_thread(void)
 
 void cdr_tables_flush_shared(void)
 {
-  itab_stats *p = &tls_stats;
-  for (unsigned i = 0; i < SHARED_SLOTS; i++) {
-    cdr_itab_block *b = __atomic_exchange_n(&shared_pool[i].b, NULL, __ATOMIC_ACQUIRE);
-    if (b) {
-      __atomic_sub_fetch(&shared_n, 1, __ATOMIC_RELAXED);
-      block_free(p, b);
-    }
-  }
+  cdr__shared_flush(KIND);
 }
 
 /* ------------------------------------------------------------------ the table */

@@ -13,8 +13,16 @@
  * a table block taken, so that itab.c counts per thread), the thread
  * enters the cache (its exit hook is set) and the cache is LIVE.
  * OFF: the exit hook could not be set, or has run; nothing is kept then
- * (what is given back is freed, or handed on), so nothing is stranded when
- * the thread exits.  The settings (cdr/pool.h) are one process-wide
+ * (what is given back goes to the shared pool of its kind, or is freed), so
+ * nothing is stranded when the thread exits.
+ *
+ * The shared pools (one per cdr_pool_kind, pool.c): bounded sets of slots,
+ * one per cache line, that exiting threads fill and threads with an empty
+ * shelf take from.  A thread starts its scan at a slot of its own (striped:
+ * threads exiting together do not contend) and no count is shared: a take
+ * from a pool that was never filled reads one word.  A module whose shelf
+ * is shared gives pool.c its kind's functions (cdr__shared_ops) with its
+ * client.  The settings (cdr/pool.h) are one process-wide
  * cdr_pool_config, read with relaxed loads.  (itab.c's statistics are
  * counters, not a pool: they stay in that module, linked into its registry
  * by its client's enter and exit.)
@@ -25,6 +33,7 @@
 #include "internal.h"
 #include <cdr/pool.h>
 #include <cdr/arena.h>
+#include <stdbool.h>
 
 /* Smallest buffer the buffer pool hands out (a stream's first buffer). */
 #define CDR_BUF_MIN 8192
@@ -32,6 +41,8 @@
 enum { CDR__TC_NEW = 0, CDR__TC_LIVE, CDR__TC_OFF };
 
 struct cdr_itab_block; /* itab.c */
+
+enum { CDR__SH_HITS, CDR__SH_PUTS, CDR__SH_FULL, CDR__SH_N };
 
 typedef struct cdr__tcache {
   uint32_t state;                /* CDR__TC_NEW, _LIVE, _OFF */
@@ -44,6 +55,9 @@ typedef struct cdr__tcache {
   void *value_states[CDR_POOL_MAX_VALUE_STATES];
   /* itab.c: released table blocks, oldest first */
   struct cdr_itab_block *table_blocks[CDR_TABLES_POOL_MAX];
+  /* the shared pools' counts (cdr_pool_stats) while not OFF; an OFF
+   * thread counts into the totals of exited threads */
+  uint64_t shared_st[CDR_POOL_KINDS][CDR__SH_N];
 } cdr__tcache;
 
 /* Objects built for the shared library (libtool defines PIC) reach it
@@ -56,6 +70,15 @@ typedef struct cdr__tcache {
 #endif
 CDR_HIDDEN extern __thread cdr__tcache cdr__tc CDR__TC_MODEL;
 
+/* What the shared pool of a kind needs to know of its objects. */
+typedef struct cdr__shared_ops {
+  /* Whether OBJ may serve a request for allocator A and at least MIN (the
+   * kind's unit: octets, entries; 0: any). */
+  bool (*fits)(const void *obj, const cdr_allocator *a, size_t min);
+  /* Free OBJ (a flush, or a misfit that found no slot again). */
+  void (*destroy)(void *obj);
+} cdr__shared_ops;
+
 /* A module's functions for its shelf.  pool.c calls them with the calling
  * thread's cache. */
 typedef struct cdr__tcache_client {
@@ -63,13 +86,17 @@ typedef struct cdr__tcache_client {
   void (*enter)(cdr__tcache *tc);
   /* cdr_pool_flush(): free everything on the shelf. */
   void (*flush)(cdr__tcache *tc);
-  /* Thread exit, with TC already OFF: free or hand on the shelf. */
+  /* Thread exit, with TC already OFF: hand the shelf on (cdr__shared_put)
+   * or free it. */
   void (*exit)(cdr__tcache *tc);
+  /* The kind of the shelf's shared pool, and its functions (NULL: none). */
+  cdr_pool_kind kind;
+  const cdr__shared_ops *shared;
 } cdr__tcache_client;
 
 /* Register C (static storage) for every thread: from a constructor, so
  * that it is there before threads enter the cache (a thread that entered
- * before still gets flush and exit, not enter).  Room for 4 clients (3 are
+ * before still gets flush and exit, not enter).  Room for 4 clients (2 are
  * used); more are ignored. */
 CDR_HIDDEN void cdr__tcache_add_client(const cdr__tcache_client *c);
 
@@ -97,6 +124,25 @@ static inline int cdr__tcache_live(cdr__tcache *tc)
 /* The settings; read a field with CDR__POOL_CFG(field). */
 CDR_HIDDEN extern cdr_pool_config cdr__pool_cfg;
 #define CDR__POOL_CFG(field) __atomic_load_n(&cdr__pool_cfg.field, __ATOMIC_RELAXED)
+
+/* The shared pools.  TC is the calling thread's cache (its slot of first
+ * choice, and where the counts go).
+ *
+ * cdr__shared_put: OBJ, of SIZE (the kind's unit: what fits compares with
+ * MIN; 0 for kinds without one), into an empty slot of KIND's pool; false
+ * (counted full: the caller frees OBJ) when every slot within the bound is
+ * taken.
+ * cdr__shared_take: an object that fits allocator A and MIN (the kind's
+ * fits), taken out of its slot, or NULL; slots whose size is below MIN are
+ * passed over without a write.  LARGEST: the largest there is (every slot
+ * read first), else the first found from the thread's own slot on.  Enters TC if it was NEW (what a thread
+ * takes it gives back).  Misfits met on the way go back to a slot, or are
+ * freed when none is left.
+ * cdr__shared_flush: free every object of KIND's pool. */
+CDR_HIDDEN bool cdr__shared_put(cdr__tcache *tc, cdr_pool_kind kind, void *obj, size_t size);
+CDR_HIDDEN void *cdr__shared_take(cdr__tcache *tc, cdr_pool_kind kind, const cdr_allocator *a,
+                                  size_t min, bool largest);
+CDR_HIDDEN void cdr__shared_flush(cdr_pool_kind kind);
 
 /* A buffer of at least MIN octets from the calling thread's pool, or a new
  * one from the global allocator; *CAP gets its size.  NULL when allocation

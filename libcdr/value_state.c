@@ -1,7 +1,8 @@
 /* value_state.c - the per-stream state of value graphs: options,
  * indirection tables and the frame stack, hung on the stream's ext pointer;
  * its tables give their arrays to the per-thread table pool when the stream
- * closes, and the states themselves go to a small per-thread pool. */
+ * closes, and the states themselves go to a small per-thread pool (at thread
+ * exit: to the shared pool of states). */
 #include "value_impl.h"
 #include "pool_impl.h"
 
@@ -36,14 +37,37 @@ static void vstate_destroy(vstate *s)
   cdr__free(s->alloc, s);
 }
 
-/* The cache client: cdr_pool_flush() and thread exit free the shelf. */
+/* The cache client: cdr_pool_flush() frees the shelf, thread exit hands it
+ * to the shared pool of states. */
 static void vstate_shelf_free(cdr__tcache *tc)
 {
   while (tc->nvalue_states)
     vstate_destroy(tc->value_states[--tc->nvalue_states]);
 }
 
-static const cdr__tcache_client vstate_client = { NULL, vstate_shelf_free, vstate_shelf_free };
+static void vstate_shelf_exit(cdr__tcache *tc)
+{
+  while (tc->nvalue_states) {
+    vstate *s = tc->value_states[--tc->nvalue_states];
+    if (!cdr__shared_put(tc, CDR_POOL_VALUE_STATES, s, 0))
+      vstate_destroy(s);
+  }
+}
+
+static bool vstate_fits(const void *obj, const cdr_allocator *a, size_t min)
+{
+  (void)min;
+  return ((const vstate *)obj)->alloc == a;
+}
+
+static void vstate_destroy_obj(void *obj)
+{
+  vstate_destroy(obj);
+}
+
+static const cdr__shared_ops vstate_shared = { vstate_fits, vstate_destroy_obj };
+static const cdr__tcache_client vstate_client = { NULL, vstate_shelf_free, vstate_shelf_exit,
+                                                  CDR_POOL_VALUE_STATES, &vstate_shared };
 
 static __attribute__((constructor)) void vstate_register(void)
 {
@@ -59,10 +83,14 @@ static void vstate_release(void *self)
     if (s->aux_live & (1u << k))
       cdr_itab_release(&s->aux[k]);
   s->aux_live = 0;
-  if (s->alloc == cdr_mem_global() && tc->nvalue_states < CDR__POOL_CFG(value_states)
-      && cdr__tcache_live(tc)) {
-    tc->value_states[tc->nvalue_states++] = s;
-    return;
+  if (s->alloc == cdr_mem_global()) {
+    if (!cdr__tcache_live(tc)) {
+      if (cdr__shared_put(tc, CDR_POOL_VALUE_STATES, s, 0))
+        return;
+    } else if (tc->nvalue_states < CDR__POOL_CFG(value_states)) {
+      tc->value_states[tc->nvalue_states++] = s;
+      return;
+    }
   }
   vstate_destroy(s);
 }
@@ -74,8 +102,9 @@ static vstate *vstate_new(const cdr_allocator *alloc, cdr_itab_kind strings)
   const cdr_allocator *a = cdr__alloc_or_global(alloc);
   vstate *s = NULL;
   cdr__tcache *tc = &cdr__tc;
-  if (a == cdr_mem_global() && tc->nvalue_states)
-    s = tc->value_states[--tc->nvalue_states];
+  if (a == cdr_mem_global())
+    s = tc->nvalue_states ? tc->value_states[--tc->nvalue_states]
+                          : cdr__shared_take(tc, CDR_POOL_VALUE_STATES, a, 0, false);
   if (!s) {
     s = cdr__malloc(a, sizeof *s);
     if (!s)

@@ -704,6 +704,7 @@ static void pools_reset(void)
   ck_assert_int_eq(cdr_pool_set_config(&d), CDR_OK);
   if (cdr_mem_global() == &g_mem.alloc)
     cdr_pool_flush();
+  cdr_pool_flush_shared(); /* each object goes back to its own allocator */
   cdr_mem_set_global(NULL);
   cdr_pool_flush();
 }
@@ -775,6 +776,8 @@ static void assert_config(const cdr_pool_config *got, const cdr_pool_config *wan
   ck_assert_int_eq(got->tables, want->tables);
   ck_assert_uint_eq(got->table_blocks, want->table_blocks);
   ck_assert_uint_eq(got->table_max_entries, want->table_max_entries);
+  for (int k = 0; k < CDR_POOL_KINDS; k++)
+    ck_assert_uint_eq(got->shared[k], want->shared[k]);
 }
 
 START_TEST(test_pool_config_defaults)
@@ -791,6 +794,10 @@ START_TEST(test_pool_config_defaults)
   ck_assert_int_eq(d.tables, 1);
   ck_assert_uint_eq(d.table_blocks, 8);
   ck_assert_uint_eq(d.table_max_entries, 1024);
+  ck_assert_uint_eq(d.shared[CDR_POOL_BUFFERS], 16);
+  ck_assert_uint_eq(d.shared[CDR_POOL_ARENAS], 16);
+  ck_assert_uint_eq(d.shared[CDR_POOL_VALUE_STATES], 32);
+  ck_assert_uint_eq(d.shared[CDR_POOL_TABLE_BLOCKS], 32);
   memset(&c, 0xff, sizeof c);
   cdr_pool_get_config(&c); /* what the library starts with */
   assert_config(&c, &d);
@@ -817,6 +824,11 @@ START_TEST(test_pool_config_set_get)
   cdr_pool_config_default(&c);
   c.table_blocks = CDR_TABLES_POOL_MAX + 1;
   ck_assert_int_eq(cdr_pool_set_config(&c), CDR_E_INVALID);
+  for (int k = 0; k < CDR_POOL_KINDS; k++) {
+    cdr_pool_config_default(&c);
+    c.shared[k] = CDR_POOL_MAX_SHARED + 1;
+    ck_assert_int_eq(cdr_pool_set_config(&c), CDR_E_INVALID);
+  }
   ck_assert_int_eq(cdr_pool_set_config(NULL), CDR_E_INVALID);
   cdr_pool_get_config(&got);
   cdr_pool_config_default(&c);
@@ -825,13 +837,15 @@ START_TEST(test_pool_config_set_get)
   c = (cdr_pool_config){ .buffers = CDR_POOL_MAX_BUFFERS, .buffer_max_bytes = 12345,
                          .arenas = CDR_POOL_MAX_ARENAS, .arena_max_bytes = 0,
                          .value_states = CDR_POOL_MAX_VALUE_STATES, .tables = 7,
-                         .table_blocks = CDR_TABLES_POOL_MAX, .table_max_entries = 16 };
+                         .table_blocks = CDR_TABLES_POOL_MAX, .table_max_entries = 16,
+                         .shared = { CDR_POOL_MAX_SHARED, 0, 1, 2 } };
   ck_assert_int_eq(cdr_pool_set_config(&c), CDR_OK);
   cdr_pool_get_config(&got);
   cdr_pool_config want = { .buffers = 16, .buffer_max_bytes = 12345, .arenas = 16,
                            .arena_max_bytes = 0, .value_states = 16,
                            .tables = 1, /* non-zero reads back as 1 */
-                           .table_blocks = 32, .table_max_entries = 16 };
+                           .table_blocks = 32, .table_max_entries = 16,
+                           .shared = { 64, 0, 1, 2 } };
   assert_config(&got, &want);
   int en = -1;
   unsigned mt = 0, me = 0;
@@ -969,8 +983,29 @@ START_TEST(test_pool_config_value_states)
 }
 END_TEST
 
-/* At thread exit the one exit hook frees every shelf: nothing the thread
- * kept stays live. */
+/* Every shared pool's bound set to N. */
+static void set_shared(unsigned n)
+{
+  cdr_pool_config c;
+  cdr_pool_config_default(&c);
+  for (int k = 0; k < CDR_POOL_KINDS; k++)
+    c.shared[k] = n;
+  set_config(&c);
+}
+
+/* The process-wide shared-pool counts, and their change since *S0. */
+static cdr_pool_stats pstats(void)
+{
+  cdr_pool_stats s;
+  cdr_pool_get_stats(&s);
+  return s;
+}
+#define PDELTA(a, b, f, k) ((b).f[k] - (a).f[k])
+
+/* At thread exit the one exit hook hands every shelf on: with the shared
+ * pools off, nothing the thread kept stays live; with them on (the
+ * default), the buffer, the arena and the state wait there, and the next
+ * thread takes them instead of allocating. */
 static void *pools_thread(void *arg)
 {
   (void)arg;
@@ -980,24 +1015,264 @@ static void *pools_thread(void *arg)
   return NULL;
 }
 
+static void run_thread(void *(*fn)(void *), void *arg)
+{
+  pthread_t th;
+  ck_assert_int_eq(pthread_create(&th, NULL, fn, arg), 0);
+  ck_assert_int_eq(pthread_join(th, NULL), 0);
+}
+
 START_TEST(test_pool_thread_exit_frees)
 {
   pools_reset();
   value_round(1);
+  set_shared(0);
   count_global();
-  pthread_t th;
-  ck_assert_int_eq(pthread_create(&th, NULL, pools_thread, NULL), 0);
-  ck_assert_int_eq(pthread_join(th, NULL), 0);
+  cdr_pool_stats s0 = pstats();
+  run_thread(pools_thread, NULL);
+  cdr_pool_stats s1 = pstats();
   ck_assert_uint_eq(g_mem.attempts, 4); /* buffer, arena and its block, state */
   ck_assert_int_eq(g_mem.live, 0);
+  for (int k = 0; k < CDR_POOL_KINDS; k++) {
+    ck_assert_uint_eq(PDELTA(s0, s1, shared_puts, k), 0);
+    ck_assert_uint_eq(s1.shared_pooled[k], 0);
+  }
+  ck_assert_uint_eq(PDELTA(s0, s1, shared_full, CDR_POOL_BUFFERS), 1);
+  ck_assert_uint_eq(PDELTA(s0, s1, shared_full, CDR_POOL_ARENAS), 1);
+  ck_assert_uint_eq(PDELTA(s0, s1, shared_full, CDR_POOL_VALUE_STATES), 1);
+  pools_reset();
+}
+END_TEST
+
+START_TEST(test_pool_thread_exit_shares)
+{
+  pools_reset();
+  value_round(1);
+  count_global();
+  cdr_pool_stats s0 = pstats();
+  run_thread(pools_thread, NULL);
+  cdr_pool_stats s1 = pstats();
+  ck_assert_uint_eq(g_mem.attempts, 4); /* buffer, arena and its block, state */
+  ck_assert_int_eq(g_mem.live, 4);
+  ck_assert_uint_eq(s1.shared_pooled[CDR_POOL_BUFFERS], 1);
+  ck_assert_uint_eq(s1.shared_pooled[CDR_POOL_ARENAS], 1);
+  ck_assert_uint_eq(s1.shared_pooled[CDR_POOL_VALUE_STATES], 1);
+  ck_assert_uint_eq(s1.shared_pooled[CDR_POOL_TABLE_BLOCKS], 0);
+  for (int k = 0; k < CDR_POOL_TABLE_BLOCKS; k++) {
+    ck_assert_uint_eq(PDELTA(s0, s1, shared_puts, k), 1);
+    ck_assert_uint_eq(PDELTA(s0, s1, shared_hits, k), 0);
+    ck_assert_uint_eq(PDELTA(s0, s1, shared_full, k), 0);
+  }
+  /* A second thread: everything from the shared pools, nothing allocated. */
+  run_thread(pools_thread, NULL);
+  cdr_pool_stats s2 = pstats();
+  ck_assert_uint_eq(g_mem.attempts, 4);
+  ck_assert_int_eq(g_mem.live, 4);
+  for (int k = 0; k < CDR_POOL_TABLE_BLOCKS; k++) {
+    ck_assert_uint_eq(PDELTA(s1, s2, shared_hits, k), 1);
+    ck_assert_uint_eq(PDELTA(s1, s2, shared_puts, k), 1);
+    ck_assert_uint_eq(s2.shared_pooled[k], 1);
+  }
+  /* The calling thread's own counts are its own: it took nothing. */
+  cdr_pool_stats mine;
+  cdr_pool_get_thread_stats(&mine);
+  for (int k = 0; k < CDR_POOL_KINDS; k++)
+    ck_assert_uint_eq(mine.shared_hits[k] + mine.shared_puts[k], 0);
+  cdr_pool_flush_shared();
+  ck_assert_int_eq(g_mem.live, 0);
+  ck_assert_uint_eq(pstats().shared_pooled[CDR_POOL_BUFFERS], 0);
+  pools_reset();
+}
+END_TEST
+
+/* The bound of a shared pool: of the 4 buffers a thread keeps, a pool of 2
+ * takes 2 and the others are freed; of 2 more threads' 4 each, none fits. */
+static void *four_buffers_thread(void *arg)
+{
+  (void)arg;
+  cdr_out o[4];
+  for (int k = 0; k < 4; k++)
+    if (cdr_out_init(&o[k], NULL) == CDR_OK)
+      cdr_put_ulong(&o[k], 1);
+  for (int k = 0; k < 4; k++)
+    cdr_out_close(&o[k]);
+  return NULL;
+}
+
+START_TEST(test_pool_shared_bound)
+{
+  pools_reset();
+  cdr_pool_config c;
+  cdr_pool_config_default(&c);
+  c.shared[CDR_POOL_BUFFERS] = 2;
+  set_config(&c);
+  count_global();
+  cdr_pool_stats s0 = pstats();
+  run_thread(four_buffers_thread, NULL);
+  cdr_pool_stats s1 = pstats();
+  ck_assert_uint_eq(g_mem.attempts, 4);
+  ck_assert_int_eq(g_mem.live, 2);
+  ck_assert_uint_eq(s1.shared_pooled[CDR_POOL_BUFFERS], 2);
+  ck_assert_uint_eq(PDELTA(s0, s1, shared_puts, CDR_POOL_BUFFERS), 2);
+  ck_assert_uint_eq(PDELTA(s0, s1, shared_full, CDR_POOL_BUFFERS), 2);
+  /* The next thread takes the 2 shared buffers and allocates 2; at its exit
+   * the pool takes 2 of its 4 again. */
+  run_thread(four_buffers_thread, NULL);
+  cdr_pool_stats s2 = pstats();
+  ck_assert_uint_eq(g_mem.attempts, 6);
+  ck_assert_int_eq(g_mem.live, 2);
+  ck_assert_uint_eq(PDELTA(s1, s2, shared_hits, CDR_POOL_BUFFERS), 2);
+  ck_assert_uint_eq(PDELTA(s1, s2, shared_puts, CDR_POOL_BUFFERS), 2);
+  ck_assert_uint_eq(PDELTA(s1, s2, shared_full, CDR_POOL_BUFFERS), 2);
+  ck_assert_uint_eq(s2.shared_pooled[CDR_POOL_BUFFERS], 2);
+  /* Lowered to 0: what is shared stays there (and is taken), nothing more
+   * is put. */
+  c.shared[CDR_POOL_BUFFERS] = 0;
+  set_config(&c);
+  run_thread(four_buffers_thread, NULL);
+  cdr_pool_stats s3 = pstats();
+  ck_assert_uint_eq(g_mem.attempts, 10); /* a pool of 0 is not looked in */
+  ck_assert_int_eq(g_mem.live, 2);
+  ck_assert_uint_eq(PDELTA(s2, s3, shared_puts, CDR_POOL_BUFFERS), 0);
+  ck_assert_uint_eq(PDELTA(s2, s3, shared_full, CDR_POOL_BUFFERS), 4);
+  ck_assert_uint_eq(s3.shared_pooled[CDR_POOL_BUFFERS], 2);
+  cdr_pool_flush_shared();
+  ck_assert_int_eq(g_mem.live, 0);
+  pools_reset();
+}
+END_TEST
+
+/* Thread per task: each task a thread of its own that encodes and decodes
+ * a list of 50 values (a stream's buffer and value state, an indirection
+ * table past its inline entries each way, an arena) and exits.  After the
+ * first batch, no task allocates: every object comes from the shared pools
+ * that the tasks before left it in. */
+typedef struct LNode {
+  cdr_value hdr;
+  int32_t id;
+  struct LNode *next;
+} LNode;
+static cdr_value_type LNode_vt;
+static const cdr_type LNode_ref = { .kind = CDR_K_VALUE, .size = sizeof(void *),
+                                    .align = _Alignof(void *), .u.val.vt = &LNode_vt };
+static const cdr_member LNode_members[] = { CDR_MEMBER(LNode, id, &cdr_type_long),
+                                            CDR_MEMBER(LNode, next, &LNode_ref) };
+static cdr_value_type LNode_vt = { .name = "LNode", .repo_id = "IDL:Test/LNode:1.0",
+                                   .members = LNode_members, .nmembers = 2,
+                                   .size = sizeof(LNode), .align = _Alignof(LNode) };
+#define TASK_NODES 50
+#define TASK_BATCH 4
+#define TASK_BATCHES 25
+
+static LNode task_list[TASK_NODES];
+
+typedef struct ptask {
+  pthread_barrier_t *hold; /* the warm-up batch: every task holds its objects at once */
+  unsigned errors;
+  uint64_t attempts;  /* the global allocator's attempts in this task */
+} ptask;
+
+static void *ptask_run(void *arg)
+{
+  ptask *t = arg;
+  uint64_t a0 = __atomic_load_n(&g_mem.attempts, __ATOMIC_RELAXED);
+  cdr_out o;
+  t->errors += cdr_out_init(&o, NULL) != CDR_OK;
+  t->errors += cdr_put_value(&o, &LNode_vt, &task_list[0]) != CDR_OK;
+  cdr_in in;
+  cdr_in_init(&in, cdr_out_data(&o), cdr_out_size(&o), cdr_out_byte_order(&o), NULL);
+  cdr_arena *a = cdr_arena_get();
+  t->errors += a == NULL;
+  cdr_in_set_arena(&in, a);
+  void *v = NULL;
+  t->errors += cdr_get_value(&in, &LNode_vt, &v) != CDR_OK;
+  uint32_t n = 0;
+  for (const LNode *p = v; p; p = p->next, n++)
+    t->errors += p->id != (int32_t)n;
+  t->errors += n != TASK_NODES;
+  if (t->hold)
+    pthread_barrier_wait(t->hold);
+  cdr_in_close(&in);
+  cdr_arena_put(a);
+  cdr_out_close(&o);
+  t->attempts = __atomic_load_n(&g_mem.attempts, __ATOMIC_RELAXED) - a0;
+  return NULL;
+}
+
+START_TEST(test_pool_thread_per_task_steady)
+{
+  pools_reset();
+  for (int k = 0; k < TASK_NODES; k++)
+    task_list[k] = (LNode){ .hdr.type = &LNode_vt, .id = k,
+                            .next = k + 1 < TASK_NODES ? &task_list[k + 1] : NULL };
+  int st;
+  ck_assert_ptr_nonnull(cdr_value_type_plan(&LNode_vt, &st));
+  cdr_tables_flush_shared();
+  count_global();
+  cdr_pool_stats s0 = pstats();
+  uint64_t first = 0, later = 0;
+  cdr_pool_stats s1 = s0;
+  pthread_barrier_t hold;
+  pthread_barrier_init(&hold, NULL, TASK_BATCH);
+  for (int b = 0; b < TASK_BATCHES; b++) {
+    ptask t[TASK_BATCH];
+    pthread_t th[TASK_BATCH];
+    memset(t, 0, sizeof t);
+    uint64_t before = g_mem.attempts;
+    for (int i = 0; i < TASK_BATCH; i++) {
+      t[i].hold = b == 0 ? &hold : NULL;
+      ck_assert_int_eq(pthread_create(&th[i], NULL, ptask_run, &t[i]), 0);
+    }
+    for (int i = 0; i < TASK_BATCH; i++) {
+      ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+      ck_assert_uint_eq(t[i].errors, 0);
+    }
+    if (b == 0) {
+      first = g_mem.attempts - before;
+      s1 = pstats();
+    } else {
+      later += g_mem.attempts - before;
+      for (int i = 0; i < TASK_BATCH; i++)
+        ck_assert_uint_eq(t[i].attempts, 0);
+    }
+  }
+  pthread_barrier_destroy(&hold);
+  cdr_pool_stats s2 = pstats();
+  /* The warm-up batch, all its tasks at once, each: a buffer; two states
+   * (the stream is open while the decoder runs); a table block of 16 grown
+   * to 32 and 64 (encoding), the 32 grown to 64 again (decoding, from the
+   * newest block of the thread's pool); an arena and its block. */
+  ck_assert_uint_eq(first, TASK_BATCH * 9);
+  ck_assert_uint_eq(later, 0);
+  /* Later tasks took from the shared pools what they used: a buffer, two
+   * states, an arena, and at least a block (the encoder's, when the
+   * decoder's comes from its thread's pool). */
+  uint64_t tasks = (TASK_BATCHES - 1) * TASK_BATCH;
+  ck_assert_uint_eq(PDELTA(s1, s2, shared_hits, CDR_POOL_BUFFERS), tasks);
+  ck_assert_uint_eq(PDELTA(s1, s2, shared_hits, CDR_POOL_ARENAS), tasks);
+  ck_assert_uint_eq(PDELTA(s1, s2, shared_hits, CDR_POOL_VALUE_STATES), 2 * tasks);
+  ck_assert_uint_ge(PDELTA(s1, s2, shared_hits, CDR_POOL_TABLE_BLOCKS), tasks);
+  ck_assert_uint_eq(PDELTA(s0, s2, shared_puts, CDR_POOL_BUFFERS), tasks + TASK_BATCH);
+  for (int k = 0; k < CDR_POOL_KINDS; k++)
+    ck_assert_uint_eq(PDELTA(s0, s2, shared_full, k), 0);
+  /* Everything went back: the warm-up's objects, blocks of 16, 32 and twice
+   * 64 a task. */
+  ck_assert_uint_eq(s2.shared_pooled[CDR_POOL_BUFFERS], TASK_BATCH);
+  ck_assert_uint_eq(s2.shared_pooled[CDR_POOL_VALUE_STATES], 2 * TASK_BATCH);
+  ck_assert_uint_eq(s2.shared_pooled[CDR_POOL_ARENAS], TASK_BATCH);
+  ck_assert_uint_eq(s2.shared_pooled[CDR_POOL_TABLE_BLOCKS], 4 * TASK_BATCH);
+  ck_assert_int_gt(g_mem.live, 0);
+  cdr_pool_flush_shared();
+  ck_assert_int_eq(g_mem.live, 0);
+  cdr_value_type_clear(&LNode_vt);
   pools_reset();
 }
 END_TEST
 
 /* A stream closed by another key's destructor after the library's exit
  * hook ran (glibc runs destructors in key order, and the library's key is
- * the older one): its buffer and value state must be freed, not kept by a
- * thread that has gone. */
+ * the older one): its buffer and value state must not be kept by a thread
+ * that has gone: they go to the shared pools (freed when those are off). */
 static pthread_key_t late_key;
 
 static void late_close(void *arg)
@@ -1020,12 +1295,25 @@ START_TEST(test_pool_release_after_exit_hook)
   pools_reset();
   value_round(1); /* the library's key exists before late_key */
   ck_assert_int_eq(pthread_key_create(&late_key, late_close), 0);
+  set_shared(0);
   count_global();
   cdr_out o;
-  pthread_t th;
-  ck_assert_int_eq(pthread_create(&th, NULL, late_thread, &o), 0);
-  ck_assert_int_eq(pthread_join(th, NULL), 0);
+  run_thread(late_thread, &o);
   ck_assert_uint_eq(g_mem.attempts, 2); /* a buffer (the value stream reuses it), the state */
+  ck_assert_int_eq(g_mem.live, 0);
+  /* Shared pools on: both wait there. */
+  pools_reset();
+  count_global();
+  cdr_pool_stats s0 = pstats();
+  run_thread(late_thread, &o);
+  cdr_pool_stats s1 = pstats();
+  ck_assert_uint_eq(g_mem.attempts, 2);
+  ck_assert_int_eq(g_mem.live, 2);
+  ck_assert_uint_eq(PDELTA(s0, s1, shared_puts, CDR_POOL_BUFFERS), 1);
+  ck_assert_uint_eq(PDELTA(s0, s1, shared_puts, CDR_POOL_VALUE_STATES), 1);
+  ck_assert_uint_eq(s1.shared_pooled[CDR_POOL_BUFFERS], 1);
+  ck_assert_uint_eq(s1.shared_pooled[CDR_POOL_VALUE_STATES], 1);
+  cdr_pool_flush_shared();
   ck_assert_int_eq(g_mem.live, 0);
   pthread_key_delete(late_key);
   pools_reset();
@@ -1033,9 +1321,10 @@ START_TEST(test_pool_release_after_exit_hook)
 END_TEST
 
 /* Without a thread-exit hook (no pthread key left for the library) a
- * thread keeps nothing, so that nothing leaks when it exits.  Only in a
- * process of its own (CK_FORK): the library makes its key once per
- * process. */
+ * thread keeps nothing itself, so that nothing leaks when it exits: with
+ * the shared pools off everything is freed; with them on, what it releases
+ * goes there and it takes it back from there.  Only in a process of its
+ * own (CK_FORK): the library makes its key once per process. */
 START_TEST(test_pool_no_key_keeps_nothing)
 {
   const char *fork_mode = getenv("CK_FORK");
@@ -1048,11 +1337,21 @@ START_TEST(test_pool_no_key_keeps_nothing)
   while (nkeys < KEYS && pthread_key_create(&keys[nkeys], NULL) == 0)
     nkeys++;
   ck_assert_uint_lt(nkeys, KEYS);
+  set_shared(0);
   count_global();
   expect_round(stream_round, 4000, 1, 0);
   expect_round(arena_round, 100, 2, 0);
   expect_round(value_round, 1, 2, 0); /* a buffer and the state */
   expect_round(stream_round, 4000, 1, 0);
+  set_shared(CDR_POOL_DEFAULT_SHARED_BUFFERS);
+  expect_round(stream_round, 4000, 1, 1);  /* the buffer to the shared pool */
+  expect_round(arena_round, 100, 2, 3);    /* the arena and its block too */
+  expect_round(value_round, 1, 1, 4);      /* the shared buffer, a new state */
+  expect_round(stream_round, 4000, 0, 4);
+  expect_round(arena_round, 100, 0, 4);
+  expect_round(value_round, 2, 0, 4);
+  cdr_pool_flush_shared();
+  ck_assert_int_eq(g_mem.live, 0);
   for (unsigned k = 0; k < nkeys; k++)
     pthread_key_delete(keys[k]);
   pools_reset();
@@ -1094,6 +1393,9 @@ static Suite *alloc_suite(void)
   tcase_add_test(tc, test_pool_config_arenas);
   tcase_add_test(tc, test_pool_config_value_states);
   tcase_add_test(tc, test_pool_thread_exit_frees);
+  tcase_add_test(tc, test_pool_thread_exit_shares);
+  tcase_add_test(tc, test_pool_shared_bound);
+  tcase_add_test(tc, test_pool_thread_per_task_steady);
   tcase_add_test(tc, test_pool_release_after_exit_hook);
   tcase_add_test(tc, test_pool_no_key_keeps_nothing);
   suite_add_tcase(s, tc);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cdr/pool.h>
 #include <cdr/tables.h>
 #include "itab.h"
 #include "testutil.h"
@@ -1209,6 +1210,82 @@ START_TEST(test_release_at_thread_exit)
 }
 END_TEST
 
+/* The shared pool's bound, largest first: a thread exits with blocks of
+ * 16, 32 and 64 entries (a table grown to 40 entries, released) into a
+ * shared pool of 2, which keeps the 64 and the 32 and frees the 16; the
+ * next thread's 40-entry table then allocates nothing (it leaves its inline
+ * entries with whichever shared block it finds, and grows, if it must, into
+ * the other). */
+typedef struct grow_task {
+  unsigned errors;
+  cdr_tables_stats before, after; /* the thread's own view */
+} grow_task;
+
+static void *grow40(void *arg)
+{
+  grow_task *g = arg;
+  cdr_itab t;
+  cdr_itab_init(&t, CDR_ITAB_PTR, NULL);
+  for (uint32_t i = 0; i < 40; i++)
+    g->errors += cdr_itab_put(&t, 0x1000 + 8 * (uintptr_t)i, i + 1) != CDR_OK;
+  for (uint32_t i = 0; i < 40; i++) {
+    uintptr_t v = 0;
+    g->errors += !cdr_itab_get(&t, 0x1000 + 8 * (uintptr_t)i, &v) || v != i + 1;
+  }
+  cdr_itab_release(&t);
+  return NULL;
+}
+
+static void run_grow40(grow_task *g)
+{
+  pthread_t th;
+  memset(g, 0, sizeof *g);
+  ck_assert_int_eq(pthread_create(&th, NULL, grow40, g), 0);
+  ck_assert_int_eq(pthread_join(th, NULL), 0);
+  ck_assert_uint_eq(g->errors, 0);
+}
+
+START_TEST(test_shared_bound_largest_first)
+{
+  pool_defaults();
+  cdr_pool_config saved, c;
+  cdr_pool_get_config(&saved);
+  c = saved;
+  c.shared[CDR_POOL_TABLE_BLOCKS] = 2;
+  ck_assert_int_eq(cdr_pool_set_config(&c), CDR_OK);
+  cdr_tables_flush_shared();
+  cdr_tables_stats s0 = snap();
+  grow_task g;
+  run_grow40(&g);
+  cdr_tables_stats s1 = snap();
+  ck_assert_uint_eq(DELTA(s0, s1, allocs), 3);
+  ck_assert_uint_eq(DELTA(s0, s1, shared_puts), 2);
+  ck_assert_uint_eq(DELTA(s0, s1, freed_full), 1);
+  ck_assert_uint_eq(DELTA(s0, s1, frees), 1);
+  ck_assert_uint_eq(s1.shared_pooled, 2);
+  run_grow40(&g);
+  cdr_tables_stats s2 = snap();
+  ck_assert_uint_eq(DELTA(s1, s2, allocs), 0);
+  ck_assert_uint_ge(DELTA(s1, s2, shared_hits), 1);
+  ck_assert_uint_le(DELTA(s1, s2, shared_hits), 2);
+  ck_assert_uint_eq(DELTA(s1, s2, frees), 0);
+  ck_assert_uint_eq(s2.shared_pooled, 2);
+  /* A pool of 0 takes nothing: a thread's blocks are freed at its exit. */
+  c.shared[CDR_POOL_TABLE_BLOCKS] = 0;
+  ck_assert_int_eq(cdr_pool_set_config(&c), CDR_OK);
+  cdr_tables_flush_shared();
+  cdr_tables_stats s3 = snap();
+  run_grow40(&g);
+  cdr_tables_stats s4 = snap();
+  ck_assert_uint_eq(DELTA(s3, s4, allocs), 3);
+  ck_assert_uint_eq(DELTA(s3, s4, shared_puts), 0);
+  ck_assert_uint_eq(DELTA(s3, s4, freed_full), 3);
+  ck_assert_uint_eq(DELTA(s3, s4, frees), 3);
+  ck_assert_uint_eq(s4.shared_pooled, 0);
+  ck_assert_int_eq(cdr_pool_set_config(&saved), CDR_OK);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ memory */
 
 START_TEST(test_no_leak)
@@ -1291,6 +1368,7 @@ static Suite *itab_suite(void)
   tcase_add_test(tp, test_cross_thread);
   tcase_add_test(tp, test_short_lived_threads);
   tcase_add_test(tp, test_release_at_thread_exit);
+  tcase_add_test(tp, test_shared_bound_largest_first);
   tcase_add_test(tp, test_no_leak);
   suite_add_tcase(s, tp);
   return s;

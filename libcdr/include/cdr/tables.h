@@ -11,14 +11,16 @@
  * the smallest large enough pooled block, or a new one, and gives the old
  * block to the pool; past max_entries (where blocks are never pooled) blocks
  * grow fourfold instead of twofold, so fewer are allocated per message.  At
- * thread exit a thread's blocks go to
- * a small shared pool (lock-free, one slot per 128-byte cache line), so that
- * threads that live for one task still recycle.
+ * thread exit a thread's blocks go, largest first, to the shared pool of
+ * table blocks (cdr/pool.h: lock-free, one slot per 128-byte cache line),
+ * where a table that finds no block in its thread's pool looks next, so
+ * that threads that live for one task still recycle.
  *
  * Bounds, so that one huge message does not pin memory: at most max_tables
  * blocks per thread, none of more than max_entries entries; a block over
  * either bound is freed when its table is released.  The shared pool holds
- * CDR_TABLES_SHARED_SLOTS blocks; a block handed to it when full is freed.
+ * cdr_pool_config.shared[CDR_POOL_TABLE_BLOCKS] blocks (cdr/pool.h; default
+ * CDR_TABLES_SHARED_SLOTS); a block handed to it when full is freed.
  *
  * A block goes back to the allocator it came from (the allocator the table
  * was initialised with), and is reused only by a table using the same
@@ -42,7 +44,7 @@ extern "C" {
 #define CDR_TABLES_DEFAULT_MAX_TABLES 8u
 #define CDR_TABLES_DEFAULT_MAX_ENTRIES 1024u
 #define CDR_TABLES_POOL_MAX 32u
-/* Slots in the shared pool (a compile-time constant). */
+/* Blocks the shared pool holds by default (cdr/pool.h sets it). */
 #define CDR_TABLES_SHARED_SLOTS 32u
 
 /* Configure the pools.
@@ -75,7 +77,8 @@ CDR_API void cdr_tables_get_pool(int *enabled, unsigned *max_tables, unsigned *m
 typedef struct cdr_tables_stats {
   uint64_t pool_hits;      /* blocks a table leaving its inline entries, or growing,
                               took from its thread's pool */
-  uint64_t shared_hits;    /* blocks a growing table took from the shared pool */
+  uint64_t shared_hits;    /* blocks a table leaving its inline entries, or growing,
+                              took from the shared pool */
   uint64_t allocs;         /* blocks allocated (first growth past 8 entries with
                               no pooled block, or growth past a block's capacity) */
   uint64_t pooled;         /* blocks kept in a thread's pool when a table was released

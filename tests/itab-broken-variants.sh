@@ -93,6 +93,11 @@ if ! $CC $common $check_cflags -c tests/check_itab.c -o "$work/check_itab.o"; th
   echo "cannot compile tests/check_itab.c" >&2
   exit 2
 fi
+# The test programs' shared main().
+if ! $CC $common $check_cflags -c tests/runner.c -o "$work/runner.o"; then
+  echo "cannot compile tests/runner.c" >&2
+  exit 2
+fi
 
 # build N: links $work/check_itab-N with itab.c as variant N (0: unbroken):
 # a copy of it in $work/vN with variant N's patch applied.
@@ -107,7 +112,7 @@ build() {
       patch -s -p1 -d "$dir" <"$p" || return 1
   fi
   $CC $common -c "$dir/libcdr/itab.c" -o "$work/itab-$n.o" &&
-    $CC -pthread -o "$work/check_itab-$n" "$work/check_itab.o" "$work/itab-$n.o" \
+    $CC -pthread -o "$work/check_itab-$n" "$work/check_itab.o" "$work/runner.o" "$work/itab-$n.o" \
       "${others[@]}" $libs
 }
 

@@ -55,6 +55,8 @@ typedef struct cdr_itab {
   uint32_t kind;    /* cdr_itab_kind */
   uint32_t kn;      /* entries indexed in kidx (appends leave it behind) */
   uint32_t vn;      /* entries indexed in vidx (built lazily by value look-ups) */
+  uint32_t kz;      /* kidx is known empty but for entries 1..kn: when kn == 0,
+                     * entries go in without emptying it first */
   /* The block's arrays (valid when block != NULL; used when mask != 0). */
   uintptr_t *keys, *vals;
   uint32_t *hash;   /* key hashes */
@@ -80,6 +82,7 @@ static inline void cdr_itab_init(cdr_itab *t, cdr_itab_kind kind, const cdr_allo
   t->kind = kind;
   t->kn = 0;
   t->vn = 0;
+  t->kz = 0;
   t->block = NULL;
   t->a = cdr__alloc_or_global(a);
 }
@@ -164,7 +167,7 @@ cdr_itab__cur_load(cdr_itab *t, cdr_itab_cur *c, int search)
     c->kprev = NULL;
     c->kidx = NULL;
   } else {
-    c->lim = !search || t->kn == t->n ? t->cap : 0;
+    c->lim = !search || (t->kn == t->n && (t->kn != 0 || t->kz)) ? t->cap : 0;
     c->keys = t->keys;
     c->vals = t->vals;
     c->kprev = t->kprev;
@@ -290,6 +293,26 @@ CDR_HIDDEN uint32_t cdr_itab_count(const cdr_itab *t) CDR_NONNULL(1);
 /* Empty T and keep its block for its next growth (stream reset).  No-op on a
  * released table. */
 CDR_HIDDEN void cdr_itab_clear(cdr_itab *t) CDR_NONNULL(1);
+
+/* Empty T for its next user, keeping its block (if any) hashed from the
+ * first entry: a table that is reused message after message (a pooled
+ * stream's value table) neither starts inline nor moves to a block at its
+ * 9th entry.  SEARCH: the next user searches from its first entry (an
+ * encoder), and the key index is emptied now; otherwise only when a few
+ * entries held it (a decoder appends, and its first search, if any,
+ * empties the index).  Without a block: as cdr_itab_clear().  A released
+ * table stays released. */
+CDR_HIDDEN void cdr_itab_reuse(cdr_itab *t, int search) CDR_NONNULL(1);
+
+/* T's block's capacity in entries (0: none). */
+static inline uint32_t cdr_itab_block_cap(const cdr_itab *t)
+{
+  return t->block ? t->cap : 0;
+}
+
+/* Empty T and free its block (not pooled): for a table kept with a pooled
+ * owner that is destroyed now.  T is then released (cdr_itab_release()). */
+CDR_HIDDEN void cdr_itab_drop(cdr_itab *t) CDR_NONNULL(1);
 
 /* Empty T and give its block to the calling thread's pool (stream close; the
  * thread need not be the one that initialised T).  Idempotent: a second call

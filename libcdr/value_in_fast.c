@@ -131,15 +131,14 @@ in_child_at(vstate *s, in_walk *ww, uint32_t off, const cdr_value_type *dt, size
   uint32_t u32;
   memcpy(&u32, ww->buf + q, 4);
   /* The hints keep the list loop's state in registers (a null ends a
-   * list). */
-  if (CDR_UNLIKELY(u32 == 0)) {
+   * list): one test for the likely case, a plain value's tag. */
+  if (CDR_UNLIKELY(u32 != (swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN))) {
+    if (u32 != 0)
+      return C_LEAVE; /* the general walk reads it, or fails with the right error */
     *(void **)(ww->obj + off) = NULL;
     ww->pos = q + 4;
     return C_DONE;
   }
-  /* The general walk reads it, or fails with the right error. */
-  if (CDR_UNLIKELY(u32 != (swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN)))
-    return C_LEAVE;
   void *c;
   if (CDR_LIKELY(ww->tc.n < ww->nlim)) { /* the cursor has room: the limits allow it */
     if (CDR_UNLIKELY(!in_fast_new(&ww->acur, ww->alim, dt, size, amask, &c)))

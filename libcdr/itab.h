@@ -105,15 +105,18 @@ static inline int cdr_itab_get_or_add(cdr_itab *t, uintptr_t key, uintptr_t val,
 CDR_HIDDEN int cdr_itab__get_or_add_slow(cdr_itab *t, uintptr_t key, uintptr_t val,
                                          uintptr_t *found) CDR_NONNULL(1);
 
-/* Fibonacci hashing of integers and pointers: the top 32 bits of the
- * product; an index slot is its top log2(slots) bits.  The 3 low bits go
- * first: keys are 8-aligned pointers and 4-aligned stream positions, and a
- * multiple of 8 times the golden-ratio constant loses its spread (lists of
- * nodes 24 octets apart averaged 3 probes a look-up instead of 1.04). */
-#define CDR_ITAB_MUL 0x9E3779B97F4A7C15ull
+/* Fibonacci hashing of integers and pointers: the product of the key's
+ * low 32 bits (after the 3 low ones) and the 32-bit golden-ratio constant,
+ * modulo 2^32; an index slot is its top log2(slots) bits.  The 3 low bits
+ * go first: keys are 8-aligned pointers and 4-aligned stream positions, and
+ * a multiple of 8 times the constant loses its spread (lists of nodes 24
+ * octets apart averaged 3 probes a look-up instead of 1.04).  32 bits: a
+ * multiply by an immediate (a 64-bit constant takes a register or a load
+ * in the encoder's walk loop); keys 32 GiB apart share a hash. */
+#define CDR_ITAB_MUL 0x9E3779B9u
 static inline uint32_t cdr_itab_hash_ptr(uintptr_t x)
 {
-  return (uint32_t)((((uint64_t)x >> 3) * CDR_ITAB_MUL) >> 32);
+  return (uint32_t)(x >> 3) * CDR_ITAB_MUL;
 }
 
 
@@ -188,12 +191,15 @@ cdr_itab__cur_store(cdr_itab *t, const cdr_itab_cur *c, int search)
 }
 
 /* cdr_itab_get_or_add() through C (C.lim > C.n): 1 and *FOUND = KEY's
- * newest value, or 0 after adding KEY -> VAL. */
+ * newest value, or 0 after adding KEY -> VAL.  HASHED (a constant): the
+ * caller knows C's table is hashed (C.mask != 0; a hashed table stays so
+ * until it is cleared or reused). */
 static inline __attribute__((always_inline)) int
-cdr_itab__cur_get_or_add(cdr_itab_cur *c, uintptr_t key, uintptr_t val, uintptr_t *found)
+cdr_itab__cur_get_or_add_h(cdr_itab_cur *c, uintptr_t key, uintptr_t val, uintptr_t *found,
+                           const int hashed)
 {
   uint32_t n = c->n;
-  if (CDR_UNLIKELY(c->mask == 0)) {
+  if (!hashed && CDR_UNLIKELY(c->mask == 0)) {
     for (uint32_t i = n; i-- > 0;)
       if (c->keys[i] == key) {
         *found = c->vals[i];
@@ -218,6 +224,12 @@ cdr_itab__cur_get_or_add(cdr_itab_cur *c, uintptr_t key, uintptr_t val, uintptr_
   c->kidx[s] = n + 1;
   c->n = n + 1;
   return 0;
+}
+
+static inline __attribute__((always_inline)) int
+cdr_itab__cur_get_or_add(cdr_itab_cur *c, uintptr_t key, uintptr_t val, uintptr_t *found)
+{
+  return cdr_itab__cur_get_or_add_h(c, key, val, found, 0);
 }
 
 /* cdr_itab_append() through C (C.lim > C.n): the same in both shapes. */

@@ -51,13 +51,14 @@ static inline void out_fast_settle(vstate *s, const cdr_itab_cur *tc, uint32_t n
 /* Find CHILD in the encoder's value table through cursor TC, or record it
  * at tag position VAL (the cursor while it can, else the table's own
  * functions).  Returns 1 and *AT (found), 0 (recorded), 2 when the limits
- * allow no more values (nothing done), or an error (CDR_E_NOMEM). */
+ * allow no more values (nothing done), or an error (CDR_E_NOMEM).  HASHED
+ * (a constant): the table is known to be hashed (cdr_itab__cur_get_or_add_h). */
 static inline __attribute__((always_inline)) int
 out_fast_record(vstate *s, cdr_itab_cur *tc, uint32_t *nlim, uint32_t nmax, uintptr_t child,
-                uintptr_t val, uintptr_t *at)
+                uintptr_t val, uintptr_t *at, const int hashed)
 {
   if (CDR_LIKELY(tc->n < *nlim))
-    return cdr_itab__cur_get_or_add(tc, child, val, at);
+    return cdr_itab__cur_get_or_add_h(tc, child, val, at, hashed);
   if (tc->n >= nmax)
     return 2;
   cdr_itab__cur_store(&s->values, tc, 1);
@@ -91,10 +92,10 @@ static inline __attribute__((always_inline)) int out_prim(out_walk *ww, const vo
  * the value tag of a new value (C_NEW; CHILD's state is next), with the
  * write position after it.  C_LEAVE when the general walk must
  * take it (type information, past the limits: nothing written), C_FAIL
- * with *RC (CDR_E_NOMEM). */
+ * with *RC (CDR_E_NOMEM).  HASHED as for out_fast_record(). */
 static inline __attribute__((always_inline)) int
-out_child(vstate *s, out_walk *ww, const cdr_value *child, const cdr_value_type *dt, uint8_t *tag,
-          int *rc, const int swap)
+out_child_h(vstate *s, out_walk *ww, const cdr_value *child, const cdr_value_type *dt,
+            uint8_t *tag, int *rc, const int hashed, const int swap)
 {
   uint32_t u32;
   if (!child) {
@@ -109,7 +110,7 @@ out_child(vstate *s, out_walk *ww, const cdr_value *child, const cdr_value_type 
     return C_LEAVE;
   uintptr_t at;
   int found = out_fast_record(s, &ww->tc, &ww->nlim, ww->nmax, (uintptr_t)child,
-                              (uintptr_t)(tag - ww->buf), &at);
+                              (uintptr_t)(tag - ww->buf), &at, hashed);
   if (found == 2)
     return C_LEAVE; /* past the limits: the general walk says which */
   if (found < 0) {
@@ -132,14 +133,23 @@ out_child(vstate *s, out_walk *ww, const cdr_value *child, const cdr_value_type 
   return C_NEW;
 }
 
+static inline __attribute__((always_inline)) int
+out_child(vstate *s, out_walk *ww, const cdr_value *child, const cdr_value_type *dt, uint8_t *tag,
+          int *rc, const int swap)
+{
+  return out_child_h(s, ww, child, dt, tag, rc, 0, swap);
+}
+
 /* Whole objects of a list plan whose primitives are 4-octet members side
  * by side on both sides (k4len octets, K4: that constant or 0), from a
  * 4-aligned start with room: they need no padding, nor does the tail's tag
  * after them, so the plan's fields are read once into locals and each
- * object is a block copy and its tail.  As out_list(). */
+ * object is a block copy and its tail.  HASHED: the value table is
+ * hashed (as it stays through the loop), the common case of a pooled
+ * stream state (cdr_itab_reuse).  As out_list(). */
 static inline __attribute__((always_inline)) int out_list_k4(vstate *s, out_walk *ww, const vplan *p,
                                                              int *rc, const size_t k4,
-                                                             const int swap)
+                                                             const int hashed, const int swap)
 {
   const vop *const tail = p->ops + p->nops - 1;
   const size_t len = k4 ? k4 : p->k4len;
@@ -151,7 +161,7 @@ static inline __attribute__((always_inline)) int out_list_k4(vstate *s, out_walk
   for (;;) {
     block4_copy(w, obj + off0, len, swap);
     const cdr_value *child = *(const cdr_value *const *)(obj + toff);
-    int r = out_child(s, ww, child, dt, w + len, rc, swap);
+    int r = out_child_h(s, ww, child, dt, w + len, rc, hashed, swap);
     if (CDR_UNLIKELY(r != C_NEW)) {
       ww->obj = obj;
       ww->op = r == C_LEAVE ? tail : tail + 1;
@@ -180,9 +190,9 @@ static inline __attribute__((always_inline)) int out_list(vstate *s, out_walk *w
                                                           int *rc, const int swap)
 {
   if (p->k4len == 4)
-    return out_list_k4(s, ww, p, rc, 4, swap);
+    return ww->tc.mask ? out_list_k4(s, ww, p, rc, 4, 1, swap) : out_list_k4(s, ww, p, rc, 4, 0, swap);
   if (p->k4len)
-    return out_list_k4(s, ww, p, rc, 0, swap);
+    return out_list_k4(s, ww, p, rc, 0, 0, swap);
   const vop *const tail = p->ops + p->nops - 1;
   uint8_t *w = ww->w;
   for (;;) {

@@ -397,6 +397,7 @@ static void index_shape(cdr_itab *t)
   t->shift = (uint32_t)__builtin_clz(slots) + 1;
   t->kn = 0;
   t->vn = 0;
+  t->kz = 0;
 }
 
 /* Bring the key index up to date: index entries kn+1..n in order, so that
@@ -405,10 +406,12 @@ static void index_shape(cdr_itab *t)
  * reused or moved block) and are emptied first. */
 static void key_sync(cdr_itab *t)
 {
+  if (t->kn == 0 && !t->kz) {
+    memset(t->kidx, 0, 2 * (size_t)t->cap * sizeof *t->kidx);
+    t->kz = 1;
+  }
   if (t->kn == t->n)
     return;
-  if (t->kn == 0)
-    memset(t->kidx, 0, 2 * (size_t)t->cap * sizeof *t->kidx);
   if (t->kind == CDR_ITAB_PTR) {
     /* probe_key() written out for integer keys, with the table's fields in
      * locals: growth past the entry cap rebuilds the whole index, and the
@@ -722,6 +725,8 @@ int cdr_itab_find_value(cdr_itab *t, uintptr_t v, uintptr_t *key)
     return 0;
   }
   uint32_t s;
+  if (t->n == 0)
+    return 0; /* a reused table: its value index may be stale */
   vidx_sync(t);
   e = probe_val(t, v, &s);
   if (!e)
@@ -744,6 +749,51 @@ void cdr_itab_clear(cdr_itab *t)
   t->mask = 0;
   t->kn = 0;
   t->vn = 0;
+  t->kz = 0;
+}
+
+void cdr_itab_reuse(cdr_itab *t, int search)
+{
+  if (!t->block || t->ilim == 0) {
+    cdr_itab_clear(t);
+    return;
+  }
+  /* Empty the key index where that is short: the slots of a few entries
+   * 1..kn (they hold nothing else: see key_sync), each its own unless a
+   * newer entry of its key took it over (kprev names it then).  Else all
+   * of it for a user that searches, and for one that appends it stays
+   * stale until a search (a decoder's table may never have one). */
+  uint32_t kn = t->mask != 0 && t->kn < t->cap / 32 ? t->kn : 0, dup = 0;
+  uint32_t clean = t->mask != 0 && (t->kn != 0 || t->kz);
+  for (uint32_t e = 0; e < kn; e++)
+    dup |= t->kprev[e];
+  if (dup != 0 || (t->kn != 0 && kn == 0)) {
+    clean = 0;
+  } else {
+    for (uint32_t e = 1; e <= kn; e++) {
+      uint32_t h = t->kind == CDR_ITAB_PTR ? hash_int(t->keys[e - 1]) : t->hash[e - 1];
+      uint32_t s = h >> t->shift;
+      while (t->kidx[s] != e)
+        s = (s + 1) & t->mask;
+      t->kidx[s] = 0;
+    }
+  }
+  if (search && !clean) {
+    memset(t->kidx, 0, 2 * (size_t)t->cap * sizeof *t->kidx);
+    clean = 1;
+  }
+  t->n = 0;
+  index_shape(t);
+  t->kz = clean;
+}
+
+void cdr_itab_drop(cdr_itab *t)
+{
+  cdr_itab_block *b = t->block;
+  t->block = NULL;
+  cdr_itab_release(t);
+  if (b)
+    block_free(&tls_stats, b);
 }
 
 void cdr_itab_release(cdr_itab *t)
@@ -755,6 +805,7 @@ void cdr_itab_release(cdr_itab *t)
   t->mask = 0;
   t->kn = 0;
   t->vn = 0;
+  t->kz = 0;
   t->ilim = 0;
   t->block = NULL;
   if (b)

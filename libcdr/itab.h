@@ -55,6 +55,8 @@ typedef struct cdr_itab {
   uint32_t kind;    /* cdr_itab_kind */
   uint32_t kn;      /* entries indexed in kidx (appends leave it behind) */
   uint32_t vn;      /* entries indexed in vidx (built lazily by value look-ups) */
+  uint32_t kz;      /* kidx is known empty but for entries 1..kn: when kn == 0,
+                     * entries go in without emptying it first */
   /* The block's arrays (valid when block != NULL; used when mask != 0). */
   uintptr_t *keys, *vals;
   uint32_t *hash;   /* key hashes */
@@ -80,6 +82,7 @@ static inline void cdr_itab_init(cdr_itab *t, cdr_itab_kind kind, const cdr_allo
   t->kind = kind;
   t->kn = 0;
   t->vn = 0;
+  t->kz = 0;
   t->block = NULL;
   t->a = cdr__alloc_or_global(a);
 }
@@ -102,15 +105,18 @@ static inline int cdr_itab_get_or_add(cdr_itab *t, uintptr_t key, uintptr_t val,
 CDR_HIDDEN int cdr_itab__get_or_add_slow(cdr_itab *t, uintptr_t key, uintptr_t val,
                                          uintptr_t *found) CDR_NONNULL(1);
 
-/* Fibonacci hashing of integers and pointers: the top 32 bits of the
- * product; an index slot is its top log2(slots) bits.  The 3 low bits go
- * first: keys are 8-aligned pointers and 4-aligned stream positions, and a
- * multiple of 8 times the golden-ratio constant loses its spread (lists of
- * nodes 24 octets apart averaged 3 probes a look-up instead of 1.04). */
-#define CDR_ITAB_MUL 0x9E3779B97F4A7C15ull
+/* Fibonacci hashing of integers and pointers: the product of the key's
+ * low 32 bits (after the 3 low ones) and the 32-bit golden-ratio constant,
+ * modulo 2^32; an index slot is its top log2(slots) bits.  The 3 low bits
+ * go first: keys are 8-aligned pointers and 4-aligned stream positions, and
+ * a multiple of 8 times the constant loses its spread (lists of nodes 24
+ * octets apart averaged 3 probes a look-up instead of 1.04).  32 bits: a
+ * multiply by an immediate (a 64-bit constant takes a register or a load
+ * in the encoder's walk loop); keys 32 GiB apart share a hash. */
+#define CDR_ITAB_MUL 0x9E3779B9u
 static inline uint32_t cdr_itab_hash_ptr(uintptr_t x)
 {
-  return (uint32_t)((((uint64_t)x >> 3) * CDR_ITAB_MUL) >> 32);
+  return (uint32_t)(x >> 3) * CDR_ITAB_MUL;
 }
 
 
@@ -164,7 +170,7 @@ cdr_itab__cur_load(cdr_itab *t, cdr_itab_cur *c, int search)
     c->kprev = NULL;
     c->kidx = NULL;
   } else {
-    c->lim = !search || t->kn == t->n ? t->cap : 0;
+    c->lim = !search || (t->kn == t->n && (t->kn != 0 || t->kz)) ? t->cap : 0;
     c->keys = t->keys;
     c->vals = t->vals;
     c->kprev = t->kprev;
@@ -185,12 +191,15 @@ cdr_itab__cur_store(cdr_itab *t, const cdr_itab_cur *c, int search)
 }
 
 /* cdr_itab_get_or_add() through C (C.lim > C.n): 1 and *FOUND = KEY's
- * newest value, or 0 after adding KEY -> VAL. */
+ * newest value, or 0 after adding KEY -> VAL.  HASHED (a constant): the
+ * caller knows C's table is hashed (C.mask != 0; a hashed table stays so
+ * until it is cleared or reused). */
 static inline __attribute__((always_inline)) int
-cdr_itab__cur_get_or_add(cdr_itab_cur *c, uintptr_t key, uintptr_t val, uintptr_t *found)
+cdr_itab__cur_get_or_add_h(cdr_itab_cur *c, uintptr_t key, uintptr_t val, uintptr_t *found,
+                           const int hashed)
 {
   uint32_t n = c->n;
-  if (CDR_UNLIKELY(c->mask == 0)) {
+  if (!hashed && CDR_UNLIKELY(c->mask == 0)) {
     for (uint32_t i = n; i-- > 0;)
       if (c->keys[i] == key) {
         *found = c->vals[i];
@@ -215,6 +224,12 @@ cdr_itab__cur_get_or_add(cdr_itab_cur *c, uintptr_t key, uintptr_t val, uintptr_
   c->kidx[s] = n + 1;
   c->n = n + 1;
   return 0;
+}
+
+static inline __attribute__((always_inline)) int
+cdr_itab__cur_get_or_add(cdr_itab_cur *c, uintptr_t key, uintptr_t val, uintptr_t *found)
+{
+  return cdr_itab__cur_get_or_add_h(c, key, val, found, 0);
 }
 
 /* cdr_itab_append() through C (C.lim > C.n): the same in both shapes. */
@@ -290,6 +305,26 @@ CDR_HIDDEN uint32_t cdr_itab_count(const cdr_itab *t) CDR_NONNULL(1);
 /* Empty T and keep its block for its next growth (stream reset).  No-op on a
  * released table. */
 CDR_HIDDEN void cdr_itab_clear(cdr_itab *t) CDR_NONNULL(1);
+
+/* Empty T for its next user, keeping its block (if any) hashed from the
+ * first entry: a table that is reused message after message (a pooled
+ * stream's value table) neither starts inline nor moves to a block at its
+ * 9th entry.  SEARCH: the next user searches from its first entry (an
+ * encoder), and the key index is emptied now; otherwise only when a few
+ * entries held it (a decoder appends, and its first search, if any,
+ * empties the index).  Without a block: as cdr_itab_clear().  A released
+ * table stays released. */
+CDR_HIDDEN void cdr_itab_reuse(cdr_itab *t, int search) CDR_NONNULL(1);
+
+/* T's block's capacity in entries (0: none). */
+static inline uint32_t cdr_itab_block_cap(const cdr_itab *t)
+{
+  return t->block ? t->cap : 0;
+}
+
+/* Empty T and free its block (not pooled): for a table kept with a pooled
+ * owner that is destroyed now.  T is then released (cdr_itab_release()). */
+CDR_HIDDEN void cdr_itab_drop(cdr_itab *t) CDR_NONNULL(1);
 
 /* Empty T and give its block to the calling thread's pool (stream close; the
  * thread need not be the one that initialised T).  Idempotent: a second call

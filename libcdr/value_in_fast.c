@@ -53,27 +53,33 @@ static inline __attribute__((always_inline)) void in_fast_settle(cdr_in *i, vsta
     i->arena->cur = ww->acur;
 }
 
-/* A new value for value member OP from the arena's bump pointer *ACUR
- * (limit ALIM), zeroed, with its type set; NULL when the block is full or
- * past the arena's maximum (the general walk allocates then). */
-static inline __attribute__((always_inline)) void *in_fast_new(uint8_t **acur, uint8_t *alim,
-                                                               const vop *op)
+/* A new value of type DT (SIZE octets, aligned to AMASK + 1) from the
+ * arena's bump pointer *ACUR (limit ALIM), zeroed, with its type set, in
+ * *CHILD: cdr_arena__bump() with the mask worked out once and one bound
+ * check.  0 when the block is full or past the arena's maximum (the general
+ * walk allocates then). */
+static inline __attribute__((always_inline)) int in_fast_new(uint8_t **acur, uint8_t *alim,
+                                                             const cdr_value_type *dt,
+                                                             size_t size, uintptr_t amask,
+                                                             void **child)
 {
-  const uint32_t size = op->u.size;
-  void *child = cdr_arena__bump(acur, alim, size, op->align);
-  if (CDR_UNLIKELY(!child))
-    return NULL;
+  uintptr_t at = ((uintptr_t)*acur + amask) & ~amask, end = at + size;
+  if (CDR_UNLIKELY(end > (uintptr_t)alim)) /* the padding may pass ALIM too */
+    return 0;
+  *acur = (uint8_t *)end;
+  void *c = (void *)at;
   /* Zeroed with fixed-size stores of 32 or 64 octets, which may run into
    * free space or the block's slack (CDR__ARENA_SLACK). */
   if (size <= 32) {
-    memset(child, 0, 32);
+    memset(c, 0, 32);
   } else if (size <= 64) {
-    memset(child, 0, 64);
+    memset(c, 0, 64);
   } else {
-    memset(child, 0, size);
+    memset(c, 0, size);
   }
-  ((cdr_value *)child)->type = op->dt;
-  return child;
+  ((cdr_value *)c)->type = dt;
+  *child = c;
+  return 1;
 }
 
 /* Record the value read at tag position KEY as VAL in the decoder's value
@@ -110,35 +116,89 @@ static inline __attribute__((always_inline)) int in_prim(in_walk *ww, const vop 
   return 1;
 }
 
-/* Value member OP of the object being read, its tag or null at Q (inside
- * the input): null (C_DONE), or a new value with no type information
- * (C_NEW: *CHILD, from the arena, zeroed with its type set and recorded in
- * the value table), stored in the member with the read position after it.
- * C_LEAVE when the general walk must take it (anything else, past the
- * limits, a full arena block: nothing done), C_FAIL (CDR_E_NOMEM). */
-static inline __attribute__((always_inline)) int in_child(vstate *s, in_walk *ww, const vop *op,
-                                                          size_t q, void **child, const int swap)
+/* A value member of the object being read (at offset OFF in it, of
+ * declared type DT: SIZE octets aligned to ALIGN), its tag or null at Q
+ * (inside the input): null (C_DONE), or a new value with no type
+ * information (C_NEW: *CHILD, from the arena, zeroed with its type set and
+ * recorded in the value table), stored in the member with the read
+ * position after it.  C_LEAVE when the general walk must take it
+ * (anything else, past the limits, a full arena block: nothing done),
+ * C_FAIL (CDR_E_NOMEM). */
+static inline __attribute__((always_inline)) int
+in_child_at(vstate *s, in_walk *ww, uint32_t off, const cdr_value_type *dt, size_t size,
+            uintptr_t amask, size_t q, void **child, const int swap)
 {
   uint32_t u32;
   memcpy(&u32, ww->buf + q, 4);
   /* The hints keep the list loop's state in registers (a null ends a
-   * list). */
-  if (CDR_UNLIKELY(u32 == 0)) {
-    *(void **)(ww->obj + op->offset) = NULL;
+   * list): one test for the likely case, a plain value's tag. */
+  if (CDR_UNLIKELY(u32 != (swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN))) {
+    if (u32 != 0)
+      return C_LEAVE; /* the general walk reads it, or fails with the right error */
+    *(void **)(ww->obj + off) = NULL;
     ww->pos = q + 4;
     return C_DONE;
   }
-  /* The general walk reads it, or fails with the right error. */
-  if (CDR_UNLIKELY(u32 != (swap ? __builtin_bswap32(TAG_MIN) : TAG_MIN) || ww->tc.n >= ww->nmax))
-    return C_LEAVE;
-  void *c = in_fast_new(&ww->acur, ww->alim, op);
-  if (CDR_UNLIKELY(!c))
-    return C_LEAVE;
-  if (CDR_UNLIKELY(in_fast_record(s, &ww->tc, &ww->nlim, ww->nmax, q, (uintptr_t)c) < 0))
-    return C_FAIL;
-  *(void **)(ww->obj + op->offset) = *child = c;
+  void *c;
+  if (CDR_LIKELY(ww->tc.n < ww->nlim)) { /* the cursor has room: the limits allow it */
+    if (CDR_UNLIKELY(!in_fast_new(&ww->acur, ww->alim, dt, size, amask, &c)))
+      return C_LEAVE;
+    cdr_itab__cur_append(&ww->tc, q, (uintptr_t)c);
+  } else {
+    if (ww->tc.n >= ww->nmax)
+      return C_LEAVE;
+    if (CDR_UNLIKELY(!in_fast_new(&ww->acur, ww->alim, dt, size, amask, &c)))
+      return C_LEAVE;
+    if (CDR_UNLIKELY(in_fast_record(s, &ww->tc, &ww->nlim, ww->nmax, q, (uintptr_t)c) < 0))
+      return C_FAIL;
+  }
+  *(void **)(ww->obj + off) = *child = c;
   ww->pos = q + 4;
   return C_NEW;
+}
+
+/* in_child_at() for value member OP. */
+static inline __attribute__((always_inline)) int in_child(vstate *s, in_walk *ww, const vop *op,
+                                                          size_t q, void **child, const int swap)
+{
+  return in_child_at(s, ww, op->offset, op->dt, op->u.size, (uintptr_t)op->align - 1, q, child,
+                     swap);
+}
+
+/* Whole objects of a list plan whose primitives are 4-octet members side
+ * by side on both sides (k4len octets, K4: that constant or 0), from a
+ * 4-aligned start with room: no padding before them or the tail's tag, so
+ * the plan's fields are read once into locals and each object is a block
+ * copy and its tail.  As in_list(). */
+static inline __attribute__((always_inline)) int in_list_k4(vstate *s, in_walk *ww, const vplan *p,
+                                                            size_t *q, const size_t k4,
+                                                            const int swap)
+{
+  const vop *const tail = p->ops + p->nops - 1;
+  const size_t len = k4 ? k4 : p->k4len;
+  const uint32_t off0 = p->ops[0].offset, toff = tail->offset;
+  const size_t size = tail->u.size;
+  const uintptr_t amask = (uintptr_t)tail->align - 1;
+  const cdr_value_type *const dt = tail->dt;
+  const ptrdiff_t rsafe = ww->rsafe;
+  for (;;) {
+    block4_copy(ww->obj + off0, ww->buf + ww->pos, len, swap);
+    *q = ww->pos + len;
+    void *child;
+    int r = in_child_at(s, ww, toff, dt, size, amask, *q, &child, swap);
+    if (CDR_UNLIKELY(r != C_NEW)) {
+      if (r != C_DONE)
+        ww->pos = *q; /* the primitives are read */
+      ww->op = r == C_LEAVE ? tail : tail + 1;
+      return r == C_FAIL ? C_FAIL : C_DONE;
+    }
+    ww->obj = child;
+    if (CDR_UNLIKELY((ptrdiff_t)ww->pos > rsafe)) {
+      ww->op = p->ops;
+      ww->fixed = 0;
+      return C_DONE;
+    }
+  }
 }
 
 /* Whole objects of a list plan from a 4-aligned start with room: the
@@ -150,17 +210,15 @@ static inline __attribute__((always_inline)) int in_child(vstate *s, in_walk *ww
 static inline __attribute__((always_inline)) int in_list(vstate *s, in_walk *ww, const vplan *p,
                                                          size_t *q, const int swap)
 {
+  if (p->k4len == 4)
+    return in_list_k4(s, ww, p, q, 4, swap);
+  if (p->k4len)
+    return in_list_k4(s, ww, p, q, 0, swap);
   const vop *const tail = p->ops + p->nops - 1;
   for (;;) {
-    unsigned ph = 0;
-    if (p->k4len) {
-      /* 4-octet members side by side on both sides: a block copy. */
-      block4_copy(ww->obj + p->ops[0].offset, ww->buf + ww->pos, p->k4len, swap);
-    } else {
-      ph = (unsigned)((ww->pos - ww->origin) >> 2) & 1;
-      for (const vop *o = p->ops; o < tail; o++)
-        prim_copy(ww->obj + o->offset, ww->buf + ww->pos + o->u.wof[ph], o->code, swap);
-    }
+    unsigned ph = (unsigned)((ww->pos - ww->origin) >> 2) & 1;
+    for (const vop *o = p->ops; o < tail; o++)
+      prim_copy(ww->obj + o->offset, ww->buf + ww->pos + o->u.wof[ph], o->code, swap);
     ww->pos += p->pre_len[ph];
     *q = ww->pos + p->tail_pad[ph];
     void *child;

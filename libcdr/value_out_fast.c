@@ -51,13 +51,14 @@ static inline void out_fast_settle(vstate *s, const cdr_itab_cur *tc, uint32_t n
 /* Find CHILD in the encoder's value table through cursor TC, or record it
  * at tag position VAL (the cursor while it can, else the table's own
  * functions).  Returns 1 and *AT (found), 0 (recorded), 2 when the limits
- * allow no more values (nothing done), or an error (CDR_E_NOMEM). */
+ * allow no more values (nothing done), or an error (CDR_E_NOMEM).  HASHED
+ * (a constant): the table is known to be hashed (cdr_itab__cur_get_or_add_h). */
 static inline __attribute__((always_inline)) int
 out_fast_record(vstate *s, cdr_itab_cur *tc, uint32_t *nlim, uint32_t nmax, uintptr_t child,
-                uintptr_t val, uintptr_t *at)
+                uintptr_t val, uintptr_t *at, const int hashed)
 {
   if (CDR_LIKELY(tc->n < *nlim))
-    return cdr_itab__cur_get_or_add(tc, child, val, at);
+    return cdr_itab__cur_get_or_add_h(tc, child, val, at, hashed);
   if (tc->n >= nmax)
     return 2;
   cdr_itab__cur_store(&s->values, tc, 1);
@@ -86,17 +87,20 @@ static inline __attribute__((always_inline)) int out_prim(out_walk *ww, const vo
   return 1;
 }
 
-/* Value member CHILD of declared type DT at TAG (the padding before it and
- * 8 octets zeroed): null (the long 0), an indirection to CHILD written
- * before, or the value tag of a new value (C_NEW; CHILD's state is next),
- * with the write position after it.  C_LEAVE when the general walk must
+/* Value member CHILD of declared type DT at TAG (the padding before it
+ * zeroed): null (the long 0), an indirection to CHILD written before, or
+ * the value tag of a new value (C_NEW; CHILD's state is next), with the
+ * write position after it.  C_LEAVE when the general walk must
  * take it (type information, past the limits: nothing written), C_FAIL
- * with *RC (CDR_E_NOMEM). */
+ * with *RC (CDR_E_NOMEM).  HASHED as for out_fast_record(). */
 static inline __attribute__((always_inline)) int
-out_child(vstate *s, out_walk *ww, const cdr_value *child, const cdr_value_type *dt, uint8_t *tag,
-          int *rc, const int swap)
+out_child_h(vstate *s, out_walk *ww, const cdr_value *child, const cdr_value_type *dt,
+            uint8_t *tag, int *rc, const int hashed, const int swap)
 {
+  uint32_t u32;
   if (!child) {
+    u32 = 0;
+    memcpy(tag, &u32, 4);
     ww->w = tag + 4;
     return C_DONE;
   }
@@ -106,14 +110,13 @@ out_child(vstate *s, out_walk *ww, const cdr_value *child, const cdr_value_type 
     return C_LEAVE;
   uintptr_t at;
   int found = out_fast_record(s, &ww->tc, &ww->nlim, ww->nmax, (uintptr_t)child,
-                              (uintptr_t)(tag - ww->buf), &at);
+                              (uintptr_t)(tag - ww->buf), &at, hashed);
   if (found == 2)
     return C_LEAVE; /* past the limits: the general walk says which */
   if (found < 0) {
     *rc = found;
     return C_FAIL;
   }
-  uint32_t u32;
   if (found) {
     u32 = INDIRECTION;
     memcpy(tag, &u32, 4);
@@ -130,6 +133,53 @@ out_child(vstate *s, out_walk *ww, const cdr_value *child, const cdr_value_type 
   return C_NEW;
 }
 
+static inline __attribute__((always_inline)) int
+out_child(vstate *s, out_walk *ww, const cdr_value *child, const cdr_value_type *dt, uint8_t *tag,
+          int *rc, const int swap)
+{
+  return out_child_h(s, ww, child, dt, tag, rc, 0, swap);
+}
+
+/* Whole objects of a list plan whose primitives are 4-octet members side
+ * by side on both sides (k4len octets, K4: that constant or 0), from a
+ * 4-aligned start with room: they need no padding, nor does the tail's tag
+ * after them, so the plan's fields are read once into locals and each
+ * object is a block copy and its tail.  HASHED: the value table is
+ * hashed (as it stays through the loop), the common case of a pooled
+ * stream state (cdr_itab_reuse).  As out_list(). */
+static inline __attribute__((always_inline)) int out_list_k4(vstate *s, out_walk *ww, const vplan *p,
+                                                             int *rc, const size_t k4,
+                                                             const int hashed, const int swap)
+{
+  const vop *const tail = p->ops + p->nops - 1;
+  const size_t len = k4 ? k4 : p->k4len;
+  const uint32_t off0 = p->ops[0].offset, toff = tail->offset;
+  const cdr_value_type *const dt = tail->dt;
+  const uint8_t *const wsafe = ww->wsafe;
+  uint8_t *w = ww->w;
+  const uint8_t *obj = ww->obj;
+  for (;;) {
+    block4_copy(w, obj + off0, len, swap);
+    const cdr_value *child = *(const cdr_value *const *)(obj + toff);
+    int r = out_child_h(s, ww, child, dt, w + len, rc, hashed, swap);
+    if (CDR_UNLIKELY(r != C_NEW)) {
+      ww->obj = obj;
+      ww->op = r == C_LEAVE ? tail : tail + 1;
+      if (r != C_DONE)
+        ww->w = w + len; /* the primitives are written */
+      return r == C_FAIL ? C_FAIL : C_DONE;
+    }
+    w = ww->w;
+    obj = (const uint8_t *)child;
+    if (CDR_UNLIKELY(w > wsafe)) { /* wsafe is not NULL here */
+      ww->obj = obj;
+      ww->op = p->ops;
+      ww->fixed = 0;
+      return C_DONE;
+    }
+  }
+}
+
 /* Whole objects of a list plan from a 4-aligned start with room: the
  * primitives to their fixed places, then the tail, and on to the next
  * object while it is a new value with room.  Leaves with the walk position
@@ -139,24 +189,22 @@ out_child(vstate *s, out_walk *ww, const cdr_value *child, const cdr_value_type 
 static inline __attribute__((always_inline)) int out_list(vstate *s, out_walk *ww, const vplan *p,
                                                           int *rc, const int swap)
 {
+  if (p->k4len == 4)
+    return ww->tc.mask ? out_list_k4(s, ww, p, rc, 4, 1, swap) : out_list_k4(s, ww, p, rc, 4, 0, swap);
+  if (p->k4len)
+    return out_list_k4(s, ww, p, rc, 0, 0, swap);
   const vop *const tail = p->ops + p->nops - 1;
   uint8_t *w = ww->w;
   for (;;) {
-    unsigned ph = 0;
-    if (p->k4len) {
-      /* 4-octet members side by side on both sides: a block copy. */
-      block4_copy(w, ww->obj + p->ops[0].offset, p->k4len, swap);
-    } else {
-      ph = (unsigned)((size_t)(w - ww->wo) >> 2) & 1;
-      if (p->pre_zero[ph])
-        memset(w, 0, p->pre_len[ph]);
-      for (const vop *q = p->ops; q < tail; q++)
-        prim_copy(w + q->u.wof[ph], ww->obj + q->offset, q->code, swap);
-    }
+    unsigned ph = (unsigned)((size_t)(w - ww->wo) >> 2) & 1;
+    if (p->pre_zero[ph])
+      memset(w, 0, p->pre_len[ph]);
+    for (const vop *q = p->ops; q < tail; q++)
+      prim_copy(w + q->u.wof[ph], ww->obj + q->offset, q->code, swap);
     w += p->pre_len[ph];
     ww->w = w; /* the object's primitives are written */
     const cdr_value *child = *(const cdr_value *const *)(ww->obj + tail->offset);
-    memset(w, 0, 8); /* the padding and a null */
+    memset(w, 0, 4); /* the padding */
     int r = out_child(s, ww, child, tail->dt, w + p->tail_pad[ph], rc, swap);
     if (r != C_NEW) {
       ww->op = r == C_LEAVE ? tail : tail + 1;
@@ -255,7 +303,7 @@ static inline __attribute__((always_inline)) int out_fast_impl(cdr_out *o, vstat
         size_t pad = ww.fixed ? op->pad : (size_t)(ww.wo - ww.w) & 3;
         if (!ww.fixed && (size_t)(ww.wlim - ww.w) < pad + 8)
           goto leave;
-        memset(ww.w, 0, 8); /* the padding and a null (pad + 4 <= 8 octets) */
+        memset(ww.w, 0, 4); /* the padding (pad < 4) */
         const cdr_value *child = *(const cdr_value *const *)(ww.obj + op->offset);
         int r = out_child(s, &ww, child, op->dt, ww.w + pad, &rc, swap);
         if (r == C_LEAVE)

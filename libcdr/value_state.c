@@ -18,7 +18,7 @@ void cdr_value_opts_default(cdr_value_opts *v)
 static void vstate_reset(void *self)
 {
   vstate *s = self;
-  cdr_itab_clear(&s->values);
+  cdr_itab_reuse(&s->values, s->aux_strings == CDR_ITAB_STR); /* an encoder searches */
   for (unsigned k = 0; k < 3; k++)
     if (s->aux_live & (1u << k))
       cdr_itab_clear(&s->aux[k]);
@@ -32,6 +32,7 @@ static void vstate_reset(void *self)
  * state. */
 static void vstate_destroy(vstate *s)
 {
+  cdr_itab_drop(&s->values);
   if (s->frames != s->inline_frames)
     cdr__free(s->alloc, s->frames);
   cdr__free(s->alloc, s);
@@ -78,20 +79,25 @@ static void vstate_release(void *self)
 {
   vstate *s = self;
   cdr__tcache *tc = &cdr__tc;
-  cdr_itab_release(&s->values);
   for (unsigned k = 0; k < 3; k++)
     if (s->aux_live & (1u << k))
       cdr_itab_release(&s->aux[k]);
   s->aux_live = 0;
-  if (s->alloc == cdr_mem_global()) {
-    if (!cdr__tcache_live(tc)) {
-      if (cdr__shared_put(tc, CDR_POOL_VALUE_STATES, s, 0))
-        return;
-    } else if (tc->nvalue_states < CDR__POOL_CFG(value_states)) {
-      tc->value_states[tc->nvalue_states++] = s;
-      return;
-    }
+  bool global = s->alloc == cdr_mem_global();
+  if (global && cdr__tcache_live(tc) && tc->nvalue_states < CDR__POOL_CFG(value_states)) {
+    /* The value table keeps its block for the state's next stream, within
+     * the table pool's bounds (cdr/tables.h): the block would go to that
+     * pool otherwise, and the next stream's table would take it from
+     * there at its 9th value. */
+    if (!CDR__POOL_CFG(tables) || cdr_itab_block_cap(&s->values) > CDR__POOL_CFG(table_max_entries))
+      cdr_itab_release(&s->values);
+    tc->value_states[tc->nvalue_states++] = s;
+    return;
   }
+  cdr_itab_release(&s->values);
+  /* After the thread's exit hook: to the shared pool of states. */
+  if (global && !cdr__tcache_live(tc) && cdr__shared_put(tc, CDR_POOL_VALUE_STATES, s, 0))
+    return;
   vstate_destroy(s);
 }
 
@@ -111,11 +117,15 @@ static vstate *vstate_new(const cdr_allocator *alloc, cdr_itab_kind strings)
       return NULL;
     s->frames = s->inline_frames;
     s->cap = INLINE_FRAMES;
+    cdr_itab_init(&s->values, CDR_ITAB_PTR, a);
   }
   s->ext.reset = vstate_reset;
   s->ext.release = vstate_release;
   s->alloc = a;
-  cdr_itab_init(&s->values, CDR_ITAB_PTR, a);
+  if (cdr_itab_block_cap(&s->values)) /* a pooled state's table, its block kept */
+    cdr_itab_reuse(&s->values, strings == CDR_ITAB_STR);
+  else
+    cdr_itab_init(&s->values, CDR_ITAB_PTR, a);
   s->aux_live = 0;
   s->aux_strings = (uint8_t)strings;
   cdr_value_opts_default(&s->vo);

@@ -822,6 +822,72 @@ START_TEST(test_reused_block_index)
 }
 END_TEST
 
+/* One table reused message after message (cdr_itab_reuse(), a pooled
+ * stream's value table): it keeps its block and starts hashed, with the
+ * previous message's entries and index slots still in the block.  Each
+ * round fills it in one way (put, append, get-or-add; some rounds with a
+ * second value for some keys, so that the index is cleaned with duplicate
+ * keys) with a number of keys that takes each way of emptying the key
+ * index (a few entries of a large block one by one, many all at once, a
+ * stale index left to the first search) and reuses it with and without
+ * SEARCH: no key of an earlier round may be found, every key of this one
+ * must be, both ways; no block is taken or made after the first round. */
+START_TEST(test_reuse)
+{
+  static const uint32_t sizes[] = { 600, 10, 3, 40, 20, 1, 300, 9, 0, 17 };
+  const uint32_t nr = sizeof sizes / sizeof sizes[0];
+  pool_defaults();
+  cdr_tables_flush_thread();
+  for (int kind = 0; kind < 2; kind++) {
+    keyset ks[sizeof sizes / sizeof sizes[0]];
+    for (uint32_t r = 0; r < nr; r++)
+      keyset_make(&ks[r], (cdr_itab_kind)kind, sizes[r], 0x10000 * (r + 1));
+    cdr_itab t;
+    cdr_tables_stats s0 = snap();
+    cdr_itab_init(&t, (cdr_itab_kind)kind, NULL);
+    for (uint32_t r = 0; r < nr; r++) {
+      int how = (int)(r % 3), dup = r % 4 == 1;
+      uintptr_t v, k;
+      if (r == 1)
+        s0 = snap();
+      for (uint32_t i = 0; i < ks[r].n; i++) {
+        /* An older entry for the key: the newer one takes its index slot. */
+        int older = dup && i % 2;
+        if (older)
+          ck_assert_int_eq(cdr_itab_put(&t, ks[r].keys[i], 900 + i), CDR_OK);
+        int rc = how == 0 || (how == 2 && older) ? cdr_itab_put(&t, ks[r].keys[i], 100 + i)
+                 : how == 1 ? cdr_itab_append(&t, ks[r].keys[i], 100 + i)
+                            : cdr_itab_get_or_add(&t, ks[r].keys[i], 100 + i, &v);
+        ck_assert_int_eq(rc, how == 2 && !older ? 0 : CDR_OK);
+      }
+      for (int find = 0; find < 2; find++) {
+        ck_assert_uint_eq(key_errors(&t, &ks[r], 100, 1, find), 0);
+        for (uint32_t q = 0; q < r; q++)
+          ck_assert_uint_eq(key_errors(&t, &ks[q], 0, 0, find), 0);
+      }
+      for (uint32_t i = 0; i < ks[r].n; i++) {
+        ck_assert_int_eq(cdr_itab_find_value(&t, 100 + i, &k), 1);
+        ck_assert_uint_eq(k, ks[r].keys[i]);
+      }
+      ck_assert_int_eq(cdr_itab_find_value(&t, 100 + ks[r].n, &k), 0);
+      if (dup && ks[r].n > 1)
+        ck_assert_int_eq(cdr_itab_find_value(&t, 901, &k), 1); /* the older entry */
+      cdr_itab_reuse(&t, (int)(r % 2));
+      ck_assert_uint_eq(cdr_itab_count(&t), 0);
+      ck_assert_int_eq(cdr_itab_find_value(&t, 100, &k), 0);
+      ck_assert_uint_eq(key_errors(&t, &ks[r], 0, 0, r % 3 == 0), 0);
+    }
+    cdr_tables_stats s1 = snap();
+    ck_assert_uint_eq(DELTA(s0, s1, allocs) + DELTA(s0, s1, pool_hits)
+                        + DELTA(s0, s1, shared_hits), 0);
+    cdr_itab_release(&t);
+    cdr_tables_flush_thread();
+    for (uint32_t r = 0; r < nr; r++)
+      keyset_free(&ks[r]);
+  }
+}
+END_TEST
+
 /* ------------------------------------------------------------------ release */
 
 START_TEST(test_release_twice)
@@ -1352,6 +1418,7 @@ static Suite *itab_suite(void)
   tcase_add_test(tc, test_buried_pair);
   tcase_add_test(tc, test_append_lazy_index);
   tcase_add_test(tc, test_reused_block_index);
+  tcase_add_test(tc, test_reuse);
   tcase_add_test(tc, test_growth_paths);
   tcase_add_test(tc, test_diff_ptr);
   tcase_add_test(tc, test_diff_str);

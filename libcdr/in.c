@@ -81,15 +81,21 @@ void cdr_in_close(cdr_in *i)
   i->closed = 1;
 }
 
-int cdr_in_fail(cdr_in *i, int err, const char *msg)
+int cdr_in_fail_reason(cdr_in *i, int err, int reason, const char *msg)
 {
   if (i->status == CDR_OK && err != CDR_OK) {
     i->status = err;
+    i->reason = reason;
     i->err_pos = i->pos;
-    i->err_msg = msg ? msg : cdr_strerror(err);
+    i->err_msg = msg ? msg : cdr_strerror(reason);
     i->end = i->pos;
   }
   return i->status;
+}
+
+int cdr_in_fail(cdr_in *i, int err, const char *msg)
+{
+  return cdr_in_fail_reason(i, err, err, msg);
 }
 
 /* Inside a chunked value the fast path's end is the current chunk's end.
@@ -474,13 +480,13 @@ static int in_wide_ok(cdr_in *i)
 {
   if (i->status != CDR_OK)
     return 0;
-  /* The reasons' own messages: cdr_error_reason() recovers them. */
   if (i->opts.giop_minor == 0) {
-    cdr_in_fail(i, CDR_E_UNSUPPORTED, cdr_strerror(CDR_E_WCHAR_GIOP10));
+    cdr_in_fail_reason(i, CDR_E_UNSUPPORTED, CDR_E_WCHAR_GIOP10, "wchar/wstring read in GIOP 1.0");
     return 0;
   }
   if (i->opts.tcs_w == 0) {
-    cdr_in_fail(i, CDR_E_CODESET, cdr_strerror(CDR_E_NO_WCHAR));
+    cdr_in_fail_reason(i, CDR_E_CODESET, CDR_E_NO_WCHAR,
+                       "wchar/wstring read with no wchar transmission code set");
     return 0;
   }
   return 1;

@@ -992,7 +992,7 @@ START_TEST(test_encode_rejects)
   cdr_out_close(&o);
   /* A failed stream stays failed. */
   enc_init(&o, 2, 0);
-  cdr_out_fail(&o, CDR_E_NOMEM);
+  cdr_out_fail(&o, CDR_E_NOMEM, "test: out of memory");
   ck_assert_int_eq(giop_begin_message_error(&o), CDR_E_NOMEM);
   ck_assert_int_eq(giop_end(&o), CDR_E_NOMEM);
   cdr_out_close(&o);

@@ -50,6 +50,7 @@ typedef struct cdr_in {
   uint8_t depth;         /* open encapsulations */
   uint8_t in_chunk;      /* reading a chunked value's state: end is its chunk's end */
   int status;            /* sticky error, CDR_OK while none */
+  int reason;            /* while status is set: its precise code */
   size_t chunk_lim;      /* while in_chunk: the end that chunks may not pass */
   size_t err_pos;        /* where the first error happened */
   const char *err_msg;   /* static string describing it */
@@ -87,6 +88,12 @@ static inline int cdr_in_status(const cdr_in *i) { return i->status; }
  * none). */
 static inline size_t cdr_in_error_offset(const cdr_in *i) { return i->err_pos; }
 static inline const char *cdr_in_error_message(const cdr_in *i) { return i->err_msg ? i->err_msg : ""; }
+/* Its precise code: the row of CDR_STATUS_MAP (cdr/error.h) that says
+ * which CORBA exception and minor code it maps to.  A reason row
+ * (CDR_E_NO_WCHAR recorded as CDR_E_CODESET, CDR_E_WCHAR_GIOP10 as
+ * CDR_E_UNSUPPORTED) where one applies, else the status itself (CDR_OK if
+ * none). */
+static inline int cdr_in_error_reason(const cdr_in *i) { return i->status != CDR_OK ? i->reason : CDR_OK; }
 /* Position (octets from the buffer start) and octets left in the innermost
  * encapsulation. */
 static inline size_t cdr_in_pos(const cdr_in *i) { return i->pos; }
@@ -100,9 +107,14 @@ CDR_API int cdr_in_set_origin(cdr_in *i, size_t pos) CDR_NONNULL(1);
  * otherwise.  Does nothing after an error. */
 CDR_API int cdr_in_seek(cdr_in *i, size_t pos) CDR_NONNULL(1);
 
-/* Record ERR with message MSG (static) at the current position if no error
- * is recorded yet, and stop reading.  Returns the stream's status. */
+/* Record ERR with message MSG (static; NULL: cdr_strerror(ERR)) at the
+ * current position if no error is recorded yet, and stop reading; its
+ * reason is ERR.  CDR_OK records nothing.  Returns the stream's status. */
 CDR_API int cdr_in_fail(cdr_in *i, int err, const char *msg) CDR_NONNULL(1);
+/* Like cdr_in_fail(), with REASON (a row of CDR_STATUS_MAP that refines
+ * ERR, e.g. CDR_E_NO_WCHAR for CDR_E_CODESET) as cdr_in_error_reason();
+ * MSG NULL: cdr_strerror(REASON). */
+CDR_API int cdr_in_fail_reason(cdr_in *i, int err, int reason, const char *msg) CDR_NONNULL(1);
 
 /* Slow path of the readers: inside a chunked value's state it moves to the
  * next chunk when the current one is used up; otherwise it records

@@ -498,8 +498,12 @@ static inline uint16_t unit_at(const uint8_t *p, int be)
 }
 
 /* Decode COUNT UTF-16 units at P into D (room for COUNT code points),
- * combining surrogate pairs.  Returns the number of code points, or -1
- * (error recorded) on a lone surrogate. */
+ * combining surrogate pairs (UTF-16).  UCS-2 has no surrogates: a
+ * surrogate unit there, paired or not, is CDR_E_CODESET, as
+ * cdr_put_wstring() refuses the characters above U+FFFF such a pair
+ * stands for.  Returns the number of code points, or -1 (error recorded)
+ * on a lone surrogate or a surrogate in UCS-2; with
+ * CDR_F_WCHAR_REPLACE_INVALID each such unit becomes U+FFFD instead. */
 static long utf16_decode(cdr_in *i, const uint8_t *p, size_t count, int be, cdr_wchar *d)
 {
   size_t k = 0, out = 0;
@@ -507,7 +511,7 @@ static long utf16_decode(cdr_in *i, const uint8_t *p, size_t count, int be, cdr_
   while (k < count) {
     uint32_t u = unit_at(p + 2 * k, be);
     k++;
-    if (u >= 0xD800 && u <= 0xDBFF && k < count) {
+    if (u >= 0xD800 && u <= 0xDBFF && k < count && i->opts.tcs_w != CDR_CS_UCS2) {
       uint32_t v = unit_at(p + 2 * k, be);
       if (v >= 0xDC00 && v <= 0xDFFF) {
         k++;
@@ -517,7 +521,10 @@ static long utf16_decode(cdr_in *i, const uint8_t *p, size_t count, int be, cdr_
     }
     if (u >= 0xD800 && u <= 0xDFFF) {
       if (!replace) {
-        cdr_in_fail(i, CDR_E_VALUE, "lone UTF-16 surrogate");
+        if (i->opts.tcs_w == CDR_CS_UCS2)
+          cdr_in_fail(i, CDR_E_CODESET, "UTF-16 surrogate in a UCS-2 wstring");
+        else
+          cdr_in_fail(i, CDR_E_VALUE, "lone UTF-16 surrogate");
         return -1;
       }
       u = 0xFFFD;

@@ -212,7 +212,11 @@ CDR_API char *cdr_get_string(cdr_in *i, uint32_t *len) CDR_NONNULL(1);
  * (even), an optional byte-order mark, UTF-16 (without a mark: big-endian,
  * or the stream's order with CDR_F_WCHAR_NOBOM_STREAM_ORDER); surrogate pairs
  * are combined, a lone surrogate is CDR_E_VALUE (MARSHAL; or U+FFFD with
- * CDR_F_WCHAR_REPLACE_INVALID).  GIOP 1.1: ulong count of code units
+ * CDR_F_WCHAR_REPLACE_INVALID).  With tcs_w UCS-2, which has no
+ * surrogates, any surrogate unit, paired or not, is CDR_E_CODESET
+ * (DATA_CONVERSION; U+FFFD with CDR_F_WCHAR_REPLACE_INVALID): the same
+ * rule as cdr_put_wstring(), which refuses characters above U+FFFF in
+ * UCS-2.  GIOP 1.1: ulong count of code units
  * including the terminating NUL, aligned ushort units in the stream's order
  * (a missing NUL or a NUL inside is CDR_E_STRING).  Other errors as for
  * strings and cdr_get_wchar(). */

@@ -201,7 +201,9 @@ CDR_API void cdr_put_string(cdr_out *o, const char *s) CDR_NONNULL(1, 2);
  * LEN > 0) the byte-order mark and the UTF-16 code units in the stream's
  * byte order, no terminator; GIOP 1.1: ulong length in code units including
  * a terminating NUL, then aligned ushort units.  Surrogate code points and
- * values above 0x10FFFF: CDR_E_CODESET.  Errors as cdr_put_wchar(). */
+ * values above 0x10FFFF: CDR_E_CODESET; with tcs_w UCS-2 (no surrogates)
+ * values above 0xFFFF too, as cdr_get_wstring() refuses surrogates there.
+ * A NUL: CDR_E_STRING.  Errors as cdr_put_wchar(). */
 CDR_API void cdr_put_wstring(cdr_out *o, const cdr_wchar *s, size_t len) CDR_NONNULL(1);
 
 /* N elements of ESIZE octets (1, 2, 4 or 8) from host memory V, aligned on

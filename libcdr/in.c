@@ -476,6 +476,41 @@ char *cdr_get_string(cdr_in *i, uint32_t *len)
   return d;
 }
 
+/* The N octets at S are all ASCII. */
+static int is_ascii(const char *s, uint32_t n)
+{
+  for (uint32_t k = 0; k < n; k++)
+    if ((unsigned char)s[k] >= 0x80)
+      return 0;
+  return 1;
+}
+
+int cdr_get_string_utf8(cdr_in *i, const char **s, uint32_t *len)
+{
+  const char *v;
+  uint32_t n;
+  int rc = cdr_get_string_view(i, &v, &n);
+  if (rc != CDR_OK)
+    return rc;
+  if (i->opts.tcs_c != CDR_CS_UTF8 && !is_ascii(v, n)) {
+    /* ISO-8859-1 octets past ASCII: a UTF-8 copy in the arena, errors
+     * recorded at the length field (4 octets before the view). */
+    const uint32_t ncs = i->opts.ncs_c;
+    size_t after = i->pos;
+    i->pos = (size_t)((const uint8_t *)v - i->buf) - 4;
+    i->opts.ncs_c = CDR_CS_UTF8;
+    v = get_string_convert(i, v, n, &n);
+    i->opts.ncs_c = ncs;
+    if (!v)
+      return i->status;
+    i->pos = after;
+  }
+  *s = v;
+  if (len)
+    *len = n;
+  return CDR_OK;
+}
+
 static int in_wide_ok(cdr_in *i)
 {
   if (i->status != CDR_OK)

@@ -415,6 +415,14 @@ void cdr_put_string(cdr_out *o, const char *s)
     put_string_nonul(o, s, strlen(s));
 }
 
+void cdr_put_string_utf8(cdr_out *o, const char *s)
+{
+  const uint32_t ncs = o->opts.ncs_c;
+  o->opts.ncs_c = CDR_CS_UTF8;
+  cdr_put_string(o, s);
+  o->opts.ncs_c = ncs;
+}
+
 static int out_wide_ok(cdr_out *o)
 {
   if (o->status != CDR_OK)

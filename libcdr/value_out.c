@@ -74,10 +74,7 @@ static void out_string_indirect(cdr_out *o, cdr_itab *tab, const char *s)
     return;
   }
   size_t here = o->pos;
-  const uint32_t ncs = o->opts.ncs_c;
-  o->opts.ncs_c = CDR_CS_UTF8;
-  cdr_put_string(o, s);
-  o->opts.ncs_c = ncs;
+  cdr_put_string_utf8(o, s);
   if (o->status == CDR_OK) {
     int rc = cdr_itab_put(tab, (uintptr_t)s, here);
     if (rc != CDR_OK)

@@ -237,7 +237,7 @@ int iiop_ior_read(cdr_in *i, iiop_ior *ior)
   if (!a)
     return cdr_in_fail(i, CDR_E_STATE, "no arena to decode into");
   iiop_ior t = { NULL, NULL, 0 };
-  if (cdr_get_string_view(i, &t.type_id, NULL) != CDR_OK)
+  if (cdr_get_string_utf8(i, &t.type_id, NULL) != CDR_OK)
     return cdr_in_status(i);
   /* A profile takes at least 8 octets: tag and data length. */
   uint32_t n = cdr_get_seq_count(i, 8);
@@ -292,7 +292,7 @@ int iiop_ior_write(cdr_out *o, const iiop_ior *ior)
 {
   if (!ior || (!ior->profiles && ior->nprofiles))
     return cdr_out_fail(o, CDR_E_INVALID, !ior ? "no IOR to encode" : "IOR with profiles but no profile array");
-  cdr_put_string(o, ior->type_id ? ior->type_id : "");
+  cdr_put_string_utf8(o, ior->type_id ? ior->type_id : "");
   cdr_put_ulong(o, ior->nprofiles);
   for (uint32_t k = 0; k < ior->nprofiles && cdr_out_status(o) == CDR_OK; k++) {
     const iiop_profile *p = &ior->profiles[k];

@@ -101,7 +101,7 @@ void giop_put_system_exception(cdr_out *o, const giop_system_exception *e)
                                                      : "completion status not YES, NO or MAYBE");
     return;
   }
-  cdr_put_string(o, e->repo_id);
+  cdr_put_string_utf8(o, e->repo_id);
   cdr_put_ulong(o, e->minor);
   cdr_put_ulong(o, e->completed);
 }
@@ -110,7 +110,7 @@ int giop_get_system_exception(cdr_in *i, giop_system_exception *e)
 {
   const char *id = NULL;
   uint32_t idlen;
-  if (cdr_get_string_view(i, &id, &idlen) != CDR_OK)
+  if (cdr_get_string_utf8(i, &id, &idlen) != CDR_OK)
     return cdr_in_status(i);
   uint32_t minor = cdr_get_ulong(i);
   uint32_t completed = cdr_get_ulong(i);

@@ -207,6 +207,18 @@ CDR_API int cdr_get_string_view(cdr_in *i, const char **s, uint32_t *len) CDR_NO
  * CDR_E_NOMEM, and CDR_E_STATE when the stream has no arena). */
 CDR_API char *cdr_get_string(cdr_in *i, uint32_t *len) CDR_NONNULL(1);
 
+/* An identifier as UTF-8, whatever opts.ncs_c: a repository ID (values,
+ * system exceptions, an IOR's type_id), a codebase URL, an IIOP host name.
+ * The wire form is a string (as cdr_get_string_view() reads it) in the
+ * transmission code set; *S points at its octets inside the buffer
+ * (NUL-terminated there) when they are ASCII or opts.tcs_c is UTF-8, else
+ * at a copy converted from ISO-8859-1 to UTF-8 in the stream's arena.  *LEN
+ * (may be NULL) gets its length in octets.  cdr_put_string_utf8() writes
+ * it.  Errors: those of cdr_get_string_view(); for a converted copy
+ * CDR_E_STATE (no arena) and CDR_E_NOMEM, recorded at the string's length
+ * field.  *S and *LEN untouched on error. */
+CDR_API int cdr_get_string_utf8(cdr_in *i, const char **s, uint32_t *len) CDR_NONNULL(1, 2);
+
 /* wstring copied into the arena as code points, NUL-terminated; *LEN (may
  * be NULL) gets the number of code points.  GIOP 1.2: ulong octet count
  * (even), an optional byte-order mark, UTF-16 (without a mark: big-endian,

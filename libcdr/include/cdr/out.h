@@ -197,6 +197,14 @@ CDR_API void cdr_put_fixed(cdr_out *o, const cdr_fixed *f) CDR_NONNULL(1, 2);
 CDR_API void cdr_put_string_n(cdr_out *o, const char *s, size_t len) CDR_NONNULL(1);
 CDR_API void cdr_put_string(cdr_out *o, const char *s) CDR_NONNULL(1, 2);
 
+/* An identifier held as UTF-8 whatever opts.ncs_c (a repository ID, a
+ * codebase URL, an IIOP host name): the NUL-terminated S written as
+ * cdr_put_string() writes a string, converted from UTF-8 to the
+ * transmission code set (CDR_E_CODESET: S is not well-formed UTF-8, or has
+ * a character ISO-8859-1 lacks when that is opts.tcs_c).
+ * cdr_get_string_utf8() reads it back. */
+CDR_API void cdr_put_string_utf8(cdr_out *o, const char *s) CDR_NONNULL(1, 2);
+
 /* wstring of LEN code points: GIOP 1.2: ulong length in octets, then (when
  * LEN > 0) the byte-order mark and the UTF-16 code units in the stream's
  * byte order, no terminator; GIOP 1.1: ulong length in code units including

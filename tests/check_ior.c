@@ -763,13 +763,8 @@ START_TEST(test_type_id_in_every_code_set_pairing)
   static const uint8_t wire_u8[] = { 11, 0, 0, 0, 'I', 'D', 'L', ':', 0xc3, 0x9c, ':', '1', '.', '0', 0, 0,
                                      0, 0, 0, 0 };
   for (int pairing = 0; pairing < 4; pairing++) {
-    cdr_opts op;
-    cdr_opts_default(&op);
-    op.byte_order = CDR_LITTLE_ENDIAN;
-    op.ncs_c = pairing & 1 ? CDR_CS_UTF8 : CDR_CS_ISO8859_1;
-    op.tcs_c = pairing & 2 ? CDR_CS_UTF8 : CDR_CS_ISO8859_1;
+    cdr_opts op = tu_opts_pairing(pairing, CDR_LITTLE_ENDIAN);
     const uint8_t *want = op.tcs_c == CDR_CS_UTF8 ? wire_u8 : wire_l1;
-    TU_CTX("ncs %s tcs %s", cdr_codeset_name(op.ncs_c), cdr_codeset_name(op.tcs_c));
     iiop_ior ior = { id, NULL, 0 };
     cdr_out o;
     ck_assert_int_eq(cdr_out_init(&o, &op), CDR_OK);

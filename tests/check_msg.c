@@ -1725,14 +1725,9 @@ START_TEST(test_system_exception_id_in_every_code_set_pairing)
   static const uint8_t wire_u8[] = { 0, 0, 0, 13, 'I', 'D', 'L', ':', 'a', '/', 0xc3, 0x9c, ':', '1', '.', '0',
                                      0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 1 };
   for (int pairing = 0; pairing < 4; pairing++) {
-    cdr_opts op;
-    cdr_opts_default(&op);
-    op.byte_order = CDR_BIG_ENDIAN;
-    op.ncs_c = pairing & 1 ? CDR_CS_UTF8 : CDR_CS_ISO8859_1;
-    op.tcs_c = pairing & 2 ? CDR_CS_UTF8 : CDR_CS_ISO8859_1;
+    cdr_opts op = tu_opts_pairing(pairing, CDR_BIG_ENDIAN);
     const uint8_t *want = op.tcs_c == CDR_CS_UTF8 ? wire_u8 : wire_l1;
     size_t wn = op.tcs_c == CDR_CS_UTF8 ? sizeof wire_u8 : sizeof wire_l1;
-    TU_CTX("ncs %s tcs %s", cdr_codeset_name(op.ncs_c), cdr_codeset_name(op.tcs_c));
     cdr_out o;
     ck_assert_int_eq(cdr_out_init(&o, &op), CDR_OK);
     giop_system_exception e = { id, 7, GIOP_COMPLETED_NO };

@@ -44,12 +44,3 @@ uint32_t cdr_status_minor(int status)
   const status_row *r = row_of(status);
   return r ? r->minor : 0;
 }
-
-int cdr_error_reason(int status, const char *message)
-{
-  if (message)
-    for (size_t k = 0; k < NROWS; k++)
-      if (rows[k].message == message)
-        return rows[k].value;
-  return status;
-}

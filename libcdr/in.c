@@ -81,15 +81,21 @@ void cdr_in_close(cdr_in *i)
   i->closed = 1;
 }
 
-int cdr_in_fail(cdr_in *i, int err, const char *msg)
+int cdr_in_fail_reason(cdr_in *i, int err, int reason, const char *msg)
 {
   if (i->status == CDR_OK && err != CDR_OK) {
     i->status = err;
+    i->reason = reason;
     i->err_pos = i->pos;
-    i->err_msg = msg ? msg : cdr_strerror(err);
+    i->err_msg = msg ? msg : cdr_strerror(reason);
     i->end = i->pos;
   }
   return i->status;
+}
+
+int cdr_in_fail(cdr_in *i, int err, const char *msg)
+{
+  return cdr_in_fail_reason(i, err, err, msg);
 }
 
 /* Inside a chunked value the fast path's end is the current chunk's end.
@@ -470,17 +476,52 @@ char *cdr_get_string(cdr_in *i, uint32_t *len)
   return d;
 }
 
+/* The N octets at S are all ASCII. */
+static int is_ascii(const char *s, uint32_t n)
+{
+  for (uint32_t k = 0; k < n; k++)
+    if ((unsigned char)s[k] >= 0x80)
+      return 0;
+  return 1;
+}
+
+int cdr_get_string_utf8(cdr_in *i, const char **s, uint32_t *len)
+{
+  const char *v;
+  uint32_t n;
+  int rc = cdr_get_string_view(i, &v, &n);
+  if (rc != CDR_OK)
+    return rc;
+  if (i->opts.tcs_c != CDR_CS_UTF8 && !is_ascii(v, n)) {
+    /* ISO-8859-1 octets past ASCII: a UTF-8 copy in the arena, errors
+     * recorded at the length field (4 octets before the view). */
+    const uint32_t ncs = i->opts.ncs_c;
+    size_t after = i->pos;
+    i->pos = (size_t)((const uint8_t *)v - i->buf) - 4;
+    i->opts.ncs_c = CDR_CS_UTF8;
+    v = get_string_convert(i, v, n, &n);
+    i->opts.ncs_c = ncs;
+    if (!v)
+      return i->status;
+    i->pos = after;
+  }
+  *s = v;
+  if (len)
+    *len = n;
+  return CDR_OK;
+}
+
 static int in_wide_ok(cdr_in *i)
 {
   if (i->status != CDR_OK)
     return 0;
-  /* The reasons' own messages: cdr_error_reason() recovers them. */
   if (i->opts.giop_minor == 0) {
-    cdr_in_fail(i, CDR_E_UNSUPPORTED, cdr_strerror(CDR_E_WCHAR_GIOP10));
+    cdr_in_fail_reason(i, CDR_E_UNSUPPORTED, CDR_E_WCHAR_GIOP10, "wchar/wstring read in GIOP 1.0");
     return 0;
   }
   if (i->opts.tcs_w == 0) {
-    cdr_in_fail(i, CDR_E_CODESET, cdr_strerror(CDR_E_NO_WCHAR));
+    cdr_in_fail_reason(i, CDR_E_CODESET, CDR_E_NO_WCHAR,
+                       "wchar/wstring read with no wchar transmission code set");
     return 0;
   }
   return 1;
@@ -492,8 +533,12 @@ static inline uint16_t unit_at(const uint8_t *p, int be)
 }
 
 /* Decode COUNT UTF-16 units at P into D (room for COUNT code points),
- * combining surrogate pairs.  Returns the number of code points, or -1
- * (error recorded) on a lone surrogate. */
+ * combining surrogate pairs (UTF-16).  UCS-2 has no surrogates: a
+ * surrogate unit there, paired or not, is CDR_E_CODESET, as
+ * cdr_put_wstring() refuses the characters above U+FFFF such a pair
+ * stands for.  Returns the number of code points, or -1 (error recorded)
+ * on a lone surrogate or a surrogate in UCS-2; with
+ * CDR_F_WCHAR_REPLACE_INVALID each such unit becomes U+FFFD instead. */
 static long utf16_decode(cdr_in *i, const uint8_t *p, size_t count, int be, cdr_wchar *d)
 {
   size_t k = 0, out = 0;
@@ -501,7 +546,7 @@ static long utf16_decode(cdr_in *i, const uint8_t *p, size_t count, int be, cdr_
   while (k < count) {
     uint32_t u = unit_at(p + 2 * k, be);
     k++;
-    if (u >= 0xD800 && u <= 0xDBFF && k < count) {
+    if (u >= 0xD800 && u <= 0xDBFF && k < count && i->opts.tcs_w != CDR_CS_UCS2) {
       uint32_t v = unit_at(p + 2 * k, be);
       if (v >= 0xDC00 && v <= 0xDFFF) {
         k++;
@@ -511,7 +556,10 @@ static long utf16_decode(cdr_in *i, const uint8_t *p, size_t count, int be, cdr_
     }
     if (u >= 0xD800 && u <= 0xDFFF) {
       if (!replace) {
-        cdr_in_fail(i, CDR_E_VALUE, "lone UTF-16 surrogate");
+        if (i->opts.tcs_w == CDR_CS_UCS2)
+          cdr_in_fail(i, CDR_E_CODESET, "UTF-16 surrogate in a UCS-2 wstring");
+        else
+          cdr_in_fail(i, CDR_E_VALUE, "lone UTF-16 surrogate");
         return -1;
       }
       u = 0xFFFD;

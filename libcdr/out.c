@@ -20,7 +20,7 @@ static int out_setup(cdr_out *o, const cdr_opts *opts)
   int rc = cdr__opts_check(&o->opts);
   o->swap = o->opts.byte_order != CDR_HOST_ORDER;
   if (rc != CDR_OK)
-    o->status = rc;
+    cdr_out_fail(o, rc, "invalid stream options");
   return rc;
 }
 
@@ -35,7 +35,7 @@ int cdr_out_init_buffer(cdr_out *o, const cdr_opts *opts, void *buf, size_t cap)
 {
   int rc = out_setup(o, opts);
   if (rc == CDR_OK && !buf && cap)
-    rc = o->status = CDR_E_INVALID;
+    rc = cdr_out_fail(o, CDR_E_INVALID, "NULL buffer of nonzero capacity");
   if (rc == CDR_OK) {
     o->buf = buf;
     o->cap = o->lim = cap;
@@ -82,7 +82,8 @@ void cdr_out_close(cdr_out *o)
   out_free_buffer(o);
   o->closed = 1;
   o->pos = 0;
-  o->status = CDR_E_STATE;
+  o->status = o->reason = CDR_E_STATE;
+  o->err_msg = "stream closed";
 }
 
 int cdr_out_detach(cdr_out *o, uint8_t **data, size_t *len)
@@ -96,13 +97,13 @@ int cdr_out_detach(cdr_out *o, uint8_t **data, size_t *len)
   if (!o->owned) {
     d = cdr__malloc(o->opts.alloc, n ? n : 1);
     if (!d)
-      return cdr_out_fail(o, CDR_E_NOMEM);
+      return cdr_out_fail(o, CDR_E_NOMEM, "allocation of the detached copy failed");
     if (n)
       memcpy(d, o->buf, n);
   } else if (!d) {
     d = cdr__malloc(o->opts.alloc, 1);
     if (!d)
-      return cdr_out_fail(o, CDR_E_NOMEM);
+      return cdr_out_fail(o, CDR_E_NOMEM, "allocation of the detached buffer failed");
   } else {
     o->buf = NULL; /* ours now; pool buffers come from the global allocator */
   }
@@ -120,18 +121,25 @@ void cdr_out_buffer_free(const cdr_opts *opts, uint8_t *data)
 int cdr_out_set_origin(cdr_out *o, size_t pos)
 {
   if (o->depth)
-    return cdr_out_fail(o, CDR_E_STATE);
+    return cdr_out_fail(o, CDR_E_STATE, "origin moved inside an encapsulation");
   o->origin = pos;
   return CDR_OK;
 }
 
-int cdr_out_fail(cdr_out *o, int err)
+int cdr_out_fail_reason(cdr_out *o, int err, int reason, const char *msg)
 {
   if (o->status == CDR_OK && err != CDR_OK) {
     o->status = err;
+    o->reason = reason;
+    o->err_msg = msg ? msg : cdr_strerror(reason);
     o->lim = o->pos;
   }
   return o->status;
+}
+
+int cdr_out_fail(cdr_out *o, int err, const char *msg)
+{
+  return cdr_out_fail_reason(o, err, err, msg);
 }
 
 uint8_t *cdr_out__grow(cdr_out *o, size_t n)
@@ -139,12 +147,15 @@ uint8_t *cdr_out__grow(cdr_out *o, size_t n)
   if (o->status != CDR_OK)
     return NULL;
   if (o->closed) {
-    cdr_out_fail(o, CDR_E_STATE);
+    cdr_out_fail(o, CDR_E_STATE, "stream closed");
     return NULL;
   }
-  if (n > o->opts.max_size || o->pos > o->opts.max_size - n
-      || (!o->owned)) {
-    cdr_out_fail(o, CDR_E_LIMIT);
+  if (n > o->opts.max_size || o->pos > o->opts.max_size - n) {
+    cdr_out_fail(o, CDR_E_LIMIT, "output larger than opts.max_size");
+    return NULL;
+  }
+  if (!o->owned) {
+    cdr_out_fail(o, CDR_E_LIMIT, "write past the end of the caller's fixed buffer");
     return NULL;
   }
   size_t need = o->pos + n;
@@ -162,7 +173,7 @@ uint8_t *cdr_out__grow(cdr_out *o, size_t n)
     nb = cdr__realloc(NULL, o->buf, ncap);
   }
   if (!nb) {
-    cdr_out_fail(o, CDR_E_NOMEM);
+    cdr_out_fail(o, CDR_E_NOMEM, "buffer allocation failed");
     return NULL;
   }
   o->buf = nb;
@@ -201,11 +212,11 @@ int cdr_out_patch_ulong(cdr_out *o, size_t pos, uint32_t v, int byte_order)
 void cdr_put_array(cdr_out *o, const void *v, size_t n, size_t esize)
 {
   if (esize != 1 && esize != 2 && esize != 4 && esize != 8) {
-    cdr_out_fail(o, CDR_E_INVALID);
+    cdr_out_fail(o, CDR_E_INVALID, "array element size not 1, 2, 4 or 8");
     return;
   }
   if (n > SIZE_MAX / esize) {
-    cdr_out_fail(o, CDR_E_LIMIT);
+    cdr_out_fail(o, CDR_E_LIMIT, "array size in octets exceeds SIZE_MAX");
     return;
   }
   if (!n)
@@ -224,7 +235,7 @@ void cdr_put_array_boolean(cdr_out *o, const bool *v, size_t n)
   const uint8_t *b = (const uint8_t *)v;
   for (size_t k = 0; k < n; k++)
     if (b[k] > 1) {
-      cdr_out_fail(o, CDR_E_VALUE);
+      cdr_out_fail(o, CDR_E_VALUE, "boolean other than 0 or 1");
       return;
     }
   cdr_put_raw(o, v, n);
@@ -243,11 +254,15 @@ void cdr_out_begin_encap_order(cdr_out *o, int byte_order)
   if (o->status != CDR_OK)
     return;
   if (byte_order != CDR_BIG_ENDIAN && byte_order != CDR_LITTLE_ENDIAN) {
-    cdr_out_fail(o, CDR_E_INVALID);
+    cdr_out_fail(o, CDR_E_INVALID, "encapsulation byte order not 0 or 1");
     return;
   }
-  if (o->depth >= CDR_ENCAP_MAX || o->depth >= o->opts.max_depth) {
-    cdr_out_fail(o, CDR_E_LIMIT);
+  if (o->depth >= CDR_ENCAP_MAX) {
+    cdr_out_fail(o, CDR_E_LIMIT, "encapsulation nesting deeper than CDR_ENCAP_MAX");
+    return;
+  }
+  if (o->depth >= o->opts.max_depth) {
+    cdr_out_fail(o, CDR_E_LIMIT, "encapsulation nesting deeper than opts.max_depth");
     return;
   }
   cdr_put_ulong(o, 0);
@@ -274,13 +289,13 @@ void cdr_out_end_encap(cdr_out *o)
   if (o->status != CDR_OK)
     return;
   if (!o->depth) {
-    cdr_out_fail(o, CDR_E_STATE);
+    cdr_out_fail(o, CDR_E_STATE, "end of an encapsulation that was not begun");
     return;
   }
   unsigned d = --o->depth;
   size_t len = o->pos - o->origin;
   if (len > UINT32_MAX) {
-    cdr_out_fail(o, CDR_E_LIMIT);
+    cdr_out_fail(o, CDR_E_LIMIT, "encapsulation longer than 2^32-1 octets");
     return;
   }
   o->origin = o->encap[d].origin;
@@ -307,7 +322,7 @@ void cdr_put_fixed(cdr_out *o, const cdr_fixed *f)
   size_t n;
   int rc = cdr_fixed_encode(f, tmp, sizeof tmp, &n);
   if (rc != CDR_OK) {
-    cdr_out_fail(o, rc);
+    cdr_out_fail(o, rc, "fixed-point value not encodable (digits, scale or a digit out of range)");
     return;
   }
   cdr_put_raw(o, tmp, n);
@@ -328,12 +343,12 @@ static __attribute__((noinline)) void put_string_convert(cdr_out *o, const char 
   } else {
     int rc = cdr_utf8_count(src, len, &max);
     if (rc != CDR_OK) {
-      cdr_out_fail(o, rc);
+      cdr_out_fail(o, rc, "string not well-formed UTF-8 (the native code set)");
       return;
     }
   }
   if (max >= UINT32_MAX) {
-    cdr_out_fail(o, CDR_E_LIMIT);
+    cdr_out_fail(o, CDR_E_LIMIT, "string longer than 2^32-2 octets");
     return;
   }
   size_t at = o->pos;
@@ -345,7 +360,7 @@ static __attribute__((noinline)) void put_string_convert(cdr_out *o, const char 
                                         : cdr_utf8_to_latin1(src, len, p + 4, max, &n);
   if (rc != CDR_OK) {
     o->pos = at;
-    cdr_out_fail(o, rc);
+    cdr_out_fail(o, rc, "string character not in ISO-8859-1 (the transmission code set)");
     return;
   }
   uint32_t lf = (uint32_t)n + 1;
@@ -364,7 +379,7 @@ static void put_string_nonul(cdr_out *o, const char *s, size_t len)
     return;
   }
   if (len >= UINT32_MAX) {
-    cdr_out_fail(o, CDR_E_LIMIT);
+    cdr_out_fail(o, CDR_E_LIMIT, "string longer than 2^32-2 octets");
     return;
   }
   uint8_t *p = cdr_out__reserve(o, 4 + len + 1, 4);
@@ -384,11 +399,11 @@ void cdr_put_string_n(cdr_out *o, const char *s, size_t len)
   if (o->status != CDR_OK)
     return;
   if (!s && len) {
-    cdr_out_fail(o, CDR_E_INVALID);
+    cdr_out_fail(o, CDR_E_INVALID, "NULL string of nonzero length");
     return;
   }
   if (len && memchr(s, 0, len)) {
-    cdr_out_fail(o, CDR_E_STRING);
+    cdr_out_fail(o, CDR_E_STRING, "NUL inside a string");
     return;
   }
   put_string_nonul(o, s, len);
@@ -400,16 +415,25 @@ void cdr_put_string(cdr_out *o, const char *s)
     put_string_nonul(o, s, strlen(s));
 }
 
+void cdr_put_string_utf8(cdr_out *o, const char *s)
+{
+  const uint32_t ncs = o->opts.ncs_c;
+  o->opts.ncs_c = CDR_CS_UTF8;
+  cdr_put_string(o, s);
+  o->opts.ncs_c = ncs;
+}
+
 static int out_wide_ok(cdr_out *o)
 {
   if (o->status != CDR_OK)
     return 0;
   if (o->opts.giop_minor == 0) {
-    cdr_out_fail(o, CDR_E_UNSUPPORTED);
+    cdr_out_fail_reason(o, CDR_E_UNSUPPORTED, CDR_E_WCHAR_GIOP10, "wchar/wstring written in GIOP 1.0");
     return 0;
   }
   if (o->opts.tcs_w == 0) {
-    cdr_out_fail(o, CDR_E_CODESET);
+    cdr_out_fail_reason(o, CDR_E_CODESET, CDR_E_NO_WCHAR,
+                        "wchar/wstring written with no wchar transmission code set");
     return 0;
   }
   return 1;
@@ -420,7 +444,8 @@ void cdr_put_wchar(cdr_out *o, cdr_wchar c)
   if (!out_wide_ok(o))
     return;
   if (c > 0xFFFF || (c >= 0xD800 && c <= 0xDFFF)) {
-    cdr_out_fail(o, CDR_E_CODESET);
+    cdr_out_fail(o, CDR_E_CODESET, c > 0xFFFF ? "wchar above U+FFFF (one UTF-16 unit)"
+                                              : "wchar is a UTF-16 surrogate");
     return;
   }
   if (o->opts.giop_minor >= 2) {
@@ -431,12 +456,22 @@ void cdr_put_wchar(cdr_out *o, cdr_wchar c)
   }
 }
 
+/* The error for wstring character C, which cdr_put_wstring() refuses. */
+static void wstring_char_fail(cdr_out *o, cdr_wchar c)
+{
+  const char *msg = c == 0 ? "NUL inside a wstring"
+                    : c > 0x10FFFF ? "wstring character above U+10FFFF"
+                    : c > 0xFFFF ? "wstring character above U+FFFF in UCS-2"
+                                 : "wstring character is a UTF-16 surrogate";
+  cdr_out_fail(o, c == 0 ? CDR_E_STRING : CDR_E_CODESET, msg);
+}
+
 void cdr_put_wstring(cdr_out *o, const cdr_wchar *s, size_t len)
 {
   if (!out_wide_ok(o))
     return;
   if (!s && len) {
-    cdr_out_fail(o, CDR_E_INVALID);
+    cdr_out_fail(o, CDR_E_INVALID, "NULL wstring of nonzero length");
     return;
   }
   size_t units = 0;
@@ -444,13 +479,13 @@ void cdr_put_wstring(cdr_out *o, const cdr_wchar *s, size_t len)
     cdr_wchar c = s[k];
     if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF) || c == 0
         || (c > 0xFFFF && o->opts.tcs_w == CDR_CS_UCS2)) {
-      cdr_out_fail(o, c == 0 ? CDR_E_STRING : CDR_E_CODESET);
+      wstring_char_fail(o, c);
       return;
     }
     units += c > 0xFFFF ? 2 : 1;
   }
   if (units > (UINT32_MAX - 2) / 2) {
-    cdr_out_fail(o, CDR_E_LIMIT);
+    cdr_out_fail(o, CDR_E_LIMIT, "wstring longer than 2^31-2 UTF-16 units");
     return;
   }
   int gi12 = o->opts.giop_minor >= 2;

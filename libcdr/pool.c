@@ -522,6 +522,7 @@ void cdr_arena_put(cdr_arena *a)
   if (!a)
     return;
   cdr__tcache *tc = &cdr__tc;
+  a->max = SIZE_MAX; /* as cdr_arena_init(): the next user sets its own */
   cdr_arena_reset(a);
   if (a->alloc == cdr_mem_global() && a->block_size <= CDR__POOL_CFG(arena_max_bytes)) {
     if (!cdr__tcache_live(tc)) {

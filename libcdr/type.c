@@ -327,7 +327,7 @@ static void w_struct(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned
 CDR_INLINE void w_boolean(cdr_out *o, uint8_t v)
 {
   if (CDR_UNLIKELY(v > 1))
-    cdr_out_fail(o, CDR_E_VALUE);
+    cdr_out_fail(o, CDR_E_VALUE, "boolean other than 0 or 1");
   else
     cdr_put_octet(o, v);
 }
@@ -335,7 +335,7 @@ CDR_INLINE void w_boolean(cdr_out *o, uint8_t v)
 CDR_INLINE void w_enum(cdr_out *o, const cdr_type *t, uint32_t v)
 {
   if (CDR_UNLIKELY(v >= t->u.en.count))
-    cdr_out_fail(o, CDR_E_VALUE);
+    cdr_out_fail(o, CDR_E_VALUE, "enum value not below its type's count");
   else
     cdr_put_ulong(o, v);
 }
@@ -357,13 +357,13 @@ CDR_INLINE void w_member(cdr_out *o, const cdr_type *t, const uint8_t *p, unsign
 static void w_string(cdr_out *o, const cdr_type *t, const char *s)
 {
   if (!s) {
-    cdr_out_fail(o, CDR_E_INVALID);
+    cdr_out_fail(o, CDR_E_INVALID, "NULL string member");
     return;
   }
   size_t len = strlen(s);
   uint32_t bound = t->u.str.bound;
   if (bound && len > bound && str_chars(s, len, o->opts.ncs_c) > bound) {
-    cdr_out_fail(o, CDR_E_VALUE);
+    cdr_out_fail(o, CDR_E_VALUE, "string longer than its bound");
     return;
   }
   cdr_put_string_n(o, s, len);
@@ -372,12 +372,12 @@ static void w_string(cdr_out *o, const cdr_type *t, const char *s)
 static void w_wstring(cdr_out *o, const cdr_type *t, const cdr_wchar *s)
 {
   if (!s) {
-    cdr_out_fail(o, CDR_E_INVALID);
+    cdr_out_fail(o, CDR_E_INVALID, "NULL wstring member");
     return;
   }
   size_t len = wstr_len(s);
   if (t->u.str.bound && len > t->u.str.bound) {
-    cdr_out_fail(o, CDR_E_VALUE);
+    cdr_out_fail(o, CDR_E_VALUE, "wstring longer than its bound");
     return;
   }
   cdr_put_wstring(o, s, len);
@@ -396,7 +396,7 @@ static void w_fixed(cdr_out *o, const cdr_type *t, const cdr_fixed *f)
   int fd = f->digits, fs = f->scale;
   if (td < 1 || td > CDR_FIXED_MAX_DIGITS || ts < 0 || ts > td
       || fd < 1 || fd > CDR_FIXED_MAX_DIGITS || fs < 0 || fs > fd) {
-    cdr_out_fail(o, CDR_E_INVALID);
+    cdr_out_fail(o, CDR_E_INVALID, "fixed digits/scale out of range");
     return;
   }
   cdr_fixed g;
@@ -412,7 +412,7 @@ static void w_fixed(cdr_out *o, const cdr_type *t, const cdr_fixed *f)
     if (j >= 0 && j < td)
       g.d[j] = f->d[k];
     else if (f->d[k] != 0) {
-      cdr_out_fail(o, CDR_E_VALUE);
+      cdr_out_fail(o, CDR_E_VALUE, "fixed value does not fit its type's digits and scale");
       return;
     }
   }
@@ -425,7 +425,7 @@ static void w_union(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned 
   const uint8_t *dp = src + t->u.un.disc_offset;
   int64_t label;
   if (!dt) {
-    cdr_out_fail(o, CDR_E_INVALID);
+    cdr_out_fail(o, CDR_E_INVALID, "union type without a discriminator type");
     return;
   }
   switch (dt->kind) {
@@ -442,13 +442,13 @@ static void w_union(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned 
   case CDR_K_ENUM: label = ld32(dp); w_enum(o, dt, ld32(dp)); break;
   case CDR_K_WCHAR: label = ld32(dp); cdr_put_wchar(o, ld32(dp)); break;
   default:
-    cdr_out_fail(o, CDR_E_INVALID);
+    cdr_out_fail(o, CDR_E_INVALID, "union discriminator of a kind that cannot be one");
     return;
   }
   const cdr_union_case *c = find_case(t, label);
   if (c) {
     if (!c->type)
-      cdr_out_fail(o, CDR_E_INVALID);
+      cdr_out_fail(o, CDR_E_INVALID, "union case without a type");
     else
       w_member(o, c->type, src + c->offset, depth);
   }
@@ -474,7 +474,7 @@ static void w_elems(cdr_out *o, const cdr_type *et, const uint8_t *src, size_t n
     if (f.wire != et->size || f.ngaps == FLAT_MANY_GAPS || (f.wire & (f.align - 1)))
       break;
     if (n > SIZE_MAX / f.wire) {
-      cdr_out_fail(o, CDR_E_LIMIT);
+      cdr_out_fail(o, CDR_E_LIMIT, "array or sequence size in octets exceeds SIZE_MAX");
       return;
     }
     if (f.esize) {
@@ -489,7 +489,7 @@ static void w_elems(cdr_out *o, const cdr_type *et, const uint8_t *src, size_t n
   size_t step = et->size;
   bool st = et->kind == CDR_K_STRUCT;
   if (st && depth >= o->opts.max_depth) { /* every element is one level deeper */
-    cdr_out_fail(o, CDR_E_LIMIT);
+    cdr_out_fail(o, CDR_E_LIMIT, "constructed types nested deeper than opts.max_depth");
     return;
   }
   for (size_t k = 0; k < n && o->status == CDR_OK; k++) {
@@ -536,7 +536,7 @@ __attribute__((noinline)) static void w_struct(cdr_out *o, const cdr_type *t, co
   const cdr_member *m = t->u.st.members;
   uint32_t n = t->u.st.count;
   if (CDR_UNLIKELY(n && !m)) {
-    cdr_out_fail(o, CDR_E_INVALID);
+    cdr_out_fail(o, CDR_E_INVALID, "struct type with members but no member array");
     return;
   }
   const cdr_member *e = m + n;
@@ -547,7 +547,7 @@ __attribute__((noinline)) static void w_struct(cdr_out *o, const cdr_type *t, co
     const cdr_type *mt = m->type;
     if (CDR_UNLIKELY(!mt)) {
       o->pos = pos;
-      cdr_out_fail(o, CDR_E_INVALID);
+      cdr_out_fail(o, CDR_E_INVALID, "struct member without a type");
       return;
     }
     const uint8_t *p = src + m->offset;
@@ -619,22 +619,22 @@ static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned de
   case CDR_K_VALUE: (void)cdr__value_write(o, t, src); return;
   case CDR_K_CUSTOM: {
     if (!t->u.custom.write) {
-      cdr_out_fail(o, CDR_E_INVALID);
+      cdr_out_fail(o, CDR_E_INVALID, "custom type without a write function");
       return;
     }
     int rc = t->u.custom.write(o, src, t->u.custom.ud);
     if (rc != CDR_OK)
-      cdr_out_fail(o, rc);
+      cdr_out_fail(o, rc, "custom type's write function failed");
     return;
   }
   case CDR_K_STRUCT: case CDR_K_UNION: case CDR_K_SEQUENCE: case CDR_K_ARRAY:
     break;
   default:
-    cdr_out_fail(o, CDR_E_INVALID);
+    cdr_out_fail(o, CDR_E_INVALID, "type of an unknown kind");
     return;
   }
   if (CDR_UNLIKELY(depth >= o->opts.max_depth)) {
-    cdr_out_fail(o, CDR_E_LIMIT);
+    cdr_out_fail(o, CDR_E_LIMIT, "constructed types nested deeper than opts.max_depth");
     return;
   }
   depth++;
@@ -650,11 +650,12 @@ static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned de
     memcpy(&s, src, sizeof s);
     const cdr_type *et = t->u.seq.elem;
     if (!et || (s.len && !s.buf)) {
-      cdr_out_fail(o, CDR_E_INVALID);
+      cdr_out_fail(o, CDR_E_INVALID, !et ? "sequence type without an element type"
+                                         : "NULL sequence buffer of nonzero length");
       return;
     }
     if (t->u.seq.bound && s.len > t->u.seq.bound) {
-      cdr_out_fail(o, CDR_E_VALUE);
+      cdr_out_fail(o, CDR_E_VALUE, "sequence longer than its bound");
       return;
     }
     cdr_put_ulong(o, s.len);
@@ -664,7 +665,7 @@ static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned de
   }
   default: /* CDR_K_ARRAY */
     if (!t->u.arr.elem) {
-      cdr_out_fail(o, CDR_E_INVALID);
+      cdr_out_fail(o, CDR_E_INVALID, "array type without an element type");
       return;
     }
     w_elems(o, t->u.arr.elem, src, t->u.arr.count, depth);

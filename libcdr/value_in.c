@@ -66,15 +66,6 @@ static void in_restore_chunks(cdr_in *i, vstate *s)
   }
 }
 
-/* The N octets at S are all ASCII. */
-static int is_ascii(const char *s, uint32_t n)
-{
-  for (uint32_t k = 0; k < n; k++)
-    if ((unsigned char)s[k] >= 0x80)
-      return 0;
-  return 1;
-}
-
 /* After an indirection tag (0xffffffff, GIOP chapter "Value Types",
  * "Indirection"): read its offset, which must point back at least 4 octets
  * (past the offset field itself) and inside the stream, to an item recorded
@@ -114,19 +105,7 @@ static int in_string_indirect(cdr_in *i, cdr_itab *tab, const char **s, uint32_t
     return CDR_OK;
   }
   i->pos = at;
-  int rc = cdr_get_string_view(i, s, len);
-  if (rc == CDR_OK && i->opts.tcs_c != CDR_CS_UTF8 && !is_ascii(*s, *len)) {
-    /* ISO-8859-1 octets past ASCII: the string as UTF-8 (what descriptors
-     * and registries hold, repoid.h), copied into the arena. */
-    const uint32_t ncs = i->opts.ncs_c;
-    i->pos = at;
-    i->opts.ncs_c = CDR_CS_UTF8;
-    const char *conv = cdr_get_string(i, len);
-    i->opts.ncs_c = ncs;
-    if (!conv)
-      return i->status;
-    *s = conv;
-  }
+  int rc = cdr_get_string_utf8(i, s, len); /* as descriptors and registries hold it (repoid.h) */
   if (rc == CDR_OK && (rc = cdr_itab_put(tab, at, (uintptr_t)*s)) != CDR_OK)
     return cdr_in_fail(i, rc, "no memory for indirection table");
   return rc;

@@ -27,7 +27,7 @@ static void out_close_chunk(cdr_out *o, vframe *f)
   if (len == 0) {
     o->pos = f->chunk_start;
   } else if (len > CHUNK_MAX) {
-    cdr_out_fail(o, CDR_E_LIMIT);
+    cdr_out_fail(o, CDR_E_LIMIT, "value chunk longer than 0x7ffffeff octets");
   } else {
     (void)cdr_out_patch_ulong(o, f->chunk_start, (uint32_t)len, o->opts.byte_order);
   }
@@ -52,7 +52,7 @@ static void out_flush_pending(cdr_out *o, vframe *f, int new_chunk)
   uint32_t level = f->pend_level;
   f->pend_level = 0;
   if (o->pos != f->pend_pos) {
-    cdr_out_fail(o, CDR_E_STATE); /* cannot happen: nothing writes in between */
+    cdr_out_fail(o, CDR_E_STATE, "pending end tag no longer at the end of the stream"); /* cannot happen */
     return;
   }
   cdr_put_long(o, -(int32_t)level);
@@ -74,14 +74,11 @@ static void out_string_indirect(cdr_out *o, cdr_itab *tab, const char *s)
     return;
   }
   size_t here = o->pos;
-  const uint32_t ncs = o->opts.ncs_c;
-  o->opts.ncs_c = CDR_CS_UTF8;
-  cdr_put_string(o, s);
-  o->opts.ncs_c = ncs;
+  cdr_put_string_utf8(o, s);
   if (o->status == CDR_OK) {
     int rc = cdr_itab_put(tab, (uintptr_t)s, here);
     if (rc != CDR_OK)
-      cdr_out_fail(o, rc);
+      cdr_out_fail(o, rc, "no memory for the repository ID or codebase table");
   }
 }
 
@@ -103,7 +100,9 @@ static int out_value_ref(cdr_out *o, vstate *s, vframe *parent, const cdr_value_
   const cdr_value_type *actual = ((const cdr_value *)value)->type;
   if (!actual || (actual != t && !cdr_value_type_is_base_of(t, actual))
       || (actual->flags & CDR_VT_ABSTRACT)) {
-    cdr_out_fail(o, CDR_E_TYPE);
+    cdr_out_fail(o, CDR_E_TYPE, !actual ? "value without a type"
+                                : (actual->flags & CDR_VT_ABSTRACT) ? "value of an abstract type"
+                                : "value's type not the declared type or derived from it");
     return 0;
   }
   uintptr_t at;
@@ -120,7 +119,7 @@ static int out_value_ref(cdr_out *o, vstate *s, vframe *parent, const cdr_value_
   size_t tag_pos = o->pos + ((o->origin - o->pos) & 3);
   int found = cdr_itab_get_or_add(&s->values, (uintptr_t)value, tag_pos, &at);
   if (found < 0) {
-    cdr_out_fail(o, found);
+    cdr_out_fail(o, found, "no memory for the value table");
     return 0;
   }
   if (found) {
@@ -137,7 +136,7 @@ static int out_type_id(cdr_out *o, vstate *s, const cdr_value_type *vt)
   int st;
   const char *id = cdr_value_type_id(vt, &st);
   if (!id) {
-    cdr_out_fail(o, st);
+    cdr_out_fail(o, st, "value type's repository ID cannot be made");
     return 0;
   }
   out_string_indirect(o, aux_tab(s, AUX_IDS), id);
@@ -167,7 +166,7 @@ static void out_id_list(cdr_out *o, vstate *s, const cdr_value_type *vt)
       return;
   int rc;
   if (o->status == CDR_OK && (rc = cdr_itab_put(aux_tab(s, AUX_LISTS), (uintptr_t)vt, count_pos)))
-    cdr_out_fail(o, rc);
+    cdr_out_fail(o, rc, "no memory for the repository ID list table");
 }
 
 /* The type information after the tag of a value of type VT: its codebase
@@ -196,7 +195,8 @@ static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const
   const cdr_value_type *actual = ((const cdr_value *)value)->type;
   uint32_t vdepth = parent ? parent->vdepth + 1 : 1;
   if (s->nvalues >= s->vo.max_values || vdepth > s->vo.max_depth) {
-    cdr_out_fail(o, CDR_E_LIMIT);
+    cdr_out_fail(o, CDR_E_LIMIT, s->nvalues >= s->vo.max_values ? "more values than max_values"
+                                                                 : "values nested deeper than max_depth");
     return 0;
   }
   int in_chunk = parent && parent->chunked;
@@ -221,7 +221,7 @@ static int out_value_start(cdr_out *o, vstate *s, const cdr_value_type *t, const
     return 0;
   vframe *f = push_frame(s);
   if (!f) {
-    cdr_out_fail(o, CDR_E_NOMEM);
+    cdr_out_fail(o, CDR_E_NOMEM, "no memory for the value frame stack");
     return 0;
   }
   frame_init(f, actual, (void *)value);
@@ -296,7 +296,7 @@ static int root_plain_out(cdr_out *o, vstate *s, const cdr_value_type *t, const 
   int found = cdr_itab__get_or_add_k(&s->values, (uintptr_t)value, tag_pos, &at, CDR_ITAB_PTR);
   if (found) {
     if (found < 0) {
-      cdr_out_fail(o, found);
+      cdr_out_fail(o, found, "no memory for the value table");
       return 0;
     }
     put_indirection(o, at);
@@ -306,7 +306,7 @@ static int root_plain_out(cdr_out *o, vstate *s, const cdr_value_type *t, const 
   vframe *f = o->status == CDR_OK ? push_frame(s) : NULL;
   if (!f) {
     if (o->status == CDR_OK)
-      cdr_out_fail(o, CDR_E_NOMEM);
+      cdr_out_fail(o, CDR_E_NOMEM, "no memory for the value frame stack");
     return 0;
   }
   s->nvalues++;
@@ -323,9 +323,12 @@ static void out_run(cdr_out *o, vstate *s, uint32_t base_sp)
     if (f->vt->flags & CDR_VT_CUSTOM) {
       if (!f->custom_done) {
         f->custom_done = 1;
-        int rc = f->vt->marshal ? f->vt->marshal(o, f->obj, f->vt) : CDR_E_INVALID;
+        /* F may move: the marshaller pushes frames, which may grow the stack. */
+        const cdr_value_type *vt = f->vt;
+        int rc = vt->marshal ? vt->marshal(o, f->obj, vt) : CDR_E_INVALID;
         if (rc != CDR_OK) {
-          cdr_out_fail(o, rc);
+          cdr_out_fail(o, rc, vt->marshal ? "custom value's marshal function failed"
+                                          : "custom value type without a marshal function");
           return;
         }
         continue; /* the marshaller may have pushed and popped frames */
@@ -383,7 +386,7 @@ int cdr_put_value(cdr_out *o, const cdr_value_type *t, const void *value)
     /* Called from inside a value (custom marshalling, or a constructed
      * member holding values): that nests on the C stack, so it is bounded. */
     if (s->reentry >= s->vo.max_recursion)
-      return cdr_out_fail(o, CDR_E_LIMIT);
+      return cdr_out_fail(o, CDR_E_LIMIT, "values nested through custom marshalling deeper than max_recursion");
     s->reentry++;
   }
   int r = !base_sp && value ? root_plain_out(o, s, t, value) : -1;
@@ -404,6 +407,6 @@ int cdr__value_write(cdr_out *o, const cdr_type *t, const void *src)
    * limit, as the constructed types themselves do. */
   const vstate *s = o->ext;
   if (s && s->reentry >= o->opts.max_depth)
-    return cdr_out_fail(o, CDR_E_LIMIT);
+    return cdr_out_fail(o, CDR_E_LIMIT, "values in constructed types nested deeper than opts.max_depth");
   return cdr_put_value(o, t->u.val.vt, *(const void *const *)src);
 }

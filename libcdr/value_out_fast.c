@@ -249,7 +249,7 @@ out_fast_nest(cdr_out *o, vstate *s, vframe *f, const vplan *p, const out_walk *
   uint32_t vdepth = --f->vdepth; /* CHILD nests in F's object */
   vframe *nf = last ? f : push_frame(s);
   if (!nf) {
-    cdr_out_fail(o, CDR_E_NOMEM);
+    cdr_out_fail(o, CDR_E_NOMEM, "no memory for the value frame stack");
     return 1;
   }
   frame_init(nf, dt, (void *)child);
@@ -344,7 +344,7 @@ fail:
   out_fast_settle(s, &ww.tc, ww.n0);
   f->vdepth += s->values.n - ww.n0;
   o->pos = (size_t)(ww.w - buf);
-  cdr_out_fail(o, rc);
+  cdr_out_fail(o, rc, "no memory for the value table");
   return 1;
 }
 

@@ -142,7 +142,7 @@ vstate *cdr__value_out_state_new(cdr_out *o)
     return NULL;
   vstate *s = vstate_new(o->opts.alloc, CDR_ITAB_STR);
   if (!s) {
-    cdr_out_fail(o, CDR_E_NOMEM);
+    cdr_out_fail(o, CDR_E_NOMEM, "no memory for the value-graph state");
     return NULL;
   }
   o->ext = s;

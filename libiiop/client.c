@@ -696,7 +696,7 @@ int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iiop_call **
   giop_begin_body(&call->out);
   call->body_start = cdr_out_size(&call->out);
   if (r->cs_bad)
-    cdr_out_fail(&call->out, CDR_E_CODESET);
+    cdr_out_fail(&call->out, CDR_E_CODESET, "no char code set in common with the server");
   *out = call;
   *args = &call->out;
   return CDR_OK;

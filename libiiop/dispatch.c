@@ -75,8 +75,7 @@ void iiop__session_close(iiop__session *s)
 void iiop__status_exception(int st, const cdr_in *args, uint32_t completed,
                             giop_system_exception *e)
 {
-  int why = args && cdr_in_status(args) == st ? cdr_error_reason(st, cdr_in_error_message(args))
-                                              : st;
+  int why = args && cdr_in_status(args) == st ? cdr_in_error_reason(args) : st;
   const char *name = cdr_status_exception(why);
   uint32_t minor = cdr_status_minor(why);
   const char *id = name ? giop_system_exception_id(name) : NULL;

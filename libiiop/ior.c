@@ -237,7 +237,7 @@ int iiop_ior_read(cdr_in *i, iiop_ior *ior)
   if (!a)
     return cdr_in_fail(i, CDR_E_STATE, "no arena to decode into");
   iiop_ior t = { NULL, NULL, 0 };
-  if (cdr_get_string_view(i, &t.type_id, NULL) != CDR_OK)
+  if (cdr_get_string_utf8(i, &t.type_id, NULL) != CDR_OK)
     return cdr_in_status(i);
   /* A profile takes at least 8 octets: tag and data length. */
   uint32_t n = cdr_get_seq_count(i, 8);
@@ -267,10 +267,10 @@ static int iiop_body_put(cdr_out *o, const iiop_profile *p)
 {
   if (p->major != 1 || p->minor > 2 || !p->host || (!p->key && p->key_len)
       || (!p->components && p->ncomponents) || (p->minor == 0 && p->ncomponents))
-    return cdr_out_fail(o, CDR_E_INVALID);
+    return cdr_out_fail(o, CDR_E_INVALID, "IIOP profile invalid (version, host, key or components)");
   for (uint32_t k = 0; k < p->ncomponents; k++)
     if (!p->components[k].data && p->components[k].len)
-      return cdr_out_fail(o, CDR_E_INVALID);
+      return cdr_out_fail(o, CDR_E_INVALID, "IIOP profile component with NULL data of nonzero length");
   cdr_out_begin_encap(o);
   cdr_put_octet(o, p->major);
   cdr_put_octet(o, p->minor);
@@ -291,20 +291,20 @@ static int iiop_body_put(cdr_out *o, const iiop_profile *p)
 int iiop_ior_write(cdr_out *o, const iiop_ior *ior)
 {
   if (!ior || (!ior->profiles && ior->nprofiles))
-    return cdr_out_fail(o, CDR_E_INVALID);
-  cdr_put_string(o, ior->type_id ? ior->type_id : "");
+    return cdr_out_fail(o, CDR_E_INVALID, !ior ? "no IOR to encode" : "IOR with profiles but no profile array");
+  cdr_put_string_utf8(o, ior->type_id ? ior->type_id : "");
   cdr_put_ulong(o, ior->nprofiles);
   for (uint32_t k = 0; k < ior->nprofiles && cdr_out_status(o) == CDR_OK; k++) {
     const iiop_profile *p = &ior->profiles[k];
     cdr_put_ulong(o, p->tag);
     if (p->data || !p->iiop_ok) {
       if (!p->data && p->len)
-        return cdr_out_fail(o, CDR_E_INVALID);
+        return cdr_out_fail(o, CDR_E_INVALID, "IOR profile with NULL data of nonzero length");
       octets_put(o, p->data, p->len);
     } else if (p->tag == IIOP_TAG_INTERNET_IOP) {
       iiop_body_put(o, p);
     } else {
-      return cdr_out_fail(o, CDR_E_INVALID);
+      return cdr_out_fail(o, CDR_E_INVALID, "IOR profile without raw data and not TAG_INTERNET_IOP");
     }
   }
   return cdr_out_status(o);

@@ -97,10 +97,11 @@ const char *giop_system_exception_name(const char *repo_id, size_t len)
 void giop_put_system_exception(cdr_out *o, const giop_system_exception *e)
 {
   if (!e || !e->repo_id || e->completed > GIOP_COMPLETED_MAYBE) {
-    cdr_out_fail(o, CDR_E_INVALID);
+    cdr_out_fail(o, CDR_E_INVALID, !e || !e->repo_id ? "system exception without a repository ID"
+                                                     : "completion status not YES, NO or MAYBE");
     return;
   }
-  cdr_put_string(o, e->repo_id);
+  cdr_put_string_utf8(o, e->repo_id);
   cdr_put_ulong(o, e->minor);
   cdr_put_ulong(o, e->completed);
 }
@@ -109,7 +110,7 @@ int giop_get_system_exception(cdr_in *i, giop_system_exception *e)
 {
   const char *id = NULL;
   uint32_t idlen;
-  if (cdr_get_string_view(i, &id, &idlen) != CDR_OK)
+  if (cdr_get_string_utf8(i, &id, &idlen) != CDR_OK)
     return cdr_in_status(i);
   uint32_t minor = cdr_get_ulong(i);
   uint32_t completed = cdr_get_ulong(i);
@@ -135,7 +136,7 @@ static int put_header(cdr_out *o, uint8_t type)
   if (cdr_out_status(o) != CDR_OK)
     return -1;
   if (cdr_out_size(o) != 0) {
-    cdr_out_fail(o, CDR_E_STATE);
+    cdr_out_fail(o, CDR_E_STATE, "GIOP message begun on a stream that is not empty");
     return -1;
   }
   const cdr_opts *op = cdr_out_opts(o);
@@ -145,7 +146,7 @@ static int put_header(cdr_out *o, uint8_t type)
   uint8_t b[GIOP_HEADER_SIZE];
   int rc = giop_header_write(&h, b);
   if (rc != CDR_OK) {
-    cdr_out_fail(o, rc);
+    cdr_out_fail(o, rc, "GIOP header invalid (version, flags or message type)");
     return -1;
   }
   cdr_put_raw(o, b, sizeof b);
@@ -218,7 +219,7 @@ int giop_begin_request(cdr_out *o, const giop_request_header *h)
   int minor = cdr_out_opts(o)->giop_minor;
   if (!h || !h->operation || !target_ok(&h->target, minor) || !sc_list_ok(&h->contexts)
       || (minor < 2 && !octets_ok(h->principal, h->principal_len)))
-    return cdr_out_fail(o, CDR_E_INVALID);
+    return cdr_out_fail(o, CDR_E_INVALID, "Request header invalid (operation, target, contexts or principal)");
   if (put_header(o, GIOP_REQUEST) < 0)
     return cdr_out_status(o);
   if (minor >= 2) {
@@ -250,7 +251,7 @@ int giop_begin_reply(cdr_out *o, const giop_reply_header *h)
   int minor = cdr_out_opts(o)->giop_minor;
   if (!h || h->reply_status > (minor >= 2 ? GIOP_NEEDS_ADDRESSING_MODE : GIOP_LOCATION_FORWARD)
       || !sc_list_ok(&h->contexts))
-    return cdr_out_fail(o, CDR_E_INVALID);
+    return cdr_out_fail(o, CDR_E_INVALID, "Reply header invalid (reply status or contexts)");
   if (put_header(o, GIOP_REPLY) < 0)
     return cdr_out_status(o);
   if (minor >= 2) {
@@ -271,7 +272,7 @@ int giop_begin_locate_request(cdr_out *o, const giop_locate_request_header *h)
     return cdr_out_status(o);
   int minor = cdr_out_opts(o)->giop_minor;
   if (!h || !target_ok(&h->target, minor))
-    return cdr_out_fail(o, CDR_E_INVALID);
+    return cdr_out_fail(o, CDR_E_INVALID, "LocateRequest header invalid (target)");
   if (put_header(o, GIOP_LOCATE_REQUEST) < 0)
     return cdr_out_status(o);
   cdr_put_ulong(o, h->request_id);
@@ -288,7 +289,7 @@ int giop_begin_locate_reply(cdr_out *o, const giop_locate_reply_header *h)
     return cdr_out_status(o);
   int minor = cdr_out_opts(o)->giop_minor;
   if (!h || h->locate_status > (minor >= 2 ? GIOP_LOC_NEEDS_ADDRESSING_MODE : GIOP_OBJECT_FORWARD))
-    return cdr_out_fail(o, CDR_E_INVALID);
+    return cdr_out_fail(o, CDR_E_INVALID, "LocateReply header invalid (locate status)");
   if (put_header(o, GIOP_LOCATE_REPLY) < 0)
     return cdr_out_status(o);
   cdr_put_ulong(o, h->request_id);
@@ -328,12 +329,12 @@ int giop_end(cdr_out *o)
     return cdr_out_status(o);
   size_t n = cdr_out_size(o);
   if (n < GIOP_HEADER_SIZE || memcmp(cdr_out_data(o), "GIOP", 4) != 0)
-    return cdr_out_fail(o, CDR_E_STATE);
+    return cdr_out_fail(o, CDR_E_STATE, "end of a GIOP message that was not begun");
   if (n - GIOP_HEADER_SIZE > UINT32_MAX)
-    return cdr_out_fail(o, CDR_E_LIMIT);
+    return cdr_out_fail(o, CDR_E_LIMIT, "GIOP message body longer than 2^32-1 octets");
   int rc = cdr_out_patch_ulong(o, 8, (uint32_t)(n - GIOP_HEADER_SIZE), cdr_out_byte_order(o));
   if (rc != CDR_OK)
-    return cdr_out_fail(o, rc);
+    return cdr_out_fail(o, rc, "GIOP message size not patchable");
   return CDR_OK;
 }
 

@@ -959,6 +959,27 @@ START_TEST(test_pool_config_arenas)
 }
 END_TEST
 
+/* A pooled arena comes back as a fresh one would: the previous user's
+ * cdr_arena_set_max() does not stay with it. */
+START_TEST(test_pool_arena_forgets_max)
+{
+  pools_reset();
+  cdr_arena *a = cdr_arena_get();
+  ck_assert_ptr_nonnull(a);
+  ck_assert_ptr_nonnull(cdr_arena_alloc(a, 100, 8));
+  cdr_arena_set_max(a, 16);
+  ck_assert_ptr_null(cdr_arena_alloc(a, 100, 8));
+  cdr_arena_put(a);
+  cdr_arena *b = cdr_arena_get();
+  ck_assert_ptr_eq(b, a); /* the pooled one */
+  ck_assert_ptr_nonnull(cdr_arena_alloc(b, 100, 8));
+  ck_assert_ptr_nonnull(cdr_arena_alloc(b, 10000, 8));
+  ck_assert_uint_ge(cdr_arena_used(b), 10100);
+  cdr_arena_put(b);
+  pools_reset();
+}
+END_TEST
+
 /* Value-state slots decide whether a value stream's close keeps its state
  * (buffers are not kept here, so what stays is the state alone). */
 START_TEST(test_pool_config_value_states)
@@ -1392,6 +1413,7 @@ static Suite *alloc_suite(void)
   tcase_add_test(tc, test_pool_config_set_get);
   tcase_add_test(tc, test_pool_config_buffers);
   tcase_add_test(tc, test_pool_config_arenas);
+  tcase_add_test(tc, test_pool_arena_forgets_max);
   tcase_add_test(tc, test_pool_config_value_states);
   tcase_add_test(tc, test_pool_thread_exit_frees);
   tcase_add_test(tc, test_pool_thread_exit_shares);

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cdr/codeset.h>
+#include <cdr/cdr.h>
 #include "testutil.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -458,6 +458,80 @@ START_TEST(test_utf16_c18)
 }
 END_TEST
 
+/* UCS-2 has no surrogates, one rule both ways: the reader refuses a
+ * surrogate pair (CDR_E_CODESET, which the server answers with
+ * DATA_CONVERSION 1) where UTF-16 joins it into U+1F60E, and the writer
+ * refuses U+1F60E (tests/fuzz/corpus/codeset/ucs2-surrogate-pair-wstring). */
+START_TEST(test_ucs2_surrogates_refused_both_ways)
+{
+  static const uint8_t gi11[] = { 0x03, 0, 0, 0, 0x3d, 0xd8, 0x0e, 0xde, 0, 0 };
+  static const uint8_t gi12[] = { 0x04, 0, 0, 0, 0xd8, 0x3d, 0xde, 0x0e };
+  static const uint8_t gi12_utf16[] = { 0x06, 0, 0, 0, 0xff, 0xfe, 0x3d, 0xd8, 0x0e, 0xde };
+  static const cdr_wchar face[] = { 0x1F60E };
+  for (int minor = 1; minor <= 2; minor++) {
+    const uint8_t *in = minor == 1 ? gi11 : gi12;
+    size_t n = minor == 1 ? sizeof gi11 : sizeof gi12;
+    cdr_opts o;
+    cdr_opts_default(&o);
+    o.giop_minor = (uint8_t)minor;
+    o.byte_order = CDR_LITTLE_ENDIAN;
+    cdr_arena a;
+    cdr_arena_init(&a, NULL);
+    cdr_in i;
+    uint32_t len = 0;
+    /* UTF-16: the pair is one character, written back as it came (GIOP
+     * 1.2 with a byte-order mark). */
+    ck_assert_int_eq(cdr_in_init(&i, in, n, CDR_LITTLE_ENDIAN, &o), CDR_OK);
+    cdr_in_set_arena(&i, &a);
+    cdr_wchar *w = cdr_get_wstring(&i, &len);
+    ck_assert_ptr_nonnull(w);
+    ck_assert_uint_eq(len, 1);
+    ck_assert_uint_eq(w[0], 0x1F60E);
+    cdr_in_close(&i);
+    cdr_out out;
+    ck_assert_int_eq(cdr_out_init(&out, &o), CDR_OK);
+    cdr_put_wstring(&out, face, 1);
+    ck_assert_int_eq(cdr_out_status(&out), CDR_OK);
+    if (minor == 1)
+      TU_ASSERT_BYTES(cdr_out_data(&out), cdr_out_size(&out), gi11, sizeof gi11);
+    else
+      TU_ASSERT_BYTES(cdr_out_data(&out), cdr_out_size(&out), gi12_utf16, sizeof gi12_utf16);
+    cdr_out_close(&out);
+    /* UCS-2: read, refused at the wstring's length field. */
+    o.tcs_w = CDR_CS_UCS2;
+    ck_assert_int_eq(cdr_in_init(&i, in, n, CDR_LITTLE_ENDIAN, &o), CDR_OK);
+    cdr_in_set_arena(&i, &a);
+    ck_assert_ptr_null(cdr_get_wstring(&i, &len));
+    ck_assert_int_eq(cdr_in_status(&i), CDR_E_CODESET);
+    ck_assert_int_eq(cdr_in_error_reason(&i), CDR_E_CODESET);
+    ck_assert_uint_eq(cdr_in_error_offset(&i), 0);
+    ck_assert_str_eq(cdr_in_error_message(&i), "UTF-16 surrogate in a UCS-2 wstring");
+    ck_assert_str_eq(cdr_status_exception(cdr_in_error_reason(&i)), "DATA_CONVERSION");
+    ck_assert_uint_eq(cdr_status_minor(cdr_in_error_reason(&i)), 1);
+    cdr_in_close(&i);
+    /* ... or each surrogate unit replaced, when asked. */
+    o.flags = CDR_F_WCHAR_REPLACE_INVALID;
+    ck_assert_int_eq(cdr_in_init(&i, in, n, CDR_LITTLE_ENDIAN, &o), CDR_OK);
+    cdr_in_set_arena(&i, &a);
+    w = cdr_get_wstring(&i, &len);
+    ck_assert_ptr_nonnull(w);
+    ck_assert_uint_eq(len, 2);
+    ck_assert_uint_eq(w[0], 0xFFFD);
+    ck_assert_uint_eq(w[1], 0xFFFD);
+    cdr_in_close(&i);
+    o.flags = 0;
+    /* UCS-2: written, refused, nothing written. */
+    ck_assert_int_eq(cdr_out_init(&out, &o), CDR_OK);
+    cdr_put_wstring(&out, face, 1);
+    ck_assert_int_eq(cdr_out_status(&out), CDR_E_CODESET);
+    ck_assert_str_eq(cdr_out_error_message(&out), "wstring character above U+FFFF in UCS-2");
+    ck_assert_uint_eq(cdr_out_size(&out), 0);
+    cdr_out_close(&out);
+    cdr_arena_free(&a);
+  }
+}
+END_TEST
+
 START_TEST(test_utf16_surrogate_errors)
 {
   static const struct {
@@ -598,6 +672,7 @@ static Suite *codeset_suite(void)
   tcase_add_test(tc, test_latin1_errors);
   tcase_add_test(tc, test_utf16_c18);
   tcase_add_test(tc, test_utf16_surrogate_errors);
+  tcase_add_test(tc, test_ucs2_surrogates_refused_both_ways);
   tcase_add_test(tc, test_utf16_encode);
   tcase_add_test(tc, test_random_round_trip);
   suite_add_tcase(s, tc);

@@ -497,8 +497,22 @@ START_TEST(test_status_table)
     else
       ck_assert_ptr_null(cdr_status_exception(want[k].st));
     ck_assert_uint_eq(cdr_status_minor(want[k].st), want[k].minor);
-    /* A stream that recorded the row's own message: that row. */
-    ck_assert_int_eq(cdr_error_reason(CDR_E_CODESET, cdr_strerror(want[k].st)), want[k].st);
+    /* A stream that recorded the row as the reason of a broader status:
+     * that row, with its message. */
+    if (want[k].st != CDR_OK) {
+      cdr_in i;
+      ck_assert_int_eq(cdr_in_init(&i, NULL, 0, CDR_BIG_ENDIAN, NULL), CDR_OK);
+      ck_assert_int_eq(cdr_in_fail_reason(&i, CDR_E_CODESET, want[k].st, NULL), CDR_E_CODESET);
+      ck_assert_int_eq(cdr_in_error_reason(&i), want[k].st);
+      ck_assert_str_eq(cdr_in_error_message(&i), want[k].msg);
+      cdr_in_close(&i);
+      cdr_out o;
+      ck_assert_int_eq(cdr_out_init(&o, NULL), CDR_OK);
+      ck_assert_int_eq(cdr_out_fail_reason(&o, CDR_E_CODESET, want[k].st, NULL), CDR_E_CODESET);
+      ck_assert_int_eq(cdr_out_error_reason(&o), want[k].st);
+      ck_assert_str_eq(cdr_out_error_message(&o), want[k].msg);
+      cdr_out_close(&o);
+    }
   }
   /* Outside the table. */
   ck_assert_str_eq(cdr_strerror(-21), "unknown error");
@@ -506,12 +520,33 @@ START_TEST(test_status_table)
   ck_assert_str_eq(cdr_status_exception(-21), "MARSHAL");
   ck_assert_str_eq(cdr_status_exception(IIOP_R_USER_EXCEPTION), "MARSHAL");
   ck_assert_uint_eq(cdr_status_minor(-21), 0);
-  /* A message not from the table (a copy of one, too): the status. */
-  char copy[64];
-  strcpy(copy, cdr_strerror(CDR_E_NO_WCHAR));
-  ck_assert_int_eq(cdr_error_reason(CDR_E_CODESET, copy), CDR_E_CODESET);
-  ck_assert_int_eq(cdr_error_reason(CDR_E_VALUE, "bad boolean"), CDR_E_VALUE);
-  ck_assert_int_eq(cdr_error_reason(CDR_E_VALUE, NULL), CDR_E_VALUE);
+  /* A failure without a reason (whatever its message: a copy of a
+   * reason's, none): the status; no failure: CDR_OK. */
+  static const struct {
+    int st;
+    const char *msg;
+  } plain[] = { { CDR_E_CODESET, "no wchar transmission code set negotiated" },
+                { CDR_E_VALUE, "bad boolean" },
+                { CDR_E_VALUE, NULL } };
+  for (size_t k = 0; k < sizeof plain / sizeof plain[0]; k++) {
+    cdr_in i;
+    ck_assert_int_eq(cdr_in_init(&i, NULL, 0, CDR_BIG_ENDIAN, NULL), CDR_OK);
+    ck_assert_int_eq(cdr_in_error_reason(&i), CDR_OK);
+    cdr_in_fail(&i, plain[k].st, plain[k].msg);
+    ck_assert_int_eq(cdr_in_error_reason(&i), plain[k].st);
+    ck_assert_str_eq(cdr_in_error_message(&i), plain[k].msg ? plain[k].msg : cdr_strerror(plain[k].st));
+    cdr_in_close(&i);
+    cdr_out o;
+    ck_assert_int_eq(cdr_out_init(&o, NULL), CDR_OK);
+    ck_assert_int_eq(cdr_out_error_reason(&o), CDR_OK);
+    cdr_out_fail(&o, plain[k].st, plain[k].msg);
+    ck_assert_int_eq(cdr_out_error_reason(&o), plain[k].st);
+    ck_assert_str_eq(cdr_out_error_message(&o), plain[k].msg ? plain[k].msg : cdr_strerror(plain[k].st));
+    cdr_out_reset(&o); /* a reset stream has no error */
+    ck_assert_int_eq(cdr_out_error_reason(&o), CDR_OK);
+    ck_assert_str_eq(cdr_out_error_message(&o), "");
+    cdr_out_close(&o);
+  }
 }
 END_TEST
 
@@ -527,16 +562,30 @@ START_TEST(test_stream_reasons)
   uint32_t n;
   (void)cdr_get_wstring(&i, &n);
   ck_assert_int_eq(cdr_in_status(&i), CDR_E_CODESET);
-  ck_assert_int_eq(cdr_error_reason(cdr_in_status(&i), cdr_in_error_message(&i)), CDR_E_NO_WCHAR);
+  ck_assert_int_eq(cdr_in_error_reason(&i), CDR_E_NO_WCHAR);
+  ck_assert_str_eq(cdr_in_error_message(&i), "wchar/wstring read with no wchar transmission code set");
   cdr_in_close(&i);
+  cdr_out w;
+  ck_assert_int_eq(cdr_out_init(&w, &o), CDR_OK);
+  cdr_put_wstring(&w, (const cdr_wchar[]){ 'A' }, 1);
+  ck_assert_int_eq(cdr_out_status(&w), CDR_E_CODESET);
+  ck_assert_int_eq(cdr_out_error_reason(&w), CDR_E_NO_WCHAR);
+  ck_assert_str_eq(cdr_out_error_message(&w), "wchar/wstring written with no wchar transmission code set");
+  cdr_out_close(&w);
   o.tcs_w = CDR_CS_UTF16;
   o.giop_minor = 0;
   ck_assert_int_eq(cdr_in_init(&i, two, sizeof two, CDR_BIG_ENDIAN, &o), CDR_OK);
   (void)cdr_get_wchar(&i);
   ck_assert_int_eq(cdr_in_status(&i), CDR_E_UNSUPPORTED);
-  ck_assert_int_eq(cdr_error_reason(cdr_in_status(&i), cdr_in_error_message(&i)),
-                   CDR_E_WCHAR_GIOP10);
+  ck_assert_int_eq(cdr_in_error_reason(&i), CDR_E_WCHAR_GIOP10);
+  ck_assert_str_eq(cdr_in_error_message(&i), "wchar/wstring read in GIOP 1.0");
   cdr_in_close(&i);
+  ck_assert_int_eq(cdr_out_init(&w, &o), CDR_OK);
+  cdr_put_wchar(&w, 'A');
+  ck_assert_int_eq(cdr_out_status(&w), CDR_E_UNSUPPORTED);
+  ck_assert_int_eq(cdr_out_error_reason(&w), CDR_E_WCHAR_GIOP10);
+  ck_assert_str_eq(cdr_out_error_message(&w), "wchar/wstring written in GIOP 1.0");
+  cdr_out_close(&w);
 }
 END_TEST
 

@@ -753,6 +753,39 @@ END_TEST
 /* Counts read off the wire are checked before anything is allocated:
  * profiles (at least 8 octets each), components (likewise), and the same
  * type-ID length through a stringified IOR. */
+/* An IOR's type_id is UTF-8 on the C side whatever the native code set:
+ * written converted to the transmission code set, read back as UTF-8. */
+START_TEST(test_type_id_in_every_code_set_pairing)
+{
+  static const char id[] = "IDL:\xc3\x9c:1.0"; /* U+00DC, as UTF-8 */
+  static const uint8_t wire_l1[] = { 10, 0, 0, 0, 'I', 'D', 'L', ':', 0xdc, ':', '1', '.', '0', 0, 0, 0,
+                                     0, 0, 0, 0 };
+  static const uint8_t wire_u8[] = { 11, 0, 0, 0, 'I', 'D', 'L', ':', 0xc3, 0x9c, ':', '1', '.', '0', 0, 0,
+                                     0, 0, 0, 0 };
+  for (int pairing = 0; pairing < 4; pairing++) {
+    cdr_opts op = tu_opts_pairing(pairing, CDR_LITTLE_ENDIAN);
+    const uint8_t *want = op.tcs_c == CDR_CS_UTF8 ? wire_u8 : wire_l1;
+    iiop_ior ior = { id, NULL, 0 };
+    cdr_out o;
+    ck_assert_int_eq(cdr_out_init(&o, &op), CDR_OK);
+    ck_assert_int_eq(iiop_ior_write(&o, &ior), CDR_OK);
+    TU_ASSERT_BYTES(cdr_out_data(&o), cdr_out_size(&o), want, sizeof wire_l1);
+    cdr_out_close(&o);
+    cdr_arena a;
+    cdr_arena_init(&a, NULL);
+    cdr_in i;
+    ck_assert_int_eq(cdr_in_init(&i, want, sizeof wire_l1, CDR_LITTLE_ENDIAN, &op), CDR_OK);
+    cdr_in_set_arena(&i, &a);
+    iiop_ior back;
+    ck_assert_int_eq(iiop_ior_read(&i, &back), CDR_OK);
+    ck_assert_str_eq(back.type_id, id);
+    ck_assert_uint_eq(back.nprofiles, 0);
+    cdr_in_close(&i);
+    cdr_arena_free(&a);
+  }
+}
+END_TEST
+
 START_TEST(test_bogus_counts)
 {
   cdr_mem_counter c;
@@ -1348,6 +1381,7 @@ static Suite *ior_suite(void)
   tcase_add_test(tc, test_c08_variants);
   tcase_add_test(tc, test_c01_huge_type_id);
   tcase_add_test(tc, test_bogus_counts);
+  tcase_add_test(tc, test_type_id_in_every_code_set_pairing);
   tcase_add_test(tc, test_c20_stringified_ior_syntax);
   tcase_add_test(tc, test_c20_corbaloc);
   tcase_add_test(tc, test_c20_ior_hosts_and_ports);

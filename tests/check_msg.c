@@ -992,7 +992,7 @@ START_TEST(test_encode_rejects)
   cdr_out_close(&o);
   /* A failed stream stays failed. */
   enc_init(&o, 2, 0);
-  cdr_out_fail(&o, CDR_E_NOMEM);
+  cdr_out_fail(&o, CDR_E_NOMEM, "test: out of memory");
   ck_assert_int_eq(giop_begin_message_error(&o), CDR_E_NOMEM);
   ck_assert_int_eq(giop_end(&o), CDR_E_NOMEM);
   cdr_out_close(&o);
@@ -1713,6 +1713,74 @@ END_TEST
 
 /* ---------------------------------------------------------------- tables, contexts */
 
+/* A system exception's repository ID is UTF-8 on the C side whatever the
+ * native code set, as value repository IDs are: written converted to the
+ * transmission code set, read back as UTF-8, so a relayed reply keeps its
+ * octets (tests/fuzz/corpus/giop/sysexc-repoid-native-vs-transmission). */
+START_TEST(test_system_exception_id_in_every_code_set_pairing)
+{
+  static const char id[] = "IDL:a/\xc3\x9c:1.0"; /* U+00DC, as UTF-8 */
+  static const uint8_t wire_l1[] = { 0, 0, 0, 12, 'I', 'D', 'L', ':', 'a', '/', 0xdc, ':', '1', '.', '0', 0,
+                                     0, 0, 0, 7, 0, 0, 0, 1 };
+  static const uint8_t wire_u8[] = { 0, 0, 0, 13, 'I', 'D', 'L', ':', 'a', '/', 0xc3, 0x9c, ':', '1', '.', '0',
+                                     0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 1 };
+  for (int pairing = 0; pairing < 4; pairing++) {
+    cdr_opts op = tu_opts_pairing(pairing, CDR_BIG_ENDIAN);
+    const uint8_t *want = op.tcs_c == CDR_CS_UTF8 ? wire_u8 : wire_l1;
+    size_t wn = op.tcs_c == CDR_CS_UTF8 ? sizeof wire_u8 : sizeof wire_l1;
+    cdr_out o;
+    ck_assert_int_eq(cdr_out_init(&o, &op), CDR_OK);
+    giop_system_exception e = { id, 7, GIOP_COMPLETED_NO };
+    giop_put_system_exception(&o, &e);
+    ck_assert_int_eq(cdr_out_status(&o), CDR_OK);
+    TU_ASSERT_BYTES(cdr_out_data(&o), cdr_out_size(&o), want, wn);
+    cdr_out_close(&o);
+    cdr_arena a;
+    cdr_arena_init(&a, NULL);
+    cdr_in i;
+    ck_assert_int_eq(cdr_in_init(&i, want, wn, CDR_BIG_ENDIAN, &op), CDR_OK);
+    cdr_in_set_arena(&i, &a);
+    giop_system_exception f;
+    ck_assert_int_eq(giop_get_system_exception(&i, &f), CDR_OK);
+    ck_assert_str_eq(f.repo_id, id);
+    ck_assert_uint_eq(f.minor, 7);
+    ck_assert_uint_eq(f.completed, GIOP_COMPLETED_NO);
+    ck_assert_uint_eq(cdr_in_remaining(&i), 0);
+    cdr_in_close(&i);
+    /* An ISO-8859-1 wire needs the arena for the UTF-8 copy. */
+    ck_assert_int_eq(cdr_in_init(&i, want, wn, CDR_BIG_ENDIAN, &op), CDR_OK);
+    int rc = giop_get_system_exception(&i, &f);
+    if (op.tcs_c == CDR_CS_UTF8) {
+      ck_assert_int_eq(rc, CDR_OK);
+      ck_assert_ptr_eq(f.repo_id, (const char *)want + 4); /* a view into the message */
+    } else {
+      ck_assert_int_eq(rc, CDR_E_STATE);
+      ck_assert_uint_eq(cdr_in_error_offset(&i), 0);
+      ck_assert_str_eq(cdr_in_error_message(&i), "no arena to decode into");
+    }
+    cdr_in_close(&i);
+    cdr_arena_free(&a);
+  }
+  /* The fuzzer's case: native ISO-8859-1, transmission UTF-8, an octet ae
+   * that is not UTF-8 on the wire: it comes back unchanged, not as c2 ae. */
+  static const uint8_t odd[] = { 0, 0, 0, 2, 0xae, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.tcs_c = CDR_CS_UTF8;
+  cdr_in i;
+  ck_assert_int_eq(cdr_in_init(&i, odd, sizeof odd, CDR_BIG_ENDIAN, &op), CDR_OK);
+  giop_system_exception f;
+  ck_assert_int_eq(giop_get_system_exception(&i, &f), CDR_OK);
+  op.byte_order = CDR_BIG_ENDIAN;
+  cdr_out o;
+  ck_assert_int_eq(cdr_out_init(&o, &op), CDR_OK);
+  giop_put_system_exception(&o, &f);
+  TU_ASSERT_BYTES(cdr_out_data(&o), cdr_out_size(&o), odd, sizeof odd);
+  cdr_out_close(&o);
+  cdr_in_close(&i);
+}
+END_TEST
+
 START_TEST(test_system_exception_table)
 {
   static const char *const names[] = {
@@ -1864,6 +1932,7 @@ static Suite *msg_suite(void)
   suite_add_tcase(s, tc);
   tc = tcase_create("tables");
   tcase_add_test(tc, test_system_exception_table);
+  tcase_add_test(tc, test_system_exception_id_in_every_code_set_pairing);
   tcase_add_test(tc, test_codeset_context);
   tcase_add_test(tc, test_sc_find);
   suite_add_tcase(s, tc);

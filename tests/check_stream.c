@@ -1395,13 +1395,117 @@ START_TEST(test_sticky_input_error_zero_length_bulk)
 }
 END_TEST
 
+static void *fail_malloc(size_t n, void *ud) { (void)n; (void)ud; return NULL; }
+static void *fail_realloc(void *p, size_t n, void *ud) { (void)p; (void)n; (void)ud; return NULL; }
+static void fail_free(void *p, void *ud) { (void)ud; free(p); }
+
+/* Each kind of output failure records its status, its reason and a message
+ * that says what was wrong; the first one stays. */
+START_TEST(test_output_error_messages)
+{
+  static const cdr_allocator none = { fail_malloc, fail_realloc, fail_free, NULL };
+  static const cdr_type en = { .kind = CDR_K_ENUM, .size = 4, .align = 4, .u.en = { 2, NULL } };
+  static const cdr_type bstr = { .kind = CDR_K_STRING, .size = sizeof(char *),
+                                 .align = _Alignof(char *), .u.str = { 2 } };
+  static const cdr_wchar pair[] = { 0x1F60E };
+  static const cdr_wchar nul[] = { 'a', 0 };
+  enum { DEF, SMALL, NOMEM, UCS2, NOWCHAR, GIOP10, UTF8_NATIVE, DEPTH1 };
+  static const struct {
+    int opts;
+    int step;
+    int st, reason;
+    const char *msg;
+  } want[] = {
+    { SMALL, 0, CDR_E_LIMIT, CDR_E_LIMIT, "output larger than opts.max_size" },
+    { DEF, 1, CDR_E_LIMIT, CDR_E_LIMIT, "write past the end of the caller's fixed buffer" },
+    { NOMEM, 0, CDR_E_NOMEM, CDR_E_NOMEM, "buffer allocation failed" },
+    { DEF, 2, CDR_E_INVALID, CDR_E_INVALID, "array element size not 1, 2, 4 or 8" },
+    { DEF, 3, CDR_E_VALUE, CDR_E_VALUE, "boolean other than 0 or 1" },
+    { DEF, 4, CDR_E_STRING, CDR_E_STRING, "NUL inside a string" },
+    { DEF, 5, CDR_E_STRING, CDR_E_STRING, "NUL inside a wstring" },
+    { UCS2, 6, CDR_E_CODESET, CDR_E_CODESET, "wstring character above U+FFFF in UCS-2" },
+    { DEF, 7, CDR_E_CODESET, CDR_E_CODESET, "wchar above U+FFFF (one UTF-16 unit)" },
+    { UTF8_NATIVE, 8, CDR_E_CODESET, CDR_E_CODESET, "string not well-formed UTF-8 (the native code set)" },
+    { UTF8_NATIVE, 9, CDR_E_CODESET, CDR_E_CODESET,
+      "string character not in ISO-8859-1 (the transmission code set)" },
+    { NOWCHAR, 6, CDR_E_CODESET, CDR_E_NO_WCHAR,
+      "wchar/wstring written with no wchar transmission code set" },
+    { GIOP10, 7, CDR_E_UNSUPPORTED, CDR_E_WCHAR_GIOP10, "wchar/wstring written in GIOP 1.0" },
+    { DEF, 10, CDR_E_LIMIT, CDR_E_LIMIT, "encapsulation nesting deeper than CDR_ENCAP_MAX" },
+    { DEPTH1, 10, CDR_E_LIMIT, CDR_E_LIMIT, "encapsulation nesting deeper than opts.max_depth" },
+    { DEF, 11, CDR_E_STATE, CDR_E_STATE, "end of an encapsulation that was not begun" },
+    { DEF, 12, CDR_E_STATE, CDR_E_STATE, "stream closed" },
+    { DEF, 13, CDR_E_VALUE, CDR_E_VALUE, "enum value not below its type's count" },
+    { DEF, 14, CDR_E_VALUE, CDR_E_VALUE, "string longer than its bound" },
+  };
+  for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+    TU_CTX("case %zu", k);
+    cdr_opts op;
+    cdr_opts_default(&op);
+    if (want[k].opts == SMALL)
+      op.max_size = 8;
+    if (want[k].opts == NOMEM)
+      op.alloc = &none;
+    if (want[k].opts == UCS2)
+      op.tcs_w = CDR_CS_UCS2;
+    if (want[k].opts == NOWCHAR)
+      op.tcs_w = 0;
+    if (want[k].opts == GIOP10)
+      op.giop_minor = 0;
+    if (want[k].opts == UTF8_NATIVE)
+      op.ncs_c = CDR_CS_UTF8;
+    if (want[k].opts == DEPTH1)
+      op.max_depth = 1;
+    uint8_t fixed[4];
+    cdr_out o;
+    if (want[k].step == 1)
+      ck_assert_int_eq(cdr_out_init_buffer(&o, &op, fixed, sizeof fixed), CDR_OK);
+    else
+      ck_assert_int_eq(cdr_out_init(&o, &op), CDR_OK);
+    uint32_t v = 7;
+    const char *p = NULL;
+    switch (want[k].step) {
+    case 0: cdr_put_raw(&o, "0123456789", 10); break;
+    case 1: cdr_put_ulonglong(&o, 1); break;
+    case 2: cdr_put_array(&o, "abc", 1, 3); break;
+    case 3: cdr_put_array_boolean(&o, (const bool *)"\2", 1); break;
+    case 4: cdr_put_string_n(&o, "a\0b", 3); break;
+    case 5: cdr_put_wstring(&o, nul, 2); break;
+    case 6: cdr_put_wstring(&o, pair, 1); break;
+    case 7: cdr_put_wchar(&o, 0x1F60E); break;
+    case 8: cdr_put_string(&o, "\xff"); break;
+    case 9: cdr_put_string(&o, "\xc4\x80"); break; /* U+0100 */
+    case 10:
+      for (int d = 0; d <= CDR_ENCAP_MAX; d++)
+        cdr_out_begin_encap(&o);
+      break;
+    case 11: cdr_out_end_encap(&o); break;
+    case 12: cdr_out_close(&o); break;
+    case 13: cdr_write(&o, &en, &v); break;
+    case 14: p = "abc"; cdr_write(&o, &bstr, &p); break;
+    }
+    ck_assert_int_eq(cdr_out_status(&o), want[k].st);
+    ck_assert_int_eq(cdr_out_error_reason(&o), want[k].reason);
+    ck_assert_str_eq(cdr_out_error_message(&o), want[k].msg);
+    cdr_out_fail(&o, CDR_E_TYPE, "later"); /* the first error stays */
+    ck_assert_str_eq(cdr_out_error_message(&o), want[k].msg);
+    cdr_out_close(&o);
+  }
+}
+END_TEST
+
 START_TEST(test_sticky_output_error)
 {
   cdr_out o;
   cdr_out_init(&o, NULL);
   cdr_put_ulong(&o, 1);
-  ck_assert_int_eq(cdr_out_fail(&o, CDR_E_TYPE), CDR_E_TYPE);
-  ck_assert_int_eq(cdr_out_fail(&o, CDR_E_VALUE), CDR_E_TYPE);
+  ck_assert_str_eq(cdr_out_error_message(&o), "");
+  ck_assert_int_eq(cdr_out_error_reason(&o), CDR_OK);
+  ck_assert_int_eq(cdr_out_fail(&o, CDR_E_TYPE, "first"), CDR_E_TYPE);
+  ck_assert_int_eq(cdr_out_fail(&o, CDR_E_VALUE, "second"), CDR_E_TYPE);
+  ck_assert_int_eq(cdr_out_fail_reason(&o, CDR_E_CODESET, CDR_E_NO_WCHAR, "third"), CDR_E_TYPE);
+  ck_assert_str_eq(cdr_out_error_message(&o), "first"); /* the first error's */
+  ck_assert_int_eq(cdr_out_error_reason(&o), CDR_E_TYPE);
   cdr_put_octet(&o, 1);
   cdr_put_ulonglong(&o, 1);
   cdr_put_string(&o, "abc");
@@ -2073,6 +2177,7 @@ static Suite *stream_suite(void)
   tcase_add_test(tc, test_sticky_input_error);
   tcase_add_test(tc, test_sticky_input_error_zero_length_bulk);
   tcase_add_test(tc, test_sticky_output_error);
+  tcase_add_test(tc, test_output_error_messages);
   tcase_add_test(tc, test_closed_streams);
   tcase_add_test(tc, test_init_forgets_stale_state);
   suite_add_tcase(s, tc);

@@ -11,11 +11,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cdr/codeset.h>
+#include <cdr/stream.h>
 
 /* What a failing octet comparison is about (set it before a batch of
  * checks; printed with the diff). */
 static char tu_ctx[160] __attribute__((unused));
 #define TU_CTX(...) snprintf(tu_ctx, sizeof tu_ctx, __VA_ARGS__)
+
+/* The default options in BYTE_ORDER with the char code sets of PAIRING
+ * (0..3: bit 0 native UTF-8, else ISO-8859-1; bit 1 transmission UTF-8,
+ * else ISO-8859-1), named in tu_ctx. */
+static inline cdr_opts tu_opts_pairing(int pairing, int byte_order)
+{
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.byte_order = (uint8_t)byte_order;
+  op.ncs_c = pairing & 1 ? CDR_CS_UTF8 : CDR_CS_ISO8859_1;
+  op.tcs_c = pairing & 2 ? CDR_CS_UTF8 : CDR_CS_ISO8859_1;
+  TU_CTX("ncs %s tcs %s", cdr_codeset_name(op.ncs_c), cdr_codeset_name(op.tcs_c));
+  return op;
+}
 
 /* "0a 1b .." for at most 64 octets of P into BUF (CAP >= 200). */
 static inline const char *tu_hex(char *buf, size_t cap, const uint8_t *p, size_t n)

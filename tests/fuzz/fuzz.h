@@ -32,18 +32,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FUZZ_SAME(a, alen, b, blen)                                                   \
   FUZZ_CHECK((alen) == (blen) && ((alen) == 0 || memcmp((a), (b), (alen)) == 0))
 
-/* Known findings not fixed yet are tolerated where a target says so,
- * unless FUZZ_STRICT is set in the environment: tests/fuzz/known.test
- * replays their reproducers (tests/fuzz/known/<target>/) that way and is
- * expected to fail until they are fixed. */
-static inline int fuzz_strict(void)
-{
-  static int strict = -1;
-  if (strict < 0)
-    strict = getenv("FUZZ_STRICT") != NULL;
-  return strict;
-}
-
 /* A reader of the input's leading configuration octets: past the end it
  * gives zeros, so every input is valid. */
 typedef struct fuzz_in {

@@ -219,13 +219,6 @@ static void check_stream(fuzz_in *f)
       cdr_out w1, w2;
       if (cdr_out_init(&w1, &o) == CDR_OK) {
         write_one(&w1, &v1);
-        /* Known finding (tests/fuzz/known/codeset): under UCS-2 the reader
-         * combines a surrogate pair into a supplementary character that
-         * the writer then refuses. */
-        if (!fuzz_strict() && o.tcs_w == CDR_CS_UCS2 && cdr_out_status(&w1) == CDR_E_CODESET) {
-          cdr_out_close(&w1);
-          goto done;
-        }
         FUZZ_CHECK(cdr_out_status(&w1) == CDR_OK);
         cdr_in j;
         FUZZ_CHECK(cdr_in_init(&j, cdr_out_data(&w1), cdr_out_size(&w1), o.byte_order, &back) == CDR_OK);
@@ -248,7 +241,6 @@ static void check_stream(fuzz_in *f)
       cdr_out_close(&w1);
     }
   }
-done:
   cdr_in_close(&i);
   cdr_arena_free(&a);
 }

@@ -94,7 +94,8 @@ static inline void *cdr_arena_alloc(cdr_arena *a, size_t size, size_t align)
 }
 
 /* A reset arena from the calling thread's pool (or a new one over the global
- * allocator); NULL only when allocation fails.  Give it back with
+ * allocator), with no maximum (SIZE_MAX, whatever cdr_arena_set_max() its
+ * previous user set); NULL only when allocation fails.  Give it back with
  * cdr_arena_put(), which resets it and keeps it in the calling thread's
  * pool, or frees it past the pool's bounds (cdr/pool.h: by default at most
  * 4 arenas a thread, none whose next block would exceed 1 MiB; an arena

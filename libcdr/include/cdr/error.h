@@ -34,9 +34,10 @@
  *   CLOSED       the connection was closed (libiiop)
  *
  * Reasons.  The last rows are never returned: they refine a broader status
- * that a stream records, with the row's message (cdr_strerror() of the
- * reason), so that cdr_error_reason() gives the precise code and with it
- * the exception and minor code the standard asks for:
+ * that a stream records.  The stream keeps the reason as a value next to
+ * its status (cdr_in_error_reason(), cdr_out_error_reason(); set by
+ * cdr_in_fail_reason(), cdr_out_fail_reason()), and with it the exception
+ * and minor code the standard asks for:
  *   NO_WCHAR     (recorded as CODESET) wchar data and no wchar transmission
  *                code set negotiated: BAD_PARAM 23 (CORBA 3.x "Code Set
  *                Negotiation"; omniORB's BAD_PARAM_WCharTCSNotKnown)
@@ -98,12 +99,6 @@ CDR_API const char *cdr_status_exception(int status);
  * cdr_status_exception(STATUS), or 0 when none applies (codes not in the
  * table too). */
 CDR_API uint32_t cdr_status_minor(int status);
-
-/* The precise code of an error recorded as STATUS with MESSAGE (a stream's
- * cdr_in_status() and cdr_in_error_message()): the code whose row's
- * message MESSAGE is (the pointer cdr_strerror() gives, as a stream records
- * a reason), else STATUS. */
-CDR_API int cdr_error_reason(int status, const char *message);
 
 #ifdef __cplusplus
 }

@@ -50,6 +50,7 @@ typedef struct cdr_in {
   uint8_t depth;         /* open encapsulations */
   uint8_t in_chunk;      /* reading a chunked value's state: end is its chunk's end */
   int status;            /* sticky error, CDR_OK while none */
+  int reason;            /* while status is set: its precise code */
   size_t chunk_lim;      /* while in_chunk: the end that chunks may not pass */
   size_t err_pos;        /* where the first error happened */
   const char *err_msg;   /* static string describing it */
@@ -87,6 +88,12 @@ static inline int cdr_in_status(const cdr_in *i) { return i->status; }
  * none). */
 static inline size_t cdr_in_error_offset(const cdr_in *i) { return i->err_pos; }
 static inline const char *cdr_in_error_message(const cdr_in *i) { return i->err_msg ? i->err_msg : ""; }
+/* Its precise code: the row of CDR_STATUS_MAP (cdr/error.h) that says
+ * which CORBA exception and minor code it maps to.  A reason row
+ * (CDR_E_NO_WCHAR recorded as CDR_E_CODESET, CDR_E_WCHAR_GIOP10 as
+ * CDR_E_UNSUPPORTED) where one applies, else the status itself (CDR_OK if
+ * none). */
+static inline int cdr_in_error_reason(const cdr_in *i) { return i->status != CDR_OK ? i->reason : CDR_OK; }
 /* Position (octets from the buffer start) and octets left in the innermost
  * encapsulation. */
 static inline size_t cdr_in_pos(const cdr_in *i) { return i->pos; }
@@ -100,9 +107,14 @@ CDR_API int cdr_in_set_origin(cdr_in *i, size_t pos) CDR_NONNULL(1);
  * otherwise.  Does nothing after an error. */
 CDR_API int cdr_in_seek(cdr_in *i, size_t pos) CDR_NONNULL(1);
 
-/* Record ERR with message MSG (static) at the current position if no error
- * is recorded yet, and stop reading.  Returns the stream's status. */
+/* Record ERR with message MSG (static; NULL: cdr_strerror(ERR)) at the
+ * current position if no error is recorded yet, and stop reading; its
+ * reason is ERR.  CDR_OK records nothing.  Returns the stream's status. */
 CDR_API int cdr_in_fail(cdr_in *i, int err, const char *msg) CDR_NONNULL(1);
+/* Like cdr_in_fail(), with REASON (a row of CDR_STATUS_MAP that refines
+ * ERR, e.g. CDR_E_NO_WCHAR for CDR_E_CODESET) as cdr_in_error_reason();
+ * MSG NULL: cdr_strerror(REASON). */
+CDR_API int cdr_in_fail_reason(cdr_in *i, int err, int reason, const char *msg) CDR_NONNULL(1);
 
 /* Slow path of the readers: inside a chunked value's state it moves to the
  * next chunk when the current one is used up; otherwise it records
@@ -195,12 +207,28 @@ CDR_API int cdr_get_string_view(cdr_in *i, const char **s, uint32_t *len) CDR_NO
  * CDR_E_NOMEM, and CDR_E_STATE when the stream has no arena). */
 CDR_API char *cdr_get_string(cdr_in *i, uint32_t *len) CDR_NONNULL(1);
 
+/* An identifier as UTF-8, whatever opts.ncs_c: a repository ID (values,
+ * system exceptions, an IOR's type_id), a codebase URL, an IIOP host name.
+ * The wire form is a string (as cdr_get_string_view() reads it) in the
+ * transmission code set; *S points at its octets inside the buffer
+ * (NUL-terminated there) when they are ASCII or opts.tcs_c is UTF-8, else
+ * at a copy converted from ISO-8859-1 to UTF-8 in the stream's arena.  *LEN
+ * (may be NULL) gets its length in octets.  cdr_put_string_utf8() writes
+ * it.  Errors: those of cdr_get_string_view(); for a converted copy
+ * CDR_E_STATE (no arena) and CDR_E_NOMEM, recorded at the string's length
+ * field.  *S and *LEN untouched on error. */
+CDR_API int cdr_get_string_utf8(cdr_in *i, const char **s, uint32_t *len) CDR_NONNULL(1, 2);
+
 /* wstring copied into the arena as code points, NUL-terminated; *LEN (may
  * be NULL) gets the number of code points.  GIOP 1.2: ulong octet count
  * (even), an optional byte-order mark, UTF-16 (without a mark: big-endian,
  * or the stream's order with CDR_F_WCHAR_NOBOM_STREAM_ORDER); surrogate pairs
  * are combined, a lone surrogate is CDR_E_VALUE (MARSHAL; or U+FFFD with
- * CDR_F_WCHAR_REPLACE_INVALID).  GIOP 1.1: ulong count of code units
+ * CDR_F_WCHAR_REPLACE_INVALID).  With tcs_w UCS-2, which has no
+ * surrogates, any surrogate unit, paired or not, is CDR_E_CODESET
+ * (DATA_CONVERSION; U+FFFD with CDR_F_WCHAR_REPLACE_INVALID): the same
+ * rule as cdr_put_wstring(), which refuses characters above U+FFFF in
+ * UCS-2.  GIOP 1.1: ulong count of code units
  * including the terminating NUL, aligned ushort units in the stream's order
  * (a missing NUL or a NUL inside is CDR_E_STRING).  Other errors as for
  * strings and cdr_get_wchar(). */

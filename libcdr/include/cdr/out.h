@@ -10,8 +10,9 @@
  * default) and never swaps in that case.
  *
  * Errors are sticky: the first failure (out of memory, size limit, invalid
- * argument, code-set error) is recorded, later writes do nothing, and the
- * caller checks cdr_out_status() once at the end.
+ * argument, code-set error) is recorded with its code, its reason and a
+ * message saying what was wrong; later writes do nothing, and the caller
+ * checks cdr_out_status() once at the end.
  *
  * Memory: the stream owns its buffer (taken from a per-thread buffer pool,
  * grown on demand up to opts.max_size) unless cdr_out_init_buffer() gave it
@@ -46,6 +47,8 @@ typedef struct cdr_out {
   uint8_t closed;
   uint8_t depth;         /* open encapsulations */
   int status;            /* sticky error, CDR_OK while none */
+  int reason;            /* while status is set: its precise code */
+  const char *err_msg;   /* while status is set: static string describing it */
   cdr_opts opts;
   struct { size_t len_pos, origin; uint8_t order, swap; } encap[CDR_ENCAP_MAX];
   void *ext;             /* value-graph state (indirection tables), created on demand */
@@ -78,7 +81,19 @@ CDR_API int cdr_out_detach(cdr_out *o, uint8_t **data, size_t *len) CDR_NONNULL(
  * (NULL: default allocator). */
 CDR_API void cdr_out_buffer_free(const cdr_opts *opts, uint8_t *data);
 
+/* The first error (CDR_OK if none). */
 static inline int cdr_out_status(const cdr_out *o) { return o->status; }
+/* Its precise code: the row of CDR_STATUS_MAP (cdr/error.h) that says
+ * which CORBA exception and minor code it maps to.  A reason row
+ * (CDR_E_NO_WCHAR, CDR_E_WCHAR_GIOP10) where one applies, else the status
+ * itself (CDR_OK if none). */
+static inline int cdr_out_error_reason(const cdr_out *o) { return o->status != CDR_OK ? o->reason : CDR_OK; }
+/* What was wrong, e.g. "string longer than opts.max_string" (static; ""
+ * if none).  After cdr_out_close(): "stream closed". */
+static inline const char *cdr_out_error_message(const cdr_out *o)
+{
+  return o->status != CDR_OK ? o->err_msg : "";
+}
 /* The octets written so far (valid until the next write, reset or close). */
 static inline const uint8_t *cdr_out_data(const cdr_out *o) { return o->buf; }
 static inline size_t cdr_out_size(const cdr_out *o) { return o->pos; }
@@ -90,9 +105,15 @@ static inline const cdr_opts *cdr_out_opts(const cdr_out *o) { return &o->opts; 
  * GIOP sets it to the message start.  CDR_E_STATE inside an encapsulation. */
 CDR_API int cdr_out_set_origin(cdr_out *o, size_t pos) CDR_NONNULL(1);
 
-/* Record ERR as O's status if none is recorded yet (for custom marshallers);
- * returns the stream's status. */
-CDR_API int cdr_out_fail(cdr_out *o, int err) CDR_NONNULL(1);
+/* Record ERR with message MSG (a static string saying what was wrong;
+ * NULL: cdr_strerror(ERR)) as O's status if none is recorded yet (for
+ * custom marshallers), and stop writing; its reason is ERR.  CDR_OK
+ * records nothing.  Returns the stream's status. */
+CDR_API int cdr_out_fail(cdr_out *o, int err, const char *msg) CDR_NONNULL(1);
+/* Like cdr_out_fail(), with REASON (a row of CDR_STATUS_MAP that refines
+ * ERR, e.g. CDR_E_NO_WCHAR for CDR_E_CODESET) as cdr_out_error_reason();
+ * MSG NULL: cdr_strerror(REASON). */
+CDR_API int cdr_out_fail_reason(cdr_out *o, int err, int reason, const char *msg) CDR_NONNULL(1);
 
 /* Slow path of the writers: make room for N more octets.  Not for direct use. */
 CDR_API uint8_t *cdr_out__grow(cdr_out *o, size_t n);
@@ -176,11 +197,21 @@ CDR_API void cdr_put_fixed(cdr_out *o, const cdr_fixed *f) CDR_NONNULL(1, 2);
 CDR_API void cdr_put_string_n(cdr_out *o, const char *s, size_t len) CDR_NONNULL(1);
 CDR_API void cdr_put_string(cdr_out *o, const char *s) CDR_NONNULL(1, 2);
 
+/* An identifier held as UTF-8 whatever opts.ncs_c (a repository ID, a
+ * codebase URL, an IIOP host name): the NUL-terminated S written as
+ * cdr_put_string() writes a string, converted from UTF-8 to the
+ * transmission code set (CDR_E_CODESET: S is not well-formed UTF-8, or has
+ * a character ISO-8859-1 lacks when that is opts.tcs_c).
+ * cdr_get_string_utf8() reads it back. */
+CDR_API void cdr_put_string_utf8(cdr_out *o, const char *s) CDR_NONNULL(1, 2);
+
 /* wstring of LEN code points: GIOP 1.2: ulong length in octets, then (when
  * LEN > 0) the byte-order mark and the UTF-16 code units in the stream's
  * byte order, no terminator; GIOP 1.1: ulong length in code units including
  * a terminating NUL, then aligned ushort units.  Surrogate code points and
- * values above 0x10FFFF: CDR_E_CODESET.  Errors as cdr_put_wchar(). */
+ * values above 0x10FFFF: CDR_E_CODESET; with tcs_w UCS-2 (no surrogates)
+ * values above 0xFFFF too, as cdr_get_wstring() refuses surrogates there.
+ * A NUL: CDR_E_STRING.  Errors as cdr_put_wchar(). */
 CDR_API void cdr_put_wstring(cdr_out *o, const cdr_wchar *s, size_t len) CDR_NONNULL(1);
 
 /* N elements of ESIZE octets (1, 2, 4 or 8) from host memory V, aligned on

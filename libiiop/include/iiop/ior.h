@@ -55,7 +55,9 @@ typedef struct iiop_profile {
 } iiop_profile;
 
 typedef struct iiop_ior {
-  const char *type_id;       /* "" for a nil reference with no profiles */
+  const char *type_id;       /* the repository ID, UTF-8 whatever the stream's native
+                              * code set (cdr_get_string_utf8()); "" for a nil
+                              * reference with no profiles */
   iiop_profile *profiles;
   uint32_t nprofiles;
 } iiop_ior;
@@ -82,12 +84,14 @@ typedef struct iiop_codeset_info {
  * the stream's (CDR_E_SHORT/LENGTH/LIMIT/VALUE/STRING), recorded in I with
  * their offsets; CDR_E_NOMEM; CDR_E_STATE (I has no arena); *IOR untouched
  * on error.  Decoded octets point into I's buffer (strings, keys, raw
- * profile and component data) or the arena (arrays: I's arena). */
+ * profile and component data) or the arena (arrays; the type_id when it
+ * is converted to UTF-8 from a non-ASCII ISO-8859-1 one). */
 IIOP_API int iiop_ior_read(cdr_in *i, iiop_ior *ior) IIOP_WUR;
 /* Write IOR to O (profiles decoded from iiop fields when iiop_ok and data
  * is NULL, else the raw data, so a decoded IOR re-encodes byte for byte;
- * a profile body encoded from fields uses O's byte order).  A NULL type_id
- * is written as "".  Errors: the stream's; CDR_E_INVALID (also recorded in
+ * a profile body encoded from fields uses O's byte order).  The type_id
+ * is UTF-8, converted to the transmission code set (cdr_put_string_utf8());
+ * a NULL one is written as "".  Errors: the stream's; CDR_E_INVALID (also recorded in
  * O) for a profile that cannot be encoded: no data and not iiop_ok with
  * len > 0, an IIOP version other than 1.0-1.2, components in 1.0, a NULL
  * host, key or component array with a non-zero length. */

@@ -216,11 +216,16 @@ IIOP_API int giop_begin_close_connection(cdr_out *o);
 IIOP_API int giop_begin_message_error(cdr_out *o);
 /* GIOP 1.2: pad to 8 (relative to the message start); 1.0/1.1: nothing. */
 IIOP_API void giop_begin_body(cdr_out *o);
-/* Write a system exception body (repository ID, minor, completed). */
+/* Write a system exception body (repository ID, minor, completed).  The
+ * ID is UTF-8 whatever the native code set, converted to the transmission
+ * code set (cdr_put_string_utf8()); CDR_E_INVALID: no ID, or a completion
+ * status above 2. */
 IIOP_API void giop_put_system_exception(cdr_out *o, const giop_system_exception *e);
-/* Read one from a body; repo_id points into the message.  Errors: the
- * stream's (a completion status above 2 is CDR_E_VALUE); *E is untouched
- * on error. */
+/* Read one from a body; repo_id is UTF-8 (cdr_get_string_utf8()): it
+ * points into the message, or at a converted copy in the stream's arena
+ * when the transmission code set is ISO-8859-1 and the ID is not ASCII.
+ * Errors: the stream's (a completion status above 2 is CDR_E_VALUE; that
+ * ID without an arena is CDR_E_STATE); *E is untouched on error. */
 IIOP_API int giop_get_system_exception(cdr_in *i, giop_system_exception *e) IIOP_WUR;
 /* Patch message_size.  Errors: the stream's status; CDR_E_LIMIT when the
  * message exceeds 4 GiB - 1 octets; CDR_E_STATE without a GIOP header. */

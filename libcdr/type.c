@@ -649,17 +649,17 @@ static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned de
     cdr_seq s;
     memcpy(&s, src, sizeof s);
     const cdr_type *et = t->u.seq.elem;
-    if (!et || (s.len && !s.buf)) {
+    if (!et || (s._length && !s._buffer)) {
       cdr_out_fail(o, CDR_E_INVALID);
       return;
     }
-    if (t->u.seq.bound && s.len > t->u.seq.bound) {
+    if (t->u.seq.bound && s._length > t->u.seq.bound) {
       cdr_out_fail(o, CDR_E_VALUE);
       return;
     }
-    cdr_put_ulong(o, s.len);
-    if (s.len)
-      w_elems(o, et, s.buf, s.len, depth);
+    cdr_put_ulong(o, s._length);
+    if (s._length)
+      w_elems(o, et, s._buffer, s._length, depth);
     return;
   }
   default: /* CDR_K_ARRAY */
@@ -934,7 +934,7 @@ static void r_elems(cdr_in *i, const cdr_type *et, uint8_t *dst, size_t n, unsig
 
 static void r_seq(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
 {
-  cdr_seq s = { NULL, 0 };
+  cdr_seq s = { 0, 0, NULL, 0 }; /* arena-owned: _release stays 0 */
   const cdr_type *et = t->u.seq.elem;
   if (!et) {
     cdr_in_fail(i, CDR_E_INVALID, "sequence descriptor without an element type");
@@ -959,8 +959,8 @@ static void r_seq(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
     goto out;
   r_elems(i, et, buf, n, depth);
   if (i->status == CDR_OK) {
-    s.buf = buf;
-    s.len = n;
+    s._buffer = buf;
+    s._maximum = s._length = n;
   }
 out:
   memcpy(dst, &s, sizeof s);

@@ -44,10 +44,19 @@ typedef enum cdr_kind {
   CDR_K_CUSTOM     /* user callbacks (u.custom) */
 } cdr_kind;
 
-/* A sequence's C representation: LEN elements of elem->size octets at BUF. */
+/* A sequence's C representation, laid out as the OMG IDL-to-C mapping lays
+ * out every CORBA_sequence_<T> (CORBA_unsigned_long _maximum, _length; T
+ * *_buffer; CORBA_boolean _release, in this order), so that a generated
+ * CORBA_sequence_<T> and this struct are the same octets: _length elements
+ * of elem->size octets at _buffer, room for _maximum of them (>= _length;
+ * the writer reads only _length), and _release 1 when whoever frees the
+ * sequence frees _buffer too.  The decoder fills _maximum = _length and
+ * _release = 0: its buffer belongs to the input stream's arena. */
 typedef struct cdr_seq {
-  void *buf;
-  uint32_t len;
+  uint32_t _maximum;
+  uint32_t _length;
+  void *_buffer;
+  uint8_t _release;
 } cdr_seq;
 
 typedef struct cdr_type cdr_type;

@@ -15,6 +15,7 @@
 #include "internal_type.h"
 #include <stdbool.h>
 #include <cdr/type.h>
+#include <cdr/typecode.h>
 
 /* ---------------------------------------------------------------- basic descriptors */
 
@@ -271,12 +272,22 @@ static size_t min_wire(const cdr_type *t, unsigned flags, unsigned depth, unsign
   case CDR_K_SEQUENCE: return 4;
   case CDR_K_VALUE: return 4;            /* null or an indirection's tag */
   case CDR_K_CUSTOM: return t->u.custom.min_wire;
+  /* An any's or a TypeCode's kind, a Principal's count, an IOR's type ID
+   * length or an abstract interface's boolean and what follows it. */
+  case CDR_K_ANY: case CDR_K_TYPECODE: case CDR_K_PRINCIPAL: case CDR_K_OBJREF:
+  case CDR_K_ABSTRACT_INTERFACE:
+    return 4;
+  case CDR_K_ALIAS:
+    if (depth >= MIN_WIRE_DEPTH || !t->u.alias.type)
+      return 0;
+    return min_wire(t->u.alias.type, flags, depth + 1, budget);
+  case CDR_K_EXCEPT: /* its repository ID, then the members as a struct's */
   case CDR_K_STRUCT: {
     /* Bounded so that a descriptor that contains itself directly (invalid)
      * cannot recurse forever; 0 is always a safe lower bound. */
     if (depth >= MIN_WIRE_DEPTH || !t->u.st.members)
       return 0;
-    size_t s = 0;
+    size_t s = t->kind == CDR_K_EXCEPT ? 5 : 0;
     for (uint32_t k = 0; k < t->u.st.count; k++)
       if (t->u.st.members[k].type)
         s = sat_add(s, min_wire(t->u.st.members[k].type, flags, depth + 1, budget));
@@ -617,6 +628,10 @@ static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned de
   case CDR_K_STRING: w_string(o, t, ldptr(src)); return;
   case CDR_K_WSTRING: w_wstring(o, t, ldptr(src)); return;
   case CDR_K_VALUE: (void)cdr__value_write(o, t, src); return;
+  case CDR_K_NULL: case CDR_K_VOID: case CDR_K_ANY: case CDR_K_TYPECODE: case CDR_K_PRINCIPAL:
+  case CDR_K_OBJREF: case CDR_K_NATIVE: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_LOCAL_INTERFACE:
+    (void)cdr__tc_kind_write(o, t, src);
+    return;
   case CDR_K_CUSTOM: {
     if (!t->u.custom.write) {
       cdr_out_fail(o, CDR_E_INVALID);
@@ -628,6 +643,7 @@ static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned de
     return;
   }
   case CDR_K_STRUCT: case CDR_K_UNION: case CDR_K_SEQUENCE: case CDR_K_ARRAY:
+  case CDR_K_ALIAS: case CDR_K_EXCEPT:
     break;
   default:
     cdr_out_fail(o, CDR_E_INVALID);
@@ -644,6 +660,17 @@ static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned de
     return;
   case CDR_K_UNION:
     w_union(o, t, src, depth);
+    return;
+  case CDR_K_ALIAS: /* one level deeper, so that an alias of itself stops */
+    if (!t->u.alias.type) {
+      cdr_out_fail(o, CDR_E_INVALID);
+      return;
+    }
+    w_any(o, t->u.alias.type, src, depth);
+    return;
+  case CDR_K_EXCEPT:
+    cdr_put_string(o, t->repo_id ? t->repo_id : "");
+    w_struct(o, t, src, depth);
     return;
   case CDR_K_SEQUENCE: {
     cdr_seq s;
@@ -1054,6 +1081,10 @@ static void r_any(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
   case CDR_K_STRING: r_string(i, t, dst); return;
   case CDR_K_WSTRING: r_wstring(i, t, dst); return;
   case CDR_K_VALUE: (void)cdr__value_read(i, t, dst); return;
+  case CDR_K_NULL: case CDR_K_VOID: case CDR_K_ANY: case CDR_K_TYPECODE: case CDR_K_PRINCIPAL:
+  case CDR_K_OBJREF: case CDR_K_NATIVE: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_LOCAL_INTERFACE:
+    (void)cdr__tc_kind_read(i, t, dst);
+    return;
   case CDR_K_CUSTOM: {
     if (!t->u.custom.read) {
       cdr_in_fail(i, CDR_E_INVALID, "custom type without a reader");
@@ -1065,6 +1096,7 @@ static void r_any(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
     return;
   }
   case CDR_K_STRUCT: case CDR_K_UNION: case CDR_K_SEQUENCE: case CDR_K_ARRAY:
+  case CDR_K_ALIAS: case CDR_K_EXCEPT:
     break;
   default:
     cdr_in_fail(i, CDR_E_INVALID, "unknown type descriptor kind");
@@ -1079,6 +1111,16 @@ static void r_any(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
   case CDR_K_STRUCT: r_struct(i, t, dst, depth); return;
   case CDR_K_UNION: r_union(i, t, dst, depth); return;
   case CDR_K_SEQUENCE: r_seq(i, t, dst, depth); return;
+  case CDR_K_ALIAS:
+    if (!t->u.alias.type)
+      cdr_in_fail(i, CDR_E_INVALID, "alias descriptor without a type");
+    else
+      r_any(i, t->u.alias.type, dst, depth);
+    return;
+  case CDR_K_EXCEPT:
+    if (cdr__except_id_read(i, t) == CDR_OK)
+      r_struct(i, t, dst, depth);
+    return;
   default: /* CDR_K_ARRAY */
     if (!t->u.arr.elem) {
       cdr_in_fail(i, CDR_E_INVALID, "array descriptor without an element type");
@@ -1215,6 +1257,18 @@ static int v_check(const cdr_type *t, vstate *vs, unsigned depth, unsigned direc
   case CDR_K_VALUE: return HOST(void *) && t->u.val.vt ? CDR_OK : CDR_E_INVALID;
   case CDR_K_CUSTOM:
     return t->u.custom.write && t->u.custom.read ? CDR_OK : CDR_E_INVALID;
+  case CDR_K_NULL: case CDR_K_VOID: return t->size == 0 ? CDR_OK : CDR_E_INVALID;
+  case CDR_K_ANY: return HOST(cdr_any) ? CDR_OK : CDR_E_INVALID;
+  case CDR_K_PRINCIPAL: return HOST(cdr_seq) ? CDR_OK : CDR_E_INVALID;
+  case CDR_K_TYPECODE: case CDR_K_OBJREF: case CDR_K_NATIVE: case CDR_K_ABSTRACT_INTERFACE:
+  case CDR_K_LOCAL_INTERFACE:
+    return HOST(void *) ? CDR_OK : CDR_E_INVALID;
+  case CDR_K_ALIAS: {
+    const cdr_type *at = t->u.alias.type;
+    if (!at || at->size != t->size || at->align != t->align)
+      return CDR_E_INVALID;
+    return v_type(at, vs, depth + 1, direct);
+  }
   case CDR_K_SEQUENCE:
     if (!HOST(cdr_seq) || !t->u.seq.elem)
       return CDR_E_INVALID;
@@ -1227,6 +1281,7 @@ static int v_check(const cdr_type *t, vstate *vs, unsigned depth, unsigned direc
       return CDR_E_INVALID;
     return v_type(et, vs, depth + 1, direct);
   }
+  case CDR_K_EXCEPT:
   case CDR_K_STRUCT: {
     const cdr_member *m = t->u.st.members;
     if (t->u.st.count && !m)

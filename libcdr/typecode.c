@@ -470,6 +470,8 @@ static int cmp_value(cmp *c, const cdr_value_type *va, const cdr_value_type *vb)
     if (r != 1)
       return r;
   }
+  if (va->flags & CDR_VT_BOX) /* a box's member has no name in its TypeCode */
+    return va->nmembers == 1 ? tc_cmp(c, va->members[0].type, vb->members[0].type) : 1;
   return cmp_members(c, va->members, vb->members, va->nmembers);
 }
 

@@ -34,10 +34,6 @@ CDR_HIDDEN size_t cdr__type_min_wire_flags(const cdr_type *t, unsigned flags);
 CDR_HIDDEN int cdr__tc_kind_write(cdr_out *o, const cdr_type *t, const void *src);
 CDR_HIDDEN int cdr__tc_kind_read(cdr_in *i, const cdr_type *t, void *dst);
 
-/* An exception's repository ID (a string) before its members: it must be
- * T's own ID when T has one (CDR_E_TYPE otherwise).  Returns the status. */
-CDR_HIDDEN int cdr__except_id_read(cdr_in *i, const cdr_type *t);
-
 /* cdr_value_type_clear()'s part for the TypeCode cache `tc`. */
 struct cdr_value_type;
 CDR_HIDDEN void cdr__tc_value_clear(struct cdr_value_type *t);

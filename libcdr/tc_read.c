@@ -152,7 +152,7 @@ static bool r_struct(rd *r, tc_node *n)
   cdr_member *m = alloc(r, cnt, sizeof *m, alignof(cdr_member));
   if (i->status != CDR_OK)
     return false;
-  size_t off = 0, al = 1, mw = n->t.kind == CDR_K_EXCEPT ? 5 : 0;
+  size_t off = 0, al = 1, mw = 0;
   for (uint32_t k = 0; k < cnt; k++) {
     m[k].name = r_str(r);
     if (!(m[k].type = r_tc(r)))

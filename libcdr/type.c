@@ -281,13 +281,13 @@ static size_t min_wire(const cdr_type *t, unsigned flags, unsigned depth, unsign
     if (depth >= MIN_WIRE_DEPTH || !t->u.alias.type)
       return 0;
     return min_wire(t->u.alias.type, flags, depth + 1, budget);
-  case CDR_K_EXCEPT: /* its repository ID, then the members as a struct's */
+  case CDR_K_EXCEPT: /* its members, as a struct's */
   case CDR_K_STRUCT: {
     /* Bounded so that a descriptor that contains itself directly (invalid)
      * cannot recurse forever; 0 is always a safe lower bound. */
     if (depth >= MIN_WIRE_DEPTH || !t->u.st.members)
       return 0;
-    size_t s = t->kind == CDR_K_EXCEPT ? 5 : 0;
+    size_t s = 0;
     for (uint32_t k = 0; k < t->u.st.count; k++)
       if (t->u.st.members[k].type)
         s = sat_add(s, min_wire(t->u.st.members[k].type, flags, depth + 1, budget));
@@ -669,7 +669,6 @@ static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned de
     w_any(o, t->u.alias.type, src, depth);
     return;
   case CDR_K_EXCEPT:
-    cdr_put_string(o, t->repo_id ? t->repo_id : "");
     w_struct(o, t, src, depth);
     return;
   case CDR_K_SEQUENCE: {
@@ -1118,8 +1117,7 @@ static void r_any(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
       r_any(i, t->u.alias.type, dst, depth);
     return;
   case CDR_K_EXCEPT:
-    if (cdr__except_id_read(i, t) == CDR_OK)
-      r_struct(i, t, dst, depth);
+    r_struct(i, t, dst, depth);
     return;
   default: /* CDR_K_ARRAY */
     if (!t->u.arr.elem) {

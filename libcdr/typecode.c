@@ -857,18 +857,3 @@ int cdr__tc_kind_read(cdr_in *i, const cdr_type *t, void *dst)
     return cdr_in_fail(i, CDR_E_UNSUPPORTED, "values of this kind do not marshal here");
   }
 }
-
-int cdr__except_id_read(cdr_in *i, const cdr_type *t)
-{
-  const char *s;
-  uint32_t len;
-  size_t at = i->pos;
-  if (cdr_get_string_view(i, &s, &len) != CDR_OK)
-    return i->status;
-  const char *id = nz(t->repo_id);
-  if (*id && (strlen(id) != len || memcmp(s, id, len) != 0)) {
-    i->pos = at;
-    return cdr_in_fail(i, CDR_E_TYPE, "exception repository ID other than its TypeCode's");
-  }
-  return CDR_OK;
-}

@@ -596,8 +596,7 @@ START_TEST(test_layout_and_values)
   asmb want;
   a_init(&want, 0);
   w_node(&want);
-  a_str(&want, "IDL:T/Oops:1.0"); /* an exception: its ID, then its members */
-  a_ul(&want, 42);
+  a_ul(&want, 42); /* an exception: its members */
   a_ul(&want, (uint32_t)-5);
   a_ul(&want, 3);
   tu_put(&want.t, prin, 3);
@@ -614,12 +613,6 @@ START_TEST(test_layout_and_values)
   ck_assert_int_eq(r.l, -5);
   ck_assert_uint_eq(r.p._length, 3);
   ck_assert_int_eq(memcmp(r.p._buffer, prin, 3), 0);
-  cdr_in_close(&i);
-  /* Another exception's ID: CDR_E_TYPE. */
-  want.t.b[want.t.n - 4 - 4 - 4 - 2 - 4] ^= 1; /* a letter inside the exception's ID */
-  cdr_in_init(&i, want.t.b, want.t.n, CDR_BIG_ENDIAN, NULL);
-  cdr_in_set_arena(&i, &arena);
-  ck_assert_int_eq(cdr_read(&i, &m_t, &r), CDR_E_TYPE);
   cdr_in_close(&i);
   /* Kinds that do not marshal here. */
   void *ref = &v;

@@ -53,8 +53,10 @@ typedef enum cdr_kind {
   CDR_K_PRINCIPAL,         /* cdr_seq of octets: sequence<octet> */
   CDR_K_OBJREF,            /* an object reference (repo_id, name) */
   CDR_K_ALIAS,             /* an IDL typedef of u.alias.type: marshals as it */
-  CDR_K_EXCEPT,            /* an exception: its repository ID as a string,
-                            * then the members (u.st), as a struct */
+  CDR_K_EXCEPT,            /* an exception: its members (u.st), as a struct's.
+                            * The repository ID that precedes an exception in
+                            * a Reply is the GIOP layer's; in an Any only the
+                            * members go (as omniORB sends them) */
   CDR_K_NATIVE, CDR_K_ABSTRACT_INTERFACE, CDR_K_LOCAL_INTERFACE
 } cdr_kind;
 

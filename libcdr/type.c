@@ -546,8 +546,9 @@ __attribute__((noinline)) static void w_struct(cdr_out *o, const cdr_type *t, co
 {
   const cdr_member *m = t->u.st.members;
   uint32_t n = t->u.st.count;
-  if (CDR_UNLIKELY(n && !m)) {
-    cdr_out_fail(o, CDR_E_INVALID);
+  if (CDR_UNLIKELY(!m)) { /* no members (NULL + 0 is undefined) */
+    if (n)
+      cdr_out_fail(o, CDR_E_INVALID);
     return;
   }
   const cdr_member *e = m + n;
@@ -997,8 +998,9 @@ __attribute__((noinline)) static void r_struct(cdr_in *i, const cdr_type *t, uin
 {
   const cdr_member *m = t->u.st.members;
   uint32_t n = t->u.st.count;
-  if (CDR_UNLIKELY(n && !m)) {
-    cdr_in_fail(i, CDR_E_INVALID, "struct descriptor without members");
+  if (CDR_UNLIKELY(!m)) { /* no members (NULL + 0 is undefined) */
+    if (n)
+      cdr_in_fail(i, CDR_E_INVALID, "struct descriptor without members");
     return;
   }
   const cdr_member *e = m + n;

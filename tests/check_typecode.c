@@ -230,6 +230,16 @@ static int get(const uint8_t *p, size_t n, int le, cdr_typecode *tc, size_t *use
   return st;
 }
 
+/* TC written in byte order LE and read back. */
+static cdr_typecode reread(cdr_typecode tc, int le)
+{
+  size_t n;
+  const uint8_t *p = put(tc, le, &n);
+  cdr_typecode back = NULL;
+  ck_assert_int_eq(get(p, n, le, &back, NULL), CDR_OK);
+  return back;
+}
+
 /* TC's encoding is WANT in both byte orders; it reads back as a TypeCode
  * equal to TC, which writes the same octets again. */
 static cdr_typecode expect(cdr_typecode tc, void (*assemble)(asmb *))
@@ -557,19 +567,14 @@ END_TEST
  * the TypeCode kinds marshal inside structs. */
 START_TEST(test_layout_and_values)
 {
-  size_t n;
-  const uint8_t *p = put(&u_t, CDR_HOST_ORDER, &n);
-  cdr_typecode u;
-  ck_assert_int_eq(get(p, n, CDR_HOST_ORDER, &u, NULL), CDR_OK);
+  cdr_typecode u = reread(&u_t, CDR_HOST_ORDER);
   ck_assert_uint_eq(u->size, sizeof(U));
   ck_assert_uint_eq(u->align, alignof(U));
   ck_assert_uint_eq(u->u.un.disc_offset, offsetof(U, _d));
   for (int k = 0; k < 4; k++)
     ck_assert_uint_eq(u->u.un.cases[k].offset, offsetof(U, _u));
   ck_assert_int_eq(cdr_type_validate(u), CDR_OK);
-  p = put(&arr23_t, CDR_HOST_ORDER, &n);
-  cdr_typecode a;
-  ck_assert_int_eq(get(p, n, CDR_HOST_ORDER, &a, NULL), CDR_OK);
+  cdr_typecode a = reread(&arr23_t, CDR_HOST_ORDER);
   ck_assert_uint_eq(a->size, 24);
   ck_assert_int_eq(cdr_type_validate(a), CDR_OK);
 
@@ -809,10 +814,7 @@ END_TEST
 START_TEST(test_storage)
 {
   /* An arena TypeCode copied to the heap outlives its arena. */
-  size_t n;
-  const uint8_t *p = put(&line_t, CDR_BIG_ENDIAN, &n);
-  cdr_typecode a;
-  ck_assert_int_eq(get(p, n, CDR_BIG_ENDIAN, &a, NULL), CDR_OK);
+  cdr_typecode a = reread(&line_t, CDR_BIG_ENDIAN);
   int st = -1;
   cdr_typecode h = cdr_tc_dup(a, &st);
   ck_assert_int_eq(st, CDR_OK);
@@ -831,14 +833,15 @@ START_TEST(test_storage)
   cdr_tc_release(&node_t);
   cdr_tc_release(NULL);
   /* A recursive value type copied. */
-  p = put(&vder_ref_t, CDR_LITTLE_ENDIAN, &n);
-  ck_assert_int_eq(get(p, n, CDR_LITTLE_ENDIAN, &a, NULL), CDR_OK);
+  a = reread(&vder_ref_t, CDR_LITTLE_ENDIAN);
   h = cdr_tc_dup(a, NULL);
   cdr_arena_reset(&arena);
   ck_assert_int_eq(cdr_tc_equal(h, &vder_ref_t), 1);
   ck_assert_ptr_eq(h->u.val.vt->members[1].type->u.val.vt, h->u.val.vt);
   cdr_tc_release(h);
   /* No arena: CDR_E_STATE. */
+  size_t n;
+  const uint8_t *p = put(&vder_ref_t, CDR_LITTLE_ENDIAN, &n);
   cdr_in i;
   cdr_in_init(&i, p, n, CDR_LITTLE_ENDIAN, NULL);
   ck_assert_int_eq(cdr_get_typecode(&i, &a), CDR_E_STATE);

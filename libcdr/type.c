@@ -251,6 +251,10 @@ CDR_INLINE bool flat_pos_ok(size_t pos, size_t origin, const flat *f)
  * time.  Stopping early still gives a lower bound. */
 #define MIN_WIRE_BUDGET 4096
 
+CDR_INLINE size_t min_wire_members(const cdr_type *t, unsigned flags, unsigned depth, unsigned *budget);
+__attribute__((noinline)) static size_t min_wire_more(const cdr_type *t, unsigned flags, unsigned depth,
+                                                      unsigned *budget);
+
 static size_t min_wire(const cdr_type *t, unsigned flags, unsigned depth, unsigned *budget)
 {
   if (!*budget)
@@ -272,27 +276,7 @@ static size_t min_wire(const cdr_type *t, unsigned flags, unsigned depth, unsign
   case CDR_K_SEQUENCE: return 4;
   case CDR_K_VALUE: return 4;            /* null or an indirection's tag */
   case CDR_K_CUSTOM: return t->u.custom.min_wire;
-  /* An any's or a TypeCode's kind, a Principal's count, an IOR's type ID
-   * length or an abstract interface's boolean and what follows it. */
-  case CDR_K_ANY: case CDR_K_TYPECODE: case CDR_K_PRINCIPAL: case CDR_K_OBJREF:
-  case CDR_K_ABSTRACT_INTERFACE:
-    return 4;
-  case CDR_K_ALIAS:
-    if (depth >= MIN_WIRE_DEPTH || !t->u.alias.type)
-      return 0;
-    return min_wire(t->u.alias.type, flags, depth + 1, budget);
-  case CDR_K_EXCEPT: /* its members, as a struct's */
-  case CDR_K_STRUCT: {
-    /* Bounded so that a descriptor that contains itself directly (invalid)
-     * cannot recurse forever; 0 is always a safe lower bound. */
-    if (depth >= MIN_WIRE_DEPTH || !t->u.st.members)
-      return 0;
-    size_t s = 0;
-    for (uint32_t k = 0; k < t->u.st.count; k++)
-      if (t->u.st.members[k].type)
-        s = sat_add(s, min_wire(t->u.st.members[k].type, flags, depth + 1, budget));
-    return s;
-  }
+  case CDR_K_STRUCT: return min_wire_members(t, flags, depth, budget);
   case CDR_K_UNION: {
     if (depth >= MIN_WIRE_DEPTH || !t->u.un.disc)
       return 0;
@@ -314,6 +298,39 @@ static size_t min_wire(const cdr_type *t, unsigned flags, unsigned depth, unsign
       return 0;
     return sat_mul(t->u.arr.count, min_wire(t->u.arr.elem, flags, depth + 1, budget));
   default:
+    return min_wire_more(t, flags, depth, budget);
+  }
+}
+
+CDR_INLINE size_t min_wire_members(const cdr_type *t, unsigned flags, unsigned depth, unsigned *budget)
+{
+  /* Bounded so that a descriptor that contains itself directly (invalid)
+   * cannot recurse forever; 0 is always a safe lower bound. */
+  if (depth >= MIN_WIRE_DEPTH || !t->u.st.members)
+    return 0;
+  size_t s = 0;
+  for (uint32_t k = 0; k < t->u.st.count; k++)
+    if (t->u.st.members[k].type)
+      s = sat_add(s, min_wire(t->u.st.members[k].type, flags, depth + 1, budget));
+  return s;
+}
+
+/* The kinds of cdr/typecode.h, out of the way of the others' switch. */
+static size_t min_wire_more(const cdr_type *t, unsigned flags, unsigned depth, unsigned *budget)
+{
+  switch (t->kind) {
+  /* An any's or a TypeCode's kind, a Principal's count, an IOR's type ID
+   * length or an abstract interface's boolean and what follows it. */
+  case CDR_K_ANY: case CDR_K_TYPECODE: case CDR_K_PRINCIPAL: case CDR_K_OBJREF:
+  case CDR_K_ABSTRACT_INTERFACE:
+    return 4;
+  case CDR_K_ALIAS:
+    if (depth >= MIN_WIRE_DEPTH || !t->u.alias.type)
+      return 0;
+    return min_wire(t->u.alias.type, flags, depth + 1, budget);
+  case CDR_K_EXCEPT: /* its members, as a struct's */
+    return min_wire_members(t, flags, depth, budget);
+  default:
     return 0;
   }
 }
@@ -334,6 +351,8 @@ size_t cdr__type_min_wire_flags(const cdr_type *t, unsigned flags)
 
 static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned depth);
 static void w_struct(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned depth);
+__attribute__((noinline)) static void w_more(cdr_out *o, const cdr_type *t, const uint8_t *src,
+                                             unsigned depth);
 
 CDR_INLINE void w_boolean(cdr_out *o, uint8_t v)
 {
@@ -629,10 +648,6 @@ static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned de
   case CDR_K_STRING: w_string(o, t, ldptr(src)); return;
   case CDR_K_WSTRING: w_wstring(o, t, ldptr(src)); return;
   case CDR_K_VALUE: (void)cdr__value_write(o, t, src); return;
-  case CDR_K_NULL: case CDR_K_VOID: case CDR_K_ANY: case CDR_K_TYPECODE: case CDR_K_PRINCIPAL:
-  case CDR_K_OBJREF: case CDR_K_NATIVE: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_LOCAL_INTERFACE:
-    (void)cdr__tc_kind_write(o, t, src);
-    return;
   case CDR_K_CUSTOM: {
     if (!t->u.custom.write) {
       cdr_out_fail(o, CDR_E_INVALID);
@@ -644,10 +659,9 @@ static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned de
     return;
   }
   case CDR_K_STRUCT: case CDR_K_UNION: case CDR_K_SEQUENCE: case CDR_K_ARRAY:
-  case CDR_K_ALIAS: case CDR_K_EXCEPT:
     break;
   default:
-    cdr_out_fail(o, CDR_E_INVALID);
+    w_more(o, t, src, depth);
     return;
   }
   if (CDR_UNLIKELY(depth >= o->opts.max_depth)) {
@@ -661,16 +675,6 @@ static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned de
     return;
   case CDR_K_UNION:
     w_union(o, t, src, depth);
-    return;
-  case CDR_K_ALIAS: /* one level deeper, so that an alias of itself stops */
-    if (!t->u.alias.type) {
-      cdr_out_fail(o, CDR_E_INVALID);
-      return;
-    }
-    w_any(o, t->u.alias.type, src, depth);
-    return;
-  case CDR_K_EXCEPT:
-    w_struct(o, t, src, depth);
     return;
   case CDR_K_SEQUENCE: {
     cdr_seq s;
@@ -699,6 +703,31 @@ static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned de
   }
 }
 
+/* The kinds of cdr/typecode.h, out of the way of the others' switch. */
+static void w_more(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned depth)
+{
+  switch (t->kind) {
+  case CDR_K_NULL: case CDR_K_VOID: case CDR_K_ANY: case CDR_K_TYPECODE: case CDR_K_PRINCIPAL:
+  case CDR_K_OBJREF: case CDR_K_NATIVE: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_LOCAL_INTERFACE:
+    (void)cdr__tc_kind_write(o, t, src);
+    return;
+  case CDR_K_ALIAS: case CDR_K_EXCEPT:
+    if (CDR_UNLIKELY(depth >= o->opts.max_depth)) { /* so that an alias of itself stops */
+      cdr_out_fail(o, CDR_E_LIMIT);
+    } else if (t->kind == CDR_K_EXCEPT) {
+      w_struct(o, t, src, depth + 1);
+    } else if (!t->u.alias.type) {
+      cdr_out_fail(o, CDR_E_INVALID);
+    } else {
+      w_any(o, t->u.alias.type, src, depth + 1);
+    }
+    return;
+  default:
+    cdr_out_fail(o, CDR_E_INVALID);
+    return;
+  }
+}
+
 int cdr__write_at(cdr_out *o, const cdr_type *t, const void *src, unsigned depth)
 {
   w_any(o, t, src, depth);
@@ -718,6 +747,8 @@ int cdr_write(cdr_out *o, const cdr_type *t, const void *src)
 
 static void r_any(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth);
 static void r_struct(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth);
+__attribute__((noinline)) static void r_more(cdr_in *i, const cdr_type *t, uint8_t *dst,
+                                             unsigned depth);
 
 static void *r_alloc(cdr_in *i, size_t size, size_t align)
 {
@@ -1082,10 +1113,6 @@ static void r_any(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
   case CDR_K_STRING: r_string(i, t, dst); return;
   case CDR_K_WSTRING: r_wstring(i, t, dst); return;
   case CDR_K_VALUE: (void)cdr__value_read(i, t, dst); return;
-  case CDR_K_NULL: case CDR_K_VOID: case CDR_K_ANY: case CDR_K_TYPECODE: case CDR_K_PRINCIPAL:
-  case CDR_K_OBJREF: case CDR_K_NATIVE: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_LOCAL_INTERFACE:
-    (void)cdr__tc_kind_read(i, t, dst);
-    return;
   case CDR_K_CUSTOM: {
     if (!t->u.custom.read) {
       cdr_in_fail(i, CDR_E_INVALID, "custom type without a reader");
@@ -1097,10 +1124,9 @@ static void r_any(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
     return;
   }
   case CDR_K_STRUCT: case CDR_K_UNION: case CDR_K_SEQUENCE: case CDR_K_ARRAY:
-  case CDR_K_ALIAS: case CDR_K_EXCEPT:
     break;
   default:
-    cdr_in_fail(i, CDR_E_INVALID, "unknown type descriptor kind");
+    r_more(i, t, dst, depth);
     return;
   }
   if (CDR_UNLIKELY(depth >= i->opts.max_depth)) {
@@ -1112,21 +1138,36 @@ static void r_any(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
   case CDR_K_STRUCT: r_struct(i, t, dst, depth); return;
   case CDR_K_UNION: r_union(i, t, dst, depth); return;
   case CDR_K_SEQUENCE: r_seq(i, t, dst, depth); return;
-  case CDR_K_ALIAS:
-    if (!t->u.alias.type)
-      cdr_in_fail(i, CDR_E_INVALID, "alias descriptor without a type");
-    else
-      r_any(i, t->u.alias.type, dst, depth);
-    return;
-  case CDR_K_EXCEPT:
-    r_struct(i, t, dst, depth);
-    return;
   default: /* CDR_K_ARRAY */
     if (!t->u.arr.elem) {
       cdr_in_fail(i, CDR_E_INVALID, "array descriptor without an element type");
       return;
     }
     r_elems(i, t->u.arr.elem, dst, t->u.arr.count, depth);
+    return;
+  }
+}
+
+/* The kinds of cdr/typecode.h, out of the way of the others' switch. */
+static void r_more(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
+{
+  switch (t->kind) {
+  case CDR_K_NULL: case CDR_K_VOID: case CDR_K_ANY: case CDR_K_TYPECODE: case CDR_K_PRINCIPAL:
+  case CDR_K_OBJREF: case CDR_K_NATIVE: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_LOCAL_INTERFACE:
+    (void)cdr__tc_kind_read(i, t, dst);
+    return;
+  case CDR_K_ALIAS: case CDR_K_EXCEPT:
+    if (CDR_UNLIKELY(depth >= i->opts.max_depth)) /* so that an alias of itself stops */
+      cdr_in_fail(i, CDR_E_LIMIT, "types nested too deeply");
+    else if (t->kind == CDR_K_EXCEPT)
+      r_struct(i, t, dst, depth + 1);
+    else if (!t->u.alias.type)
+      cdr_in_fail(i, CDR_E_INVALID, "alias descriptor without a type");
+    else
+      r_any(i, t->u.alias.type, dst, depth + 1);
+    return;
+  default:
+    cdr_in_fail(i, CDR_E_INVALID, "unknown type descriptor kind");
     return;
   }
 }

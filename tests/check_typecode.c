@@ -627,6 +627,67 @@ START_TEST(test_layout_and_values)
 }
 END_TEST
 
+/* A value graph read by a decoded TypeCode alone: a list through a value
+ * member, written with the program's descriptors (no type information: the
+ * values are of their declared type), read into the decoded layout. */
+typedef struct Holder {
+  int32_t n;
+  VBase *v;
+} Holder;
+static cdr_value_type vlist_vt;
+static const cdr_type vlist_ref_t = { .kind = CDR_K_VALUE, .size = sizeof(void *),
+                                      .align = alignof(void *), .u.val.vt = &vlist_vt };
+typedef struct VList {
+  cdr_value hdr;
+  int32_t a;
+  struct VList *next;
+} VList;
+static const cdr_member vlist_m[] = { CDR_MEMBER(VList, a, &cdr_type_long),
+                                      CDR_MEMBER(VList, next, &vlist_ref_t) };
+static cdr_value_type vlist_vt = { .name = "VList", .repo_id = "IDL:T/VList:1.0",
+                                   .members = vlist_m, .nmembers = 2, .size = sizeof(VList),
+                                   .align = alignof(VList) };
+static const cdr_member h_m[] = { CDR_MEMBER(Holder, n, &cdr_type_long),
+                                  CDR_MEMBER(Holder, v, &vlist_ref_t) };
+static const cdr_type h_t = CDR_STRUCT_TYPE(Holder, "Holder", "IDL:T/Holder:1.0", h_m);
+
+START_TEST(test_values_by_typecode)
+{
+  VList c = { .hdr = { &vlist_vt }, .a = 3 };
+  VList b = { .hdr = { &vlist_vt }, .a = 2, .next = &c };
+  VList a = { .hdr = { &vlist_vt }, .a = 1, .next = &b };
+  c.next = &a; /* a cycle */
+  Holder h = { 7, (VBase *)(void *)&a };
+  cdr_out o;
+  cdr_out_init(&o, NULL);
+  ck_assert_int_eq(cdr_write(&o, &h_t, &h), CDR_OK);
+  size_t n = cdr_out_size(&o);
+  uint8_t *w = tu_dup(cdr_out_data(&o), n);
+  cdr_out_close(&o);
+  cdr_typecode t = reread(&h_t, CDR_HOST_ORDER);
+  ck_assert_uint_eq(t->size, sizeof(Holder));
+  cdr_in i;
+  cdr_in_init(&i, w, n, CDR_HOST_ORDER, NULL);
+  cdr_in_set_arena(&i, &arena);
+  Holder r;
+  ck_assert_int_eq(cdr_read(&i, t, &r), CDR_OK);
+  cdr_in_close(&i);
+  const VList *ra = (const VList *)(const void *)r.v;
+  ck_assert_int_eq(r.n, 7);
+  ck_assert_ptr_eq(ra->hdr.type, t->u.st.members[1].type->u.val.vt);
+  ck_assert_int_eq(ra->a, 1);
+  ck_assert_int_eq(ra->next->a, 2);
+  ck_assert_int_eq(ra->next->next->a, 3);
+  ck_assert_ptr_eq(ra->next->next->next, ra);
+  cdr_out_init(&o, NULL);
+  ck_assert_int_eq(cdr_write(&o, t, &r), CDR_OK);
+  TU_CTX("value graph rewritten by the decoded TypeCode");
+  TU_ASSERT_BYTES(cdr_out_data(&o), cdr_out_size(&o), w, n);
+  cdr_out_close(&o);
+  free(w);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- comparison */
 
 START_TEST(test_equal_equivalent)
@@ -1109,6 +1170,7 @@ static Suite *typecode_suite(void)
   tcase_add_test(tc, test_repeated);
   tcase_add_test(tc, test_values);
   tcase_add_test(tc, test_layout_and_values);
+  tcase_add_test(tc, test_values_by_typecode);
   tcase_add_test(tc, test_omniorb_octets);
   suite_add_tcase(s, tc);
   tc = tcase_create("api");

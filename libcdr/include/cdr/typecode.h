@@ -228,16 +228,19 @@ CDR_API void cdr_tc_release(cdr_typecode tc);
  * the same (repository IDs, names and member names as strings, aliases
  * kept; member, content, discriminator and base TypeCodes compared the
  * same way), else 0.  Recursive TypeCodes compare by structure: a pair of
- * TypeCodes met again while comparing them is taken as equal.  CDR_E_LIMIT
- * (negative) when the comparison would nest past 64 levels or visit more
- * than a million pairs. */
+ * TypeCodes met again while comparing them is taken as equal.  A negative
+ * status instead when it cannot tell: CDR_E_LIMIT (the comparison would
+ * nest past 64 levels or visit more than a million pairs), or the error of
+ * a value type's repository ID or base TypeCode that cannot be made
+ * (cdr_value_type_id(): CDR_E_INVALID, CDR_E_NOMEM). */
 CDR_API int cdr_tc_equal(cdr_typecode a, cdr_typecode b) CDR_NONNULL(1, 2);
 
 /* TypeCode::equivalent: as equal, but aliases are replaced by their
  * content at every level; where both TypeCodes have a kind with a
  * repository ID and both IDs are non-empty, they are equivalent exactly
  * when the IDs are equal; otherwise names and member names are ignored and
- * the other parameters compared.  1, 0 or CDR_E_LIMIT, as cdr_tc_equal(). */
+ * the other parameters compared.  1, 0 or a negative status, as
+ * cdr_tc_equal(). */
 CDR_API int cdr_tc_equivalent(cdr_typecode a, cdr_typecode b) CDR_NONNULL(1, 2);
 
 /* TypeCode::get_compact_typecode: into *OUT a heap TypeCode (release it)

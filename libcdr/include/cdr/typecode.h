@@ -62,7 +62,9 @@
  *     cdr_tc_release() drops one, and the last frees the block.
  * The C mapping's CORBA_Object_duplicate/CORBA_Object_release of a TypeCode
  * are cdr_tc_dup()/cdr_tc_release().  Descriptors the library builds are
- * immutable; a program never writes into them.  The value types inside
+ * immutable; a program never writes into them or copies one by value
+ * (cdr_tc_dup() is the copy: the library finds a built descriptor's storage
+ * from its address).  The value types inside
  * them have CDR_VT_NOCACHE (no walk plan is cached for them).
  *
  * Layout of the descriptors cdr_get_typecode() builds, by the OMG IDL-to-C

@@ -910,6 +910,67 @@ START_TEST(test_storage)
 }
 END_TEST
 
+/* Every allocation that fails in turn ends in CDR_E_NOMEM with nothing
+ * leaked: heap copies, compact forms, and the writer's table of offsets
+ * once it outgrows its inline slots (a struct of 20 sequence types). */
+START_TEST(test_alloc_failures)
+{
+  enum { W = 20 };
+  static cdr_type seqs[W];
+  static cdr_member wm[W];
+  for (int k = 0; k < W; k++) {
+    seqs[k] = (cdr_type)CDR_SEQUENCE_TYPE(&cdr_type_long, (uint32_t)k + 1);
+    wm[k] = (cdr_member){ "m", &seqs[k], (size_t)k * sizeof(cdr_seq) };
+  }
+  static const cdr_type wide_t = { .kind = CDR_K_STRUCT, .size = W * sizeof(cdr_seq),
+                                   .align = alignof(cdr_seq), .name = "Wide",
+                                   .repo_id = "IDL:T/Wide:1.0", .u.st = { wm, W } };
+  cdr_arena a;
+  cdr_arena_init(&a, cdr_mem_global());
+  size_t n;
+  const uint8_t *p = put(&vder_ref_t, CDR_HOST_ORDER, &n);
+  cdr_in i;
+  cdr_in_init(&i, p, n, CDR_HOST_ORDER, NULL);
+  cdr_in_set_arena(&i, &a);
+  cdr_typecode dec;
+  ck_assert_int_eq(cdr_get_typecode(&i, &dec), CDR_OK);
+  cdr_in_close(&i);
+  cdr_typecode base;
+  ck_assert_int_eq(cdr_tc_concrete_base_type(&vder_ref_t, &base), CDR_OK); /* its cache, ahead */
+  static uint8_t buf[4096];
+  int done = 0;
+  for (uint64_t k = 1; !done && k < 200; k++) {
+    cdr_mem_counter mc;
+    cdr_mem_counter_init(&mc, NULL);
+    mc.fail_at = k;
+    const cdr_allocator *old = cdr_mem_global();
+    cdr_mem_set_global(&mc.alloc);
+    int st;
+    cdr_typecode h = cdr_tc_dup(dec, &st);
+    ck_assert(st == CDR_OK ? h != NULL : st == CDR_E_NOMEM && h == NULL);
+    cdr_tc_release(h);
+    cdr_typecode c = NULL;
+    st = cdr_tc_get_compact(&vder_ref_t, &c);
+    ck_assert(st == CDR_OK || st == CDR_E_NOMEM);
+    cdr_tc_release(c);
+    cdr_opts op;
+    cdr_opts_default(&op);
+    op.alloc = &mc.alloc;
+    cdr_out o;
+    cdr_out_init_buffer(&o, &op, buf, sizeof buf);
+    st = cdr_put_typecode(&o, &wide_t);
+    ck_assert(st == CDR_OK || st == CDR_E_NOMEM);
+    cdr_out_close(&o);
+    cdr_mem_set_global(old);
+    ck_assert_int_eq(mc.live, 0);
+    done = mc.attempts < k; /* nothing left to fail */
+  }
+  ck_assert(done);
+  cdr_arena_free(&a);
+  cdr_value_type_clear(&vbase_vt);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- hostile input (C09, C02) */
 
 /* struct S { sequence<long> a; sequence<long> b; } with b's TypeCode
@@ -1179,6 +1240,7 @@ static Suite *typecode_suite(void)
   tcase_add_test(tc, test_compact);
   tcase_add_test(tc, test_accessors);
   tcase_add_test(tc, test_storage);
+  tcase_add_test(tc, test_alloc_failures);
   suite_add_tcase(s, tc);
   tc = tcase_create("hostile");
   tcase_add_checked_fixture(tc, setup, teardown);

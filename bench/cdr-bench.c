@@ -303,8 +303,8 @@ READ_LOOP(r_composite_generic, M_COMPOSITE, 1, {
   composite v;
   if (__builtin_expect(cdr_read(&in, &composite_type, &v) == CDR_OK, 1))
     acc += sum4(&v.s) + dbits(v.d) + (uint8_t)v.str[0]
-           + ((const uint8_t *)v.oct.buf)[v.oct.len - 1]
-           + (uint64_t)((const int32_t *)v.longs.buf)[v.longs.len - 1];
+           + ((const uint8_t *)v.oct._buffer)[v.oct._length - 1]
+           + (uint64_t)((const int32_t *)v.longs._buffer)[v.longs._length - 1];
 })
 READ_LOOP(r_bulk_oct, M_BULK_OCT, 1, {
   uint32_t cnt = 0;
@@ -661,16 +661,16 @@ static void fill_values(void)
   G.comp.s = G.fl;
   G.comp.d = G.dbl;
   G.comp.str = G.str;
-  G.comp.oct = (cdr_seq){ G.oct, OCT_SMALL };
-  G.comp.longs = (cdr_seq){ G.longs, LONG_SMALL };
+  G.comp.oct = (cdr_seq){ OCT_SMALL, OCT_SMALL, G.oct, 0 };
+  G.comp.longs = (cdr_seq){ LONG_SMALL, LONG_SMALL, G.longs, 0 };
 }
 
 static bool same_composite(const composite *v)
 {
   return memcmp(&v->s, &G.fl, sizeof G.fl) == 0 && dbits(v->d) == dbits(G.dbl)
          && v->str && strcmp(v->str, G.str) == 0
-         && v->oct.len == OCT_SMALL && memcmp(v->oct.buf, G.oct, OCT_SMALL) == 0
-         && v->longs.len == LONG_SMALL && memcmp(v->longs.buf, G.longs, sizeof G.longs) == 0;
+         && v->oct._length == OCT_SMALL && memcmp(v->oct._buffer, G.oct, OCT_SMALL) == 0
+         && v->longs._length == LONG_SMALL && memcmp(v->longs._buffer, G.longs, sizeof G.longs) == 0;
 }
 
 /* Encode every message, check the composite is 184 octets, that the generic
@@ -722,8 +722,8 @@ static int prepare(void)
   v.s.d = cdr_get_long(&in);
   v.d = cdr_get_double(&in);
   v.str = cdr_get_string(&in, NULL);
-  v.oct.buf = cdr_get_seq(&in, 1, &v.oct.len);
-  v.longs.buf = cdr_get_seq(&in, 4, &v.longs.len);
+  v.oct._buffer = cdr_get_seq(&in, 1, &v.oct._length);
+  v.longs._buffer = cdr_get_seq(&in, 4, &v.longs._length);
   if (cdr_in_status(&in) != CDR_OK)
     return fail("decoding the composite message", cdr_in_status(&in));
   if (cdr_in_remaining(&in) != 0 || !same_composite(&v))

@@ -27,4 +27,15 @@ CDR_HIDDEN int cdr__read_at(cdr_in *i, const cdr_type *t, void *dst, unsigned de
  * CDR_F_LENIENT_EMPTY_STRING a string may take 4 octets instead of 5. */
 CDR_HIDDEN size_t cdr__type_min_wire_flags(const cdr_type *t, unsigned flags);
 
+/* The TypeCode kinds' leaf values (CDR_K_NULL, VOID, ANY, TYPECODE,
+ * PRINCIPAL, OBJREF, NATIVE, ABSTRACT_INTERFACE, LOCAL_INTERFACE): write
+ * the value at SRC / read one into DST, as cdr/typecode.h lays them out.
+ * Same contracts as cdr__value_write()/read().  typecode.c defines them. */
+CDR_HIDDEN int cdr__tc_kind_write(cdr_out *o, const cdr_type *t, const void *src);
+CDR_HIDDEN int cdr__tc_kind_read(cdr_in *i, const cdr_type *t, void *dst);
+
+/* cdr_value_type_clear()'s part for the TypeCode cache `tc`. */
+struct cdr_value_type;
+CDR_HIDDEN void cdr__tc_value_clear(struct cdr_value_type *t);
+
 #endif

@@ -15,6 +15,7 @@
 #include "internal_type.h"
 #include <stdbool.h>
 #include <cdr/type.h>
+#include <cdr/typecode.h>
 
 /* ---------------------------------------------------------------- basic descriptors */
 
@@ -250,6 +251,10 @@ CDR_INLINE bool flat_pos_ok(size_t pos, size_t origin, const flat *f)
  * time.  Stopping early still gives a lower bound. */
 #define MIN_WIRE_BUDGET 4096
 
+CDR_INLINE size_t min_wire_members(const cdr_type *t, unsigned flags, unsigned depth, unsigned *budget);
+__attribute__((noinline)) static size_t min_wire_more(const cdr_type *t, unsigned flags, unsigned depth,
+                                                      unsigned *budget);
+
 static size_t min_wire(const cdr_type *t, unsigned flags, unsigned depth, unsigned *budget)
 {
   if (!*budget)
@@ -271,17 +276,7 @@ static size_t min_wire(const cdr_type *t, unsigned flags, unsigned depth, unsign
   case CDR_K_SEQUENCE: return 4;
   case CDR_K_VALUE: return 4;            /* null or an indirection's tag */
   case CDR_K_CUSTOM: return t->u.custom.min_wire;
-  case CDR_K_STRUCT: {
-    /* Bounded so that a descriptor that contains itself directly (invalid)
-     * cannot recurse forever; 0 is always a safe lower bound. */
-    if (depth >= MIN_WIRE_DEPTH || !t->u.st.members)
-      return 0;
-    size_t s = 0;
-    for (uint32_t k = 0; k < t->u.st.count; k++)
-      if (t->u.st.members[k].type)
-        s = sat_add(s, min_wire(t->u.st.members[k].type, flags, depth + 1, budget));
-    return s;
-  }
+  case CDR_K_STRUCT: return min_wire_members(t, flags, depth, budget);
   case CDR_K_UNION: {
     if (depth >= MIN_WIRE_DEPTH || !t->u.un.disc)
       return 0;
@@ -303,6 +298,39 @@ static size_t min_wire(const cdr_type *t, unsigned flags, unsigned depth, unsign
       return 0;
     return sat_mul(t->u.arr.count, min_wire(t->u.arr.elem, flags, depth + 1, budget));
   default:
+    return min_wire_more(t, flags, depth, budget);
+  }
+}
+
+CDR_INLINE size_t min_wire_members(const cdr_type *t, unsigned flags, unsigned depth, unsigned *budget)
+{
+  /* Bounded so that a descriptor that contains itself directly (invalid)
+   * cannot recurse forever; 0 is always a safe lower bound. */
+  if (depth >= MIN_WIRE_DEPTH || !t->u.st.members)
+    return 0;
+  size_t s = 0;
+  for (uint32_t k = 0; k < t->u.st.count; k++)
+    if (t->u.st.members[k].type)
+      s = sat_add(s, min_wire(t->u.st.members[k].type, flags, depth + 1, budget));
+  return s;
+}
+
+/* The kinds of cdr/typecode.h, out of the way of the others' switch. */
+static size_t min_wire_more(const cdr_type *t, unsigned flags, unsigned depth, unsigned *budget)
+{
+  switch (t->kind) {
+  /* An any's or a TypeCode's kind, a Principal's count, an IOR's type ID
+   * length or an abstract interface's boolean and what follows it. */
+  case CDR_K_ANY: case CDR_K_TYPECODE: case CDR_K_PRINCIPAL: case CDR_K_OBJREF:
+  case CDR_K_ABSTRACT_INTERFACE:
+    return 4;
+  case CDR_K_ALIAS:
+    if (depth >= MIN_WIRE_DEPTH || !t->u.alias.type)
+      return 0;
+    return min_wire(t->u.alias.type, flags, depth + 1, budget);
+  case CDR_K_EXCEPT: /* its members, as a struct's */
+    return min_wire_members(t, flags, depth, budget);
+  default:
     return 0;
   }
 }
@@ -323,6 +351,8 @@ size_t cdr__type_min_wire_flags(const cdr_type *t, unsigned flags)
 
 static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned depth);
 static void w_struct(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned depth);
+__attribute__((noinline)) static void w_more(cdr_out *o, const cdr_type *t, const uint8_t *src,
+                                             unsigned depth);
 
 CDR_INLINE void w_boolean(cdr_out *o, uint8_t v)
 {
@@ -535,8 +565,9 @@ __attribute__((noinline)) static void w_struct(cdr_out *o, const cdr_type *t, co
 {
   const cdr_member *m = t->u.st.members;
   uint32_t n = t->u.st.count;
-  if (CDR_UNLIKELY(n && !m)) {
-    cdr_out_fail(o, CDR_E_INVALID, "struct type with members but no member array");
+  if (CDR_UNLIKELY(!m)) { /* no members (NULL + 0 is undefined) */
+    if (n)
+      cdr_out_fail(o, CDR_E_INVALID, "struct type with members but no member array");
     return;
   }
   const cdr_member *e = m + n;
@@ -630,7 +661,7 @@ static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned de
   case CDR_K_STRUCT: case CDR_K_UNION: case CDR_K_SEQUENCE: case CDR_K_ARRAY:
     break;
   default:
-    cdr_out_fail(o, CDR_E_INVALID, "type of an unknown kind");
+    w_more(o, t, src, depth);
     return;
   }
   if (CDR_UNLIKELY(depth >= o->opts.max_depth)) {
@@ -649,18 +680,18 @@ static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned de
     cdr_seq s;
     memcpy(&s, src, sizeof s);
     const cdr_type *et = t->u.seq.elem;
-    if (!et || (s.len && !s.buf)) {
+    if (!et || (s._length && !s._buffer)) {
       cdr_out_fail(o, CDR_E_INVALID, !et ? "sequence type without an element type"
                                          : "NULL sequence buffer of nonzero length");
       return;
     }
-    if (t->u.seq.bound && s.len > t->u.seq.bound) {
+    if (t->u.seq.bound && s._length > t->u.seq.bound) {
       cdr_out_fail(o, CDR_E_VALUE, "sequence longer than its bound");
       return;
     }
-    cdr_put_ulong(o, s.len);
-    if (s.len)
-      w_elems(o, et, s.buf, s.len, depth);
+    cdr_put_ulong(o, s._length);
+    if (s._length)
+      w_elems(o, et, s._buffer, s._length, depth);
     return;
   }
   default: /* CDR_K_ARRAY */
@@ -669,6 +700,31 @@ static void w_any(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned de
       return;
     }
     w_elems(o, t->u.arr.elem, src, t->u.arr.count, depth);
+    return;
+  }
+}
+
+/* The kinds of cdr/typecode.h, out of the way of the others' switch. */
+static void w_more(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned depth)
+{
+  switch (t->kind) {
+  case CDR_K_NULL: case CDR_K_VOID: case CDR_K_ANY: case CDR_K_TYPECODE: case CDR_K_PRINCIPAL:
+  case CDR_K_OBJREF: case CDR_K_NATIVE: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_LOCAL_INTERFACE:
+    (void)cdr__tc_kind_write(o, t, src);
+    return;
+  case CDR_K_ALIAS: case CDR_K_EXCEPT:
+    if (CDR_UNLIKELY(depth >= o->opts.max_depth)) { /* so that an alias of itself stops */
+      cdr_out_fail(o, CDR_E_LIMIT, "types nested deeper than opts.max_depth");
+    } else if (t->kind == CDR_K_EXCEPT) {
+      w_struct(o, t, src, depth + 1);
+    } else if (!t->u.alias.type) {
+      cdr_out_fail(o, CDR_E_INVALID, "alias type without the type it names");
+    } else {
+      w_any(o, t->u.alias.type, src, depth + 1);
+    }
+    return;
+  default:
+    cdr_out_fail(o, CDR_E_INVALID, "type of an unknown kind");
     return;
   }
 }
@@ -692,6 +748,8 @@ int cdr_write(cdr_out *o, const cdr_type *t, const void *src)
 
 static void r_any(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth);
 static void r_struct(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth);
+__attribute__((noinline)) static void r_more(cdr_in *i, const cdr_type *t, uint8_t *dst,
+                                             unsigned depth);
 
 static void *r_alloc(cdr_in *i, size_t size, size_t align)
 {
@@ -935,7 +993,7 @@ static void r_elems(cdr_in *i, const cdr_type *et, uint8_t *dst, size_t n, unsig
 
 static void r_seq(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
 {
-  cdr_seq s = { NULL, 0 };
+  cdr_seq s = { 0, 0, NULL, 0 }; /* arena-owned: _release stays 0 */
   const cdr_type *et = t->u.seq.elem;
   if (!et) {
     cdr_in_fail(i, CDR_E_INVALID, "sequence descriptor without an element type");
@@ -960,8 +1018,8 @@ static void r_seq(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
     goto out;
   r_elems(i, et, buf, n, depth);
   if (i->status == CDR_OK) {
-    s.buf = buf;
-    s.len = n;
+    s._buffer = buf;
+    s._maximum = s._length = n;
   }
 out:
   memcpy(dst, &s, sizeof s);
@@ -972,8 +1030,9 @@ __attribute__((noinline)) static void r_struct(cdr_in *i, const cdr_type *t, uin
 {
   const cdr_member *m = t->u.st.members;
   uint32_t n = t->u.st.count;
-  if (CDR_UNLIKELY(n && !m)) {
-    cdr_in_fail(i, CDR_E_INVALID, "struct descriptor without members");
+  if (CDR_UNLIKELY(!m)) { /* no members (NULL + 0 is undefined) */
+    if (n)
+      cdr_in_fail(i, CDR_E_INVALID, "struct descriptor without members");
     return;
   }
   const cdr_member *e = m + n;
@@ -1068,7 +1127,7 @@ static void r_any(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
   case CDR_K_STRUCT: case CDR_K_UNION: case CDR_K_SEQUENCE: case CDR_K_ARRAY:
     break;
   default:
-    cdr_in_fail(i, CDR_E_INVALID, "unknown type descriptor kind");
+    r_more(i, t, dst, depth);
     return;
   }
   if (CDR_UNLIKELY(depth >= i->opts.max_depth)) {
@@ -1086,6 +1145,30 @@ static void r_any(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
       return;
     }
     r_elems(i, t->u.arr.elem, dst, t->u.arr.count, depth);
+    return;
+  }
+}
+
+/* The kinds of cdr/typecode.h, out of the way of the others' switch. */
+static void r_more(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
+{
+  switch (t->kind) {
+  case CDR_K_NULL: case CDR_K_VOID: case CDR_K_ANY: case CDR_K_TYPECODE: case CDR_K_PRINCIPAL:
+  case CDR_K_OBJREF: case CDR_K_NATIVE: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_LOCAL_INTERFACE:
+    (void)cdr__tc_kind_read(i, t, dst);
+    return;
+  case CDR_K_ALIAS: case CDR_K_EXCEPT:
+    if (CDR_UNLIKELY(depth >= i->opts.max_depth)) /* so that an alias of itself stops */
+      cdr_in_fail(i, CDR_E_LIMIT, "types nested too deeply");
+    else if (t->kind == CDR_K_EXCEPT)
+      r_struct(i, t, dst, depth + 1);
+    else if (!t->u.alias.type)
+      cdr_in_fail(i, CDR_E_INVALID, "alias descriptor without a type");
+    else
+      r_any(i, t->u.alias.type, dst, depth + 1);
+    return;
+  default:
+    cdr_in_fail(i, CDR_E_INVALID, "unknown type descriptor kind");
     return;
   }
 }
@@ -1216,6 +1299,18 @@ static int v_check(const cdr_type *t, vstate *vs, unsigned depth, unsigned direc
   case CDR_K_VALUE: return HOST(void *) && t->u.val.vt ? CDR_OK : CDR_E_INVALID;
   case CDR_K_CUSTOM:
     return t->u.custom.write && t->u.custom.read ? CDR_OK : CDR_E_INVALID;
+  case CDR_K_NULL: case CDR_K_VOID: return t->size == 0 ? CDR_OK : CDR_E_INVALID;
+  case CDR_K_ANY: return HOST(cdr_any) ? CDR_OK : CDR_E_INVALID;
+  case CDR_K_PRINCIPAL: return HOST(cdr_seq) ? CDR_OK : CDR_E_INVALID;
+  case CDR_K_TYPECODE: case CDR_K_OBJREF: case CDR_K_NATIVE: case CDR_K_ABSTRACT_INTERFACE:
+  case CDR_K_LOCAL_INTERFACE:
+    return HOST(void *) ? CDR_OK : CDR_E_INVALID;
+  case CDR_K_ALIAS: {
+    const cdr_type *at = t->u.alias.type;
+    if (!at || at->size != t->size || at->align != t->align)
+      return CDR_E_INVALID;
+    return v_type(at, vs, depth + 1, direct);
+  }
   case CDR_K_SEQUENCE:
     if (!HOST(cdr_seq) || !t->u.seq.elem)
       return CDR_E_INVALID;
@@ -1228,6 +1323,7 @@ static int v_check(const cdr_type *t, vstate *vs, unsigned depth, unsigned direc
       return CDR_E_INVALID;
     return v_type(et, vs, depth + 1, direct);
   }
+  case CDR_K_EXCEPT:
   case CDR_K_STRUCT: {
     const cdr_member *m = t->u.st.members;
     if (t->u.st.count && !m)

@@ -143,6 +143,8 @@ static unsigned plan_nops(const cdr_value_type *vt)
 
 const vplan *cdr__value_plan_make(const cdr_value_type *vt)
 {
+  if (vt->flags & CDR_VT_NOCACHE)
+    return NULL; /* the general walk, every time */
   const cdr_allocator *a = cdr_mem_global();
   unsigned nops = plan_nops(vt);
   vplan *p = cdr__malloc(a, sizeof *p + (nops + 1) * sizeof p->ops[0]);
@@ -172,6 +174,6 @@ const cdr_value_plan *cdr_value_type_plan(const cdr_value_type *t, int *status)
 {
   const vplan *p = plan_get(t);
   if (status)
-    *status = p ? CDR_OK : CDR_E_NOMEM;
+    *status = p || (t->flags & CDR_VT_NOCACHE) ? CDR_OK : CDR_E_NOMEM;
   return p;
 }

@@ -37,6 +37,7 @@ void cdr_value_type_clear(cdr_value_type *t)
   const vplan *p = __atomic_exchange_n(&t->plan, NULL, __ATOMIC_ACQUIRE);
   if (p)
     cdr__value_plan_free(p);
+  cdr__tc_value_clear(t);
   /* A repository ID given as a string is published as is: not allocated. */
   if (__atomic_load_n(&t->id.id, __ATOMIC_ACQUIRE) == t->repo_id)
     __atomic_store_n(&t->id.id, NULL, __ATOMIC_RELAXED);

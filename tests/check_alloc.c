@@ -488,18 +488,18 @@ static const msg *rec_input(void)
 static void check_rec(const rec *r)
 {
   char s[64];
-  ck_assert_uint_eq(r->names.len, R_NAMES);
+  ck_assert_uint_eq(r->names._length, R_NAMES);
   for (uint32_t k = 0; k < R_NAMES; k++) {
     r_name(s, sizeof s, 1000, k);
-    ck_assert_str_eq(((char **)r->names.buf)[k], s);
+    ck_assert_str_eq(((char **)r->names._buffer)[k], s);
   }
-  ck_assert_uint_eq(r->groups.len, R_GROUPS);
+  ck_assert_uint_eq(r->groups._length, R_GROUPS);
   for (uint32_t g = 0; g < R_GROUPS; g++) {
-    const cdr_seq *gs = &((cdr_seq *)r->groups.buf)[g];
-    ck_assert_uint_eq(gs->len, r_group_len(g));
-    for (uint32_t k = 0; k < gs->len; k++) {
+    const cdr_seq *gs = &((cdr_seq *)r->groups._buffer)[g];
+    ck_assert_uint_eq(gs->_length, r_group_len(g));
+    for (uint32_t k = 0; k < gs->_length; k++) {
       r_name(s, sizeof s, g, k);
-      ck_assert_str_eq(((char **)gs->buf)[k], s);
+      ck_assert_str_eq(((char **)gs->_buffer)[k], s);
     }
   }
   ck_assert_int_eq(r->id, -42);

@@ -647,18 +647,18 @@ START_TEST(test_c06_boolean_via_cdr_read)
 
   static const uint8_t seq_bad[7] = { 0, 0, 0, 3, 0, 1, 5 };
   fx_open(&f, seq_bad, 7, CDR_BIG_ENDIAN, NULL);
-  cdr_seq s = { NULL, 0 };
+  cdr_seq s = { 0, 0, NULL, 0 };
   ck_assert_int_eq(cdr_read(&f.in, &c06_boolseq_type, &s), CDR_E_VALUE);
   ck_assert_uint_eq(cdr_in_error_offset(&f.in), 6);
   /* If a buffer was handed out, it holds no raw byte. */
-  for (uint32_t k = 0; s.buf && k < s.len; k++)
-    ck_assert_uint_le(((uint8_t *)s.buf)[k], 1);
+  for (uint32_t k = 0; s._buffer && k < s._length; k++)
+    ck_assert_uint_le(((uint8_t *)s._buffer)[k], 1);
   fx_close(&f);
   static const uint8_t seq_good[7] = { 0, 0, 0, 3, 0, 1, 1 };
   fx_open(&f, seq_good, 7, CDR_BIG_ENDIAN, NULL);
   ck_assert_int_eq(cdr_read(&f.in, &c06_boolseq_type, &s), CDR_OK);
-  ck_assert_uint_eq(s.len, 3);
-  ck_assert_mem_eq(s.buf, "\x00\x01\x01", 3);
+  ck_assert_uint_eq(s._length, 3);
+  ck_assert_mem_eq(s._buffer, "\x00\x01\x01", 3);
   fx_close(&f);
 }
 END_TEST

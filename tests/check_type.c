@@ -806,19 +806,19 @@ END_TEST
 START_TEST(test_seq_primitive)
 {
   uint16_t e[2] = { 1, 0x0203 };
-  cdr_seq v = { e, 2 }, r;
+  cdr_seq v = { 2, 2, e, 0 }, r;
   expect_codec(&ushort_seq_t, &v, &r, BE, 1, BYTES(0xEE, 0, 0, 0, 0, 0, 0, 2, 0, 1, 2, 3));
   expect_codec(&ushort_seq_t, &v, &r, LE, 0, BYTES(2, 0, 0, 0, 1, 0, 3, 2));
-  ck_assert_uint_eq(r.len, 2);
-  ck_assert_mem_eq(r.buf, e, sizeof e);
-  cdr_seq empty = { NULL, 0 };
+  ck_assert_uint_eq(r._length, 2);
+  ck_assert_mem_eq(r._buffer, e, sizeof e);
+  cdr_seq empty = { 0, 0, NULL, 0 };
   expect_codec(&ushort_seq_t, &empty, &r, BE, 0, BYTES(0, 0, 0, 0));
-  ck_assert_uint_eq(r.len, 0);
-  ck_assert_ptr_null(r.buf);
+  ck_assert_uint_eq(r._length, 0);
+  ck_assert_ptr_null(r._buffer);
   /* A non-empty sequence needs a buffer. */
   uint8_t buf[16];
   size_t n;
-  cdr_seq bad = { NULL, 1 };
+  cdr_seq bad = { 1, 1, NULL, 0 };
   ck_assert_int_eq(encode(&ushort_seq_t, &bad, BE, 0, buf, sizeof buf, &n), CDR_E_INVALID);
 }
 END_TEST
@@ -826,14 +826,14 @@ END_TEST
 START_TEST(test_seq_strings)
 {
   char *e[2] = { "a", "" };
-  cdr_seq v = { e, 2 }, r;
+  cdr_seq v = { 2, 2, e, 0 }, r;
   expect_codec(&string_seq_t, &v, &r, BE, 0, BYTES(0, 0, 0, 2, 0, 0, 0, 2, 'a', 0, 0, 0,
                                                    0, 0, 0, 1, 0));
   expect_codec(&string_seq_t, &v, &r, LE, 0, BYTES(2, 0, 0, 0, 2, 0, 0, 0, 'a', 0, 0, 0,
                                                    1, 0, 0, 0, 0));
-  ck_assert_uint_eq(r.len, 2);
-  ck_assert_str_eq(((char **)r.buf)[0], "a");
-  ck_assert_str_eq(((char **)r.buf)[1], "");
+  ck_assert_uint_eq(r._length, 2);
+  ck_assert_str_eq(((char **)r._buffer)[0], "a");
+  ck_assert_str_eq(((char **)r._buffer)[1], "");
   /* A NULL string cannot be written. */
   uint8_t buf[64];
   size_t n;
@@ -851,31 +851,31 @@ START_TEST(test_seq_structs)
   in[0].d = 1.0;
   in[1].a = 2;
   in[1].d = 2.0;
-  cdr_seq v = { in, 2 }, r;
+  cdr_seq v = { 2, 2, in, 0 }, r;
   expect_codec(&inner_seq_t, &v, &r, BE, 0, BYTES(
     0, 0, 0, 2, 0, 1, 0, 0, 0x3F, 0xF0, 0, 0, 0, 0, 0, 0,
     0, 2, 0, 0, 0, 0, 0, 0, 0x40, 0, 0, 0, 0, 0, 0, 0));
-  ck_assert_uint_eq(r.len, 2);
-  ck_assert_int_eq(((Inner *)r.buf)[1].a, 2);
-  ck_assert(((Inner *)r.buf)[1].d == 2.0);
+  ck_assert_uint_eq(r._length, 2);
+  ck_assert_int_eq(((Inner *)r._buffer)[1].a, 2);
+  ck_assert(((Inner *)r._buffer)[1].d == 2.0);
   /* Pt is flat and homogeneous: one bulk copy, swapped or not. */
   Pt p[2] = { { 1, 2 }, { 3, -4 } };
-  cdr_seq pv = { p, 2 };
+  cdr_seq pv = { 2, 2, p, 0 };
   expect_codec(&pt_seq_t, &pv, &r, BE, 0, BYTES(0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2,
                                                 0, 0, 0, 3, 0xFF, 0xFF, 0xFF, 0xFC));
-  ck_assert_mem_eq(r.buf, p, sizeof p);
+  ck_assert_mem_eq(r._buffer, p, sizeof p);
   expect_codec(&pt_seq_t, &pv, &r, LE, 0, BYTES(2, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0,
                                                 3, 0, 0, 0, 0xFC, 0xFF, 0xFF, 0xFF));
-  ck_assert_mem_eq(r.buf, p, sizeof p);
+  ck_assert_mem_eq(r._buffer, p, sizeof p);
   /* Q is flat with mixed sizes. */
   Q q[2] = { { 1, 2, 3 }, { -1, -2, 0xFFFF } };
-  cdr_seq qv = { q, 2 };
+  cdr_seq qv = { 2, 2, q, 0 };
   expect_codec(&q_seq_t, &qv, &r, BE, 0, BYTES(0, 0, 0, 2, 0, 0, 0, 1, 0, 2, 0, 3,
                                                0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFE, 0xFF, 0xFF));
-  ck_assert_mem_eq(r.buf, q, sizeof q);
+  ck_assert_mem_eq(r._buffer, q, sizeof q);
   expect_codec(&q_seq_t, &qv, &r, LE, 0, BYTES(2, 0, 0, 0, 1, 0, 0, 0, 2, 0, 3, 0,
                                                0xFF, 0xFF, 0xFF, 0xFF, 0xFE, 0xFF, 0xFF, 0xFF));
-  ck_assert_mem_eq(r.buf, q, sizeof q);
+  ck_assert_mem_eq(r._buffer, q, sizeof q);
 }
 END_TEST
 
@@ -890,7 +890,7 @@ START_TEST(test_seq_structs_padding_offsets)
     in[k].a = (int16_t)(0x0100 * k - 3);
     in[k].d = k * 0.25 - 1.0;
   }
-  cdr_seq v = { in, 5 }, r;
+  cdr_seq v = { 5, 5, in, 0 }, r;
   Inner ra[2];
   for (int order = 0; order <= 1; order++)
     for (size_t pre = 0; pre < 8; pre++) {
@@ -903,10 +903,10 @@ START_TEST(test_seq_structs_padding_offsets)
         ref_u(&x, dbits(in[k].d), 8);
       }
       expect_codec(&inner_seq_t, &v, &r, order, pre, x.b, x.n);
-      ck_assert_uint_eq(r.len, 5);
+      ck_assert_uint_eq(r._length, 5);
       for (int k = 0; k < 5; k++) {
-        ck_assert_int_eq(((Inner *)r.buf)[k].a, in[k].a);
-        ck_assert(((Inner *)r.buf)[k].d == in[k].d);
+        ck_assert_int_eq(((Inner *)r._buffer)[k].a, in[k].a);
+        ck_assert(((Inner *)r._buffer)[k].d == in[k].d);
       }
       x.n = pre;
       for (int k = 0; k < 2; k++) {
@@ -923,21 +923,21 @@ END_TEST
 START_TEST(test_seq_nested)
 {
   int32_t a[2] = { 1, 2 }, c[1] = { 3 };
-  cdr_seq inner[3] = { { a, 2 }, { NULL, 0 }, { c, 1 } };
-  cdr_seq v = { inner, 3 }, r;
+  cdr_seq inner[3] = { { 2, 2, a, 0 }, { 0, 0, NULL, 0 }, { 1, 1, c, 0 } };
+  cdr_seq v = { 3, 3, inner, 0 }, r;
   expect_codec(&long_seq_seq_t, &v, &r, BE, 0, BYTES(
     0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2,
     0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 3));
   expect_codec(&long_seq_seq_t, &v, &r, LE, 0, BYTES(
     3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0,
     0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0));
-  cdr_seq *rs = r.buf;
-  ck_assert_uint_eq(r.len, 3);
-  ck_assert_uint_eq(rs[0].len, 2);
-  ck_assert_int_eq(((int32_t *)rs[0].buf)[1], 2);
-  ck_assert_uint_eq(rs[1].len, 0);
-  ck_assert_uint_eq(rs[2].len, 1);
-  ck_assert_int_eq(((int32_t *)rs[2].buf)[0], 3);
+  cdr_seq *rs = r._buffer;
+  ck_assert_uint_eq(r._length, 3);
+  ck_assert_uint_eq(rs[0]._length, 2);
+  ck_assert_int_eq(((int32_t *)rs[0]._buffer)[1], 2);
+  ck_assert_uint_eq(rs[1]._length, 0);
+  ck_assert_uint_eq(rs[2]._length, 1);
+  ck_assert_int_eq(((int32_t *)rs[2]._buffer)[0], 3);
 }
 END_TEST
 
@@ -946,10 +946,10 @@ START_TEST(test_seq_no_arena)
   const uint8_t w[] = { 0, 0, 0, 1, 0, 0, 0, 5 };
   cdr_in i;
   memset(&i, 0, sizeof i);
-  cdr_seq r = { (void *)&r, 99 };
+  cdr_seq r = { 99, 99, (void *)&r, 0 };
   ck_assert_int_eq(cdr_in_init(&i, w, sizeof w, BE, NULL), CDR_OK);
   ck_assert_int_eq(cdr_read(&i, &long_seq_t, &r), CDR_E_STATE);
-  ck_assert_ptr_null(r.buf);
+  ck_assert_ptr_null(r._buffer);
   cdr_in_close(&i);
   /* An empty sequence needs no arena. */
   memset(&i, 0, sizeof i);
@@ -960,7 +960,7 @@ START_TEST(test_seq_no_arena)
   memset(&i, 0, sizeof i);
   ck_assert_int_eq(cdr_in_init(&i, z, 4, LE, NULL), CDR_OK);
   ck_assert_int_eq(cdr_read(&i, &long_seq_t, &r), CDR_OK);
-  ck_assert_uint_eq(r.len, 0);
+  ck_assert_uint_eq(r._length, 0);
   cdr_in_close(&i);
 }
 END_TEST
@@ -968,13 +968,13 @@ END_TEST
 START_TEST(test_seq_arena_limit)
 {
   int32_t e[16] = { 0 };
-  cdr_seq v = { e, 16 }, r;
+  cdr_seq v = { 16, 16, e, 0 }, r;
   uint8_t buf[128];
   size_t n;
   ck_assert_int_eq(encode(&long_seq_t, &v, BE, 0, buf, sizeof buf, &n), CDR_OK);
   cdr_arena_set_max(&arena, 32);
   ck_assert_int_eq(decode(&long_seq_t, &r, BE, buf, n, 0, NULL), CDR_E_NOMEM);
-  ck_assert_ptr_null(r.buf);
+  ck_assert_ptr_null(r._buffer);
 }
 END_TEST
 
@@ -1035,15 +1035,15 @@ START_TEST(test_bounded_sequence)
   uint8_t buf[64];
   size_t n;
   int32_t e[3] = { 1, 2, 3 };
-  cdr_seq v = { e, 2 }, r;
+  cdr_seq v = { 2, 2, e, 0 }, r;
   expect_codec(&long_seq2_t, &v, &r, BE, 0, BYTES(0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2));
-  v.len = 3;
+  v._length = 3;
   ck_assert_int_eq(encode(&long_seq2_t, &v, BE, 0, buf, sizeof buf, &n), CDR_E_VALUE);
   ck_assert_int_eq(encode(&long_seq_t, &v, BE, 0, buf, sizeof buf, &n), CDR_OK);
   ck_assert_int_eq(decode(&long_seq2_t, &r, BE, buf, n, 0, NULL), CDR_E_VALUE);
   ck_assert_uint_eq(last_err_off, 0);
-  ck_assert_ptr_null(r.buf);
-  ck_assert_uint_eq(r.len, 0);
+  ck_assert_ptr_null(r._buffer);
+  ck_assert_uint_eq(r._length, 0);
 }
 END_TEST
 
@@ -1054,8 +1054,8 @@ static void make_chain(Node *nodes, int len)
 {
   for (int k = 0; k < len; k++) {
     nodes[k].v = k;
-    nodes[k].kids.buf = k + 1 < len ? &nodes[k + 1] : NULL;
-    nodes[k].kids.len = k + 1 < len ? 1 : 0;
+    nodes[k].kids._buffer = k + 1 < len ? &nodes[k + 1] : NULL;
+    nodes[k].kids._length = k + 1 < len ? 1 : 0;
   }
 }
 
@@ -1076,15 +1076,15 @@ START_TEST(test_recursive_depth_limit)
   const Node *p = &r;
   for (int k = 0; k < 5; k++) {
     ck_assert_int_eq(p->v, k);
-    ck_assert_uint_eq(p->kids.len, k < 4 ? 1 : 0);
-    p = p->kids.buf;
+    ck_assert_uint_eq(p->kids._length, k < 4 ? 1 : 0);
+    p = p->kids._buffer;
   }
   make_chain(nodes, 6);
   ck_assert_int_eq(encode_opts(&node_t, nodes, &op, 0, buf, sizeof buf, &n), CDR_E_LIMIT);
   ck_assert_int_eq(encode(&node_t, nodes, BE, 0, buf, sizeof buf, &n), CDR_OK);
   memset(&r, 0xAB, sizeof r);
   ck_assert_int_eq(decode_opts(&node_t, &r, &op, BE, buf, n, 0, NULL), CDR_E_LIMIT);
-  ck_assert_ptr_null(r.kids.buf);
+  ck_assert_ptr_null(r.kids._buffer);
   /* Default max_depth 64: 32 nodes, not 33. */
   make_chain(nodes, 32);
   ck_assert_int_eq(encode(&node_t, nodes, LE, 0, buf, sizeof buf, &n), CDR_OK);
@@ -1110,7 +1110,7 @@ START_TEST(test_self_sequence_depth)
   }
   cdr_seq r;
   ck_assert_int_eq(decode(&selfseq, &r, BE, w, sizeof w, 0, NULL), CDR_E_LIMIT);
-  ck_assert_ptr_null(r.buf);
+  ck_assert_ptr_null(r._buffer);
 }
 END_TEST
 
@@ -1135,8 +1135,8 @@ START_TEST(test_read_error_leaves_no_dangling_pointers)
   char *names[2] = { "n1", "n2" };
   memset(&v, 0, sizeof v);
   v.s = "s";
-  v.q.buf = names;
-  v.q.len = 2;
+  v.q._buffer = names;
+  v.q._length = 2;
   v.x = 5;
   v.t = "t";
   v.u.d = 2;
@@ -1152,7 +1152,7 @@ START_TEST(test_read_error_leaves_no_dangling_pointers)
     int rc = decode(&et, &r, BE, buf, cut, 0, NULL);
     ck_assert_msg(rc == CDR_E_SHORT || rc == CDR_E_LENGTH, "cut %zu: %d", cut, rc);
     ck_assert_ptr_null(r.s);
-    ck_assert_ptr_null(r.q.buf);
+    ck_assert_ptr_null(r.q._buffer);
     ck_assert_ptr_null(r.t);
     ck_assert_ptr_null(r.u.u.s);
   }
@@ -1273,8 +1273,8 @@ START_TEST(test_value_chunk_splits_sequence)
     ck_assert_int_eq(decode(&vt, &b, order, order == BE ? be : le, sizeof be, 0, &end), CDR_OK);
     ck_assert_uint_eq(end, sizeof be);
     ck_assert_ptr_nonnull(b);
-    ck_assert_uint_eq(b->qs.len, 2);
-    const Q *q = b->qs.buf;
+    ck_assert_uint_eq(b->qs._length, 2);
+    const Q *q = b->qs._buffer;
     ck_assert_int_eq(q[0].a, 1);
     ck_assert_int_eq(q[0].b, 2);
     ck_assert_uint_eq(q[0].c, 3);
@@ -1419,10 +1419,10 @@ END_TEST
 START_TEST(test_c02_sequence_count_exceeds_data)
 {
   uint8_t w[44] = { 0x10, 0, 0, 0 };
-  cdr_seq r = { (void *)w, 7 };
+  cdr_seq r = { 7, 7, (void *)w, 0 };
   ck_assert_int_eq(decode(&string_seq_t, &r, BE, w, sizeof w, 0, NULL), CDR_E_LENGTH);
-  ck_assert_ptr_null(r.buf);
-  ck_assert_uint_eq(r.len, 0);
+  ck_assert_ptr_null(r._buffer);
+  ck_assert_uint_eq(r._length, 0);
   ck_assert_uint_eq(cdr_arena_used(&arena), 0);
   /* 5 empty strings (length 1, NUL, 3 octets of padding but the last) in 40
    * octets pass: the check is count * 5 <= remaining. */
@@ -1430,8 +1430,8 @@ START_TEST(test_c02_sequence_count_exceeds_data)
   for (int k = 0; k < 5; k++)
     ok[4 + 8 * k + 3] = 1;
   ck_assert_int_eq(decode(&string_seq_t, &r, BE, ok, 41, 0, NULL), CDR_OK);
-  ck_assert_uint_eq(r.len, 5);
-  ck_assert_str_eq(((char **)r.buf)[4], "");
+  ck_assert_uint_eq(r._length, 5);
+  ck_assert_str_eq(((char **)r._buffer)[4], "");
 }
 END_TEST
 
@@ -1442,19 +1442,19 @@ START_TEST(test_c02_zero_size_elements)
   const uint8_t w[4] = { 0xFF, 0xFF, 0xFF, 0xFF };
   cdr_seq r;
   ck_assert_int_eq(decode(&empty_seq_t, &r, BE, w, 4, 0, NULL), CDR_E_LIMIT);
-  ck_assert_ptr_null(r.buf);
+  ck_assert_ptr_null(r._buffer);
   ck_assert_uint_eq(cdr_arena_used(&arena), 0);
   cdr_opts op = opts_of(BE);
   op.max_seq = 1000;
   const uint8_t w1000[4] = { 0, 0, 0x03, 0xE8 }, w1001[4] = { 0, 0, 0x03, 0xE9 };
   ck_assert_int_eq(decode_opts(&empty_seq_t, &r, &op, BE, w1000, 4, 0, NULL), CDR_OK);
-  ck_assert_uint_eq(r.len, 1000);
-  ck_assert_ptr_nonnull(r.buf);
+  ck_assert_uint_eq(r._length, 1000);
+  ck_assert_ptr_nonnull(r._buffer);
   ck_assert_int_eq(decode_opts(&empty_seq_t, &r, &op, BE, w1001, 4, 0, NULL), CDR_E_LIMIT);
   /* Writing zero-size elements writes only the count. */
   uint8_t e[3] = { 0 }, buf[16];
   size_t n;
-  cdr_seq v = { e, 3 };
+  cdr_seq v = { 3, 3, e, 0 };
   ck_assert_int_eq(encode(&empty_seq_t, &v, LE, 0, buf, sizeof buf, &n), CDR_OK);
   ck_assert_uint_eq(n, 4);
   ck_assert_mem_eq(buf, ((const uint8_t[]){ 3, 0, 0, 0 }), 4);
@@ -1470,8 +1470,8 @@ START_TEST(test_c03_negative_length)
   C03 r;
   memset(&r, 0xAB, sizeof r);
   ck_assert_int_eq(decode(&c03_t, &r, BE, be, 8, 0, NULL), CDR_E_LENGTH);
-  ck_assert_ptr_null(r.s.buf);
-  ck_assert_uint_eq(r.s.len, 0);
+  ck_assert_ptr_null(r.s._buffer);
+  ck_assert_uint_eq(r.s._length, 0);
   ck_assert_uint_ne(r.after, 42);
   memset(&r, 0xAB, sizeof r);
   ck_assert_int_eq(decode(&c03_t, &r, LE, le, 8, 0, NULL), CDR_E_LENGTH);
@@ -1480,7 +1480,7 @@ START_TEST(test_c03_negative_length)
   /* The well-formed neighbour decodes. */
   const uint8_t ok[8] = { 0, 0, 0, 0, 0, 0, 0, 0x2A };
   ck_assert_int_eq(decode(&c03_t, &r, BE, ok, 8, 0, NULL), CDR_OK);
-  ck_assert_uint_eq(r.s.len, 0);
+  ck_assert_uint_eq(r.s._length, 0);
   ck_assert_uint_eq(r.after, 42);
 }
 END_TEST
@@ -1502,11 +1502,11 @@ START_TEST(test_c06_boolean_octets)
   cdr_seq s;
   ck_assert_int_eq(decode(&bool_seq_t, &s, BE, seq, 7, 0, NULL), CDR_E_VALUE);
   ck_assert_uint_eq(last_err_off, 6);
-  ck_assert_ptr_null(s.buf);
+  ck_assert_ptr_null(s._buffer);
   const uint8_t seqok[7] = { 0, 0, 0, 3, 0x00, 0x01, 0x01 };
   ck_assert_int_eq(decode(&bool_seq_t, &s, BE, seqok, 7, 0, NULL), CDR_OK);
-  ck_assert_uint_eq(s.len, 3);
-  ck_assert(!((bool *)s.buf)[0] && ((bool *)s.buf)[1] && ((bool *)s.buf)[2]);
+  ck_assert_uint_eq(s._length, 3);
+  ck_assert(!((bool *)s._buffer)[0] && ((bool *)s._buffer)[1] && ((bool *)s._buffer)[2]);
   /* And the writer refuses a bool object holding another byte. */
   uint8_t buf[16];
   size_t n;
@@ -1658,10 +1658,10 @@ static void rnd_fill(Rnd *v)
   memset(v, 0xCC, sizeof *v);
   v->a = (uint8_t)rnd64();
   v->b = (int16_t)rnd64();
-  v->ins.len = rndn(4);
-  v->ins.buf = v->ins.len ? salloc(v->ins.len * sizeof(Inner)) : NULL;
-  for (uint32_t k = 0; k < v->ins.len; k++) {
-    Inner *p = (Inner *)v->ins.buf + k;
+  v->ins._length = rndn(4);
+  v->ins._buffer = v->ins._length ? salloc(v->ins._length * sizeof(Inner)) : NULL;
+  for (uint32_t k = 0; k < v->ins._length; k++) {
+    Inner *p = (Inner *)v->ins._buffer + k;
     memset(p, 0xCC, sizeof *p);
     p->a = (int16_t)rnd64();
     p->d = (double)(int32_t)rnd64() / 7.0;
@@ -1678,37 +1678,37 @@ static void rnd_fill(Rnd *v)
     v->u.u.z = (uint8_t)rnd64();
   for (int k = 0; k < 6; k++)
     v->grid[k / 3][k % 3] = (int32_t)rnd64();
-  v->names.len = rndn(4);
-  v->names.buf = v->names.len ? salloc(v->names.len * sizeof(char *)) : NULL;
-  for (uint32_t k = 0; k < v->names.len; k++)
-    ((char **)v->names.buf)[k] = rnd_str();
+  v->names._length = rndn(4);
+  v->names._buffer = v->names._length ? salloc(v->names._length * sizeof(char *)) : NULL;
+  for (uint32_t k = 0; k < v->names._length; k++)
+    ((char **)v->names._buffer)[k] = rnd_str();
   v->flag = rndn(2);
   v->ll = (int64_t)rnd64();
   v->color = rndn(3);
-  v->bools.len = rndn(6);
-  v->bools.buf = v->bools.len ? salloc(v->bools.len) : NULL;
-  for (uint32_t k = 0; k < v->bools.len; k++)
-    ((bool *)v->bools.buf)[k] = rndn(2);
+  v->bools._length = rndn(6);
+  v->bools._buffer = v->bools._length ? salloc(v->bools._length) : NULL;
+  for (uint32_t k = 0; k < v->bools._length; k++)
+    ((bool *)v->bools._buffer)[k] = rndn(2);
   v->c = (char)rnd64();
   v->us = (uint16_t)rnd64();
   uint32_t fb = (uint32_t)rnd64();
   memcpy(&v->f, &fb, 4); /* any bits, NaNs included: compared bitwise */
-  v->qs.len = rndn(4);
-  v->qs.buf = v->qs.len ? salloc(v->qs.len * sizeof(Q)) : NULL;
-  for (uint32_t k = 0; k < v->qs.len; k++) {
-    Q *q = (Q *)v->qs.buf + k;
+  v->qs._length = rndn(4);
+  v->qs._buffer = v->qs._length ? salloc(v->qs._length * sizeof(Q)) : NULL;
+  for (uint32_t k = 0; k < v->qs._length; k++) {
+    Q *q = (Q *)v->qs._buffer + k;
     q->a = (int32_t)rnd64();
     q->b = (int16_t)rnd64();
     q->c = (uint16_t)rnd64();
   }
-  v->nested.len = rndn(3);
-  v->nested.buf = v->nested.len ? salloc(v->nested.len * sizeof(cdr_seq)) : NULL;
-  for (uint32_t k = 0; k < v->nested.len; k++) {
-    cdr_seq *s = (cdr_seq *)v->nested.buf + k;
-    s->len = rndn(3);
-    s->buf = s->len ? salloc(s->len * 4) : NULL;
-    for (uint32_t j = 0; j < s->len; j++)
-      ((int32_t *)s->buf)[j] = (int32_t)rnd64();
+  v->nested._length = rndn(3);
+  v->nested._buffer = v->nested._length ? salloc(v->nested._length * sizeof(cdr_seq)) : NULL;
+  for (uint32_t k = 0; k < v->nested._length; k++) {
+    cdr_seq *s = (cdr_seq *)v->nested._buffer + k;
+    s->_length = rndn(3);
+    s->_buffer = s->_length ? salloc(s->_length * 4) : NULL;
+    for (uint32_t j = 0; j < s->_length; j++)
+      ((int32_t *)s->_buffer)[j] = (int32_t)rnd64();
   }
   do
     v->wc = 1 + rndn(0xFFFE);
@@ -1750,9 +1750,9 @@ static void rnd_compare(const Rnd *x, const Rnd *y)
 {
   ck_assert_uint_eq(x->a, y->a);
   ck_assert_int_eq(x->b, y->b);
-  ck_assert_uint_eq(x->ins.len, y->ins.len);
-  for (uint32_t k = 0; k < x->ins.len; k++) {
-    const Inner *p = (const Inner *)x->ins.buf + k, *q = (const Inner *)y->ins.buf + k;
+  ck_assert_uint_eq(x->ins._length, y->ins._length);
+  for (uint32_t k = 0; k < x->ins._length; k++) {
+    const Inner *p = (const Inner *)x->ins._buffer + k, *q = (const Inner *)y->ins._buffer + k;
     ck_assert_int_eq(p->a, q->a);
     ck_assert(p->d == q->d);
   }
@@ -1765,27 +1765,27 @@ static void rnd_compare(const Rnd *x, const Rnd *y)
   else
     ck_assert_uint_eq(x->u.u.z, y->u.u.z);
   ck_assert_mem_eq(x->grid, y->grid, sizeof x->grid);
-  ck_assert_uint_eq(x->names.len, y->names.len);
-  for (uint32_t k = 0; k < x->names.len; k++)
-    ck_assert_str_eq(((char **)x->names.buf)[k], ((char **)y->names.buf)[k]);
+  ck_assert_uint_eq(x->names._length, y->names._length);
+  for (uint32_t k = 0; k < x->names._length; k++)
+    ck_assert_str_eq(((char **)x->names._buffer)[k], ((char **)y->names._buffer)[k]);
   ck_assert(x->flag == y->flag);
   ck_assert_int_eq(x->ll, y->ll);
   ck_assert_uint_eq(x->color, y->color);
-  ck_assert_uint_eq(x->bools.len, y->bools.len);
-  if (x->bools.len)
-    ck_assert_mem_eq(x->bools.buf, y->bools.buf, x->bools.len);
+  ck_assert_uint_eq(x->bools._length, y->bools._length);
+  if (x->bools._length)
+    ck_assert_mem_eq(x->bools._buffer, y->bools._buffer, x->bools._length);
   ck_assert_int_eq(x->c, y->c);
   ck_assert_uint_eq(x->us, y->us);
   ck_assert_mem_eq(&x->f, &y->f, sizeof x->f);
-  ck_assert_uint_eq(x->qs.len, y->qs.len);
-  if (x->qs.len)
-    ck_assert_mem_eq(x->qs.buf, y->qs.buf, x->qs.len * sizeof(Q));
-  ck_assert_uint_eq(x->nested.len, y->nested.len);
-  for (uint32_t k = 0; k < x->nested.len; k++) {
-    const cdr_seq *p = (const cdr_seq *)x->nested.buf + k, *q = (const cdr_seq *)y->nested.buf + k;
-    ck_assert_uint_eq(p->len, q->len);
-    if (p->len)
-      ck_assert_mem_eq(p->buf, q->buf, p->len * 4);
+  ck_assert_uint_eq(x->qs._length, y->qs._length);
+  if (x->qs._length)
+    ck_assert_mem_eq(x->qs._buffer, y->qs._buffer, x->qs._length * sizeof(Q));
+  ck_assert_uint_eq(x->nested._length, y->nested._length);
+  for (uint32_t k = 0; k < x->nested._length; k++) {
+    const cdr_seq *p = (const cdr_seq *)x->nested._buffer + k, *q = (const cdr_seq *)y->nested._buffer + k;
+    ck_assert_uint_eq(p->_length, q->_length);
+    if (p->_length)
+      ck_assert_mem_eq(p->_buffer, q->_buffer, p->_length * 4);
   }
   ck_assert_uint_eq(x->wc, y->wc);
   size_t k = 0;

@@ -901,7 +901,7 @@ static void graph_free(graph *g)
       if (ti->f[q].kind == F_STR || ti->f[q].kind == F_WSTR)
         free(*(void **)p);
       else if (ti->f[q].kind == F_SEQ)
-        free(((cdr_seq *)p)->buf);
+        free(((cdr_seq *)p)->_buffer);
     }
     free((char *)o - sizeof(meta));
   }
@@ -1009,11 +1009,11 @@ static void graph_fill(graph *g, const profile *pr, void *root)
         uint32_t n = chance(25) ? 0 : chance(80) ? 1 + rn(pr->seq_max) : rn(60);
         if (f->bound && n > f->bound)
           n = rn(f->bound + 1);
-        sq->len = n;
-        sq->buf = n ? malloc(n * sizeof(void *)) : NULL;
+        sq->_length = n;
+        sq->_buffer = n ? malloc(n * sizeof(void *)) : NULL;
         for (uint32_t e = 0; e < n; e++) {
           void *v = fill_slot(g, pr, o, f->decl, 0, stack, &sp);
-          ((void **)sq->buf)[e] = v;
+          ((void **)sq->_buffer)[e] = v;
           if (v)
             g->has_reentrant = 1;
         }
@@ -1190,8 +1190,8 @@ static void sim(simst *st, void *v, int via, uint32_t vdepth, uint32_t reentry)
         return;
       }
       const cdr_seq *sq = (const cdr_seq *)((char *)v + f->off);
-      for (uint32_t e = 0; e < sq->len && !st->fail; e++)
-        sim(st, ((void **)sq->buf)[e], VIA_STRUCT, vdepth + 1, inner);
+      for (uint32_t e = 0; e < sq->_length && !st->fail; e++)
+        sim(st, ((void **)sq->_buffer)[e], VIA_STRUCT, vdepth + 1, inner);
       continue;
     }
     if (f->kind != F_VAL)
@@ -1585,16 +1585,16 @@ static uint32_t check_decoded(const cdr_arena *a, void *root, const cdr_value_ty
       }
       if (f->kind == F_SEQ) {
         const cdr_seq *sq = (const cdr_seq *)fp;
-        if (f->bound && sq->len > f->bound)
-          failf("decoded sequence of %u elements past its bound %u", sq->len, f->bound);
-        if (sq->len && (why = arena_check(a, sq->buf, (size_t)sq->len * sizeof(void *), _Alignof(void *))))
+        if (f->bound && sq->_length > f->bound)
+          failf("decoded sequence of %u elements past its bound %u", sq->_length, f->bound);
+        if (sq->_length && (why = arena_check(a, sq->_buffer, (size_t)sq->_length * sizeof(void *), _Alignof(void *))))
           failf("decoded sequence buffer: %s", why);
-        if (sp + sq->len > cap) {
-          cap = 2 * (sp + sq->len);
+        if (sp + sq->_length > cap) {
+          cap = 2 * (sp + sq->_length);
           st = realloc(st, cap * sizeof *st);
         }
-        for (uint32_t e = 0; e < sq->len; e++)
-          st[sp++] = (it){ ((void **)sq->buf)[e], f->decl };
+        for (uint32_t e = 0; e < sq->_length; e++)
+          st[sp++] = (it){ ((void **)sq->_buffer)[e], f->decl };
         continue;
       }
       if (f->kind != F_VAL)
@@ -1674,15 +1674,15 @@ static void iso(void *orig, void *decoded, pmap *fwd, pmap *rev, int trunc)
                 q < lo ? (unsigned)wo[q] : 0u, wd && q < ld ? (unsigned)wd[q] : 0u);
       } else if (f->kind == F_SEQ) {
         const cdr_seq *so = (const cdr_seq *)po, *sd = (const cdr_seq *)pd;
-        if (so->len != sd->len)
+        if (so->_length != sd->_length)
           failf("sequence length mismatch: orig idx %u type %s offset %u: %u decoded as %u",
-                META(x.o)->idx, td->name, f->off, so->len, sd->len);
-        if (sp + so->len > cap) {
-          cap = 2 * (sp + so->len);
+                META(x.o)->idx, td->name, f->off, so->_length, sd->_length);
+        if (sp + so->_length > cap) {
+          cap = 2 * (sp + so->_length);
           st = realloc(st, cap * sizeof *st);
         }
-        for (uint32_t e = 0; e < so->len; e++) /* element by element (sharing via fwd/rev) */
-          st[sp++] = (pr){ ((void *const *)so->buf)[e], ((void *const *)sd->buf)[e] };
+        for (uint32_t e = 0; e < so->_length; e++) /* element by element (sharing via fwd/rev) */
+          st[sp++] = (pr){ ((void *const *)so->_buffer)[e], ((void *const *)sd->_buffer)[e] };
       } else if (memcmp(po, pd, f->kind) != 0) {
         failf("field mismatch: orig idx %u type %s offset %u", META(x.o)->idx, td->name, f->off);
       }
@@ -2548,8 +2548,8 @@ static void dump_obj(void *o)
     } else if (ti->f[q].kind == F_SEQ) {
       const cdr_seq *sq = (const cdr_seq *)fp;
       fprintf(stderr, " [%u]={", ti->f[q].off);
-      for (uint32_t e = 0; e < sq->len; e++) {
-        void *cv = ((void **)sq->buf)[e];
+      for (uint32_t e = 0; e < sq->_length; e++) {
+        void *cv = ((void **)sq->_buffer)[e];
         fprintf(stderr, "%s%s#%d", e ? "," : "", cv ? ((cdr_value *)cv)->type->name : "null",
                 cv ? (int)META(cv)->idx : -1);
       }

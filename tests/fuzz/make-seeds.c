@@ -430,6 +430,134 @@ static void capture_seeds(const char *path)
   free(base);
 }
 
+/* ---------------------------------------------------------------- TypeCodes */
+
+typedef struct TNode {
+  int32_t v;
+  cdr_seq kids;
+} TNode;
+static const cdr_type tnode_t;
+static const cdr_type tnode_kids_t = CDR_SEQUENCE_TYPE(&tnode_t, 0);
+static const cdr_member tnode_m[] = { CDR_MEMBER(TNode, v, &cdr_type_long),
+                                      CDR_MEMBER(TNode, kids, &tnode_kids_t) };
+static const cdr_type tnode_t = CDR_STRUCT_TYPE(TNode, "Node", "IDL:T/Node:1.0", tnode_m);
+typedef struct TPair {
+  TNode a, b;
+} TPair;
+static const cdr_member tpair_m[] = { CDR_MEMBER(TPair, a, &tnode_t), CDR_MEMBER(TPair, b, &tnode_t) };
+static const cdr_type tpair_t = CDR_STRUCT_TYPE(TPair, "Pair", "IDL:T/Pair:1.0", tpair_m);
+typedef struct TU {
+  int32_t _d;
+  union {
+    int32_t a;
+    char *b;
+  } _u;
+} TU;
+static const cdr_union_case tu_c[] = { { 1, "a", &cdr_type_long, offsetof(TU, _u.a) },
+                                       { 0, "b", &cdr_type_string, offsetof(TU, _u.b) } };
+static const char *const tcolor_n[] = { "R", "G" };
+static const cdr_type tcolor_t = { .kind = CDR_K_ENUM, .size = 4, .align = 4, .name = "Color",
+                                   .repo_id = "IDL:T/Color:1.0", .u.en = { 2, tcolor_n } };
+static const cdr_type tu_t = { .kind = CDR_K_UNION, .size = sizeof(TU), .align = _Alignof(TU),
+                               .name = "U", .repo_id = "IDL:T/U:1.0",
+                               .u.un = { &cdr_type_long, offsetof(TU, _d), tu_c, 2, 1 } };
+typedef struct TAll {
+  TU u;
+  uint32_t color;
+  int32_t arr[2][3];
+  cdr_fixed fx;
+  char *bs;
+  cdr_seq bseq;
+  cdr_typecode tc;
+  cdr_seq principal;
+  int32_t l;
+} TAll;
+static const cdr_type tarr3_t = { .kind = CDR_K_ARRAY, .size = 12, .align = 4,
+                                  .u.arr = { &cdr_type_long, 3 } };
+static const cdr_type tarr_t = { .kind = CDR_K_ARRAY, .size = 24, .align = 4,
+                                 .u.arr = { &tarr3_t, 2 } };
+static const cdr_type tfx_t = { .kind = CDR_K_FIXED, .size = sizeof(cdr_fixed),
+                                .align = _Alignof(cdr_fixed), .u.fx = { 5, 2 } };
+static const cdr_type tbs_t = { .kind = CDR_K_STRING, .size = sizeof(char *),
+                                .align = _Alignof(char *), .u.str.bound = 8 };
+static const cdr_type tbseq_t = CDR_SEQUENCE_TYPE(&cdr_type_octet, 4);
+static const cdr_type tlong_alias_t = { .kind = CDR_K_ALIAS, .size = 4, .align = 4, .name = "L",
+                                        .repo_id = "IDL:T/L:1.0", .u.alias.type = &cdr_type_long };
+static const cdr_member tall_m[] = {
+  CDR_MEMBER(TAll, u, &tu_t), CDR_MEMBER(TAll, color, &tcolor_t), CDR_MEMBER(TAll, arr, &tarr_t),
+  CDR_MEMBER(TAll, fx, &tfx_t), CDR_MEMBER(TAll, bs, &tbs_t), CDR_MEMBER(TAll, bseq, &tbseq_t),
+  CDR_MEMBER(TAll, tc, &cdr_type_typecode), CDR_MEMBER(TAll, principal, &cdr_type_principal),
+  CDR_MEMBER(TAll, l, &tlong_alias_t),
+};
+static const cdr_type tall_t = CDR_STRUCT_TYPE(TAll, "All", "IDL:T/All:1.0", tall_m);
+typedef struct TOops {
+  int32_t code;
+} TOops;
+static const cdr_member toops_m[] = { CDR_MEMBER(TOops, code, &cdr_type_long) };
+static const cdr_type toops_t = { .kind = CDR_K_EXCEPT, .size = 4, .align = 4, .name = "Oops",
+                                  .repo_id = "IDL:T/Oops:1.0", .u.st = { toops_m, 1 } };
+typedef struct TVal {
+  cdr_value hdr;
+  int32_t a;
+  struct TVal *next;
+} TVal;
+static cdr_value_type tval_vt;
+static const cdr_type tval_ref_t = { .kind = CDR_K_VALUE, .size = sizeof(void *),
+                                     .align = _Alignof(void *), .u.val.vt = &tval_vt };
+static const cdr_member tval_m[] = { CDR_MEMBER(TVal, a, &cdr_type_long),
+                                     CDR_MEMBER(TVal, next, &tval_ref_t) };
+static cdr_value_type tval_vt = { .name = "Val", .repo_id = "IDL:T/Val:1.0", .members = tval_m,
+                                  .nmembers = 2, .size = sizeof(TVal), .align = _Alignof(TVal) };
+typedef struct TBox {
+  cdr_value hdr;
+  char *value;
+} TBox;
+static const cdr_member tbox_m[] = { CDR_MEMBER(TBox, value, &cdr_type_string) };
+static cdr_value_type tbox_vt = { .name = "Box", .repo_id = "IDL:T/Box:1.0", .flags = CDR_VT_BOX,
+                                  .members = tbox_m, .nmembers = 1, .size = sizeof(TBox),
+                                  .align = _Alignof(TBox) };
+static const cdr_type tbox_ref_t = { .kind = CDR_K_VALUE, .size = sizeof(void *),
+                                     .align = _Alignof(void *), .u.val.vt = &tbox_vt };
+
+/* fuzz_typecode: configuration octet (bit 0 byte order, bit 1 a value
+ * follows), a TypeCode, then a value of its type for some. */
+static void typecode_seeds(void)
+{
+  static const struct { const char *name; const cdr_type *t; } tcs[] = {
+    { "node", &tnode_t }, { "pair", &tpair_t }, { "all", &tall_t }, { "except", &toops_t },
+    { "value", &tval_ref_t }, { "box", &tbox_ref_t }, { "object", &cdr_type_object },
+  };
+  for (int order = 0; order <= 1; order++)
+    for (size_t k = 0; k < sizeof tcs / sizeof tcs[0]; k++) {
+      cdr_out o;
+      out_init(&o, order, 2);
+      if (cdr_put_typecode(&o, tcs[k].t) != CDR_OK)
+        die("cdr_put_typecode");
+      uint8_t pre = (uint8_t)order;
+      if (tcs[k].t == &tall_t) { /* with a value */
+        static uint8_t prin[2] = { 1, 2 };
+        TAll v = { .u = { ._d = 1, ._u.a = 7 }, .color = 1, .arr = { { 1, 2, 3 }, { 4, 5, 6 } },
+                   .fx = { .digits = 5, .scale = 2, .d = { 1, 2, 3, 4, 5 } }, .bs = "short",
+                   .bseq = { 2, 2, prin, 0 }, .tc = &tpair_t, .principal = { 2, 2, prin, 0 },
+                   .l = -1 };
+        if (cdr_write(&o, &tall_t, &v) != CDR_OK)
+          die("cdr_write");
+        pre |= 2;
+      }
+      if (tcs[k].t == &tnode_t) {
+        TNode leaf = { .v = 2 };
+        TNode root = { .v = 1, .kids = { 1, 1, &leaf, 0 } };
+        if (cdr_write(&o, &tnode_t, &root) != CDR_OK)
+          die("cdr_write");
+        pre |= 2;
+      }
+      char name[64];
+      snprintf(name, sizeof name, "seed-%s-%s", tcs[k].name, order ? "le" : "be");
+      put_seed("typecode", name, &pre, 1, cdr_out_data(&o), cdr_out_size(&o));
+      cdr_out_close(&o);
+    }
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 2) {
@@ -447,6 +575,7 @@ int main(int argc, char **argv)
   giop_seeds(ior, ior_len);
   codeset_seeds();
   cdr_seeds();
+  typecode_seeds();
   for (int k = 2; k < argc; k++)
     capture_seeds(argv[k]);
   cdr_arena_free(&a);

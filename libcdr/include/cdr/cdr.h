@@ -19,5 +19,6 @@
 #include <cdr/tables.h>
 #include <cdr/pool.h>
 #include <cdr/value.h>
+#include <cdr/typecode.h>
 
 #endif

@@ -32,8 +32,10 @@
  *   TIMEOUT      a deadline passed (libiiop)
  *   TLS          a TLS handshake or record failed (libiiop)
  *   CLOSED       the connection was closed (libiiop)
+ *   BADKIND      a TypeCode operation its kind does not have (TypeCode::BadKind)
+ *   BOUNDS       a TypeCode member index past its members (TypeCode::Bounds)
  *
- * Reasons.  The last rows are never returned: they refine a broader status
+ * Reasons.  Two rows (NO_WCHAR, WCHAR_GIOP10) are never returned: they refine a broader status
  * that a stream records.  The stream keeps the reason as a value next to
  * its status (cdr_in_error_reason(), cdr_out_error_reason(); set by
  * cdr_in_fail_reason(), cdr_out_fail_reason()), and with it the exception
@@ -75,7 +77,9 @@ extern "C" {
   X(E_TLS, -17, "TLS error", "COMM_FAILURE", 0)                                             \
   X(E_CLOSED, -18, "connection closed", "COMM_FAILURE", 0)                                  \
   X(E_NO_WCHAR, -19, "no wchar transmission code set negotiated", "BAD_PARAM", 23)          \
-  X(E_WCHAR_GIOP10, -20, "wchar/wstring not allowed in GIOP 1.0", "MARSHAL", 5)
+  X(E_WCHAR_GIOP10, -20, "wchar/wstring not allowed in GIOP 1.0", "MARSHAL", 5)         \
+  X(E_BADKIND, -21, "operation not defined for the TypeCode's kind", "BAD_PARAM", 0)      \
+  X(E_BOUNDS, -22, "member index out of bounds", "BAD_PARAM", 0)
 
 typedef enum cdr_status {
 #define CDR__STATUS_ENUM(name, value, message, exception, minor) CDR_##name = value,

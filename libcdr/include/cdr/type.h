@@ -17,7 +17,10 @@
  *   write), WSTRING cdr_wchar * (NUL-terminated), ENUM uint32_t, STRUCT the C
  *   struct, UNION the C struct holding the discriminator at u.un.disc_offset
  *   and each branch at its case's offset, SEQUENCE cdr_seq, ARRAY the C array
- *   (u.arr.count elements of u.arr.elem->size octets).
+ *   (u.arr.count elements of u.arr.elem->size octets), EXCEPT the C struct,
+ *   ALIAS its type's representation, and the TypeCode kinds' as
+ *   cdr/typecode.h says (ANY, OBJREF, ABSTRACT_INTERFACE and
+ *   LOCAL_INTERFACE do not marshal yet: CDR_E_UNSUPPORTED; NATIVE never).
  * Decoded strings, wstrings and sequence buffers are allocated from the
  * input stream's arena.  Descriptors are immutable after first use, may be
  * shared by threads, and are usually static const data.
@@ -41,13 +44,35 @@ typedef enum cdr_kind {
   CDR_K_LONGDOUBLE, CDR_K_FIXED, CDR_K_STRING, CDR_K_WSTRING,
   CDR_K_ENUM, CDR_K_STRUCT, CDR_K_UNION, CDR_K_SEQUENCE, CDR_K_ARRAY,
   CDR_K_VALUE,     /* a valuetype pointer (see cdr/value.h) */
-  CDR_K_CUSTOM     /* user callbacks (u.custom) */
+  CDR_K_CUSTOM,    /* user callbacks (u.custom) */
+  /* The kinds a TypeCode has besides those above (cdr/typecode.h gives
+   * their TypeCodes and C representations): */
+  CDR_K_NULL, CDR_K_VOID,  /* no value: nothing on the wire, 0 octets in C */
+  CDR_K_ANY,               /* cdr_any (cdr/typecode.h) */
+  CDR_K_TYPECODE,          /* cdr_typecode: a TypeCode (cdr_put_typecode()) */
+  CDR_K_PRINCIPAL,         /* cdr_seq of octets: sequence<octet> */
+  CDR_K_OBJREF,            /* an object reference (repo_id, name) */
+  CDR_K_ALIAS,             /* an IDL typedef of u.alias.type: marshals as it */
+  CDR_K_EXCEPT,            /* an exception: its members (u.st), as a struct's.
+                            * The repository ID that precedes an exception in
+                            * a Reply is the GIOP layer's; in an Any only the
+                            * members go (as omniORB sends them) */
+  CDR_K_NATIVE, CDR_K_ABSTRACT_INTERFACE, CDR_K_LOCAL_INTERFACE
 } cdr_kind;
 
-/* A sequence's C representation: LEN elements of elem->size octets at BUF. */
+/* A sequence's C representation, laid out as the OMG IDL-to-C mapping lays
+ * out every CORBA_sequence_<T> (CORBA_unsigned_long _maximum, _length; T
+ * *_buffer; CORBA_boolean _release, in this order), so that a generated
+ * CORBA_sequence_<T> and this struct are the same octets: _length elements
+ * of elem->size octets at _buffer, room for _maximum of them (>= _length;
+ * the writer reads only _length), and _release 1 when whoever frees the
+ * sequence frees _buffer too.  The decoder fills _maximum = _length and
+ * _release = 0: its buffer belongs to the input stream's arena. */
 typedef struct cdr_seq {
-  void *buf;
-  uint32_t len;
+  uint32_t _maximum;
+  uint32_t _length;
+  void *_buffer;
+  uint8_t _release;
 } cdr_seq;
 
 typedef struct cdr_type cdr_type;
@@ -76,6 +101,8 @@ struct cdr_type {
   cdr_kind kind;
   uint32_t size;            /* sizeof the C representation */
   uint32_t align;           /* _Alignof the C representation */
+  uint32_t priv;            /* the library's: 0 in every descriptor a program
+                             * defines (set in TypeCodes the library builds) */
   const char *name;         /* IDL name, for messages and TypeCodes (may be NULL) */
   const char *repo_id;      /* repository ID of a named type (may be NULL) */
   union {
@@ -91,6 +118,7 @@ struct cdr_type {
     } un;
     struct { const cdr_type *elem; uint32_t bound; } seq;   /* bound 0: unbounded */
     struct { const cdr_type *elem; uint32_t count; } arr;
+    struct { const cdr_type *type; } alias;                 /* the aliased type */
     struct { uint32_t count; const char *const *names; } en;
     struct { uint8_t digits; int8_t scale; } fx;
     struct { uint32_t bound; } str;                         /* strings, wstrings; 0: unbounded */

@@ -58,8 +58,16 @@ enum {
   CDR_VT_TRUNCATABLE = 1u << 0,  /* "truncatable" base: receivers may truncate to it */
   CDR_VT_BOX = 1u << 1,          /* a value box: exactly one member, no base */
   CDR_VT_CUSTOM = 1u << 2,       /* custom marshalled (marshal/unmarshal set) */
-  CDR_VT_ABSTRACT = 1u << 3      /* abstract: never instantiated */
+  CDR_VT_ABSTRACT = 1u << 3,     /* abstract: never instantiated */
+  /* No walk plan is built or cached for this type: its values take the
+   * general walk.  Set by the library on the value types of TypeCodes it
+   * builds (cdr/typecode.h), which may live in a decode arena that is reset
+   * without cdr_value_type_clear(). */
+  CDR_VT_NOCACHE = 1u << 4
 };
+
+/* A value member's visibility in its TypeCode (CORBA's Visibility). */
+enum { CDR_PRIVATE_MEMBER = 0, CDR_PUBLIC_MEMBER = 1 };
 
 /* A value type's walk plan: its members flattened for the marshalling
  * loops.  Opaque; built by the library on first use (cdr_value_type_plan). */
@@ -100,6 +108,15 @@ struct cdr_value_type {
   cdr_value_factory_fn factory;
   cdr_repoid_cache id;               /* filled by the library: the repository ID */
   const cdr_value_plan *plan;        /* filled by the library: the walk plan */
+  /* For the type's TypeCode (cdr/typecode.h): each own member's visibility,
+   * CDR_PUBLIC_MEMBER or CDR_PRIVATE_MEMBER, nmembers entries; NULL: all
+   * public. */
+  const int16_t *visibility;
+  /* Filled by the library on first use, published as `plan` is: a
+   * descriptor of kind CDR_K_VALUE for this type, which
+   * cdr_tc_concrete_base_type() returns for its derived types (allocated
+   * from the process-wide allocator; cdr_value_type_clear() frees it). */
+  const struct cdr_type *tc;
 };
 
 /* T's repository ID, computed on first use (one acquire load afterwards;
@@ -125,7 +142,7 @@ CDR_API const cdr_value_plan *cdr_value_type_plan(const cdr_value_type *t, int *
   CDR_NONNULL(1);
 
 /* Tear down T's caches: free its walk plan (with the allocator it came
- * from) and its computed repository ID (with the process-wide allocator, as
+ * from), its TypeCode descriptor (`tc`) and its computed repository ID (with the process-wide allocator, as
  * cdr_repoid_cache_clear(&T->id, NULL)), and empty both, so that T's memory
  * may be freed or a new descriptor built in it.  Only T itself: not its
  * base or member types.  No stream may use T during or after the call

@@ -44,6 +44,7 @@ struct iiop_conn {
   void (*uncharge)(void *ud, size_t n);
   void *charge_ud;
   int refused;                       /* under rmu: the budget refused the last charge */
+  int held;                          /* under rmu: a refused commit left octets held back */
   int budget_wait_ms;
   int64_t budget_deadline;           /* under rmu: refused charges are retried until then
                                       * (-1: none refused) */
@@ -271,6 +272,17 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
       break;
     }
     c->budget_deadline = -1;        /* granted (a wait, if there was one, is over) */
+    if (c->held) {
+      /* giop_reasm_buffer() processed the octets a refusal held back: they
+       * may have completed a message, which is handed out before reading
+       * (the peer may send nothing more until it is answered). */
+      c->held = 0;
+      if (giop_reasm_next(c->r, msg, len)) {
+        (void)giop_reasm_commit(c->r, 0);  /* end the reservation */
+        rc = CDR_OK;
+        break;
+      }
+    }
     pthread_mutex_unlock(&c->rmu);
     int wait = timeout_ms < 0 ? -1 : timeout_ms == 0 ? 0 : iiop__remaining(deadline);
     long n = c->t->ops->read(c->t, buf, room, wait);
@@ -278,8 +290,10 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
     c->last_full = n > 0 && (size_t)n == room;
     if (n > 0) {
       rc = giop_reasm_commit(c->r, (size_t)n);
-      if (rc != CDR_OK && c->refused)
+      if (rc != CDR_OK && c->refused) {
         c->refused = 0;             /* the octets wait: the next giop_reasm_buffer() retries */
+        c->held = 1;
+      }
       else if (rc != CDR_OK)
         c->rerr = rc;               /* complete messages are still handed out first */
       continue;

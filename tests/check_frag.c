@@ -1317,6 +1317,211 @@ START_TEST(test_zero_copy_in_place)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- the memory budget */
+
+/* A budget of MAX octets (giop_reasm_opts.charge). */
+typedef struct tbudget {
+  size_t used, max, refusals;
+} tbudget;
+
+static int tb_charge(void *ud, size_t n)
+{
+  tbudget *b = ud;
+  if (n > b->max - b->used) {
+    b->refusals++;
+    return CDR_E_LIMIT;
+  }
+  b->used += n;
+  return CDR_OK;
+}
+
+static void tb_uncharge(void *ud, size_t n)
+{
+  tbudget *b = ud;
+  ck_assert_uint_ge(b->used, n);
+  b->used -= n;
+}
+
+static giop_reasm *reasm_budget(const cdr_allocator *a, tbudget *b)
+{
+  giop_reasm_opts o;
+  giop_reasm_opts_default(&o);
+  o.alloc = a;
+  o.charge = tb_charge;
+  o.uncharge = tb_uncharge;
+  o.charge_ud = b;
+  giop_reasm *r = giop_reasm_new(&o);
+  ck_assert_ptr_nonnull(r);
+  return r;
+}
+
+/* A fragmented request read through giop_reasm_buffer()/commit() with a
+ * budget that refuses every charge until granted: each refusal leaves
+ * the reassembler as it was (buffer) or holds the octets back (commit),
+ * never sticky; after a refused commit, the next giop_reasm_buffer()
+ * stores the held octets first, and when they complete the message it is
+ * there for giop_reasm_next() before anything more is read.  Sizes vary
+ * so that the refusal falls both in a buffer (an unfragmented message
+ * read into its own buffer) and in a commit whose read also holds the
+ * last Fragment. */
+START_TEST(test_budget_refusals_not_sticky)
+{
+  int held_completed = 0, buffer_refused = 0;
+  for (size_t body = 66000; body <= 90000; body += 1000) {
+    cdr_mem_counter mc;
+    cdr_mem_counter_init(&mc, NULL);
+    tbudget bud = { 0, 0, 0 };
+    giop_reasm *r = reasm_budget(&mc.alloc, &bud);
+    size_t len;
+    uint8_t *m = make_msg(2, body & 1000 ? 1 : 0, GIOP_REQUEST, body, 9, body, &len);
+    obuf o = { 0 };
+    fraglist fl = { .n = 0 };
+    if (body / 1000 % 2)
+      fragment_into(&o, m, len, 1024, 9, &fl);
+    else
+      ob_put(&o, m, len);   /* read into its own buffer: refused in giop_reasm_buffer() */
+    size_t off = 0;
+    int got = 0;
+    while (!got) {
+      uint8_t *b;
+      size_t room;
+      int rc = giop_reasm_buffer(r, &b, &room);
+      if (rc == CDR_E_LIMIT) {
+        buffer_refused++;
+        ck_assert_uint_lt(off, o.n);
+        ck_assert_int_eq(giop_reasm_buffer(r, &b, &room), CDR_E_LIMIT);   /* again */
+        bud.max = SIZE_MAX;                                               /* granted */
+        continue;
+      }
+      ck_assert_int_eq(rc, CDR_OK);
+      uint8_t *x;
+      size_t xl;
+      if (giop_reasm_next(r, &x, &xl)) {
+        /* Completed by the octets held back: nothing more was read. */
+        ck_assert_uint_eq(off, o.n);
+        ck_assert_int_eq(giop_reasm_commit(r, 0), CDR_OK);
+        held_completed++;
+        TU_ASSERT_BYTES(x, xl, m, len);
+        giop_reasm_release(r, x);
+        got = 1;
+        break;
+      }
+      ck_assert_uint_lt(off, o.n);
+      size_t k = room < o.n - off ? room : o.n - off;
+      memcpy(b, o.b + off, k);
+      off += k;
+      rc = giop_reasm_commit(r, k);
+      if (rc == CDR_E_LIMIT) {
+        ck_assert_int_eq(giop_reasm_phase(r), GIOP_REASM_BODY);
+        bud.max = SIZE_MAX;
+        continue;
+      }
+      ck_assert_int_eq(rc, CDR_OK);
+      if (giop_reasm_next(r, &x, &xl)) {
+        ck_assert_uint_eq(off, o.n);
+        TU_ASSERT_BYTES(x, xl, m, len);
+        giop_reasm_release(r, x);
+        got = 1;
+      }
+    }
+    ck_assert_uint_ge(bud.refusals, 1);
+    ck_assert_int_eq(giop_reasm_phase(r), GIOP_REASM_EMPTY);
+    giop_reasm_free(r);
+    ck_assert_uint_eq(bud.used, 0);   /* every charge given back */
+    ck_assert_int_eq(mc.live, 0);
+    free(o.b);
+    free(m);
+  }
+  ck_assert_int_gt(held_completed, 0);
+  ck_assert_int_gt(buffer_refused, 0);
+}
+END_TEST
+
+/* A message the budget refuses is dropped with giop_reasm_skip_current():
+ * giop_reasm_current() shows what arrived of it (its header first), its
+ * charge is given back at once, the rest of it -- its later Fragments too
+ * -- is skipped as it arrives, and the message after it is whole. */
+START_TEST(test_budget_skip_current)
+{
+  for (int frag = 0; frag <= 1; frag++) {
+    cdr_mem_counter mc;
+    cdr_mem_counter_init(&mc, NULL);
+    tbudget bud = { 0, 200000, 0 };
+    giop_reasm *r = reasm_budget(&mc.alloc, &bud);
+    size_t len, len2;
+    uint8_t *m = make_msg(2, 0, GIOP_REQUEST, 500000, 5, 3, &len);
+    uint8_t *m2 = make_msg(2, 0, GIOP_REQUEST, 3000, 6, 4, &len2);
+    obuf o = { 0 };
+    fraglist fl = { .n = 0 };
+    if (frag)
+      fragment_into(&o, m, len, 4096, 5, &fl);
+    else
+      ob_put(&o, m, len);
+    size_t first_end = o.n;
+    ob_put(&o, m2, len2);
+    size_t off = 0;
+    int rc;
+    for (;;) {
+      uint8_t *b;
+      size_t room;
+      rc = giop_reasm_buffer(r, &b, &room);
+      if (rc != CDR_OK)
+        break;
+      size_t k = room < first_end - off ? room : first_end - off;
+      memcpy(b, o.b + off, k);
+      off += k;
+      rc = giop_reasm_commit(r, k);
+      if (rc != CDR_OK)
+        break;
+    }
+    ck_assert_int_eq(rc, CDR_E_LIMIT);
+    ck_assert_uint_lt(off, first_end);
+    ck_assert_uint_gt(bud.used, 0);
+    ck_assert_uint_le(bud.used, bud.max);
+    const uint8_t *cur;
+    size_t cl;
+    ck_assert_int_eq(giop_reasm_current(r, &cur, &cl), frag ? 2 : 1);
+    ck_assert_uint_ge(cl, 16);
+    ck_assert_mem_eq(cur + 12, m + 12, 4);   /* the request ID */
+    ck_assert_int_eq(giop_reasm_skip_current(r), CDR_OK);
+    ck_assert_int_eq(giop_reasm_skip_current(r), CDR_E_STATE);   /* nothing current now */
+    ck_assert_uint_eq(bud.used, 0);          /* given back at once */
+    /* Only octets a refused commit held back (read, not yet stored) remain. */
+    ck_assert_uint_le(giop_reasm_pending_bytes(r), frag ? 16384 : 0);
+    /* The rest, and the next message, in reads of any size. */
+    uint8_t *x;
+    size_t xl;
+    int got = 0;
+    while (off < o.n) {
+      uint8_t *b;
+      size_t room;
+      ck_assert_int_eq(giop_reasm_buffer(r, &b, &room), CDR_OK);
+      size_t k = room < o.n - off ? room : o.n - off;
+      if (k > 777)
+        k = 777;
+      memcpy(b, o.b + off, k);
+      off += k;
+      ck_assert_int_eq(giop_reasm_commit(r, k), CDR_OK);
+      if (giop_reasm_next(r, &x, &xl)) {
+        ck_assert_uint_eq(off, o.n);          /* the skipped one never comes out */
+        TU_ASSERT_BYTES(x, xl, m2, len2);
+        giop_reasm_release(r, x);
+        got = 1;
+      }
+    }
+    ck_assert_int_eq(got, 1);
+    ck_assert_int_eq(giop_reasm_phase(r), GIOP_REASM_EMPTY);
+    ck_assert_int_eq(giop_reasm_skip_current(r), CDR_E_STATE);
+    giop_reasm_free(r);
+    ck_assert_uint_eq(bud.used, 0);
+    ck_assert_int_eq(mc.live, 0);
+    free(o.b);
+    free(m);
+    free(m2);
+  }
+}
+END_TEST
+
 /* Every allocation failing in turn: CDR_E_NOMEM (sticky), never a crash
  * or a leak; or success when the failing allocation is not reached. */
 START_TEST(test_alloc_failures)
@@ -1414,6 +1619,8 @@ static Suite *frag_suite(void)
   tcase_add_test(tc, test_cancel_with_reservation);
   tcase_add_test(tc, test_zero_copy_in_place);
   tcase_add_test(tc, test_alloc_failures);
+  tcase_add_test(tc, test_budget_refusals_not_sticky);
+  tcase_add_test(tc, test_budget_skip_current);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -99,9 +99,13 @@ typedef struct giop_reasm_opts {
    * freed (released buffers kept for reuse stay charged).  A refusal in
    * giop_reasm_buffer() is returned as it is and is not sticky: nothing
    * changed, the call may be repeated, or the message dropped with
-   * giop_reasm_skip_current(); a refusal while octets already read must be
-   * stored (giop_reasm_feed(), or a commit that needs more room) is
-   * sticky, as any error. */
+   * giop_reasm_skip_current().  A refusal in giop_reasm_commit() of octets
+   * read into the buffer for a message start (Fragments of a message whose
+   * buffer must grow) is not sticky either: the octets not yet stored are
+   * held back, and the next giop_reasm_buffer() stores them first.  A
+   * refusal while octets must be stored at once (giop_reasm_feed(), a
+   * commit of octets read into a message's own buffer) is sticky, as any
+   * error. */
   int (*charge)(void *ud, size_t n);
   void (*uncharge)(void *ud, size_t n);
   void *charge_ud;
@@ -136,7 +140,12 @@ IIOP_API int giop_reasm_feed(giop_reasm *r, const void *data, size_t len) IIOP_W
  * buffer (ROOM never reaches past the current part).  Same errors, plus
  * CDR_E_INVALID (not sticky) when N exceeds the reservation or there is none
  * (giop_reasm_feed() cancels one).  giop_reasm_cancel() in between is safe:
- * the buffer stays valid until the commit, which then discards the octets. */
+ * the buffer stays valid until the commit, which then discards the octets.
+ * Octets a refused charge held back (giop_reasm_opts.charge) are stored by
+ * giop_reasm_buffer() before it reserves: they may complete a message, so
+ * after a refused commit call giop_reasm_next() once the buffer is given (a
+ * peer waiting for its answer sends nothing more), and end the reservation
+ * with giop_reasm_commit(R, 0) if no octets are to be read. */
 IIOP_API int giop_reasm_buffer(giop_reasm *r, uint8_t **buf, size_t *room) IIOP_WUR;
 IIOP_API int giop_reasm_commit(giop_reasm *r, size_t n);
 

@@ -3,11 +3,15 @@
 #include "stream_impl.h"
 #include <cdr/in.h>
 
+/* What a stream over no buffer (NULL, 0) reads from: the readers form
+ * buf + pos even for 0 octets, and NULL + 0 is undefined. */
+static const uint8_t in_nothing[1];
+
 static int in_setup(cdr_in *i, const void *buf, size_t len, const cdr_opts *opts)
 {
   /* Field by field: a memset of the whole header costs more than the rest
    * of a small message's decoding. */
-  i->buf = buf;
+  i->buf = buf ? buf : in_nothing;
   i->pos = 0;
   i->len = i->end = len;
   i->origin = 0;

@@ -2144,6 +2144,24 @@ START_TEST(test_empty_writes_on_a_stream_without_buffer)
 }
 END_TEST
 
+/* The same for an input stream over no buffer (NULL, 0): reading nothing
+ * succeeds without NULL + 0, reading one octet is CDR_E_SHORT. */
+START_TEST(test_empty_reads_on_a_stream_without_buffer)
+{
+  cdr_in i;
+  ck_assert_int_eq(cdr_in_init(&i, NULL, 0, CDR_BIG_ENDIAN, NULL), CDR_OK);
+  uint8_t d[8];
+  ck_assert_int_eq(cdr_get_array(&i, d, 0, 8), CDR_OK);
+  ck_assert_ptr_nonnull(cdr_get_raw_view(&i, 0));
+  cdr_in_align(&i, 8);
+  ck_assert_int_eq(cdr_in_status(&i), CDR_OK);
+  ck_assert_uint_eq(cdr_in_remaining(&i), 0);
+  (void)cdr_get_octet(&i);
+  ck_assert_int_eq(cdr_in_status(&i), CDR_E_SHORT);
+  cdr_in_close(&i);
+}
+END_TEST
+
 static Suite *stream_suite(void)
 {
   Suite *s = suite_create("stream");
@@ -2154,6 +2172,7 @@ static Suite *stream_suite(void)
   tcase_add_test(tc, test_fixed_errors);
   tcase_add_test(tc, test_wchar_rules);
   tcase_add_test(tc, test_empty_writes_on_a_stream_without_buffer);
+  tcase_add_test(tc, test_empty_reads_on_a_stream_without_buffer);
   tcase_add_test(tc, test_invalid_options);
   tcase_add_test(tc, test_origin_shifts_alignment);
   suite_add_tcase(s, tc);

@@ -10,8 +10,9 @@
  * a good request, OBJECT_NOT_EXIST minor 1 for an unknown key,
  * BAD_OPERATION minor 2 for an unknown operation, a user exception, a
  * oneway (no reply), LocateRequest, NEEDS_ADDRESSING_MODE,
- * SYNC_WITH_SERVER (the acknowledgement before the invocation), and the
- * minor codes a failed argument stream maps to. */
+ * SYNC_WITH_SERVER (the acknowledgement before the invocation), the
+ * minor codes a failed argument stream maps to, and the NO_RESOURCES reply
+ * to a request the memory budget refused (iiop__dispatch_refuse). */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -458,6 +459,119 @@ START_TEST(test_other_messages)
 }
 END_TEST
 
+/* A request the memory budget refused (iiop__dispatch_refuse): what has
+ * arrived of it -- here the header, the request header and part of the
+ * body, its more-fragments flag set as a first fragment's would be -- is
+ * answered NO_RESOURCES, minor 0, completed NO, in the request's own GIOP
+ * version, and the servant is never called.  The octets handed in are
+ * rewritten to describe just themselves. */
+static int refuse(fixture *f, uint8_t minor, uint32_t id, uint8_t flags, size_t cut,
+                  uint8_t *copy, size_t *len, iiop__reply *r)
+{
+  cdr_out *o = begin_request(f, minor, id, flags, "T", "ping");
+  for (int i = 0; i < 16; i++)
+    cdr_put_long(o, i);
+  ck_assert_int_eq(giop_end(o), CDR_OK);
+  *len = cdr_out_size(o) - cut;
+  memcpy(copy, cdr_out_data(o), *len);
+  if (minor >= 1)
+    copy[6] |= GIOP_FLAG_MORE_FRAGMENTS;
+  fx_done_message(f);
+  cdr_arena_reset(&f->arena);
+  return iiop__dispatch_refuse(&f->sess, copy, *len, &f->arena, "NO_RESOURCES", r);
+}
+
+START_TEST(test_refuse_no_resources)
+{
+  fixture f;
+  fx_init(&f);
+  iiop__reply r;
+  tu_buf w;
+  uint8_t copy[512];
+  size_t len;
+  static const uint8_t minors[] = { 2, 1, 0 };
+  for (size_t i = 0; i < sizeof minors; i++) {
+    uint8_t minor = minors[i];
+    uint32_t id = 30 + (uint32_t)i;
+    ck_assert_int_eq(refuse(&f, minor, id, GIOP_RESPONSE_EXPECTED, 40, copy, &len, &r),
+                     IIOP__D_CONTINUE);
+    put_sysex(&w, minor, id, "NO_RESOURCES", 0, GIOP_COMPLETED_NO);
+    TU_CTX("NO_RESOURCES reply, GIOP 1.%u", (unsigned)minor);
+    TU_ASSERT_BYTES(r.msg, r.len, w.b, w.n);
+    ck_assert_uint_eq(r.request_id, id);
+    /* The arrived octets now describe themselves: one whole message, big-endian. */
+    ck_assert_uint_eq(copy[6] & GIOP_FLAG_MORE_FRAGMENTS, 0);
+    ck_assert_uint_eq(((uint32_t)copy[8] << 24 | (uint32_t)copy[9] << 16
+                       | (uint32_t)copy[10] << 8 | copy[11]),
+                      len - GIOP_HEADER_SIZE);
+  }
+  /* The exact octets of the 1.2 and 1.0 replies, written out by hand in
+   * the host's byte order (replies are in host order). */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define O4(a, b, c, d) d, c, b, a
+#define HOST_FLAGS 1
+#else
+#define O4(a, b, c, d) a, b, c, d
+#define HOST_FLAGS 0
+#endif
+#define NO_RESOURCES_BODY                                                                     \
+  O4(0, 0, 0, 35), 'I', 'D', 'L', ':', 'o', 'm', 'g', '.', 'o', 'r', 'g', '/', 'C', 'O', 'R',  \
+    'B', 'A', '/', 'N', 'O', '_', 'R', 'E', 'S', 'O', 'U', 'R', 'C', 'E', 'S', ':', '1', '.',   \
+    '0', 0, /* repository ID, 35 octets with its NUL */                                       \
+    0,      /* minor aligned on 4 */                                                          \
+    O4(0, 0, 0, 0), /* minor 0 */                                                             \
+    O4(0, 0, 0, 1)  /* COMPLETED_NO */
+  static const uint8_t want12[] = {
+    'G', 'I', 'O', 'P', 1, 2, HOST_FLAGS, GIOP_REPLY, O4(0, 0, 0, 60),
+    O4(1, 2, 3, 4),         /* request_id */
+    O4(0, 0, 0, 2),         /* SYSTEM_EXCEPTION */
+    O4(0, 0, 0, 0),         /* no service contexts; the body at 24, aligned on 8 already */
+    NO_RESOURCES_BODY,
+  };
+  static const uint8_t want10[] = {
+    'G', 'I', 'O', 'P', 1, 0, HOST_FLAGS, GIOP_REPLY, O4(0, 0, 0, 60),
+    O4(0, 0, 0, 0),         /* no service contexts */
+    O4(1, 2, 3, 4),         /* request_id */
+    O4(0, 0, 0, 2),         /* SYSTEM_EXCEPTION, the body right after */
+    NO_RESOURCES_BODY,
+  };
+#undef NO_RESOURCES_BODY
+#undef HOST_FLAGS
+#undef O4
+  ck_assert_int_eq(refuse(&f, 2, 0x01020304, GIOP_RESPONSE_EXPECTED, 8, copy, &len, &r),
+                   IIOP__D_CONTINUE);
+  TU_CTX("GIOP 1.2 NO_RESOURCES octets");
+  TU_ASSERT_BYTES(r.msg, r.len, want12, sizeof want12);
+  ck_assert_int_eq(refuse(&f, 0, 0x01020304, GIOP_RESPONSE_EXPECTED, 8, copy, &len, &r),
+                   IIOP__D_CONTINUE);
+  TU_CTX("GIOP 1.0 NO_RESOURCES octets");
+  TU_ASSERT_BYTES(r.msg, r.len, want10, sizeof want10);
+  ck_assert_int_eq(calls, 0);
+
+  /* A oneway: nothing to answer, the connection goes on. */
+  ck_assert_int_eq(refuse(&f, 2, 40, GIOP_RESPONSE_NONE, 40, copy, &len, &r), IIOP__D_CONTINUE);
+  ck_assert_uint_eq(r.len, 0);
+  ck_assert_ptr_null(r.msg);
+  /* A request header not all there, a header alone, less than a header:
+   * nothing reliable to answer, the connection closes. */
+  begin_request(&f, 2, 41, GIOP_RESPONSE_EXPECTED, "T", "ping");
+  ck_assert_int_eq(giop_end(&f.req), CDR_OK);
+  size_t whole = cdr_out_size(&f.req);
+  memcpy(copy, cdr_out_data(&f.req), whole);
+  ck_assert_int_eq(iiop__dispatch_refuse(&f.sess, copy, 20, &f.arena, "NO_RESOURCES", &r),
+                   IIOP__D_CLOSE);
+  ck_assert_uint_eq(r.len, 0);
+  memcpy(copy, cdr_out_data(&f.req), whole);
+  ck_assert_int_eq(iiop__dispatch_refuse(&f.sess, copy, 12, &f.arena, "NO_RESOURCES", &r),
+                   IIOP__D_CLOSE);
+  ck_assert_int_eq(iiop__dispatch_refuse(&f.sess, copy, 11, &f.arena, "NO_RESOURCES", &r),
+                   IIOP__D_CLOSE);
+  ck_assert_uint_eq(r.len, 0);
+  ck_assert_int_eq(calls, 0);
+  fx_free(&f);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- the status table */
 
 START_TEST(test_status_table)
@@ -653,6 +767,7 @@ static Suite *dispatch_suite(void)
   tcase_add_test(tc, test_needs_addressing_mode);
   tcase_add_test(tc, test_argument_minor_codes);
   tcase_add_test(tc, test_other_messages);
+  tcase_add_test(tc, test_refuse_no_resources);
   suite_add_tcase(s, tc);
   tc = tcase_create("status table");
   tcase_add_test(tc, test_status_table);

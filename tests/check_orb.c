@@ -1576,6 +1576,134 @@ START_TEST(test_budget_no_resources)
 }
 END_TEST
 
+/* A fake server that answers the first request with 12 octets that are not
+ * a GIOP header, then waits for the client to hang up. */
+static void *garbage_main(void *arg)
+{
+  fake *f = arg;
+  int fd = accept(f->lfd, NULL, NULL);
+  if (fd < 0)
+    return NULL;
+  struct timeval tv = { 5, 0 };
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  size_t len;
+  uint8_t *msg = raw_recv(fd, &len);
+  if (msg) {
+    static const uint8_t junk[12] = { 'G', 'I', 'O', 'X', 1, 2, 0, 1, 0, 0, 0, 0 };
+    raw_send(fd, junk, sizeof junk);
+    free(msg);
+    uint8_t b[64];
+    while (recv(fd, b, sizeof b, 0) > 0)
+      ;
+  }
+  close(fd);
+  return NULL;
+}
+
+/* A loopback socket bound to a port and listening (LISTEN) or not. */
+static int bound_socket(int listening, uint16_t *port)
+{
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ck_assert_int_ge(fd, 0);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+  socklen_t sl = sizeof a;
+  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &sl), 0);
+  *port = ntohs(a.sin_port);
+  if (listening)
+    ck_assert_int_eq(listen(fd, 4), 0);
+  return fd;
+}
+
+static void check_client_stats(iiop_client *c, uint64_t conns, uint64_t failed, uint64_t timeouts,
+                               uint64_t limit, uint64_t protocol)
+{
+  iiop_client_stats st;
+  memset(&st, 0xa5, sizeof st);
+  ck_assert_int_eq(iiop_client_stats_get(c, &st), CDR_OK);
+  ck_assert_uint_eq(st.connections, conns);
+  ck_assert_uint_eq(st.connect_failed, failed);
+  ck_assert_uint_eq(st.timeout_call, timeouts);
+  ck_assert_uint_eq(st.limit_message, limit);
+  ck_assert_uint_eq(st.limit_protocol, protocol);
+}
+
+/* iiop_client_stats counts each event exactly once: connections opened,
+ * a refused connect, a call past its timeout, a reply over max_message
+ * (its connection closed, so the next call opens another) and a server
+ * that sends garbage. */
+START_TEST(test_client_stats_exact)
+{
+  gate_reset();
+  iiop_server *s = start_server();
+  iiop_client_opts o;
+  iiop_client_opts_default(&o);
+  o.timeout_ms = 400;
+  o.max_message = 4096;
+  iiop_client *c = iiop_client_new(&o);
+  ck_assert_ptr_nonnull(c);
+  iiop_client_stats st;
+  ck_assert_int_eq(iiop_client_stats_get(NULL, &st), CDR_E_INVALID);
+  ck_assert_int_eq(iiop_client_stats_get(c, NULL), CDR_E_INVALID);
+  check_client_stats(c, 0, 0, 0, 0, 0);
+
+  /* Three calls on one connection. */
+  iiop_ref *r = resolve_ior(c, s, "Echo");
+  for (int i = 0; i < 3; i++)
+    check_ping(r, i);
+  check_client_stats(c, 1, 0, 0, 0, 0);
+
+  /* A reply of about 8 KiB over max_message 4096: CDR_E_LIMIT, the
+   * connection closed; the next call opens a second one. */
+  char big[8192];
+  memset(big, 'y', sizeof big - 1);
+  big[sizeof big - 1] = 0;
+  iiop_call *call;
+  cdr_out *args;
+  ck_assert_int_eq(iiop_call_begin(r, "echoString", 0, &call, &args), CDR_OK);
+  cdr_put_string(args, big);
+  cdr_in *res = NULL;
+  ck_assert_int_eq(iiop_call_invoke(call, &res), CDR_E_LIMIT);
+  iiop_call_end(call);
+  check_client_stats(c, 1, 0, 0, 1, 0);
+  check_ping(r, 4);
+  check_client_stats(c, 2, 0, 0, 1, 0);
+
+  /* A call the servant holds past timeout_ms: CDR_E_TIMEOUT. */
+  int32_t got;
+  ck_assert_int_eq(call_long(r, "slow", 0, NULL, NULL, 0, NULL), CDR_E_TIMEOUT);
+  gate_release();
+  check_client_stats(c, 2, 0, 1, 1, 0);
+  iiop_ref_free(r);
+
+  /* A port bound but not listening: the connect is refused. */
+  uint16_t port;
+  int nl = bound_socket(0, &port);
+  r = resolve_loc(c, "127.0.0.1", port, "Echo");
+  ck_assert_int_ne(call_ping(r, 1, &got), CDR_OK);
+  iiop_ref_free(r);
+  close(nl);
+  check_client_stats(c, 2, 1, 1, 1, 0);
+
+  /* A server that answers garbage: CDR_E_PROTOCOL, counted once. */
+  fake f;
+  f.lfd = bound_socket(1, &f.port);
+  pthread_t t;
+  ck_assert_int_eq(pthread_create(&t, NULL, garbage_main, &f), 0);
+  r = resolve_loc(c, "127.0.0.1", f.port, "Echo");
+  ck_assert_int_eq(call_ping(r, 1, &got), CDR_E_PROTOCOL);
+  iiop_ref_free(r);
+  check_client_stats(c, 3, 1, 1, 1, 1);
+  iiop_client_free(c);
+  pthread_join(t, NULL);
+  close(f.lfd);
+  iiop_server_free(s);
+}
+END_TEST
+
 static void check_limits_eq(const iiop_limits *a, const iiop_limits *b)
 {
   ck_assert_uint_eq(a->max_message, b->max_message);
@@ -2639,6 +2767,7 @@ static Suite *orb_suite(void)
   tcase_add_test(tc, test_ended_connection_releases_fd);
   tcase_add_test(tc, test_bad_magic_four_octets);
   tcase_add_test(tc, test_budget_no_resources);
+  tcase_add_test(tc, test_client_stats_exact);
   tcase_add_test(tc, test_limits_defaults);
   tcase_add_test(tc, test_shutdown_aborts_tls_handshake);
   suite_add_tcase(s, tc);

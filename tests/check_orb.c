@@ -1117,19 +1117,46 @@ END_TEST
 
 /* A fake server: answers LocateRequests, and to the first Request sends a
  * Reply header and part of its body, then hangs up. */
+/* A loopback socket bound to a port and listening (LISTEN) or not. */
+static int bound_socket(int listening, uint16_t *port)
+{
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ck_assert_int_ge(fd, 0);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+  socklen_t sl = sizeof a;
+  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &sl), 0);
+  *port = ntohs(a.sin_port);
+  if (listening)
+    ck_assert_int_eq(listen(fd, 4), 0);
+  return fd;
+}
+
 typedef struct fake {
   int lfd;
   uint16_t port;
 } fake;
 
+/* The fake server's one connection, reads timed out after 5 s; -1 when
+ * accept fails. */
+static int fake_accept(fake *f)
+{
+  int fd = accept(f->lfd, NULL, NULL);
+  if (fd >= 0) {
+    struct timeval tv = { 5, 0 };
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
+  return fd;
+}
+
 static void *fake_main(void *arg)
 {
-  fake *f = arg;
-  int fd = accept(f->lfd, NULL, NULL);
+  int fd = fake_accept(arg);
   if (fd < 0)
     return NULL;
-  struct timeval tv = { 5, 0 };
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   cdr_arena *a = cdr_arena_get();
   for (;;) {
     size_t len;
@@ -1183,17 +1210,7 @@ static void *fake_main(void *arg)
 START_TEST(test_server_closes_mid_reply)
 {
   fake f;
-  f.lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(f.lfd, 0);
-  struct sockaddr_in a;
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(bind(f.lfd, (struct sockaddr *)&a, sizeof a), 0);
-  socklen_t sl = sizeof a;
-  ck_assert_int_eq(getsockname(f.lfd, (struct sockaddr *)&a, &sl), 0);
-  f.port = ntohs(a.sin_port);
-  ck_assert_int_eq(listen(f.lfd, 4), 0);
+  f.lfd = bound_socket(1, &f.port);
   pthread_t t;
   ck_assert_int_eq(pthread_create(&t, NULL, fake_main, &f), 0);
 
@@ -1580,12 +1597,9 @@ END_TEST
  * a GIOP header, then waits for the client to hang up. */
 static void *garbage_main(void *arg)
 {
-  fake *f = arg;
-  int fd = accept(f->lfd, NULL, NULL);
+  int fd = fake_accept(arg);
   if (fd < 0)
     return NULL;
-  struct timeval tv = { 5, 0 };
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   size_t len;
   uint8_t *msg = raw_recv(fd, &len);
   if (msg) {
@@ -1598,24 +1612,6 @@ static void *garbage_main(void *arg)
   }
   close(fd);
   return NULL;
-}
-
-/* A loopback socket bound to a port and listening (LISTEN) or not. */
-static int bound_socket(int listening, uint16_t *port)
-{
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(fd, 0);
-  struct sockaddr_in a;
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-  socklen_t sl = sizeof a;
-  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &sl), 0);
-  *port = ntohs(a.sin_port);
-  if (listening)
-    ck_assert_int_eq(listen(fd, 4), 0);
-  return fd;
 }
 
 static void check_client_stats(iiop_client *c, uint64_t conns, uint64_t failed, uint64_t timeouts,

@@ -141,6 +141,7 @@ typedef struct vstate {
   int fast;                   /* vo allows the short path (minimal type information) */
   const cdr_allocator *alloc;
   uint32_t nvalues;
+  uint32_t nindirect;          /* indirections read (vo.max_indirections) */
   uint32_t reentry;           /* nested cdr_put_value/cdr_get_value calls open */
   uint32_t sp, cap;
   vframe *frames;

@@ -70,10 +70,13 @@ static void in_restore_chunks(cdr_in *i, vstate *s)
  * "Indirection"): read its offset, which must point back at least 4 octets
  * (past the offset field itself) and inside the stream, to an item recorded
  * in TAB; *V gets what was recorded there.  Else CDR_E_INDIRECTION with WHAT
- * as the message, the position left at the offset field. */
-static int in_indirect(cdr_in *i, cdr_itab *tab, uintptr_t *v, const char *what)
+ * as the message, the position left at the offset field; CDR_E_LIMIT past
+ * the stream's vo.max_indirections. */
+static int in_indirect(cdr_in *i, vstate *s, cdr_itab *tab, uintptr_t *v, const char *what)
 {
   size_t off_pos = i->pos;
+  if (CDR_UNLIKELY(++s->nindirect > s->vo.max_indirections))
+    return cdr_in_fail(i, CDR_E_LIMIT, "more indirections than max_indirections");
   int32_t off = cdr_get_long(i);
   if (i->status != CDR_OK)
     return i->status;
@@ -90,7 +93,7 @@ static int in_indirect(cdr_in *i, cdr_itab *tab, uintptr_t *v, const char *what)
  * there) when the octets are ASCII or the transmission code set is UTF-8,
  * else at a copy converted from ISO-8859-1 in the stream's arena
  * (CDR_E_STATE without one, CDR_E_NOMEM). */
-static int in_string_indirect(cdr_in *i, cdr_itab *tab, const char **s, uint32_t *len)
+static int in_string_indirect(cdr_in *i, vstate *st, cdr_itab *tab, const char **s, uint32_t *len)
 {
   uint32_t u = 0;
   size_t at = 0;
@@ -98,7 +101,7 @@ static int in_string_indirect(cdr_in *i, cdr_itab *tab, const char **s, uint32_t
     return i->status;
   if (u == INDIRECTION) {
     uintptr_t v;
-    if (in_indirect(i, tab, &v, "repository ID or codebase indirection to no such string") != CDR_OK)
+    if (in_indirect(i, st, tab, &v, "repository ID or codebase indirection to no such string") != CDR_OK)
       return i->status;
     *s = (const char *)v;
     *len = (uint32_t)strlen(*s);
@@ -125,7 +128,7 @@ static int in_id_list(cdr_in *i, vstate *s, const id_list **out)
     return i->status;
   if (u == INDIRECTION) {
     uintptr_t v;
-    if (in_indirect(i, aux_tab(s, AUX_LISTS), &v, "repository ID list indirection to no such list")
+    if (in_indirect(i, s, aux_tab(s, AUX_LISTS), &v, "repository ID list indirection to no such list")
         == CDR_OK)
       *out = (const id_list *)v;
     return i->status;
@@ -141,7 +144,7 @@ static int in_id_list(cdr_in *i, vstate *s, const id_list **out)
     return cdr_in_fail(i, CDR_E_NOMEM, "arena allocation failed");
   l->n = u;
   for (uint32_t k = 0; k < u; k++)
-    if (in_string_indirect(i, aux_tab(s, AUX_IDS), &l->id[k], &l->len[k]) != CDR_OK)
+    if (in_string_indirect(i, s, aux_tab(s, AUX_IDS), &l->id[k], &l->len[k]) != CDR_OK)
       return i->status;
   int rc = cdr_itab_put(aux_tab(s, AUX_LISTS), at, (uintptr_t)l);
   if (rc != CDR_OK)
@@ -229,7 +232,7 @@ static int in_value_ref(cdr_in *i, vstate *s, const vframe *parent, const cdr_va
   if (tag == INDIRECTION) {
     size_t off_pos = i->pos;
     uintptr_t found;
-    if (in_indirect(i, &s->values, &found, "value indirection to no earlier value") != CDR_OK)
+    if (in_indirect(i, s, &s->values, &found, "value indirection to no earlier value") != CDR_OK)
       return i->status;
     v = (void *)found;
     if (!cdr_value_type_is_base_of(t, ((cdr_value *)v)->type)) {
@@ -263,7 +266,7 @@ static const cdr_value_type *in_value_type(cdr_in *i, vstate *s, const cdr_value
   if (tag & TAG_CODEBASE) {
     const char *cb;
     uint32_t cblen;
-    if (in_string_indirect(i, aux_tab(s, AUX_CODEBASES), &cb, &cblen) != CDR_OK)
+    if (in_string_indirect(i, s, aux_tab(s, AUX_CODEBASES), &cb, &cblen) != CDR_OK)
       return NULL;
   }
   const cdr_value_type *vt = NULL;
@@ -271,7 +274,7 @@ static const cdr_value_type *in_value_type(cdr_in *i, vstate *s, const cdr_value
   if ((tag & TAG_ID_MASK) == TAG_ID_ONE) {
     const char *id;
     uint32_t len;
-    if (in_string_indirect(i, aux_tab(s, AUX_IDS), &id, &len) != CDR_OK)
+    if (in_string_indirect(i, s, aux_tab(s, AUX_IDS), &id, &len) != CDR_OK)
       return NULL;
     vt = resolve_id(s, t, id, len);
   } else if ((tag & TAG_ID_MASK) == TAG_ID_LIST) {
@@ -414,10 +417,10 @@ static long in_skip_rest(cdr_in *i, vstate *s, vframe *f)
       i->in_chunk = 0; /* the header lies between chunks */
       i->end = lim;
       if ((u & TAG_CODEBASE)
-          && in_string_indirect(i, aux_tab(s, AUX_CODEBASES), &str, &len) != CDR_OK)
+          && in_string_indirect(i, s, aux_tab(s, AUX_CODEBASES), &str, &len) != CDR_OK)
         return -2;
       if ((u & TAG_ID_MASK) == TAG_ID_ONE
-          && in_string_indirect(i, aux_tab(s, AUX_IDS), &str, &len) != CDR_OK)
+          && in_string_indirect(i, s, aux_tab(s, AUX_IDS), &str, &len) != CDR_OK)
         return -2;
       if ((u & TAG_ID_MASK) == TAG_ID_LIST && in_id_list(i, s, &l) != CDR_OK)
         return -2;

@@ -12,6 +12,7 @@ void cdr_value_opts_default(cdr_value_opts *v)
   v->typeinfo = CDR_TYPEINFO_MINIMAL;
   v->max_depth = 1000000;
   v->max_values = 16u << 20;
+  v->max_indirections = 16u << 20;
   v->max_recursion = 4096;
 }
 
@@ -23,6 +24,7 @@ static void vstate_reset(void *self)
     if (s->aux_live & (1u << k))
       cdr_itab_clear(&s->aux[k]);
   s->nvalues = 0;
+  s->nindirect = 0;
   s->sp = 0;
   s->reentry = 0;
 }
@@ -131,6 +133,7 @@ static vstate *vstate_new(const cdr_allocator *alloc, cdr_itab_kind strings)
   cdr_value_opts_default(&s->vo);
   s->fast = 1;
   s->nvalues = 0;
+  s->nindirect = 0;
   s->sp = 0;
   s->reentry = 0;
   return s;

@@ -23,8 +23,10 @@ void iiop_request_value_opts(const iiop_request *r, cdr_value_opts *o)
   if (!o)
     return;
   cdr_value_opts_default(o);
-  if (r && r->sess)
+  if (r && r->sess) {
     o->max_values = r->sess->max_values;
+    o->max_indirections = r->sess->max_indirections;
+  }
 }
 
 const char *iiop_request_operation(const iiop_request *r) { return r ? r->operation : NULL; }
@@ -45,6 +47,7 @@ void iiop__session_init(iiop__session *s, iiop__adapter *ad, size_t max_message,
   s->minor = 2;
   cdr_opts_default(&s->in_opts);
   s->max_values = IIOP_DEFAULT_MAX_VALUES;
+  s->max_indirections = IIOP_DEFAULT_MAX_INDIRECTIONS;
   s->in_opts.tcs_c = CDR_CS_ISO8859_1;
   s->in_opts.ncs_c = CDR_CS_ISO8859_1; /* the IOR's native char code set */
   s->in_opts.tcs_w = 0;                /* until a CodeSets context names one */
@@ -58,6 +61,7 @@ void iiop__session_limits(iiop__session *s, const iiop_limits *l, uint64_t *hits
   s->in_opts.max_seq = l->max_sequence;
   s->in_opts.max_depth = l->max_depth;
   s->max_values = l->max_values;
+  s->max_indirections = l->max_indirections;
   s->limit_hits = hits;
   s->imp_limit_id = giop_system_exception_id("IMP_LIMIT");
 }

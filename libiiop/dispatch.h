@@ -38,6 +38,7 @@ typedef struct iiop__session {
   uint8_t out_minor;
   const char *cs_error;      /* a system exception every request gets, or NULL */
   uint32_t max_values;       /* iiop_request_value_opts(): cdr_value_opts.max_values */
+  uint32_t max_indirections; /* ... and max_indirections */
   uint64_t *limit_hits;      /* atomic, or NULL: IMP_LIMIT replies are counted here */
   const char *imp_limit_id;  /* giop_system_exception_id("IMP_LIMIT") */
   cdr_opts in_opts;          /* body decoding options (and the reply stream's) */

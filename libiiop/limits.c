@@ -13,6 +13,7 @@ void iiop_limits_default(iiop_limits *l)
   l->max_sequence = IIOP_DEFAULT_MAX_SEQUENCE;
   l->max_depth = IIOP_DEFAULT_MAX_DEPTH;
   l->max_values = IIOP_DEFAULT_MAX_VALUES;
+  l->max_indirections = IIOP_DEFAULT_MAX_INDIRECTIONS;
   l->max_connections = IIOP_DEFAULT_MAX_CONNECTIONS;
   l->max_in_flight = IIOP_DEFAULT_MAX_IN_FLIGHT;
   l->header_timeout_ms = IIOP_DEFAULT_HEADER_TIMEOUT_MS;
@@ -32,6 +33,7 @@ void iiop__limits_fill(iiop_limits *l, const iiop_limits *d)
   FILL(max_sequence);
   FILL(max_depth);
   FILL(max_values);
+  FILL(max_indirections);
   FILL(max_connections);
   FILL(max_in_flight);
   FILL(header_timeout_ms);

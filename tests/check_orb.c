@@ -1728,6 +1728,7 @@ START_TEST(test_limits_defaults)
   ck_assert_uint_eq(l.max_sequence, 16u << 20);
   ck_assert_uint_eq(l.max_depth, 64);
   ck_assert_uint_eq(l.max_values, 16u << 20);
+  ck_assert_uint_eq(l.max_indirections, 16u << 20);
   ck_assert_uint_eq(l.max_fragmented, 64u << 20);
   ck_assert_uint_eq(l.max_connections, 1024);
   ck_assert_uint_eq(l.max_in_flight, 256u << 20);

@@ -1235,6 +1235,54 @@ START_TEST(test_exact_typeinfo_always_sends_declared_type_id)
 }
 END_TEST
 
+/* max_indirections: b_always2 follows one indirection (its second
+ * repository ID), a two-node cycle one more (back to the first node): a
+ * limit of exactly that many reads them, one less is CDR_E_LIMIT at the
+ * indirection's tag. */
+static void b_cycle2(tu_buf *b, int le)
+{
+  L(b, le, 0x7fffff00);                               /*  0: node 1 */
+  L(b, le, 1);
+  L(b, le, 0x7fffff00);                               /*  8: node 2 */
+  L(b, le, 2);
+  L(b, le, 0xffffffff); L(b, le, NEG(-20));           /* 16: next -> 0 */
+  AT(b, 24);
+}
+
+START_TEST(test_max_indirections_is_exact)
+{
+  static const struct {
+    builder build;
+    uint32_t follows;
+    size_t fail_at;
+  } cases[] = { { b_always2, 1, 36 }, { b_cycle2, 1, 16 } };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+    for (int le = 0; le < 2; le++)
+      for (uint32_t lim = cases[k].follows - 1; lim <= cases[k].follows; lim++) {
+        tu_buf b;
+        b.n = 0;
+        cases[k].build(&b, le);
+        dec d;
+        dec_open(&d, b.b, b.n, le, reg_node, 0);
+        cdr_value_opts vo = vopts(CDR_TYPEINFO_MINIMAL, 0, 0, reg_node);
+        vo.max_indirections = lim;
+        ck_assert_int_eq(cdr_in_set_value_opts(&d.in, &vo), CDR_OK);
+        Node *h = NULL;
+        int rc = cdr_get_value(&d.in, &Node_vt, (void **)&h);
+        if (lim < cases[k].follows) {
+          ck_assert_int_eq(rc, CDR_E_LIMIT);
+          ck_assert_uint_eq(cdr_in_error_offset(&d.in), cases[k].fail_at + 4);
+        } else {
+          ck_assert_int_eq(rc, CDR_OK);
+          CHECK_NODE(h, &Node_vt, 1);
+          CHECK_NODE(h->next, &Node_vt, 2);
+          ck_assert_ptr_eq(h->next->next, k == 1 ? h : NULL);
+        }
+        dec_close(&d);
+      }
+}
+END_TEST
+
 /* ---- Null at top level and as a Pair member. */
 START_TEST(test_exact_null_values_are_long_zero)
 {
@@ -4929,6 +4977,7 @@ static Suite *value_suite(void)
   tcase_add_test(tc, test_exact_two_level_truncatable_sends_three_ids);
   tcase_add_test(tc, test_exact_codebase_url_and_its_indirection);
   tcase_add_test(tc, test_exact_typeinfo_always_sends_declared_type_id);
+  tcase_add_test(tc, test_max_indirections_is_exact);
   tcase_add_test(tc, test_exact_null_values_are_long_zero);
   tcase_add_test(tc, test_exact_null_after_unaligned_member_is_four_zero_octets);
   tcase_add_test(tc, test_exact_list_in_struct_member_of_chunked_value_round_trips);

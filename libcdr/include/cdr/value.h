@@ -191,6 +191,9 @@ typedef struct cdr_value_opts {
   int chunk_all;                 /* chunk every value, not only those that need it (default 0) */
   uint32_t max_depth;            /* values nested in values (default 1,000,000) */
   uint32_t max_values;           /* values per stream (default 16 Mi) */
+  uint32_t max_indirections;     /* indirections a reading stream follows: to values,
+                                  * repository IDs, codebase URLs and ID lists
+                                  * (default 16 Mi); past it CDR_E_LIMIT */
   uint32_t max_recursion;        /* values nested through custom marshalling, which
                                   * nests on the C stack (a few hundred octets a level;
                                   * default 4096).  Values nested through constructed

@@ -19,9 +19,11 @@
  *   max_string, max_seq and max_depth: a string, wstring or sequence
  *   longer, or nesting deeper, fails decoding with CDR_E_LIMIT, which a
  *   server answers with IMP_LIMIT (completed NO).
- * - max_values: values one valuetype graph may hold (cdr_value_opts
- *   max_values), for operations that decode values with
- *   iiop_request_value_opts(): CDR_E_LIMIT, answered IMP_LIMIT.
+ * - max_values, max_indirections: values one valuetype graph may hold and
+ *   indirections (to values, repository IDs, codebases, ID lists) it may
+ *   follow (cdr_value_opts max_values, max_indirections), for operations
+ *   that decode values with iiop_request_value_opts(): CDR_E_LIMIT,
+ *   answered IMP_LIMIT.
  * - max_connections (server): at the cap a new connection evicts the
  *   connection idle longest -- one with no complete message in progress
  *   and no request being dispatched (an idle one gets CloseConnection,
@@ -79,6 +81,7 @@ extern "C" {
 #define IIOP_DEFAULT_MAX_SEQUENCE ((uint32_t)16 << 20)    /* 16 Mi elements, as cdr_opts */
 #define IIOP_DEFAULT_MAX_DEPTH 64u                        /* as cdr_opts */
 #define IIOP_DEFAULT_MAX_VALUES ((uint32_t)16 << 20)      /* as cdr_value_opts */
+#define IIOP_DEFAULT_MAX_INDIRECTIONS ((uint32_t)16 << 20) /* as cdr_value_opts */
 #define IIOP_DEFAULT_MAX_CONNECTIONS 1024u
 #define IIOP_DEFAULT_MAX_IN_FLIGHT ((size_t)256 << 20)    /* 256 MiB */
 #define IIOP_DEFAULT_HEADER_TIMEOUT_MS 10000
@@ -95,6 +98,7 @@ typedef struct iiop_limits {
   uint32_t max_sequence;     /* elements of a sequence (default 16 Mi) */
   uint32_t max_depth;        /* nesting of constructed types and encapsulations (default 64) */
   uint32_t max_values;       /* values in one valuetype graph (default 16 Mi) */
+  uint32_t max_indirections; /* indirections one valuetype graph may follow (default 16 Mi) */
   uint32_t max_connections;  /* server: connections at once (default 1024) */
   size_t max_in_flight;      /* server: octets of request buffers over 64 KiB, all
                               * connections together (default 256 MiB) */

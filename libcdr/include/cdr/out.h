@@ -88,7 +88,7 @@ static inline int cdr_out_status(const cdr_out *o) { return o->status; }
  * (CDR_E_NO_WCHAR, CDR_E_WCHAR_GIOP10) where one applies, else the status
  * itself (CDR_OK if none). */
 static inline int cdr_out_error_reason(const cdr_out *o) { return o->status != CDR_OK ? o->reason : CDR_OK; }
-/* What was wrong, e.g. "string longer than opts.max_string" (static; ""
+/* What was wrong, e.g. "output larger than opts.max_size" (static; ""
  * if none).  After cdr_out_close(): "stream closed". */
 static inline const char *cdr_out_error_message(const cdr_out *o)
 {

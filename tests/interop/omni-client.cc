@@ -1,16 +1,22 @@
-// omni-client: omniORB 4.2 client of Bench::Echo, used by the interop tests
-// and as "omniORB's client" in the benchmark.  See README.md in this folder.
+// omni-client: omniORB 4.2 client of Bench::Echo and BenchAny::AnyEcho, used
+// by the interop tests and as "omniORB's client" in the benchmark.  See
+// README.md in this folder.
 //
 //   omni-client --target URL|IOR --scenario S [--calls N] [--nodes N]
 //               [--size N] [--threads T] [--check] [--loop-seconds X]
 //               [--cyclic] [--expect-trunc] [--warmup N] [--timeout-ms N]
-//               [--stack-mb N] [-ORBxxx value ...]
+//               [--stack-mb N] [--case NAME] [-ORBxxx value ...]
+//
+// --scenario any calls AnyEcho::echoAny (the target is an AnyEcho) with
+// each of the Any cases in turn (--case NAME: that one only); --calls
+// defaults to the number of cases, so each is sent once.
 //
 // Last line on stdout, always (unless usage error):
 //   scenario=S calls=N failed=F wall_s=X calls_per_s=Y p50_us=A p99_us=B
 // Exit: 0 all calls succeeded (and matched, with --check); 1 a reply differed;
 //       2 usage error; 3 a call raised an exception.
 #include "Bench.hh"
+#include "AnyEcho.hh"
 
 #include <omnithread.h>
 #include <pthread.h>
@@ -23,20 +29,23 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace {
 
-enum Scenario { PING, GRAPH, STRING, WSTRING, PAIR, SUBGRAPH, TRUNCGRAPH };
+enum Scenario { PING, GRAPH, STRING, WSTRING, PAIR, SUBGRAPH, TRUNCGRAPH, ANY };
 const char* const kScenarioNames[] = {"ping",  "graph",    "string",    "wstring",
-                                      "pair",  "subgraph", "truncgraph"};
+                                      "pair",  "subgraph", "truncgraph", "any"};
+const int kNScenarios = 8;
 
 struct Options {
   std::string target;
   Scenario scenario = PING;
   const char* scenario_name = nullptr;
   unsigned long calls = 1;
+  bool calls_given = false;
   unsigned long nodes = 1;
   unsigned long size = 16;
   unsigned long threads = 1;
@@ -82,7 +91,8 @@ inline uint64_t now_ns() {
 void usage() {
   fprintf(stderr,
           "usage: omni-client --target URL|IOR --scenario S [options] [-ORBopt value ...]\n"
-          "  S: ping graph string wstring pair subgraph truncgraph\n"
+          "  S: ping graph string wstring pair subgraph truncgraph any\n"
+          "     (any: the target is a BenchAny::AnyEcho; every Any case in turn)\n"
           "  --calls N        calls in all (default 1)\n"
           "  --nodes N        list length for graph/subgraph/truncgraph/pair (default 1)\n"
           "  --size N         string bytes / wstring characters (default 16)\n"
@@ -95,7 +105,8 @@ void usage() {
           "                   wstrings with non-BMP characters: see README.md)\n"
           "  --warmup N       N untimed calls before measuring (default 0)\n"
           "  --timeout-ms N   client call timeout (default 60000, 0 = none)\n"
-          "  --stack-mb N     stack of calling and omniORB threads (default 64)\n");
+          "  --stack-mb N     stack of calling and omniORB threads (default 64)\n"
+          "  --case NAME      any: send only the case NAME (see README.md)\n");
 }
 
 bool parse_ulong(const char* s, unsigned long* out) {
@@ -164,7 +175,7 @@ void build_args() {
       wstring_arg.push_back(0);
       break;
     }
-    case PING:
+    case PING: case ANY:
       break;
   }
 }
@@ -236,6 +247,454 @@ void break_cycle(Bench::Node* head) {
   if (v && v->next() == head) v->next(nullptr);
 }
 
+// ------------------------------------------------------------- any scenario
+//
+// Every case of the AnyEcho interop test (the same names, TypeCodes and
+// values as bench/any_cases.c on our side): an Any sent through echoAny and
+// a check of the reply: its TypeCode equivalent to the one sent
+// (TypeCode::equivalent) and its value, extracted with the typed >>=
+// operators (which check the TypeCode too), equal to the one sent.
+
+BenchAny::AnyEcho_var any_target;
+std::string any_case;                  // --case NAME: only that case
+
+struct AnyCase {
+  const char* name;
+  CORBA::Any sent;
+  bool (*check)(const CORBA::Any& r, std::string* why);
+};
+std::vector<AnyCase> any_cases;
+
+#define AFAIL(...)                            \
+  do {                                        \
+    char buf_[300];                           \
+    snprintf(buf_, sizeof buf_, __VA_ARGS__); \
+    *why = buf_;                              \
+    return false;                             \
+  } while (0)
+
+// The values (see tests/interop/README.md, "AnyEcho").
+const CORBA::Short kShort = -12345;
+const CORBA::Long kLong = -1234567890;
+const CORBA::UShort kUShort = 54321;
+const CORBA::ULong kULong = 4000000000u;
+const CORBA::LongLong kLongLong = -1234567890123456789LL;
+const CORBA::ULongLong kULongLong = 18000000000000000000ULL;
+const CORBA::Float kFloat = 3.1415927f;
+const CORBA::Double kDouble = 2.718281828459045;
+const CORBA::LongDouble kLongDouble = 0x1.123456789abcdefp+3L;  // 60 fraction bits: not a double
+const CORBA::Char kChar = 'Z';
+const CORBA::Octet kOctet = 0xA5;
+const CORBA::WChar kWChar = 0x20AC;
+const char* const kString = "h\xe9llo, Any";           // ISO-8859-1
+// 'a' U+00E9 U+4E2D U+1F600 'z' as UTF-16 units (omniORB's native wchar)
+const CORBA::WChar kWString[] = {'a', 0xE9, 0x4E2D, 0xD83D, 0xDE00, 'z', 0};
+const char* const kFixed = "-1234567.891";             // fixed<10,3>
+
+const char* tckind_name(CORBA::TCKind k) {
+  static const char* const n[] = {
+      "tk_null", "tk_void", "tk_short", "tk_long", "tk_ushort", "tk_ulong", "tk_float",
+      "tk_double", "tk_boolean", "tk_char", "tk_octet", "tk_any", "tk_TypeCode",
+      "tk_Principal", "tk_objref", "tk_struct", "tk_union", "tk_enum", "tk_string",
+      "tk_sequence", "tk_array", "tk_alias", "tk_except", "tk_longlong", "tk_ulonglong",
+      "tk_longdouble", "tk_wchar", "tk_wstring", "tk_fixed", "tk_value", "tk_value_box",
+      "tk_native", "tk_abstract_interface", "tk_local_interface"};
+  return (unsigned)k < sizeof n / sizeof n[0] ? n[k] : "tk_?";
+}
+
+// Extraction of a basic type by >>= (T) or by a to_xxx wrapper (W).
+template <class T>
+bool get_eq(const CORBA::Any& r, T want, std::string* why, const char* fmt) {
+  T v;
+  if (!(r >>= v)) AFAIL("extraction failed (the reply is a %s)", tckind_name(r.type()->kind()));
+  if (!(v == want)) {
+    char a[64], b[64];
+    snprintf(a, sizeof a, fmt, v);
+    snprintf(b, sizeof b, fmt, want);
+    AFAIL("value %s, sent %s", a, b);
+  }
+  return true;
+}
+
+bool chk_short(const CORBA::Any& r, std::string* w) { return get_eq<CORBA::Short>(r, kShort, w, "%d"); }
+bool chk_long(const CORBA::Any& r, std::string* w) { return get_eq<CORBA::Long>(r, kLong, w, "%d"); }
+bool chk_ushort(const CORBA::Any& r, std::string* w) { return get_eq<CORBA::UShort>(r, kUShort, w, "%u"); }
+bool chk_ulong(const CORBA::Any& r, std::string* w) { return get_eq<CORBA::ULong>(r, kULong, w, "%u"); }
+bool chk_longlong(const CORBA::Any& r, std::string* w) { return get_eq<CORBA::LongLong>(r, kLongLong, w, "%lld"); }
+bool chk_ulonglong(const CORBA::Any& r, std::string* w) { return get_eq<CORBA::ULongLong>(r, kULongLong, w, "%llu"); }
+bool chk_float(const CORBA::Any& r, std::string* w) { return get_eq<CORBA::Float>(r, kFloat, w, "%a"); }
+bool chk_double(const CORBA::Any& r, std::string* w) { return get_eq<CORBA::Double>(r, kDouble, w, "%a"); }
+bool chk_longdouble(const CORBA::Any& r, std::string* w) { return get_eq<CORBA::LongDouble>(r, kLongDouble, w, "%La"); }
+
+bool chk_boolean(const CORBA::Any& r, std::string* why) {
+  CORBA::Boolean v;
+  if (!(r >>= CORBA::Any::to_boolean(v))) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  if (!v) AFAIL("FALSE, sent TRUE");
+  return true;
+}
+bool chk_char(const CORBA::Any& r, std::string* why) {
+  CORBA::Char v;
+  if (!(r >>= CORBA::Any::to_char(v))) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  if (v != kChar) AFAIL("0x%02x, sent 0x%02x", (unsigned char)v, (unsigned char)kChar);
+  return true;
+}
+bool chk_octet(const CORBA::Any& r, std::string* why) {
+  CORBA::Octet v;
+  if (!(r >>= CORBA::Any::to_octet(v))) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  if (v != kOctet) AFAIL("0x%02x, sent 0x%02x", v, kOctet);
+  return true;
+}
+bool chk_wchar(const CORBA::Any& r, std::string* why) {
+  CORBA::WChar v;
+  if (!(r >>= CORBA::Any::to_wchar(v))) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  if (v != kWChar) AFAIL("U+%04lX, sent U+%04lX", (unsigned long)v, (unsigned long)kWChar);
+  return true;
+}
+bool chk_string(const CORBA::Any& r, std::string* why) {
+  const char* v;
+  if (!(r >>= v)) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  if (strcmp(v, kString)) AFAIL("\"%s\", sent \"%s\"", v, kString);
+  return true;
+}
+bool chk_wstring(const CORBA::Any& r, std::string* why) {
+  const CORBA::WChar* v;
+  if (!(r >>= v)) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  size_t j = 0;
+  while (v[j] && v[j] == kWString[j]) j++;
+  if (v[j] != kWString[j])
+    AFAIL("element %zu: 0x%04lX, sent 0x%04lX", j, (unsigned long)v[j], (unsigned long)kWString[j]);
+  return true;
+}
+bool chk_fixed(const CORBA::Any& r, std::string* why) {
+  CORBA::Fixed v;
+  if (!(r >>= CORBA::Any::to_fixed(v, 10, 3))) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  if (v != CORBA::Fixed(kFixed)) {
+    CORBA::String_var s = v.to_string();
+    AFAIL("%s, sent %s", s.in(), kFixed);
+  }
+  return true;
+}
+bool chk_empty(const CORBA::Any& r, std::string* why) {
+  if (r.type()->kind() != CORBA::tk_null) AFAIL("a %s, sent tk_null", tckind_name(r.type()->kind()));
+  return true;
+}
+bool chk_typecode(const CORBA::Any& r, std::string* why) {
+  CORBA::TypeCode_ptr v;
+  if (!(r >>= v)) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  if (!v->equal(BenchAny::_tc_Tree)) AFAIL("the TypeCode in it is not equal to BenchAny::Tree's");
+  return true;
+}
+bool chk_objref(const CORBA::Any& r, std::string* why) {
+  BenchAny::AnyEcho_ptr v;
+  if (!(r >>= v)) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  if (CORBA::is_nil(v)) AFAIL("a nil reference");
+  if (!v->_is_equivalent(any_target.in())) AFAIL("a reference not equivalent to the one sent");
+  return true;
+}
+
+BenchAny::Point make_point(CORBA::Long x, CORBA::Double y, const char* label) {
+  BenchAny::Point p;
+  p.x = x;
+  p.y = y;
+  p.label = label;
+  return p;
+}
+bool same_point(const BenchAny::Point& a, const BenchAny::Point& b, std::string* why,
+                const char* where) {
+  if (a.x != b.x || a.y != b.y || strcmp(a.label.in(), b.label.in()))
+    AFAIL("%s: {%d, %a, \"%s\"}, sent {%d, %a, \"%s\"}", where, a.x, a.y, a.label.in(), b.x,
+          b.y, b.label.in());
+  return true;
+}
+const BenchAny::Point kPoint = make_point(-7, 2.5, "origin");
+BenchAny::PointSeq point_seq() {
+  BenchAny::PointSeq s;
+  s.length(3);
+  s[0] = make_point(1, 0.5, "a");
+  s[1] = make_point(2, -1.5, "bb");
+  s[2] = make_point(3, 1e100, "");
+  return s;
+}
+bool chk_point(const CORBA::Any& r, std::string* why) {
+  const BenchAny::Point* v;
+  if (!(r >>= v)) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  return same_point(*v, kPoint, why, "point");
+}
+bool chk_pointseq(const CORBA::Any& r, std::string* why) {
+  const BenchAny::PointSeq* v;
+  if (!(r >>= v)) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  BenchAny::PointSeq want = point_seq();
+  if (v->length() != want.length()) AFAIL("%u points, sent %u", v->length(), want.length());
+  for (CORBA::ULong k = 0; k < want.length(); k++) {
+    char where[32];
+    snprintf(where, sizeof where, "point %u", k);
+    if (!same_point((*v)[k], want[k], why, where)) return false;
+  }
+  return true;
+}
+
+// Tree {1, [{2, []}, {3, [{4, []}]}]}
+BenchAny::Tree make_tree() {
+  BenchAny::Tree t;
+  t.value = 1;
+  t.children.length(2);
+  t.children[0].value = 2;
+  t.children[1].value = 3;
+  t.children[1].children.length(1);
+  t.children[1].children[0].value = 4;
+  return t;
+}
+bool same_tree(const BenchAny::Tree& a, const BenchAny::Tree& b, std::string* why) {
+  if (a.value != b.value) AFAIL("tree node %d where %d was sent", a.value, b.value);
+  if (a.children.length() != b.children.length())
+    AFAIL("tree node %d: %u children, sent %u", b.value, a.children.length(), b.children.length());
+  for (CORBA::ULong k = 0; k < a.children.length(); k++)
+    if (!same_tree(a.children[k], b.children[k], why)) return false;
+  return true;
+}
+bool chk_tree(const CORBA::Any& r, std::string* why) {
+  const BenchAny::Tree* v;
+  if (!(r >>= v)) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  return same_tree(*v, make_tree(), why);
+}
+
+bool chk_choice(const CORBA::Any& r, std::string* why, CORBA::Short d) {
+  const BenchAny::Choice* v;
+  if (!(r >>= v)) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  if (v->_d() != d) AFAIL("discriminator %d, sent %d", v->_d(), d);
+  if (d == 1 && v->l() != -42) AFAIL("l = %d, sent -42", v->l());
+  if (d == 2 && strcmp(v->s(), "two")) AFAIL("s = \"%s\", sent \"two\"", v->s());
+  if (d == 7 && v->d() != 0.125) AFAIL("d = %a, sent 0.125", v->d());
+  return true;
+}
+bool chk_choice_l(const CORBA::Any& r, std::string* w) { return chk_choice(r, w, 1); }
+bool chk_choice_s(const CORBA::Any& r, std::string* w) { return chk_choice(r, w, 2); }
+bool chk_choice_default(const CORBA::Any& r, std::string* w) { return chk_choice(r, w, 7); }
+
+bool chk_color(const CORBA::Any& r, std::string* why) {
+  BenchAny::Color v;
+  if (!(r >>= v)) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  if (v != BenchAny::BLUE) AFAIL("enumerator %d, sent BLUE (2)", (int)v);
+  return true;
+}
+
+// A list of Nodes with ids FIRST.., N long; CYCLIC: the last points at the head.
+Bench::Node* make_list(CORBA::Long first, int n, bool cyclic) {
+  std::vector<Bench::Node*> v(n);
+  for (int k = 0; k < n; k++) v[k] = new OBV_Bench::Node(first + k, nullptr);
+  for (int k = 0; k + 1 < n; k++) { v[k]->next(v[k + 1]); v[k + 1]->_remove_ref(); }
+  if (cyclic) v[n - 1]->next(v[0]);  // a cycle of references: leaks, as it must
+  return v[0];
+}
+// Check a list: ids FIRST.., N nodes, plain Nodes, then null or (CYCLIC) the head.
+bool same_list(Bench::Node* r, CORBA::Long first, int n, bool cyclic, std::string* why) {
+  Bench::Node* v = r;
+  for (int k = 0; k < n; k++) {
+    if (!v) AFAIL("the list ends after %d nodes, sent %d", k, n);
+    if (Bench::SubNode::_downcast(v) || Bench::TruncNode::_downcast(v))
+      AFAIL("node %d is not a plain Node", k);
+    if (v->id() != first + k) AFAIL("node %d: id %d, sent %d", k, v->id(), first + k);
+    v = v->next();
+  }
+  if (cyclic && v != r) AFAIL("cycle lost: the last node points %s", v ? "at another value" : "at null");
+  if (!cyclic && v) AFAIL("the list is longer than the %d nodes sent", n);
+  return true;
+}
+bool chk_node_cycle(const CORBA::Any& r, std::string* why) {
+  Bench::Node* v;
+  if (!(r >>= v)) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  return same_list(v, 0, 3, true, why);
+}
+bool chk_node_shared(const CORBA::Any& r, std::string* why) {
+  const Bench::Pair* v;
+  if (!(r >>= v)) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  if (v->a.in() != v->b.in()) AFAIL("a and b are different values (sharing lost)");
+  return same_list(v->a.in(), 10, 2, false, why);
+}
+bool chk_node_null(const CORBA::Any& r, std::string* why) {
+  Bench::Node* v = (Bench::Node*)1;
+  if (!(r >>= v)) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  if (v) AFAIL("a value with id %d, sent null", v->id());
+  return true;
+}
+bool chk_subnode(const CORBA::Any& r, std::string* why) {
+  Bench::SubNode* v;
+  if (!(r >>= v)) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  if (!v) AFAIL("null, sent a SubNode");
+  if (v->id() != 5 || v->extra() != 36 || v->next())
+    AFAIL("SubNode {id %d, extra %d, next %s}, sent {5, 36, null}", v->id(), v->extra(),
+          v->next() ? "a value" : "null");
+  return true;
+}
+bool chk_truncnode(const CORBA::Any& r, std::string* why) {
+  Bench::TruncNode* v;
+  if (!(r >>= v)) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  if (!v) AFAIL("null, sent a TruncNode");
+  if (v->id() != 6 || v->extra() != 45) AFAIL("TruncNode {id %d, extra %d}, sent {6, 45}", v->id(), v->extra());
+  return same_list(v->next(), 7, 1, false, why);
+}
+bool chk_any_in_any(const CORBA::Any& r, std::string* why) {
+  const CORBA::Any* v;
+  if (!(r >>= v)) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  if (!v->type()->equivalent(CORBA::_tc_ulong))
+    AFAIL("the inner any holds a %s, sent tk_ulong", tckind_name(v->type()->kind()));
+  CORBA::ULong u;
+  if (!(*v >>= u) || u != 7) AFAIL("the inner any holds %u, sent 7", u);
+  return true;
+}
+// seq-any: [long 1, string "two", Color GREEN]; anyseq: [double 0.5, an empty any]
+bool chk_anys(const CORBA::Any& r, std::string* why, bool alias) {
+  const CORBA::AnySeq* v;
+  if (!(r >>= v)) AFAIL("extraction failed (%s)", tckind_name(r.type()->kind()));
+  CORBA::ULong want_n = alias ? 2 : 3;
+  if (v->length() != want_n) AFAIL("%u elements, sent %u", v->length(), want_n);
+  const CORBA::Any* e = v->get_buffer();
+  if (alias) {
+    CORBA::Double d;
+    if (!(e[0] >>= d) || d != 0.5) AFAIL("element 0 is not the double 0.5");
+    if (e[1].type()->kind() != CORBA::tk_null)
+      AFAIL("element 1 is a %s, sent an empty any", tckind_name(e[1].type()->kind()));
+  } else {
+    CORBA::Long l;
+    const char* s;
+    BenchAny::Color c;
+    if (!(e[0] >>= l) || l != 1) AFAIL("element 0 is not the long 1");
+    if (!(e[1] >>= s) || strcmp(s, "two")) AFAIL("element 1 is not the string \"two\"");
+    if (!(e[2] >>= c) || c != BenchAny::GREEN) AFAIL("element 2 is not the Color GREEN");
+  }
+  return true;
+}
+bool chk_seq_any(const CORBA::Any& r, std::string* w) { return chk_anys(r, w, false); }
+bool chk_anyseq(const CORBA::Any& r, std::string* w) { return chk_anys(r, w, true); }
+
+void add_case(const char* name, const CORBA::Any& a, bool (*check)(const CORBA::Any&, std::string*)) {
+  if (!any_case.empty() && any_case != name) return;
+  any_cases.push_back(AnyCase{name, a, check});
+}
+
+// Returns false when --case names no case.
+bool build_any_cases(CORBA::ORB_ptr orb) {
+  CORBA::Any a;
+  a <<= kShort; add_case("short", a, chk_short);
+  a <<= kLong; add_case("long", a, chk_long);
+  a <<= kUShort; add_case("ushort", a, chk_ushort);
+  a <<= kULong; add_case("ulong", a, chk_ulong);
+  a <<= kLongLong; add_case("longlong", a, chk_longlong);
+  a <<= kULongLong; add_case("ulonglong", a, chk_ulonglong);
+  a <<= kFloat; add_case("float", a, chk_float);
+  a <<= kDouble; add_case("double", a, chk_double);
+  a <<= kLongDouble; add_case("longdouble", a, chk_longdouble);
+  a <<= CORBA::Any::from_boolean(1); add_case("boolean", a, chk_boolean);
+  a <<= CORBA::Any::from_char(kChar); add_case("char", a, chk_char);
+  a <<= CORBA::Any::from_octet(kOctet); add_case("octet", a, chk_octet);
+  a <<= CORBA::Any::from_wchar(kWChar); add_case("wchar", a, chk_wchar);
+  a <<= kString; add_case("string", a, chk_string);
+  a <<= kWString; add_case("wstring", a, chk_wstring);
+  a <<= CORBA::Any::from_fixed(CORBA::Fixed(kFixed), 10, 3); add_case("fixed", a, chk_fixed);
+  add_case("empty", CORBA::Any(), chk_empty);
+  a <<= BenchAny::_tc_Tree; add_case("typecode", a, chk_typecode);
+  a <<= any_target.in(); add_case("objref", a, chk_objref);
+  a <<= kPoint; add_case("point", a, chk_point);
+  a <<= point_seq(); add_case("pointseq", a, chk_pointseq);
+  a <<= make_tree(); add_case("tree", a, chk_tree);
+  BenchAny::Choice c;
+  c.l(-42); a <<= c; add_case("choice-l", a, chk_choice_l);
+  c.s("two"); a <<= c; add_case("choice-s", a, chk_choice_s);
+  c.d(0.125); c._d(7); a <<= c; add_case("choice-default", a, chk_choice_default);
+  a <<= BenchAny::BLUE; add_case("color", a, chk_color);
+  {
+    Bench::Node* head = make_list(0, 3, true);
+    a <<= head;  // copying: add_ref
+    head->_remove_ref();
+    add_case("node-cycle", a, chk_node_cycle);
+  }
+  {
+    Bench::Pair p;
+    p.a = make_list(10, 2, false);
+    p.b = p.a;
+    a <<= p;
+    add_case("node-shared", a, chk_node_shared);
+  }
+  {
+    // a <<= (Bench::Node*)nullptr makes an Any that omniORB 4.2.5 cannot
+    // copy or send (assertion "snap_marshal", any.cc line 288): read it
+    // from its octets instead, Node's TypeCode and the null value tag 0.
+    cdrMemoryStream m;
+    CORBA::TypeCode::marshalTypeCode(Bench::_tc_Node, m);
+    ::operator>>=((CORBA::ULong)0, m);
+    CORBA::Any null_any;
+    null_any <<= m;
+    add_case("node-null", null_any, chk_node_null);
+  }
+  {
+    Bench::SubNode* s = new OBV_Bench::SubNode(5, nullptr, 36);
+    a <<= s;
+    s->_remove_ref();
+    add_case("subnode", a, chk_subnode);
+    Bench::Node* n7 = make_list(7, 1, false);
+    Bench::TruncNode* t = new OBV_Bench::TruncNode(6, n7, 45);  // takes n7's reference
+    a <<= t;
+    t->_remove_ref();
+    add_case("truncnode", a, chk_truncnode);
+  }
+  {
+    CORBA::Any inner;
+    inner <<= (CORBA::ULong)7;
+    a <<= inner;
+    add_case("any-in-any", a, chk_any_in_any);
+  }
+  {
+    CORBA::AnySeq s;
+    s.length(3);
+    s[0] <<= (CORBA::Long)1;
+    s[1] <<= "two";
+    s[2] <<= BenchAny::GREEN;
+    a <<= s;
+    // The same value under an anonymous sequence<any> TypeCode (equivalent
+    // to AnySeq's alias, so Any::type accepts it).
+    CORBA::TypeCode_var anon = orb->create_sequence_tc(0, CORBA::_tc_any);
+    a.type(anon.in());
+    add_case("seq-any", a, chk_seq_any);
+    s.length(2);
+    s[0] <<= (CORBA::Double)0.5;
+    s[1] = CORBA::Any();
+    a <<= s;
+    add_case("anyseq", a, chk_anyseq);
+  }
+  return !any_cases.empty();
+}
+
+// The any scenario reports each failing case once, whatever their number.
+// FMT has one %s, the case's name (anything else in it is printed as is).
+void report_case(unsigned long i, const std::string& fmt) {
+  const char* name = any_cases[i % any_cases.size()].name;
+  std::lock_guard<std::mutex> g(report_mu);
+  static std::set<std::string> reported;
+  if (!reported.insert(name).second) return;
+  size_t at = fmt.find("%s");
+  std::string line = at == std::string::npos ? fmt : fmt.substr(0, at) + name + fmt.substr(at + 2);
+  fputs(line.c_str(), stderr);
+  fflush(stderr);
+}
+
+// One echoAny of case I % ncases: false on a mismatch (WHY says how).
+bool any_call(unsigned long i, std::string* why) {
+  AnyCase& c = any_cases[i % any_cases.size()];
+  CORBA::Any_var r = any_target->echoAny(c.sent);
+  bool ok;
+  if (!r->type()->equivalent(c.sent.type())) {
+    char buf[200];
+    snprintf(buf, sizeof buf, "the reply's TypeCode (%s) is not equivalent to the one sent (%s)",
+             tckind_name(r->type()->kind()), tckind_name(c.sent.type()->kind()));
+    *why = buf;
+    ok = false;
+  } else {
+    ok = c.check(r.in(), why);
+  }
+  if (!ok) *why = std::string("case ") + c.name + ": " + *why;
+  return ok;
+}
+
 // ------------------------------------------------------------------- a call
 
 // Returns false on a mismatch or exception (already counted and reported).
@@ -288,6 +747,9 @@ bool one_call(unsigned long i) {
         }
         break;
       }
+      case ANY:
+        ok = any_call(i, &why);
+        break;
       case WSTRING: {
         CORBA::WString_var r = target->echoWString(wstring_arg.data());
         if (opt.check) {
@@ -319,18 +781,27 @@ bool one_call(unsigned long i) {
              ex.completed() == CORBA::COMPLETED_YES  ? "YES"
              : ex.completed() == CORBA::COMPLETED_NO ? "NO"
                                                      : "MAYBE");
-    report("call failed: system exception %s\n", buf);
+    if (opt.scenario == ANY)
+      report_case(i, "call failed: case %s: system exception " + std::string(buf) + "\n");
+    else
+      report("call failed: system exception %s\n", buf);
     return false;
   } catch (CORBA::Exception& ex) {
     any_exception = true;
     n_failed++;
-    report("call failed: exception %s\n", ex._name());
+    if (opt.scenario == ANY)
+      report_case(i, "call failed: case %s: exception " + std::string(ex._name()) + "\n");
+    else
+      report("call failed: exception %s\n", ex._name());
     return false;
   }
   if (!ok) {
     any_mismatch = true;
     n_failed++;
-    report("reply differs: %s\n", why);
+    if (opt.scenario == ANY)
+      report_case(i, "reply differs: " + why + "\n");
+    else
+      report("reply differs: %s\n", why);
   }
   return ok;
 }
@@ -396,7 +867,7 @@ int main(int argc, char** argv) {
     if (!strcmp(a, "--target")) opt.target = val;
     else if (!strcmp(a, "--scenario")) {
       have_scenario = false;
-      for (int s = 0; s < 7; s++)
+      for (int s = 0; s < kNScenarios; s++)
         if (!strcmp(val, kScenarioNames[s])) {
           opt.scenario = (Scenario)s;
           opt.scenario_name = kScenarioNames[s];
@@ -404,7 +875,8 @@ int main(int argc, char** argv) {
         }
       bad = !have_scenario;
     }
-    else if (!strcmp(a, "--calls")) bad = !parse_ulong(val, &opt.calls);
+    else if (!strcmp(a, "--calls")) { bad = !parse_ulong(val, &opt.calls); opt.calls_given = true; }
+    else if (!strcmp(a, "--case")) any_case = val;
     else if (!strcmp(a, "--nodes")) bad = !parse_ulong(val, &opt.nodes);
     else if (!strcmp(a, "--size")) bad = !parse_ulong(val, &opt.size);
     else if (!strcmp(a, "--threads")) bad = !parse_ulong(val, &opt.threads) || opt.threads == 0;
@@ -457,9 +929,17 @@ int main(int argc, char** argv) {
     if (opt.timeout_ms) omniORB::setClientCallTimeout((CORBA::ULong)opt.timeout_ms);
 
     CORBA::Object_var obj = orb->string_to_object(opt.target.c_str());
-    target = Bench::Echo::_narrow(obj);  // corbaloc: a remote _is_a
-    if (CORBA::is_nil(target)) {
-      fprintf(stderr, "call failed: target is nil or not a Bench::Echo\n");
+    bool nil;
+    if (opt.scenario == ANY) {
+      any_target = BenchAny::AnyEcho::_narrow(obj);
+      nil = CORBA::is_nil(any_target);
+    } else {
+      target = Bench::Echo::_narrow(obj);  // corbaloc: a remote _is_a
+      nil = CORBA::is_nil(target);
+    }
+    if (nil) {
+      fprintf(stderr, "call failed: target is nil or not a %s\n",
+              opt.scenario == ANY ? "BenchAny::AnyEcho" : "Bench::Echo");
       printf("scenario=%s calls=0 failed=1 wall_s=0 calls_per_s=0 p50_us=0 p99_us=0\n",
              opt.scenario_name);
       return 3;
@@ -473,6 +953,13 @@ int main(int argc, char** argv) {
   }
 
   build_args();
+  if (opt.scenario == ANY) {
+    if (!build_any_cases(orb.in())) {
+      fprintf(stderr, "omni-client: no Any case is named '%s'\n", any_case.c_str());
+      return 2;
+    }
+    if (!opt.calls_given) opt.calls = any_cases.size();
+  }
   for (unsigned long i = 0; i < opt.warmup; i++) one_call(i);
 
   std::vector<Worker> workers(opt.threads);
@@ -513,6 +1000,8 @@ int main(int argc, char** argv) {
   fflush(stdout);
 
   target = Bench::Echo::_nil();
+  any_cases.clear();
+  any_target = BenchAny::AnyEcho::_nil();
   pair_arg.a = (Bench::Node*)nullptr;
   pair_arg.b = (Bench::Node*)nullptr;
   graph_head = (Bench::Node*)nullptr;

@@ -1,13 +1,15 @@
-// omni-server: omniORB 4.2 implementation of Bench::Echo, the interop peer of
-// our CDR/IIOP stack.  See README.md in this folder.
+// omni-server: omniORB 4.2 implementation of Bench::Echo and BenchAny::AnyEcho,
+// the interop peer of our CDR/IIOP stack.  See README.md in this folder.
 //
 //   omni-server [--listen HOST:PORT] [--no-trunc-factory] [--stack-mb N]
 //               [-ORBxxx value ...]
 //
-// Prints exactly two lines on stdout, then serves until SIGINT/SIGTERM:
+// Prints exactly three lines on stdout, then serves until SIGINT/SIGTERM:
 //   corbaloc:iiop:1.2@HOST:PORT/Echo
-//   IOR:...
+//   IOR:...                    (Echo, object key "Echo")
+//   AnyEcho IOR:...            (AnyEcho, object key "AnyEcho")
 #include "Bench.hh"
+#include "AnyEcho.hh"
 
 #include <omnithread.h>
 #include <pthread.h>
@@ -42,6 +44,13 @@ public:
   Bench::Pair* echoPair(const Bench::Pair& p) override {
     return new Bench::Pair(p);
   }
+};
+
+// echoAny sends back a copy of the Any received: the same TypeCode (as
+// omniORB decoded it) and the same value.
+class AnyEchoImpl : public POA_BenchAny::AnyEcho {
+public:
+  CORBA::Any* echoAny(const CORBA::Any& a) override { return new CORBA::Any(a); }
 };
 
 void usage(const char* prog) {
@@ -204,6 +213,11 @@ int main(int argc, char** argv) {
     poa->activate_object_with_id(oid, servant);
     CORBA::Object_var ref = poa->id_to_reference(oid);
     CORBA::String_var ior = orb->object_to_string(ref);
+    PortableServer::ObjectId_var any_oid = PortableServer::string_to_ObjectId("AnyEcho");
+    PortableServer::Servant_var<AnyEchoImpl> any_servant = new AnyEchoImpl();
+    poa->activate_object_with_id(any_oid, any_servant);
+    CORBA::Object_var any_ref = poa->id_to_reference(any_oid);
+    CORBA::String_var any_ior = orb->object_to_string(any_ref);
     long port = ior_port(ior);
     if (port <= 0) {
       fprintf(stderr, "omni-server: cannot read the port from our IOR %s\n",
@@ -213,8 +227,9 @@ int main(int argc, char** argv) {
     PortableServer::POAManager_var pm = poa->the_POAManager();
     pm->activate();
 
-    printf("corbaloc:iiop:1.2@%s:%ld/Echo\n%s\n", host.c_str(), port,
-           (const char*)ior);
+    // One write: scripts that read the first two lines find all three.
+    printf("corbaloc:iiop:1.2@%s:%ld/Echo\n%s\nAnyEcho %s\n", host.c_str(), port,
+           (const char*)ior, (const char*)any_ior);
     fflush(stdout);
 
     int sig = 0;

@@ -1,6 +1,7 @@
 #!/bin/bash
 # omni-client against omni-server: every scenario, through the IOR, through the
-# server's corbaloc (GIOP 1.2) and through a plain corbaloc (GIOP 1.0).
+# server's corbaloc (GIOP 1.2) and through a plain corbaloc (GIOP 1.0); the
+# any scenario (AnyEcho, every Any case) through AnyEcho's IOR.
 #   tests/interop/run-interop.sh [-q]      (after make -C tests/interop)
 # Prints one line per case: PASS/FAIL, the target form, the client arguments,
 # the client's last line.  Exit 0 when every case gave the expected result.
@@ -15,15 +16,17 @@ servers=()
 cleanup() { for p in "${servers[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; }
 trap cleanup EXIT
 
-# start_server OUTFILE [args]: sets SRV_PID, SRV_LOC, SRV_IOR, SRV_PLAIN
+# start_server OUTFILE [args]: sets SRV_PID, SRV_LOC, SRV_IOR, SRV_PLAIN, SRV_ANY
+# (AnyEcho's IOR, from the third line "AnyEcho IOR:...")
 start_server() {
   local out=$1; shift
   ./omni-server --listen 127.0.0.1:0 $MAXMSG "$@" >"$out" 2>"$out.err" &
   SRV_PID=$!
   servers+=("$SRV_PID")
-  for _ in $(seq 100); do [ "$(wc -l <"$out")" -ge 2 ] && break; sleep 0.05; done
+  for _ in $(seq 100); do [ "$(wc -l <"$out")" -ge 3 ] && break; sleep 0.05; done
   SRV_LOC=$(sed -n 1p "$out")
   SRV_IOR=$(sed -n 2p "$out")
+  SRV_ANY=$(sed -n 's/^AnyEcho //p' "$out")
   case "$SRV_IOR" in IOR:*) ;; *) echo "server did not start: $(cat "$out.err")"; exit 1;; esac
   # corbaloc::HOST:PORT/Echo, no version: omniORB uses GIOP 1.0
   SRV_PLAIN=$(echo "$SRV_LOC" | sed 's|^corbaloc:iiop:1.2@|corbaloc::|')
@@ -82,6 +85,15 @@ for form in ior loc12 plain10; do
   run 0 $form "$T" --scenario pair --nodes 50 --calls 2000 --threads 8
 done
 run 0 ior "$SRV_IOR" --scenario ping --loop-seconds 1 --threads 2
+# AnyEcho: every Any case once, then 100 rounds on 4 threads; a few cases
+# through a plain corbaloc (GIOP 1.0: no wchar data, so not those cases)
+run 0 any-ior "$SRV_ANY" --scenario any
+run 0 any-ior "$SRV_ANY" --scenario any --calls 3400 --threads 4
+ANY_PLAIN=$(echo "$SRV_PLAIN" | sed 's|/Echo$|/AnyEcho|')
+for c in long longdouble fixed typecode objref tree choice-default node-cycle node-shared truncnode any-in-any seq-any; do
+  run 0 any-plain10 "$ANY_PLAIN" --scenario any --case $c
+done
+run 3:INV_OBJREF_WCharNotSupported any-plain10 "$ANY_PLAIN" --scenario any --case wstring
 kill "$SRV_PID"; wait "$SRV_PID"; src=$?
 [ "$src" = 0 ] || { echo "FAIL server exit status $src after SIGTERM"; fails=$((fails + 1)); }
 

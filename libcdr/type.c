@@ -710,7 +710,7 @@ static void w_more(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned d
   switch (t->kind) {
   case CDR_K_NULL: case CDR_K_VOID: case CDR_K_ANY: case CDR_K_TYPECODE: case CDR_K_PRINCIPAL:
   case CDR_K_OBJREF: case CDR_K_NATIVE: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_LOCAL_INTERFACE:
-    (void)cdr__tc_kind_write(o, t, src);
+    (void)cdr__tc_kind_write(o, t, src, depth);
     return;
   case CDR_K_ALIAS: case CDR_K_EXCEPT:
     if (CDR_UNLIKELY(depth >= o->opts.max_depth)) { /* so that an alias of itself stops */
@@ -1155,7 +1155,7 @@ static void r_more(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
   switch (t->kind) {
   case CDR_K_NULL: case CDR_K_VOID: case CDR_K_ANY: case CDR_K_TYPECODE: case CDR_K_PRINCIPAL:
   case CDR_K_OBJREF: case CDR_K_NATIVE: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_LOCAL_INTERFACE:
-    (void)cdr__tc_kind_read(i, t, dst);
+    (void)cdr__tc_kind_read(i, t, dst, depth);
     return;
   case CDR_K_ALIAS: case CDR_K_EXCEPT:
     if (CDR_UNLIKELY(depth >= i->opts.max_depth)) /* so that an alias of itself stops */

@@ -19,8 +19,9 @@
  *   and each branch at its case's offset, SEQUENCE cdr_seq, ARRAY the C array
  *   (u.arr.count elements of u.arr.elem->size octets), EXCEPT the C struct,
  *   ALIAS its type's representation, and the TypeCode kinds' as
- *   cdr/typecode.h says (ANY, OBJREF, ABSTRACT_INTERFACE and
- *   LOCAL_INTERFACE do not marshal yet: CDR_E_UNSUPPORTED; NATIVE never).
+ *   cdr/typecode.h and cdr/any.h say (ANY and OBJREF as cdr/any.h says;
+ *   ABSTRACT_INTERFACE as an object reference only; LOCAL_INTERFACE and
+ *   NATIVE never: CDR_E_UNSUPPORTED).
  * Decoded strings, wstrings and sequence buffers are allocated from the
  * input stream's arena.  Descriptors are immutable after first use, may be
  * shared by threads, and are usually static const data.

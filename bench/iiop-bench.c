@@ -1,5 +1,5 @@
 /* iiop-bench.c - Bench::Echo (tests/interop/Bench.idl) over IIOP: a server and a
- * load-generating client, each the counterpart of the omniORB peers in
+ * load-generating client (and BenchAny::AnyEcho, bench/any_cases.h), each the counterpart of the omniORB peers in
  * tests/interop (same command-line contracts), for benchmarks and for the
  * interop matrix (tests/interop.test).
  *
@@ -13,10 +13,11 @@
  *                     [--fragment-size N] [--timeout-ms N] [--tls-ca F]
  *                     [--tls-no-verify] [--count-allocs]
  *
- * See usage() for the details.  The server prints two lines, flushed, then
+ * See usage() for the details.  The server prints three lines, flushed, then
  * serves until SIGINT or SIGTERM:
  *   corbaloc:iiop:1.2@HOST:PORT/Echo
  *   IOR:...
+ *   AnyEcho IOR:...      (object key "AnyEcho": bench/any_cases.h)
  * The client's standard output ends with one line:
  *   scenario=S calls=N failed=F wall_s=X calls_per_s=Y p50_us=A p99_us=B
  * Client exit status: 0 every call succeeded (and matched, with --check); 1
@@ -51,6 +52,7 @@
 #include <iiop/orb.h>
 #include "benchutil.h"
 #include "bench_idl.h"
+#include "any_cases.h"
 #include "run.h"
 
 #define EXIT_OK 0
@@ -93,11 +95,14 @@ static void usage(FILE *f)
         "                      an epoll worker pool (default 0: a thread per connection)\n"
         "  --pool-threads N    workers of that pool (default 0: one per online CPU)\n"
         "  --count-allocs      print mallocs per request on stderr at exit\n"
-        "  Prints the corbaloc URL and the IOR, one line each, then serves until\n"
-        "  SIGINT or SIGTERM.\n"
+        "  --ldouble-x87       AnyEcho: long double as omniORB's x87 image\n"
+        "  --any-reencode      AnyEcho: encode the echoed any again, not its octets\n"
+        "  Prints the corbaloc URL and the IOR, one line each, then 'AnyEcho IOR:...',\n"
+        "  then serves until SIGINT or SIGTERM.\n"
         "client options:\n"
         "  --target URL|IOR    IOR:... or corbaloc:... (wstrings need the IOR)\n"
-        "  --scenario S        ping graph string wstring pair subgraph truncgraph\n"
+        "  --scenario S        ping graph string wstring pair subgraph truncgraph any\n"
+        "                      (any: echoAny of each Any case; the target is an AnyEcho)\n"
         "  --calls N           timed calls in all (default 1000)\n"
         "  --nodes N           list length for graph/subgraph/truncgraph/pair (default 50)\n"
         "  --size N            string octets / wstring characters (default 65536)\n"
@@ -114,6 +119,9 @@ static void usage(FILE *f)
         "  --tls-ca F          CA certificates: use TLS where the IOR offers it\n"
         "  --tls-no-verify     do not verify the server's certificate (tests only)\n"
         "  --count-allocs      print mallocs per timed call on stderr\n"
+        "  --ldouble-x87       any: long double as omniORB's x87 image\n"
+        "  --case NAME         any: only the case NAME (default: each case in turn;\n"
+        "                      --calls defaults to one call per case)\n"
         "  The last line of standard output is\n"
         "  scenario=S calls=N failed=F wall_s=X calls_per_s=Y p50_us=A p99_us=B\n"
         "  Exit status: 0 all calls succeeded and matched, 1 a reply differed,\n"
@@ -212,7 +220,7 @@ static bool split_hostport(const char *s, char *buf, size_t bufsz, unsigned long
 static int server_main(int argc, char **argv)
 {
   enum { O_LISTEN = 256, O_FRAG, O_CERT, O_KEY, O_TLSPORT, O_NOTRUNC, O_COUNT, O_POOLTH,
-         O_POOLN, O_HELP };
+         O_POOLN, O_HELP, O_X87, O_REENC };
   static const struct option lo[] = {
     { "listen", required_argument, NULL, O_LISTEN },
     { "fragment-size", required_argument, NULL, O_FRAG },
@@ -223,9 +231,12 @@ static int server_main(int argc, char **argv)
     { "count-allocs", no_argument, NULL, O_COUNT },
     { "pool-threshold", required_argument, NULL, O_POOLTH },
     { "pool-threads", required_argument, NULL, O_POOLN },
+    { "ldouble-x87", no_argument, NULL, O_X87 },
+    { "any-reencode", no_argument, NULL, O_REENC },
     { "help", no_argument, NULL, O_HELP },
     { NULL, 0, NULL, 0 },
   };
+  static BenchAny_AnyEcho_servant any_servant;
   const char *listen = NULL, *cert = NULL, *key = NULL;
   unsigned long frag = 0, tls_port = 0, pool_threshold = 0, pool_threads = 0;
   bool no_trunc = false;
@@ -254,6 +265,8 @@ static int server_main(int argc, char **argv)
       if (!bench_parse_ulong(optarg, 0, 4096, &pool_threads))
         return bench_usage_error("iiop-bench", usage, "--pool-threads: a number of threads, not '%s'", optarg);
       break;
+    case O_X87: any_servant.flags |= ANY_X87; break;
+    case O_REENC: any_servant.flags |= ANY_REENCODE; break;
     case O_HELP: usage(stdout); return EXIT_OK;
     default:
       return bench_usage_error("iiop-bench", usage, "server: bad option or missing argument: %s", argv[optind - 1]);
@@ -304,14 +317,18 @@ static int server_main(int argc, char **argv)
   if (rc == CDR_OK)
     rc = iiop_server_activate(s, "Echo", 4, &Bench_Echo_interface, &servant);
   if (rc == CDR_OK)
+    rc = iiop_server_activate(s, "AnyEcho", 7, &BenchAny_AnyEcho_interface, &any_servant);
+  if (rc == CDR_OK)
     rc = iiop_server_start(s);
   cdr_arena a;
   cdr_arena_init(&a, NULL);
-  char *ior = NULL;
+  char *ior = NULL, *any_ior = NULL;
   iiop_ior parsed;
   const iiop_profile *prof = NULL;
   if (rc == CDR_OK)
     rc = iiop_server_ior(s, "Echo", 4, &a, &ior);
+  if (rc == CDR_OK)
+    rc = iiop_server_ior(s, "AnyEcho", 7, &a, &any_ior);
   /* The host the IOR carries (the host name when listening on a wildcard). */
   if (rc == CDR_OK && iiop_ior_from_string(ior, &a, &parsed) == CDR_OK)
     prof = iiop_ior_iiop_profile(&parsed);
@@ -325,6 +342,7 @@ static int server_main(int argc, char **argv)
   bool v6 = strchr(prof->host, ':') != NULL && prof->host[0] != '[';
   printf("corbaloc:iiop:1.2@%s%s%s:%u/Echo\n%s\n", v6 ? "[" : "", prof->host, v6 ? "]" : "",
          (unsigned)iiop_server_port(s), ior);
+  printf("AnyEcho %s\n", any_ior);
   fflush(stdout);
   cdr_arena_free(&a);
 
@@ -354,16 +372,17 @@ static int server_main(int argc, char **argv)
 
 /* ---------------------------------------------------------------- client */
 
-enum { SC_PING, SC_GRAPH, SC_STRING, SC_WSTRING, SC_PAIR, SC_SUBGRAPH, SC_TRUNCGRAPH };
+enum { SC_PING, SC_GRAPH, SC_STRING, SC_WSTRING, SC_PAIR, SC_SUBGRAPH, SC_TRUNCGRAPH, SC_ANY };
 static const char *const scenario_names[] = { "ping", "graph", "string", "wstring",
-                                              "pair", "subgraph", "truncgraph" };
+                                              "pair", "subgraph", "truncgraph", "any" };
 
 static struct {
   const char *target;
   int scenario;
   unsigned long calls, nodes, size, threads, warmup, timeout_ms, frag;
-  bool check, cyclic, mixed, expect_trunc, no_trunc, tls_no_verify;
+  bool check, cyclic, mixed, expect_trunc, no_trunc, tls_no_verify, calls_given;
   const char *tls_ca;
+  unsigned any_flags;
 } opt = { .calls = 1000, .nodes = 50, .size = 65536, .threads = 1, .timeout_ms = 60000,
           .scenario = -1 };
 
@@ -548,6 +567,12 @@ static int one_call(unsigned long i)
   bool ok = true;
   char why[256];
   switch (opt.scenario) {
+  case SC_ANY: {  /* any_case_call() prints its own failures, one line per case */
+    int res = any_case_call(g_ref, i, opt.check, opt.any_flags);
+    if (res)
+      __atomic_store_n(res == EXIT_MISMATCH ? &g_any_mismatch : &g_any_failed, 1, __ATOMIC_RELAXED);
+    return res;
+  }
   case SC_PING: {
     int32_t x = (int32_t)i, y = 0;
     rc = Bench_Echo_ping(g_ref, x, &y, &call);
@@ -657,7 +682,7 @@ static int client_main(int argc, char **argv)
 {
   enum { O_TARGET = 256, O_SCEN, O_CALLS, O_NODES, O_SIZE, O_THREADS, O_CHECK, O_CYCLIC,
          O_MIXED, O_EXPECT, O_NOTRUNC, O_WARMUP, O_FRAG, O_TIMEOUT, O_CA, O_NOVERIFY, O_COUNT,
-         O_HELP };
+         O_HELP, O_X87, O_CASE };
   static const struct option lo[] = {
     { "target", required_argument, NULL, O_TARGET },
     { "scenario", required_argument, NULL, O_SCEN },
@@ -676,6 +701,8 @@ static int client_main(int argc, char **argv)
     { "tls-ca", required_argument, NULL, O_CA },
     { "tls-no-verify", no_argument, NULL, O_NOVERIFY },
     { "count-allocs", no_argument, NULL, O_COUNT },
+    { "ldouble-x87", no_argument, NULL, O_X87 },
+    { "case", required_argument, NULL, O_CASE },
     { "help", no_argument, NULL, O_HELP },
     { NULL, 0, NULL, 0 },
   };
@@ -693,7 +720,7 @@ static int client_main(int argc, char **argv)
       bad = opt.scenario < 0;
       break;
     /* Ids are longs and the string lengths ulongs on the wire. */
-    case O_CALLS: bad = !bench_parse_ulong(optarg, 0, 1ul << 40, &opt.calls); break;
+    case O_CALLS: bad = !bench_parse_ulong(optarg, 0, 1ul << 40, &opt.calls); opt.calls_given = true; break;
     case O_NODES: bad = !bench_parse_ulong(optarg, 0, INT32_MAX, &opt.nodes); break;
     case O_SIZE: bad = !bench_parse_ulong(optarg, 0, 1ul << 28, &opt.size); break;
     case O_THREADS: bad = !bench_parse_ulong(optarg, 1, MAX_THREADS, &opt.threads); break;
@@ -708,6 +735,8 @@ static int client_main(int argc, char **argv)
     case O_CA: opt.tls_ca = optarg; break;
     case O_NOVERIFY: opt.tls_no_verify = true; break;
     case O_COUNT: g_count_allocs = true; break;
+    case O_X87: opt.any_flags |= ANY_X87; break;
+    case O_CASE: bad = !any_cases_only(optarg); break;
     case O_HELP: usage(stdout); return EXIT_OK;
     default:
       return bench_usage_error("iiop-bench", usage, "client: bad option or missing argument: %s", argv[optind - 1]);
@@ -725,6 +754,13 @@ static int client_main(int argc, char **argv)
     return bench_usage_error("iiop-bench", usage, "client: --mixed goes with --scenario truncgraph");
   if (g_count_allocs && opt.warmup < 2)
     opt.warmup = 2;
+  if (opt.scenario == SC_ANY && !opt.calls_given)
+    opt.calls = any_cases_round();
+  /* The objref case sends the target's own reference. */
+  int orc;
+  if (opt.scenario == SC_ANY && strncmp(opt.target, "IOR:", 4) == 0
+      && (orc = any_cases_set_objref(opt.target)) != CDR_OK)
+    return bench_usage_error("iiop-bench", usage, "client: the target IOR does not decode: %s", cdr_strerror(orc));
 
   if (g_count_allocs)
     count_allocs_start();

@@ -255,6 +255,14 @@ int any_cases_set_objref(const char *ior)
   return rc;
 }
 
+void any_cases_cleanup(void)
+{
+  v_objref = NULL;
+  if (objref_arena_init)
+    cdr_arena_free(&objref_arena);
+  objref_arena_init = false;
+}
+
 bool any_case_matches(const any_case *c, const cdr_any *reply, char *why, size_t whysz)
 {
   cdr_typecode rt = reply->_type ? reply->_type : &cdr_type_null;
@@ -357,6 +365,8 @@ static int sk_echoAny(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
 {
   (void)req;
   const BenchAny_AnyEcho_servant *s = servant;
+  if (s->on_request)
+    s->on_request();
   if (s->flags & ANY_X87) {
     args->opts.flags |= CDR_F_LDOUBLE_X87;
     result->opts.flags |= CDR_F_LDOUBLE_X87;

@@ -93,8 +93,10 @@ const any_case *any_case_find(const char *name);
  * IOR as cdr/any.h lays out a reference without hooks).  The client puts
  * the target itself there.  CDR_OK; CDR_E_VALUE (not "IOR:" and an even
  * count of hex digits), the decoder's error (a malformed IOR), CDR_E_NOMEM.
- * Not thread-safe: call before the calls. */
+ * Not thread-safe: call before the calls.  The IOR's memory lasts until
+ * any_cases_cleanup(), which makes the case nil again. */
 int any_cases_set_objref(const char *ior);
+void any_cases_cleanup(void);
 
 /* Compare REPLY with the case sent: its TypeCode must be equivalent to the
  * case's (cdr_tc_equivalent()) and its value equal (cdr_any_equal()).
@@ -139,7 +141,8 @@ unsigned long any_cases_round(void);
  * where servant is a BenchAny_AnyEcho_servant.  Thread-safe. */
 enum { ANY_REENCODE = 1u << 1 };
 typedef struct BenchAny_AnyEcho_servant {
-  unsigned flags;     /* ANY_X87, ANY_REENCODE */
+  unsigned flags;              /* ANY_X87, ANY_REENCODE */
+  void (*on_request)(void);    /* called first by each echoAny (NULL: none) */
 } BenchAny_AnyEcho_servant;
 extern const iiop_interface BenchAny_AnyEcho_interface;
 

@@ -236,7 +236,7 @@ static int server_main(int argc, char **argv)
     { "help", no_argument, NULL, O_HELP },
     { NULL, 0, NULL, 0 },
   };
-  static BenchAny_AnyEcho_servant any_servant;
+  static BenchAny_AnyEcho_servant any_servant = { .on_request = srv_count };
   const char *listen = NULL, *cert = NULL, *key = NULL;
   unsigned long frag = 0, tls_port = 0, pool_threshold = 0, pool_threads = 0;
   bool no_trunc = false;
@@ -756,14 +756,14 @@ static int client_main(int argc, char **argv)
     opt.warmup = 2;
   if (opt.scenario == SC_ANY && !opt.calls_given)
     opt.calls = any_cases_round();
+
+  if (g_count_allocs)
+    count_allocs_start();
   /* The objref case sends the target's own reference. */
   int orc;
   if (opt.scenario == SC_ANY && strncmp(opt.target, "IOR:", 4) == 0
       && (orc = any_cases_set_objref(opt.target)) != CDR_OK)
     return bench_usage_error("iiop-bench", usage, "client: the target IOR does not decode: %s", cdr_strerror(orc));
-
-  if (g_count_allocs)
-    count_allocs_start();
   signal(SIGPIPE, SIG_IGN);
   int rc = Bench_register(NULL, opt.no_trunc ? BENCH_REG_NO_TRUNC : 0);
   if (rc != CDR_OK) {
@@ -860,6 +860,7 @@ static int client_main(int argc, char **argv)
   free(g_nodes);
   free(g_string);
   free(g_wstring);
+  any_cases_cleanup();
   if (g_count_allocs) {
     cdr_tables_flush_shared();
     /* The global registry (one block) lives until exit. */

@@ -14,6 +14,58 @@ static cdr_arena arena;
 static void setup(void) { cdr_arena_init(&arena, NULL); }
 static void teardown(void) { cdr_arena_free(&arena); }
 
+/* ---------------------------------------------------------------- assembling octets */
+
+/* Octets assembled by CDR's rules, independently of the library. */
+typedef struct asmb {
+  tu_buf t;
+  int le;
+  size_t origin[16], lenpos[16];
+  int depth;
+} asmb;
+
+static void a_init(asmb *a, int le)
+{
+  memset(a, 0, sizeof *a);
+  a->le = le;
+}
+static size_t a_org(const asmb *a) { return a->depth ? a->origin[a->depth - 1] : 0; }
+static void a_num(asmb *a, uint64_t v, size_t n) { tu_num(&a->t, a_org(a), v, n, a->le); }
+static void a_ul(asmb *a, uint32_t v) { a_num(a, v, 4); }
+static void a_oct(asmb *a, uint8_t v) { tu_u8(&a->t, v); }
+static size_t a_kind(asmb *a, uint32_t k)
+{
+  tu_pad(&a->t, a_org(a), 4);
+  size_t at = a->t.n;
+  a_ul(a, k);
+  return at;
+}
+static void a_str(asmb *a, const char *s)
+{
+  a_ul(a, (uint32_t)strlen(s) + 1);
+  tu_put(&a->t, s, strlen(s) + 1);
+}
+static void a_begin(asmb *a)
+{
+  a_ul(a, 0);
+  a->lenpos[a->depth] = a->t.n - 4;
+  a->origin[a->depth++] = a->t.n;
+  a_oct(a, (uint8_t)a->le);
+}
+static void a_end(asmb *a)
+{
+  a->depth--;
+  tu_store(a->t.b + a->lenpos[a->depth], a->t.n - a->origin[a->depth], 4, a->le);
+}
+static size_t a_head(asmb *a, uint32_t k, const char *id, const char *name)
+{
+  size_t at = a_kind(a, k);
+  a_begin(a);
+  a_str(a, id);
+  a_str(a, name);
+  return at;
+}
+
 /* The octets of writing A with OP (NULL: defaults) into *N. */
 static uint8_t *enc(const cdr_any *a, const cdr_opts *op, size_t *n)
 {
@@ -169,6 +221,313 @@ START_TEST(test_nesting_limit)
 }
 END_TEST
 
+
+/* ---------------------------------------------------------------- every basic kind */
+
+/* A round trip of A through the wire in both byte orders: decoded equal,
+ * and written again the same octets. */
+static void round_trip(const cdr_any *a)
+{
+  for (int le = 0; le <= 1; le++) {
+    cdr_opts op;
+    cdr_opts_default(&op);
+    op.byte_order = (uint8_t)le;
+    size_t n;
+    uint8_t *d = enc(a, &op, &n);
+    cdr_any b;
+    ck_assert_int_eq(dec(d, n, le, &b, NULL), CDR_OK);
+    ck_assert_int_eq(cdr_any_equal(a, &b), 1);
+    cdr_any_forget_octets(&b); /* encoded again, not copied */
+    size_t n2;
+    uint8_t *d2 = enc(&b, &op, &n2);
+    TU_CTX("round trip le=%d", le);
+    TU_ASSERT_BYTES(d2, n2, d, n);
+    free(d);
+    free(d2);
+  }
+}
+
+static void expect(const cdr_any *a, const char *want, size_t wn)
+{
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.byte_order = CDR_LITTLE_ENDIAN;
+  size_t n;
+  uint8_t *d = enc(a, &op, &n);
+  TU_ASSERT_BYTES(d, n, want, wn);
+  free(d);
+  round_trip(a);
+}
+
+START_TEST(test_every_basic_kind)
+{
+  cdr_any a;
+  cdr_any_init(&a);
+  TU_CTX("short");
+  ck_assert_int_eq(cdr_any_insert_short(&a, -2), CDR_OK);
+  expect(&a, "\2\0\0\0\xfe\xff", 6);
+  int16_t sv;
+  ck_assert_int_eq(cdr_any_extract_short(&a, &sv), CDR_OK);
+  ck_assert_int_eq(sv, -2);
+  TU_CTX("ushort");
+  ck_assert_int_eq(cdr_any_insert_ushort(&a, 0xfffe), CDR_OK);
+  expect(&a, "\4\0\0\0\xfe\xff", 6);
+  TU_CTX("long");
+  ck_assert_int_eq(cdr_any_insert_long(&a, 0x01020304), CDR_OK);
+  expect(&a, "\3\0\0\0\4\3\2\1", 8);
+  TU_CTX("ulong");
+  ck_assert_int_eq(cdr_any_insert_ulong(&a, 5), CDR_OK);
+  expect(&a, "\5\0\0\0\5\0\0\0", 8);
+  TU_CTX("longlong");
+  ck_assert_int_eq(cdr_any_insert_longlong(&a, -1), CDR_OK);
+  expect(&a, "\x17\0\0\0\0\0\0\0\xff\xff\xff\xff\xff\xff\xff\xff", 16);
+  int64_t lv;
+  ck_assert_int_eq(cdr_any_extract_longlong(&a, &lv), CDR_OK);
+  ck_assert_int_eq(lv, -1);
+  TU_CTX("ulonglong");
+  ck_assert_int_eq(cdr_any_insert_ulonglong(&a, 1), CDR_OK);
+  expect(&a, "\x18\0\0\0\0\0\0\0\1\0\0\0\0\0\0\0", 16);
+  TU_CTX("float");
+  ck_assert_int_eq(cdr_any_insert_float(&a, 1.0f), CDR_OK);
+  expect(&a, "\6\0\0\0\0\0\x80\x3f", 8);
+  TU_CTX("double");
+  ck_assert_int_eq(cdr_any_insert_double(&a, -2.0), CDR_OK);
+  expect(&a, "\7\0\0\0\0\0\0\0\0\0\0\0\0\0\0\xc0", 16);
+  double dv;
+  ck_assert_int_eq(cdr_any_extract_double(&a, &dv), CDR_OK);
+  ck_assert(dv == -2.0);
+  TU_CTX("boolean");
+  ck_assert_int_eq(cdr_any_insert_boolean(&a, true), CDR_OK);
+  expect(&a, "\x08\0\0\0\1", 5);
+  TU_CTX("char");
+  ck_assert_int_eq(cdr_any_insert_char(&a, 'A'), CDR_OK);
+  expect(&a, "\x09\0\0\0A", 5);
+  TU_CTX("octet");
+  ck_assert_int_eq(cdr_any_insert_octet(&a, 0xab), CDR_OK);
+  expect(&a, "\x0a\0\0\0\xab", 5);
+  uint8_t ov;
+  ck_assert_int_eq(cdr_any_extract_octet(&a, &ov), CDR_OK);
+  ck_assert_int_eq(ov, 0xab);
+  char cv;
+  ck_assert_int_eq(cdr_any_extract_char(&a, &cv), CDR_E_TYPE);
+  TU_CTX("long double");
+  ck_assert_int_eq(cdr_any_insert_longdouble(&a, 1.5L), CDR_OK);
+  round_trip(&a);
+  long double ldv;
+  ck_assert_int_eq(cdr_any_extract_longdouble(&a, &ldv), CDR_OK);
+  ck_assert(ldv == 1.5L);
+  TU_CTX("wchar");
+  ck_assert_int_eq(cdr_any_insert_wchar(&a, 0x20ac), CDR_OK);
+  round_trip(&a);
+  cdr_wchar wv;
+  ck_assert_int_eq(cdr_any_extract_wchar(&a, &wv), CDR_OK);
+  ck_assert_uint_eq(wv, 0x20ac);
+  TU_CTX("wstring");
+  static const cdr_wchar ws[] = { 'a', 0x1f600, 0 };
+  ck_assert_int_eq(cdr_any_insert_wstring(&a, ws), CDR_OK);
+  round_trip(&a);
+  const cdr_wchar *wsv;
+  ck_assert_int_eq(cdr_any_extract_wstring(&a, &wsv), CDR_OK);
+  ck_assert_ptr_ne(wsv, ws);
+  ck_assert_uint_eq(wsv[1], 0x1f600);
+  ck_assert_uint_eq(wsv[2], 0);
+  TU_CTX("string");
+  ck_assert_int_eq(cdr_any_insert_string(&a, "ab"), CDR_OK);
+  expect(&a, "\x12\0\0\0\0\0\0\0\3\0\0\0ab", 15);
+  ck_assert_int_eq(cdr_any_insert_string(&a, NULL), CDR_E_INVALID);
+  TU_CTX("fixed");
+  cdr_fixed f;
+  ck_assert_int_eq(cdr_fixed_from_string("123.45", 6, 5, 2, &f), CDR_OK);
+  ck_assert_int_eq(cdr_any_insert_fixed(&a, &f), CDR_OK);
+  expect(&a, "\x1c\0\0\0\5\0\2\0\x12\x34\x5c", 11);
+  cdr_fixed fv;
+  ck_assert_int_eq(cdr_any_extract_fixed(&a, &fv), CDR_OK);
+  ck_assert_int_eq(fv.digits, 5);
+  ck_assert_int_eq(memcmp(fv.d, f.d, 5), 0);
+  TU_CTX("TypeCode");
+  ck_assert_int_eq(cdr_any_insert_typecode(&a, cdr_tc_long), CDR_OK);
+  expect(&a, "\x0c\0\0\0\3\0\0\0", 8);
+  cdr_typecode tv;
+  ck_assert_int_eq(cdr_any_extract_typecode(&a, &tv), CDR_OK);
+  ck_assert_ptr_eq(tv, cdr_tc_long);
+  TU_CTX("any in an any");
+  cdr_any in;
+  cdr_any_init(&in);
+  ck_assert_int_eq(cdr_any_insert_octet(&in, 7), CDR_OK);
+  ck_assert_int_eq(cdr_any_insert_any(&a, &in), CDR_OK);
+  expect(&a, "\x0b\0\0\0\x0a\0\0\0\7", 9);
+  const cdr_any *av;
+  ck_assert_int_eq(cdr_any_extract_any(&a, &av), CDR_OK);
+  ck_assert_int_eq(cdr_any_equal(av, &in), 1);
+  cdr_any_free(&in);
+  TU_CTX("empty any in an any");
+  ck_assert_int_eq(cdr_any_insert_any(&a, &in), CDR_OK);
+  expect(&a, "\x0b\0\0\0\0\0\0\0", 8);
+  TU_CTX("nil object reference");
+  ck_assert_int_eq(cdr_any_insert_objref(&a, NULL, NULL), CDR_OK);
+  asmb w;
+  a_init(&w, 1);
+  a_head(&w, 14, "IDL:omg.org/CORBA/Object:1.0", "Object");
+  a_end(&w);
+  a_str(&w, "");
+  a_ul(&w, 0);
+  expect(&a, (const char *)w.t.b, w.t.n);
+  const void *rv = &rv;
+  ck_assert_int_eq(cdr_any_extract_objref(&a, &rv), CDR_OK);
+  ck_assert_ptr_null(rv);
+  cdr_any_free(&a);
+  ck_assert_int_eq(cdr_any_extract_long(&a, &(int32_t){ 0 }), CDR_E_TYPE);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- a type never described */
+
+typedef struct U {
+  int32_t _d;
+  union { int16_t s; char *str; } _u;
+} U;
+typedef struct Unknown {
+  uint8_t o;
+  U u;
+  uint32_t color;
+  cdr_seq names;       /* of char * */
+  int16_t arr[2][3];
+  cdr_any inner;
+} Unknown;
+
+/* The any { Unknown } as a foreign ORB would send it, in byte order LE:
+ * octet, a union on long (1: short s, 2: string str, default index 2),
+ * an enum, a sequence of an alias of string, a short[2][3], an any. */
+static void unknown_octets(asmb *a, int le, int32_t disc)
+{
+  a_init(a, le);
+  a_head(a, 15, "IDL:X/Unknown:1.0", "Unknown");
+  a_ul(a, 6);
+  a_str(a, "o");
+  a_kind(a, 10);
+  a_str(a, "u");
+  a_head(a, 16, "IDL:X/U:1.0", "U");
+  a_kind(a, 3);
+  a_ul(a, 1);          /* default index 1 */
+  a_ul(a, 2);
+  a_ul(a, 1);
+  a_str(a, "s");
+  a_kind(a, 2);
+  a_oct(a, 0);         /* the default's label */
+  a_str(a, "str");
+  a_kind(a, 18);
+  a_ul(a, 0);
+  a_end(a);
+  a_str(a, "color");
+  a_head(a, 17, "IDL:X/Color:1.0", "Color");
+  a_ul(a, 3);
+  a_str(a, "red");
+  a_str(a, "green");
+  a_str(a, "blue");
+  a_end(a);
+  a_str(a, "names");
+  a_kind(a, 19);
+  a_begin(a);
+  a_head(a, 21, "IDL:X/Name:1.0", "Name");
+  a_kind(a, 18);
+  a_ul(a, 0);
+  a_end(a);
+  a_ul(a, 0);
+  a_end(a);
+  a_str(a, "arr");
+  a_kind(a, 20);
+  a_begin(a);
+  a_kind(a, 20);
+  a_begin(a);
+  a_kind(a, 2);
+  a_ul(a, 3);
+  a_end(a);
+  a_ul(a, 2);
+  a_end(a);
+  a_str(a, "inner");
+  a_kind(a, 11);
+  a_end(a);
+  /* The value. */
+  a_oct(a, 9);
+  a_ul(a, (uint32_t)disc);
+  if (disc == 1) {
+    a_num(a, (uint16_t)-7, 2);
+  } else {
+    a_str(a, "x\"y\n");
+  }
+  a_ul(a, 2);          /* blue */
+  a_ul(a, 2);
+  a_str(a, "n1");
+  a_str(a, "n2");
+  for (int k = 0; k < 6; k++)
+    a_num(a, (uint64_t)k, 2);
+  a_kind(a, 5);        /* the inner any: a ulong */
+  a_ul(a, 77);
+}
+
+START_TEST(test_unknown_type)
+{
+  for (int le = 0; le <= 1; le++) {
+    asmb w;
+    unknown_octets(&w, le, 1);
+    cdr_any a;
+    ck_assert_int_eq(dec(w.t.b, w.t.n, le, &a, NULL), CDR_OK);
+    ck_assert_uint_eq(a._type->size, sizeof(Unknown));
+    ck_assert_uint_eq(a._type->align, alignof(Unknown));
+    const Unknown *u = a._value;
+    ck_assert_int_eq(u->o, 9);
+    ck_assert_int_eq(u->u._d, 1);
+    ck_assert_int_eq(u->u._u.s, -7);
+    ck_assert_uint_eq(u->color, 2);
+    ck_assert_uint_eq(u->names._length, 2);
+    ck_assert_str_eq(((char **)u->names._buffer)[1], "n2");
+    ck_assert_int_eq(u->arr[1][2], 5);
+    uint32_t iv;
+    ck_assert_int_eq(cdr_any_extract_ulong(&u->inner, &iv), CDR_OK);
+    ck_assert_uint_eq(iv, 77);
+    char buf[256];
+    size_t n = cdr_any_print(buf, sizeof buf, &a);
+    ck_assert_str_eq(buf, "Unknown{o=9, u=U{_d=1, s=-7}, color=blue, names=[\"n1\", \"n2\"], "
+                          "arr=[[0, 1, 2], [3, 4, 5]], inner=any(77)}");
+    ck_assert_uint_eq(n, strlen(buf));
+    /* Sent on unchanged: the original octets. */
+    cdr_opts op;
+    cdr_opts_default(&op);
+    op.byte_order = (uint8_t)le;
+    size_t m;
+    uint8_t *d = enc(&a, &op, &m);
+    TU_CTX("unknown type sent on, le=%d", le);
+    TU_ASSERT_BYTES(d, m, w.t.b, w.t.n);
+    free(d);
+    /* Re-encoded (the octets dropped): the same octets, as they hold no padding garbage. */
+    cdr_any_forget_octets(&a);
+    d = enc(&a, &op, &m);
+    TU_ASSERT_BYTES(d, m, w.t.b, w.t.n);
+    free(d);
+    /* The default branch, with a string of escapes. */
+    unknown_octets(&w, le, 5);
+    ck_assert_int_eq(dec(w.t.b, w.t.n, le, &a, NULL), CDR_OK);
+    ck_assert_str_eq(((const Unknown *)a._value)->u._u.str, "x\"y\n");
+    cdr_any_print(buf, sizeof buf, &a);
+    ck_assert_str_eq(buf, "Unknown{o=9, u=U{_d=5, str=\"x\\\"y\\n\"}, color=blue, names=[\"n1\", \"n2\"], "
+                          "arr=[[0, 1, 2], [3, 4, 5]], inner=any(77)}");
+    /* Truncated: snprintf's contract. */
+    n = strlen(buf);
+    ck_assert_uint_eq(cdr_any_print(buf, 8, &a), n);
+    ck_assert_str_eq(buf, "Unknown");
+    ck_assert_uint_eq(cdr_any_print(NULL, 0, &a), n);
+    cdr_any c;
+    cdr_any_init(&c);
+    ck_assert_int_eq(cdr_any_copy(&c, &a), CDR_OK);
+    cdr_arena_reset(&arena);
+    cdr_any_print(buf, sizeof buf, &c);
+    ck_assert_str_eq(buf, "Unknown{o=9, u=U{_d=5, str=\"x\\\"y\\n\"}, color=blue, names=[\"n1\", \"n2\"], "
+                          "arr=[[0, 1, 2], [3, 4, 5]], inner=any(77)}");
+    cdr_any_free(&c);
+  }
+}
+END_TEST
+
 static Suite *any_suite(void)
 {
   Suite *s = suite_create("any");
@@ -177,6 +536,8 @@ static Suite *any_suite(void)
   tcase_add_test(tc, test_basic_octets);
   tcase_add_test(tc, test_struct_roundtrip);
   tcase_add_test(tc, test_nesting_limit);
+  tcase_add_test(tc, test_every_basic_kind);
+  tcase_add_test(tc, test_unknown_type);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1039,6 +1039,55 @@ START_TEST(test_hostile)
 }
 END_TEST
 
+/* Every allocation failure of a deep copy ends in CDR_E_NOMEM with nothing
+ * leaked and the destination empty. */
+START_TEST(test_alloc_failures)
+{
+  asmb w;
+  unknown_octets(&w, 1, 5);
+  cdr_any srcs[3];
+  ck_assert_int_eq(dec(w.t.b, w.t.n, 1, &srcs[0], NULL), CDR_OK);
+  Node x = { { &node_vt }, 5, NULL }, y = { { &node_vt }, 6, &x };
+  x.next = &y;
+  Two t = { &x, &y };
+  cdr_any_init(&srcs[1]);
+  ck_assert_int_eq(cdr_any_set(&srcs[1], &two_t, &t), CDR_OK);
+  cdr_any_init(&srcs[2]);
+  ck_assert_int_eq(cdr_any_insert_any(&srcs[2], &srcs[1]), CDR_OK);
+  for (int s = 0; s < 3; s++) {
+    int done = 0;
+    for (uint64_t k = 1; !done && k < 500; k++) {
+      cdr_mem_counter mc;
+      cdr_mem_counter_init(&mc, NULL);
+      mc.fail_at = k;
+      const cdr_allocator *old = cdr_mem_global();
+      cdr_mem_set_global(&mc.alloc);
+      cdr_any c;
+      cdr_any_init(&c);
+      int st = cdr_any_copy(&c, &srcs[s]);
+      if (st == CDR_OK) {
+        /* The comparison allocates too: it may be the one that fails. */
+        int r = cdr_any_equal(&c, &srcs[s]);
+        ck_assert(r == 1 || (r == CDR_E_NOMEM && mc.attempts >= k));
+      } else {
+        ck_assert_int_eq(st, CDR_E_NOMEM);
+        ck_assert_ptr_eq(c._type, cdr_tc_null);
+        ck_assert_ptr_null(c._value);
+      }
+      mc.fail_at = 0; /* freeing needs memory past 32 objects: not failed here */
+      cdr_any_free(&c);
+      cdr_mem_set_global(old);
+      ck_assert_msg(mc.live == 0, "source %d, allocation %d: %lld blocks leaked", s, (int)k,
+                    (long long)mc.live);
+      done = mc.attempts < k;
+    }
+    ck_assert(done);
+  }
+  cdr_any_free(&srcs[2]);
+  cdr_any_free(&srcs[1]);
+}
+END_TEST
+
 static Suite *any_suite(void)
 {
   Suite *s = suite_create("any");
@@ -1057,6 +1106,7 @@ static Suite *any_suite(void)
   tcase_add_test(tc, test_objref_ior);
   tcase_add_test(tc, test_objref_hooks);
   tcase_add_test(tc, test_original_octets);
+  tcase_add_test(tc, test_alloc_failures);
   suite_add_tcase(s, tc);
   tc = tcase_create("hostile");
   tcase_add_checked_fixture(tc, setup, teardown);

@@ -191,7 +191,8 @@ int cdr__any_read(cdr_in *i, cdr_any *a, unsigned depth)
     return i->status;
   void *v = NULL;
   if (tc->size) {
-    size_t left = i->end > i->pos ? i->end - i->pos : 0;
+    size_t lim = i->in_chunk ? i->chunk_lim : i->end; /* chunks may continue the value */
+    size_t left = lim > i->pos ? lim - i->pos : 0;
     size_t mw = cdr__type_min_wire_flags(tc, i->opts.flags);
     if (mw > left || tc->size / 64 > left + 64)
       return cdr_in_fail(i, CDR_E_LENGTH, "an any's value larger than the octets that remain");

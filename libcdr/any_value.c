@@ -22,8 +22,9 @@ typedef struct vctx {
   tc_map objs;       /* copy: source -> copy; free: visited; equal: a -> b */
   tc_map back;       /* equal: b -> a; copy: descriptors visited by the type walk */
   tc_map vts;        /* copy: a value type of the old TypeCode -> its copy's */
-  vwork *work;
+  vwork *work;       /* iwork, then a heap block */
   size_t nwork, capwork;
+  vwork iwork[32];
   cdr_typecode *tcs; /* free: TypeCodes released at the end */
   size_t ntcs, captcs;
 } vctx;
@@ -34,6 +35,8 @@ static void ctx_init(vctx *c)
 {
   memset(c, 0, sizeof *c);
   c->status = CDR_OK;
+  c->work = c->iwork;
+  c->capwork = sizeof c->iwork / sizeof c->iwork[0];
   cdr__tc_map_init(&c->objs, heap());
   cdr__tc_map_init(&c->back, heap());
   cdr__tc_map_init(&c->vts, heap());
@@ -44,13 +47,16 @@ static void ctx_free(vctx *c)
   cdr__tc_map_free(&c->objs);
   cdr__tc_map_free(&c->back);
   cdr__tc_map_free(&c->vts);
-  cdr__free(heap(), c->work);
+  if (c->work != c->iwork)
+    cdr__free(heap(), c->work);
   for (size_t k = 0; k < c->ntcs; k++)
     cdr_tc_release(c->tcs[k]);
   cdr__free(heap(), c->tcs);
 }
 
-static bool grow(void **p, size_t *cap, size_t n, size_t esize)
+/* Room for one more element in *P (N used of *CAP, ESIZE octets each);
+ * INLINE: the caller's first array, never freed here. */
+static bool grow(void **p, size_t *cap, size_t n, size_t esize, const void *inl)
 {
   if (n < *cap)
     return true;
@@ -60,15 +66,26 @@ static bool grow(void **p, size_t *cap, size_t n, size_t esize)
     return false;
   if (*p)
     memcpy(q, *p, *cap * esize);
-  cdr__free(heap(), *p);
+  if (*p != inl)
+    cdr__free(heap(), *p);
   *p = q;
   *cap = nc;
   return true;
 }
 
+/* Queue (A, B); false when there is no room (the caller's status is left
+ * alone: QUIET) or CDR_E_NOMEM. */
+static bool push_q(vctx *c, const void *a, void *b)
+{
+  if (!grow((void **)&c->work, &c->capwork, c->nwork, sizeof *c->work, c->iwork))
+    return false;
+  c->work[c->nwork++] = (vwork){ a, b };
+  return true;
+}
+
 static bool push(vctx *c, const void *a, void *b)
 {
-  if (!grow((void **)&c->work, &c->capwork, c->nwork, sizeof *c->work)) {
+  if (!grow((void **)&c->work, &c->capwork, c->nwork, sizeof *c->work, c->iwork)) {
     c->status = CDR_E_NOMEM;
     return false;
   }
@@ -210,16 +227,12 @@ static void copy_any(vctx *c, cdr_any *d, const cdr_any *s, unsigned depth)
       copy(c, nt, v, s->_value, depth + 1);
     }
   }
-  if (c->status != CDR_OK) {
-    /* What was copied before the failure is freed by the caller's walk
-     * only if reachable: free it here, shallowly enough to be safe. */
-    if (v) {
-      cdr_value_free(nt, v);
-      cdr__free(heap(), v);
-    }
+  if (c->status != CDR_OK && !v) {
     cdr_tc_release(nt);
     return;
   }
+  /* On failure too: the caller's cdr_value_free() of the whole copy frees
+   * what was copied, each object once, even one shared with the outside. */
   d->_type = nt;
   d->_value = v;
   d->_release = 1;
@@ -419,6 +432,8 @@ int cdr_value_copy(cdr_typecode tc, void *dst, const void *src)
 /* ---------------------------------------------------------------- free */
 
 static void vfree(vctx *c, const cdr_type *t, void *v, unsigned depth);
+static void free_object(vctx *c, const cdr_value_type *vt, void *q, unsigned depth);
+static void free_drain(vctx *c);
 
 static void free_members(vctx *c, const cdr_member *m, uint32_t n, uint8_t *p, unsigned depth)
 {
@@ -473,9 +488,16 @@ static void vfree(vctx *c, const cdr_type *t, void *v, unsigned depth)
         vfree(c, a->_type, a->_value, depth + 1);
         cdr__free(heap(), a->_value);
       }
-      /* Released at the end: objects still queued may have their types. */
-      if (a->_type && grow((void **)&c->tcs, &c->captcs, c->ntcs, sizeof *c->tcs))
-        c->tcs[c->ntcs++] = a->_type;
+      /* Released at the end: objects still queued may have their types.
+       * Without room for it: those objects first, then the TypeCode. */
+      if (a->_type) {
+        if (grow((void **)&c->tcs, &c->captcs, c->ntcs, sizeof *c->tcs, NULL)) {
+          c->tcs[c->ntcs++] = a->_type;
+        } else {
+          free_drain(c);
+          cdr_tc_release(a->_type);
+        }
+      }
     }
     cdr_any_init(a);
     return;
@@ -501,17 +523,39 @@ static void vfree(vctx *c, const cdr_type *t, void *v, unsigned depth)
     return;
   }
   case CDR_K_VALUE: {
+    /* Each object once: the visited set keeps the addresses of the objects
+     * met (freed or queued).  Without memory for it, or for the work list,
+     * the object is left alone (leaked, never freed twice). */
     void *q, *x;
     memcpy(&q, p, sizeof q);
-    if (q && !get(&c->objs, q, &x)) {
-      put(c, &c->objs, q, q);
-      if (c->status == CDR_OK)
-        push(c, q, q);
-    }
+    if (!q || get(&c->objs, q, &x))
+      return;
+    if (cdr__tc_map_put(&c->objs, (uintptr_t)q, (uintptr_t)q) != CDR_OK)
+      return;
+    (void)push_q(c, ((const cdr_value *)q)->type, q);
     return;
   }
   default:
     return;
+  }
+}
+
+static void free_object(vctx *c, const cdr_value_type *vt, void *q, unsigned depth)
+{
+  if (vt && depth <= CDR_ANY_MAX_NEST) {
+    const cdr_value_type *l[32];
+    unsigned n = levels(vt, l);
+    for (unsigned k = 0; k < n; k++)
+      free_members(c, l[k]->members, l[k]->nmembers, q, depth);
+  }
+  cdr__free(heap(), q);
+}
+
+static void free_drain(vctx *c)
+{
+  while (c->nwork) {
+    vwork w = c->work[--c->nwork];
+    free_object(c, w.a, w.b, 0);
   }
 }
 
@@ -520,17 +564,7 @@ void cdr_value_free(cdr_typecode tc, void *v)
   vctx c;
   ctx_init(&c);
   vfree(&c, tc, v, 0);
-  while (c.nwork) {
-    vwork w = c.work[--c.nwork];
-    const cdr_value *o = w.a;
-    if (o->type) {
-      const cdr_value_type *l[32];
-      unsigned n = levels(o->type, l);
-      for (unsigned k = 0; k < n; k++)
-        free_members(&c, l[k]->members, l[k]->nmembers, w.b, 0);
-    }
-    cdr__free(heap(), w.b);
-  }
+  free_drain(&c);
   ctx_free(&c);
 }
 

@@ -164,6 +164,11 @@ static inline cdr_itab *aux_tab(vstate *s, unsigned k)
 /* Grow S's frame stack (full): CDR_OK or CDR_E_NOMEM. */
 CDR_HIDDEN int cdr__value_frames_grow(vstate *s);
 
+/* cdr_value_type_is_base_of(T, D), or T and one of D's levels have the
+ * same repository ID and one of them was built from a TypeCode
+ * (CDR_VT_NOCACHE): a value of type D may stand where T is declared. */
+CDR_HIDDEN int cdr__value_type_compatible(const cdr_value_type *t, const cdr_value_type *d);
+
 /* A new frame on top of S's stack, or NULL when it cannot grow; the caller
  * sets every field (frame_init). */
 static inline vframe *push_frame(vstate *s)

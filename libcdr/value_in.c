@@ -235,7 +235,7 @@ static int in_value_ref(cdr_in *i, vstate *s, const vframe *parent, const cdr_va
     if (in_indirect(i, s, &s->values, &found, "value indirection to no earlier value") != CDR_OK)
       return i->status;
     v = (void *)found;
-    if (!cdr_value_type_is_base_of(t, ((cdr_value *)v)->type)) {
+    if (!cdr__value_type_compatible(t, ((cdr_value *)v)->type)) {
       i->pos = off_pos;
       return cdr_in_fail(i, CDR_E_INDIRECTION,
                          "value indirection to a value of an incompatible type");
@@ -293,7 +293,7 @@ static const cdr_value_type *in_value_type(cdr_in *i, vstate *s, const cdr_value
     cdr_in_fail(i, CDR_E_TYPE, "unknown repository ID and no known truncatable base");
     return NULL;
   }
-  if (!cdr_value_type_is_base_of(t, vt) || (vt->flags & CDR_VT_ABSTRACT)) {
+  if (!cdr__value_type_compatible(t, vt) || (vt->flags & CDR_VT_ABSTRACT)) {
     i->pos = tag_pos;
     cdr_in_fail(i, CDR_E_TYPE, "value of a type not compatible with the declared type");
     return NULL;

@@ -26,7 +26,10 @@
  * cdr_value_free()); each valuetype object of a graph is a block of its
  * own (its actual type's size), and a copy preserves the graph: a value
  * reached twice is copied once and a cycle stays a cycle.  cdr_value_free()
- * frees each object of a graph once, however often it is reached; both
+ * frees each object of a graph once, however often it is reached (its
+ * bookkeeping, a set of the objects met and a work list, needs no memory
+ * up to 16 objects; past that, an object it has no memory to track is left
+ * allocated, never freed twice); both
  * walk values with an explicit work list (a list of a million nodes takes
  * no C stack) and constructed types on the C stack, up to CDR_ANY_MAX_NEST
  * levels (deeper: CDR_E_LIMIT for copies; cdr_value_free() leaves what is
@@ -186,11 +189,17 @@ CDR_API void cdr_any_forget_octets(cdr_any *a) CDR_NONNULL(1);
 
 /* Deep copy of the value at SRC (TC's C layout) into DST (TC->size octets,
  * the caller's), every string, buffer, object and nested any in new heap
- * blocks (see "Heap values").  CDR_OK; CDR_E_NOMEM, CDR_E_LIMIT (nesting),
- * CDR_E_INVALID (a NULL string, a sequence with _length and no buffer, a
- * union discriminator of no case and no default is fine, a CDR_K_CUSTOM
- * type), CDR_E_TYPE (a value whose actual type is not known in full: a
- * custom value).  On error DST holds nothing that needs freeing. */
+ * blocks (see "Heap values"; a NULL string or wstring stays NULL).  Value
+ * objects keep their actual types (the source objects' descriptors, which
+ * must outlive the copy); cdr_any_set() and cdr_any_copy() instead take the
+ * types that belong to the source's TypeCode over into the any's own copy
+ * of it, so that their copy outlives an arena the source came from.
+ * CDR_OK; CDR_E_NOMEM; CDR_E_LIMIT (nesting past CDR_ANY_MAX_NEST, a
+ * sequence too large for the host); CDR_E_INVALID (a sequence with a
+ * _length and no buffer, a CDR_K_CUSTOM, native or local interface type,
+ * an any with a type of non-zero size and no value); CDR_E_TYPE (a custom
+ * value, whose state only its marshaller knows).  On error DST holds
+ * nothing that needs freeing (zeroed). */
 CDR_API int cdr_value_copy(cdr_typecode tc, void *dst, const void *src) CDR_NONNULL(1, 2, 3);
 
 /* Free what the value at V (TC's C layout) owns (see "Heap values"); V's

@@ -1,17 +1,18 @@
 /* iiop-bench.c - Bench::Echo (tests/interop/Bench.idl) over IIOP: a server and a
- * load-generating client (and BenchAny::AnyEcho, bench/any_cases.h), each the counterpart of the omniORB peers in
+ * load-generating client, each the counterpart of the omniORB peers in
  * tests/interop (same command-line contracts), for benchmarks and for the
- * interop matrix (tests/interop.test).
+ * interop matrix (tests/interop.test); and BenchAny::AnyEcho (its Any cases,
+ * servant and stub are bench/any_cases.c's).
  *
  *   iiop-bench server --listen HOST:PORT [--fragment-size N]
  *                     [--tls-cert F --tls-key F [--tls-port P]]
  *                     [--no-trunc-type] [--pool-threshold N [--pool-threads N]]
- *                     [--count-allocs]
+ *                     [--count-allocs] [--ldouble-x87] [--any-reencode]
  *   iiop-bench client --target URL|IOR --scenario S [--calls N] [--nodes N]
  *                     [--size N] [--threads T] [--check] [--cyclic] [--mixed]
  *                     [--expect-trunc] [--no-trunc-type] [--warmup N]
  *                     [--fragment-size N] [--timeout-ms N] [--tls-ca F]
- *                     [--tls-no-verify] [--count-allocs]
+ *                     [--tls-no-verify] [--count-allocs] [--ldouble-x87] [--case NAME]
  *
  * See usage() for the details.  The server prints three lines, flushed, then
  * serves until SIGINT or SIGTERM:

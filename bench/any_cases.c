@@ -251,6 +251,7 @@ int any_cases_set_objref(const char *ior)
     if (rc == CDR_OK)
       v_objref = ref;
   }
+  cdr_in_close(&in);
   free(oct);
   return rc;
 }

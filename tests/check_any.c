@@ -1088,6 +1088,61 @@ START_TEST(test_alloc_failures)
 }
 END_TEST
 
+/* An any as the state of a chunked value: read inside a chunk, so its
+ * octets are not kept; written again inside a chunk. */
+typedef struct AV {
+  cdr_value hdr;
+  cdr_any a;
+  int32_t after;
+} AV;
+static cdr_value_type av_vt;
+static const cdr_type av_t = { .kind = CDR_K_VALUE, .size = sizeof(void *), .align = alignof(void *),
+                               .name = "AV", .u.val.vt = &av_vt };
+static const cdr_member av_m[] = { { "a", &cdr_type_any, offsetof(AV, a) },
+                                   { "after", &cdr_type_long, offsetof(AV, after) } };
+static cdr_value_type av_vt = { .name = "AV", .repo_id = "IDL:T/AV:1.0", .members = av_m,
+                                .nmembers = 2, .size = sizeof(AV), .align = alignof(AV) };
+
+START_TEST(test_any_in_chunked_value)
+{
+  AV v = { { &av_vt }, { NULL, NULL, 0, NULL }, 77 };
+  ck_assert_int_eq(cdr_any_insert_string(&v.a, "chunked"), CDR_OK);
+  cdr_value_opts vo;
+  cdr_value_opts_default(&vo);
+  vo.chunk_all = 1;
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.byte_order = CDR_LITTLE_ENDIAN;
+  cdr_out o;
+  cdr_out_init(&o, &op);
+  ck_assert_int_eq(cdr_out_set_value_opts(&o, &vo), CDR_OK);
+  AV *pv = &v;
+  ck_assert_int_eq(cdr_write(&o, &av_t, &pv), CDR_OK);
+  asmb w;
+  a_init(&w, 1);
+  a_ul(&w, 0x7fffff08u);   /* chunked, no type information */
+  a_ul(&w, 24);            /* the chunk: the any and after */
+  a_kind(&w, 18);
+  a_ul(&w, 0);
+  a_str(&w, "chunked");
+  a_ul(&w, 77);
+  a_ul(&w, (uint32_t)-1);  /* end tag */
+  TU_CTX("an any in a chunked value");
+  TU_ASSERT_BYTES(cdr_out_data(&o), cdr_out_size(&o), w.t.b, w.t.n);
+  cdr_out_close(&o);
+  cdr_in i;
+  cdr_in_init(&i, w.t.b, w.t.n, CDR_LITTLE_ENDIAN, NULL);
+  cdr_in_set_arena(&i, &arena);
+  AV *r = NULL;
+  ck_assert_int_eq(cdr_read(&i, &av_t, &r), CDR_OK);
+  cdr_in_close(&i);
+  ck_assert_int_eq(r->after, 77);
+  ck_assert_ptr_null(r->a._cdr_octets);
+  ck_assert_int_eq(cdr_any_equal(&r->a, &v.a), 1);
+  cdr_any_free(&v.a);
+}
+END_TEST
+
 static Suite *any_suite(void)
 {
   Suite *s = suite_create("any");
@@ -1107,6 +1162,7 @@ static Suite *any_suite(void)
   tcase_add_test(tc, test_objref_hooks);
   tcase_add_test(tc, test_original_octets);
   tcase_add_test(tc, test_alloc_failures);
+  tcase_add_test(tc, test_any_in_chunked_value);
   suite_add_tcase(s, tc);
   tc = tcase_create("hostile");
   tcase_add_checked_fixture(tc, setup, teardown);

@@ -417,7 +417,8 @@ int cdr_any_insert_fixed(cdr_any *a, const cdr_fixed *v)
 
 int cdr_any_extract_fixed(const cdr_any *a, cdr_fixed *v)
 {
-  if (!a->_type || a->_type->kind != CDR_K_FIXED || !a->_value)
+  const cdr_type *t = a->_type ? cdr__unalias(a->_type) : NULL;
+  if (!t || t->kind != CDR_K_FIXED || !a->_value)
     return CDR_E_TYPE;
   memcpy(v, a->_value, sizeof *v);
   return CDR_OK;
@@ -464,7 +465,8 @@ int cdr_any_insert_objref(cdr_any *a, cdr_typecode tc, const void *ref)
 
 int cdr_any_extract_objref(const cdr_any *a, const void **ref)
 {
-  if (!a->_type || a->_type->kind != CDR_K_OBJREF || !a->_value)
+  const cdr_type *t = a->_type ? cdr__unalias(a->_type) : NULL;
+  if (!t || t->kind != CDR_K_OBJREF || !a->_value)
     return CDR_E_TYPE;
   memcpy(ref, a->_value, sizeof *ref);
   return CDR_OK;

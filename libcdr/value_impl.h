@@ -167,7 +167,15 @@ CDR_HIDDEN int cdr__value_frames_grow(vstate *s);
 /* cdr_value_type_is_base_of(T, D), or T and one of D's levels have the
  * same repository ID and one of them was built from a TypeCode
  * (CDR_VT_NOCACHE): a value of type D may stand where T is declared. */
-CDR_HIDDEN int cdr__value_type_compatible(const cdr_value_type *t, const cdr_value_type *d);
+CDR_HIDDEN int cdr__value_type_compatible_id(const cdr_value_type *t, const cdr_value_type *d);
+static inline int cdr__value_type_compatible(const cdr_value_type *t, const cdr_value_type *d)
+{
+  const cdr_value_type *x = d;
+  for (unsigned k = 0; x && k < MAX_LEVELS; x = x->base, k++)
+    if (x == t)
+      return 1;
+  return cdr__value_type_compatible_id(t, d);
+}
 
 /* A new frame on top of S's stack, or NULL when it cannot grow; the caller
  * sets every field (frame_init). */

@@ -53,10 +53,8 @@ int cdr_value_type_is_base_of(const cdr_value_type *t, const cdr_value_type *d)
   return 0;
 }
 
-int cdr__value_type_compatible(const cdr_value_type *t, const cdr_value_type *d)
+int cdr__value_type_compatible_id(const cdr_value_type *t, const cdr_value_type *d)
 {
-  if (cdr_value_type_is_base_of(t, d))
-    return 1;
   /* A value type a TypeCode built (CDR_VT_NOCACHE) and a program's type of
    * the same repository ID are one type: a value reached both inside an
    * any (declared by the any's TypeCode) and outside it (declared by the

@@ -1088,6 +1088,145 @@ START_TEST(test_alloc_failures)
 }
 END_TEST
 
+/* An any as the state of a chunked value: read inside a chunk, so its
+ * octets are not kept; written again inside a chunk. */
+typedef struct AV {
+  cdr_value hdr;
+  cdr_any a;
+  int32_t after;
+} AV;
+static cdr_value_type av_vt;
+static const cdr_type av_t = { .kind = CDR_K_VALUE, .size = sizeof(void *), .align = alignof(void *),
+                               .name = "AV", .u.val.vt = &av_vt };
+static const cdr_member av_m[] = { { "a", &cdr_type_any, offsetof(AV, a) },
+                                   { "after", &cdr_type_long, offsetof(AV, after) } };
+static cdr_value_type av_vt = { .name = "AV", .repo_id = "IDL:T/AV:1.0", .members = av_m,
+                                .nmembers = 2, .size = sizeof(AV), .align = alignof(AV) };
+
+START_TEST(test_any_in_chunked_value)
+{
+  AV v = { { &av_vt }, { NULL, NULL, 0, NULL }, 77 };
+  ck_assert_int_eq(cdr_any_insert_string(&v.a, "chunked"), CDR_OK);
+  cdr_value_opts vo;
+  cdr_value_opts_default(&vo);
+  vo.chunk_all = 1;
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.byte_order = CDR_LITTLE_ENDIAN;
+  cdr_out o;
+  cdr_out_init(&o, &op);
+  ck_assert_int_eq(cdr_out_set_value_opts(&o, &vo), CDR_OK);
+  AV *pv = &v;
+  ck_assert_int_eq(cdr_write(&o, &av_t, &pv), CDR_OK);
+  asmb w;
+  a_init(&w, 1);
+  a_ul(&w, 0x7fffff08u);   /* chunked, no type information */
+  a_ul(&w, 24);            /* the chunk: the any and after */
+  a_kind(&w, 18);
+  a_ul(&w, 0);
+  a_str(&w, "chunked");
+  a_ul(&w, 77);
+  a_ul(&w, (uint32_t)-1);  /* end tag */
+  TU_CTX("an any in a chunked value");
+  TU_ASSERT_BYTES(cdr_out_data(&o), cdr_out_size(&o), w.t.b, w.t.n);
+  cdr_out_close(&o);
+  cdr_in i;
+  cdr_in_init(&i, w.t.b, w.t.n, CDR_LITTLE_ENDIAN, NULL);
+  cdr_in_set_arena(&i, &arena);
+  AV *r = NULL;
+  ck_assert_int_eq(cdr_read(&i, &av_t, &r), CDR_OK);
+  cdr_in_close(&i);
+  ck_assert_int_eq(r->after, 77);
+  ck_assert_ptr_null(r->a._cdr_octets);
+  ck_assert_int_eq(cdr_any_equal(&r->a, &v.a), 1);
+  cdr_any_free(&v.a);
+}
+END_TEST
+
+/* The kinds the other tests do not carry: exception, value box, Principal,
+ * abstract interface, alias, bounded string, sequence<any>, a recursive
+ * TypeCode as a value.  Each round-trips and prints. */
+typedef struct Oops { int32_t code; } Oops;
+static const cdr_member oops_m[] = { CDR_MEMBER(Oops, code, &cdr_type_long) };
+static const cdr_type oops_t = { .kind = CDR_K_EXCEPT, .size = sizeof(Oops), .align = alignof(Oops),
+                                 .name = "Oops", .repo_id = "IDL:T/Oops:1.0", .u.st = { oops_m, 1 } };
+typedef struct Box { cdr_value hdr; char *s; } Box;
+static const cdr_member box_m[] = { { NULL, &cdr_type_string, offsetof(Box, s) } };
+static cdr_value_type box_vt = { .name = "Box", .repo_id = "IDL:T/Box:1.0", .flags = CDR_VT_BOX,
+                                 .members = box_m, .nmembers = 1, .size = sizeof(Box),
+                                 .align = alignof(Box) };
+static const cdr_type box_t = { .kind = CDR_K_VALUE, .size = sizeof(void *), .align = alignof(void *),
+                                .name = "Box", .u.val.vt = &box_vt };
+static const cdr_type abs_t = { .kind = CDR_K_ABSTRACT_INTERFACE, .size = sizeof(void *),
+                                .align = alignof(void *), .name = "A", .repo_id = "IDL:T/A:1.0" };
+static const cdr_type lalias_t = { .kind = CDR_K_ALIAS, .size = 4, .align = 4, .name = "L",
+                                   .repo_id = "IDL:T/L:1.0", .u.alias.type = &cdr_type_long };
+static const cdr_type bstr_t = { .kind = CDR_K_STRING, .size = sizeof(char *), .align = alignof(char *),
+                                 .u.str.bound = 4 };
+static const cdr_type anyseq_t = CDR_SEQUENCE_TYPE(&cdr_type_any, 0);
+
+static void kind_case(const cdr_type *t, const void *v, const char *text)
+{
+  cdr_any a;
+  cdr_any_init(&a);
+  ck_assert_int_eq(cdr_any_set(&a, t, v), CDR_OK);
+  TU_CTX("%s", text);
+  round_trip(&a);
+  char buf[256];
+  cdr_any_print(buf, sizeof buf, &a);
+  ck_assert_str_eq(buf, text);
+  cdr_any_free(&a);
+}
+
+START_TEST(test_more_kinds)
+{
+  kind_case(&oops_t, &(Oops){ 3 }, "Oops{code=3}");
+  Box b = { { &box_vt }, "boxed" };
+  kind_case(&box_t, &(Box *){ &b }, "Box#1(\"boxed\")");
+  kind_case(&box_t, &(Box *){ NULL }, "null");
+  uint8_t pd[2] = { 1, 2 };
+  kind_case(&cdr_type_principal, &(cdr_seq){ 2, 2, pd, 0 }, "[1, 2]");
+  cdr_tagged_profile pr = { 7, { 2, 2, pd, 0 } };
+  cdr_ior ior = { "IDL:T/A:1.0", { 1, 1, &pr, 0 } };
+  kind_case(&abs_t, &(cdr_ior *){ &ior }, "objref(\"IDL:T/A:1.0\")");
+  kind_case(&abs_t, &(cdr_ior *){ NULL }, "objref(nil)");
+  kind_case(&lalias_t, &(int32_t){ -9 }, "-9");
+  kind_case(&bstr_t, &(char *){ "abcd" }, "\"abcd\"");
+  cdr_any e[2];
+  cdr_any_init(&e[0]);
+  cdr_any_init(&e[1]);
+  ck_assert_int_eq(cdr_any_insert_char(&e[0], '\''), CDR_OK);
+  ck_assert_int_eq(cdr_any_insert_wchar(&e[1], 0x20ac), CDR_OK);
+  kind_case(&anyseq_t, &(cdr_seq){ 2, 2, e, 0 }, "[any('\\''), any(L'\\u20ac')]");
+  cdr_any_free(&e[0]);
+  cdr_any_free(&e[1]);
+  kind_case(&cdr_type_typecode, &(cdr_typecode){ &node_t }, "TypeCode(IDL:T/Node:1.0)");
+  kind_case(&cdr_type_typecode, &(cdr_typecode){ cdr_tc_double }, "TypeCode(double)");
+  /* A bounded string over its bound does not go. */
+  cdr_any a = { &bstr_t, &(char *){ "abcde" }, 0, NULL };
+  cdr_out o;
+  cdr_out_init(&o, NULL);
+  ck_assert_int_eq(cdr_put_any(&o, &a), CDR_E_VALUE);
+  cdr_out_close(&o);
+  /* A decoded recursive TypeCode value outlives the arena in a copy. */
+  cdr_any_init(&a);
+  ck_assert_int_eq(cdr_any_insert_typecode(&a, &node_t), CDR_OK);
+  size_t n;
+  uint8_t *d = enc(&a, NULL, &n);
+  cdr_any r, c;
+  cdr_any_init(&c);
+  ck_assert_int_eq(dec(d, n, CDR_HOST_ORDER, &r, NULL), CDR_OK);
+  ck_assert_int_eq(cdr_any_copy(&c, &r), CDR_OK);
+  cdr_arena_reset(&arena);
+  cdr_typecode got;
+  ck_assert_int_eq(cdr_any_extract_typecode(&c, &got), CDR_OK);
+  ck_assert_int_eq(cdr_tc_equal(got, &node_t), 1);
+  cdr_any_free(&c);
+  cdr_any_free(&a);
+  free(d);
+}
+END_TEST
+
 static Suite *any_suite(void)
 {
   Suite *s = suite_create("any");
@@ -1098,6 +1237,7 @@ static Suite *any_suite(void)
   tcase_add_test(tc, test_nesting_limit);
   tcase_add_test(tc, test_every_basic_kind);
   tcase_add_test(tc, test_unknown_type);
+  tcase_add_test(tc, test_more_kinds);
   suite_add_tcase(s, tc);
   tc = tcase_create("values");
   tcase_add_checked_fixture(tc, setup, teardown);
@@ -1107,6 +1247,7 @@ static Suite *any_suite(void)
   tcase_add_test(tc, test_objref_hooks);
   tcase_add_test(tc, test_original_octets);
   tcase_add_test(tc, test_alloc_failures);
+  tcase_add_test(tc, test_any_in_chunked_value);
   suite_add_tcase(s, tc);
   tc = tcase_create("hostile");
   tcase_add_checked_fixture(tc, setup, teardown);

@@ -981,6 +981,32 @@ START_TEST(test_hostile)
     size_t used = cdr_arena_used(&arena);
     ck_assert_int_eq(dec(w.t.b, w.t.n, le, &a, NULL), CDR_E_LIMIT);
     ck_assert_uint_lt(cdr_arena_used(&arena) - used, 4096);
+    /* sequence<union switch (long) { case 1: octet big[1000000]; }> of
+     * 900 elements in 3600 octets (each selects no branch): refused
+     * before the 900 MB its C layout would take are allocated. */
+    a_init(&w, le);
+    a_kind(&w, 19);
+    a_begin(&w);
+    a_head(&w, 16, "IDL:T/Big:1.0", "Big");
+    a_kind(&w, 3);
+    a_ul(&w, (uint32_t)-1);
+    a_ul(&w, 1);
+    a_ul(&w, 1);
+    a_str(&w, "big");
+    a_kind(&w, 20);
+    a_begin(&w);
+    a_kind(&w, 10);
+    a_ul(&w, 1000000);
+    a_end(&w);
+    a_end(&w);
+    a_ul(&w, 0);
+    a_end(&w);
+    a_ul(&w, 900);
+    for (int k = 0; k < 900; k++)
+      a_ul(&w, 0);
+    used = cdr_arena_used(&arena);
+    ck_assert_int_eq(dec(w.t.b, w.t.n, le, &a, NULL), CDR_E_LENGTH);
+    ck_assert_uint_lt(cdr_arena_used(&arena) - used, 65536);
     /* C09: struct { sequence<long> a; b } with b an indirection to a's
      * TypeCode: accepted; a loop or a stray offset is not. */
     for (int how = 0; how < 3; how++) {

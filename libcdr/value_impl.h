@@ -142,6 +142,7 @@ typedef struct vstate {
   const cdr_allocator *alloc;
   uint32_t nvalues;
   uint32_t nindirect;          /* indirections read (vo.max_indirections) */
+  uint64_t tc_octets;         /* in: C octets of objects of TypeCode-built types (CDR_VT_NOCACHE) */
   uint32_t reentry;           /* nested cdr_put_value/cdr_get_value calls open */
   uint32_t sp, cap;
   vframe *frames;

@@ -1007,6 +1007,40 @@ START_TEST(test_hostile)
     used = cdr_arena_used(&arena);
     ck_assert_int_eq(dec(w.t.b, w.t.n, le, &a, NULL), CDR_E_LENGTH);
     ck_assert_uint_lt(cdr_arena_used(&arena) - used, 65536);
+    /* The same union as the state of a valuetype, 100 values of it in a
+     * sequence: their objects are bounded together by the message. */
+    a_init(&w, le);
+    a_kind(&w, 19);
+    a_begin(&w);
+    a_head(&w, 29, "IDL:T/V:1.0", "V");
+    a_num(&w, 0, 2);
+    a_kind(&w, 0);
+    a_ul(&w, 1);
+    a_str(&w, "u");
+    a_head(&w, 16, "IDL:T/Big:1.0", "Big");
+    a_kind(&w, 3);
+    a_ul(&w, (uint32_t)-1);
+    a_ul(&w, 1);
+    a_ul(&w, 1);
+    a_str(&w, "big");
+    a_kind(&w, 20);
+    a_begin(&w);
+    a_kind(&w, 10);
+    a_ul(&w, 1000000);
+    a_end(&w);
+    a_end(&w);
+    a_num(&w, 1, 2);
+    a_end(&w);
+    a_ul(&w, 0);
+    a_end(&w);
+    a_ul(&w, 100);
+    for (int k = 0; k < 100; k++) {
+      a_ul(&w, 0x7fffff00u);
+      a_ul(&w, 0);
+    }
+    used = cdr_arena_used(&arena);
+    ck_assert_int_eq(dec(w.t.b, w.t.n, le, &a, NULL), CDR_E_LENGTH);
+    ck_assert_uint_lt(cdr_arena_used(&arena) - used, 65536);
     /* C09: struct { sequence<long> a; b } with b an indirection to a's
      * TypeCode: accepted; a loop or a stray offset is not. */
     for (int how = 0; how < 3; how++) {

@@ -310,7 +310,7 @@ int cdr_any_get(const cdr_any *a, cdr_typecode tc, const void **value)
   int r = cdr_tc_equivalent(t, tc);
   if (r < 0)
     return r;
-  if (r == 0)
+  if (r == 0 || (t != tc && !cdr__tc_same_layout(t, tc)))
     return CDR_E_TYPE;
   *value = a->_value;
   return CDR_OK;

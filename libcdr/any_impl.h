@@ -18,6 +18,12 @@ CDR_HIDDEN int cdr__value_dup(cdr_typecode old, cdr_typecode tc, const void *val
  * was copied from, or TC itself). */
 CDR_HIDDEN int cdr__value_copy_from(cdr_typecode old, cdr_typecode tc, void *dst, const void *src);
 
+/* 1 when values of A and B have the same C layout (kinds, sizes, offsets,
+ * counts, labels, all the way down), else 0. */
+CDR_HIDDEN int cdr__tc_same_layout(cdr_typecode a, cdr_typecode b);
+/* The same for two value types and their bases (value_impl.h uses it). */
+CDR_HIDDEN int cdr__vt_same_layout(const cdr_value_type *a, const cdr_value_type *b);
+
 /* T without its aliases (at most CDR_ANY_MAX_NEST of them). */
 static inline const cdr_type *cdr__unalias(const cdr_type *t)
 {

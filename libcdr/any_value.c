@@ -568,6 +568,99 @@ void cdr_value_free(cdr_typecode tc, void *v)
   ctx_free(&c);
 }
 
+
+/* ---------------------------------------------------------------- layouts */
+
+/* Whether values of A and B have the same C layout, so that a value of
+ * one may be read as the other: TypeCodes equivalent by repository ID may
+ * still differ in structure when one comes off the wire.  Pairs on the
+ * current path are taken as the same (recursion through sequences);
+ * deeper than 64 levels: not the same (cannot tell). */
+typedef struct lay {
+  unsigned depth;
+  const cdr_type *path[64][2];
+} lay;
+
+static bool lay_same(lay *l, const cdr_type *a, const cdr_type *b);
+
+static bool lay_members(lay *l, const cdr_member *ma, const cdr_member *mb, uint32_t n)
+{
+  for (uint32_t k = 0; k < n; k++)
+    if (ma[k].offset != mb[k].offset || !lay_same(l, ma[k].type, mb[k].type))
+      return false;
+  return true;
+}
+
+static bool lay_vt(lay *l, const cdr_value_type *a, const cdr_value_type *b)
+{
+  for (unsigned lv = 0; a || b; lv++, a = a->base, b = b->base) {
+    if (!a || !b || lv >= 32 || a->nmembers != b->nmembers || a->size != b->size
+        || (a->flags & (CDR_VT_BOX | CDR_VT_CUSTOM)) != (b->flags & (CDR_VT_BOX | CDR_VT_CUSTOM)))
+      return false;
+    if (a != b && !lay_members(l, a->members, b->members, a->nmembers))
+      return false;
+  }
+  return true;
+}
+
+static bool lay_same(lay *l, const cdr_type *a, const cdr_type *b)
+{
+  a = cdr__unalias(a);
+  b = cdr__unalias(b);
+  if (a == b)
+    return true;
+  if (!a || !b || a->kind != b->kind || a->size != b->size || a->kind == CDR_K_ALIAS)
+    return false;
+  for (unsigned k = 0; k < l->depth; k++)
+    if (l->path[k][0] == a && l->path[k][1] == b)
+      return true;
+  if (l->depth >= 64)
+    return false;
+  l->path[l->depth][0] = a;
+  l->path[l->depth][1] = b;
+  l->depth++;
+  bool r = true;
+  switch (a->kind) {
+  case CDR_K_STRUCT: case CDR_K_EXCEPT:
+    r = a->u.st.count == b->u.st.count && lay_members(l, a->u.st.members, b->u.st.members, a->u.st.count);
+    break;
+  case CDR_K_UNION:
+    r = a->u.un.ncases == b->u.un.ncases && a->u.un.default_case == b->u.un.default_case
+        && a->u.un.disc_offset == b->u.un.disc_offset && lay_same(l, a->u.un.disc, b->u.un.disc);
+    for (uint32_t k = 0; r && k < a->u.un.ncases; k++) {
+      const cdr_union_case *x = &a->u.un.cases[k], *y = &b->u.un.cases[k];
+      r = ((int32_t)k == a->u.un.default_case || x->label == y->label) && x->offset == y->offset
+          && lay_same(l, x->type, y->type);
+    }
+    break;
+  case CDR_K_ENUM: r = a->u.en.count == b->u.en.count; break;
+  case CDR_K_SEQUENCE: r = lay_same(l, a->u.seq.elem, b->u.seq.elem); break;
+  case CDR_K_ARRAY:
+    r = a->u.arr.count == b->u.arr.count && lay_same(l, a->u.arr.elem, b->u.arr.elem);
+    break;
+  case CDR_K_FIXED: r = a->u.fx.digits == b->u.fx.digits && a->u.fx.scale == b->u.fx.scale; break;
+  case CDR_K_VALUE: r = lay_vt(l, a->u.val.vt, b->u.val.vt); break;
+  case CDR_K_CUSTOM: r = false; break;
+  default: break; /* the same kind and size: the same layout */
+  }
+  l->depth--;
+  return r;
+}
+
+int cdr__vt_same_layout(const cdr_value_type *a, const cdr_value_type *b)
+{
+  lay l;
+  l.depth = 0;
+  return lay_vt(&l, a, b);
+}
+
+int cdr__tc_same_layout(cdr_typecode a, cdr_typecode b)
+{
+  lay l;
+  l.depth = 0;
+  return lay_same(&l, a, b);
+}
+
 /* ---------------------------------------------------------------- equal */
 
 static int veq(vctx *c, const cdr_type *t, const void *a, const void *b, unsigned depth);
@@ -589,6 +682,8 @@ static int eq_any(vctx *c, const cdr_any *a, const cdr_any *b, unsigned depth)
   int r = cdr_tc_equivalent(ta, tb);
   if (r != 1)
     return r;
+  if (ta != tb && !cdr__tc_same_layout(ta, tb))
+    return 0; /* equivalent by ID, another structure: values not comparable */
   if (!ta->size)
     return 1;
   if (!a->_value || !b->_value)
@@ -626,7 +721,9 @@ static int eq_value(vctx *c, const void *a, const void *b)
     return vx == vy;
   if (vx != vy) {
     const char *ix = cdr_value_type_id(vx, NULL), *iy = cdr_value_type_id(vy, NULL);
-    if (!ix || !iy || strcmp(ix, iy) != 0 || vx->size != vy->size)
+    lay l;
+    l.depth = 0;
+    if (!ix || !iy || strcmp(ix, iy) != 0 || !lay_vt(&l, vx, vy))
       return 0;
   }
   if (vx->flags & CDR_VT_CUSTOM)

@@ -169,6 +169,17 @@ static const cdr_value_type *resolve_id(vstate *s, const cdr_value_type *declare
 static void *make_object(cdr_in *i, const cdr_value_type *t)
 {
   void *obj;
+  if (CDR_UNLIKELY(t->flags & CDR_VT_NOCACHE)) {
+    /* A type from a TypeCode off the wire may be large in C and small on
+     * the wire (a union with a large unused branch): its objects together
+     * take at most 64 times the stream's octets, plus 4096. */
+    vstate *s = i->ext;
+    s->tc_octets += t->size;
+    if (s->tc_octets > (uint64_t)i->len * 64 + 4096) {
+      cdr_in_fail(i, CDR_E_LENGTH, "values of a TypeCode's types larger in C than the message allows");
+      return NULL;
+    }
+  }
   if (t->factory) {
     obj = t->factory(i->arena, t);
   } else {

@@ -981,6 +981,66 @@ START_TEST(test_hostile)
     size_t used = cdr_arena_used(&arena);
     ck_assert_int_eq(dec(w.t.b, w.t.n, le, &a, NULL), CDR_E_LIMIT);
     ck_assert_uint_lt(cdr_arena_used(&arena) - used, 4096);
+    /* sequence<union switch (long) { case 1: octet big[1000000]; }> of
+     * 900 elements in 3600 octets (each selects no branch): refused
+     * before the 900 MB its C layout would take are allocated. */
+    a_init(&w, le);
+    a_kind(&w, 19);
+    a_begin(&w);
+    a_head(&w, 16, "IDL:T/Big:1.0", "Big");
+    a_kind(&w, 3);
+    a_ul(&w, (uint32_t)-1);
+    a_ul(&w, 1);
+    a_ul(&w, 1);
+    a_str(&w, "big");
+    a_kind(&w, 20);
+    a_begin(&w);
+    a_kind(&w, 10);
+    a_ul(&w, 1000000);
+    a_end(&w);
+    a_end(&w);
+    a_ul(&w, 0);
+    a_end(&w);
+    a_ul(&w, 900);
+    for (int k = 0; k < 900; k++)
+      a_ul(&w, 0);
+    used = cdr_arena_used(&arena);
+    ck_assert_int_eq(dec(w.t.b, w.t.n, le, &a, NULL), CDR_E_LENGTH);
+    ck_assert_uint_lt(cdr_arena_used(&arena) - used, 65536);
+    /* The same union as the state of a valuetype, 100 values of it in a
+     * sequence: their objects are bounded together by the message. */
+    a_init(&w, le);
+    a_kind(&w, 19);
+    a_begin(&w);
+    a_head(&w, 29, "IDL:T/V:1.0", "V");
+    a_num(&w, 0, 2);
+    a_kind(&w, 0);
+    a_ul(&w, 1);
+    a_str(&w, "u");
+    a_head(&w, 16, "IDL:T/Big:1.0", "Big");
+    a_kind(&w, 3);
+    a_ul(&w, (uint32_t)-1);
+    a_ul(&w, 1);
+    a_ul(&w, 1);
+    a_str(&w, "big");
+    a_kind(&w, 20);
+    a_begin(&w);
+    a_kind(&w, 10);
+    a_ul(&w, 1000000);
+    a_end(&w);
+    a_end(&w);
+    a_num(&w, 1, 2);
+    a_end(&w);
+    a_ul(&w, 0);
+    a_end(&w);
+    a_ul(&w, 100);
+    for (int k = 0; k < 100; k++) {
+      a_ul(&w, 0x7fffff00u);
+      a_ul(&w, 0);
+    }
+    used = cdr_arena_used(&arena);
+    ck_assert_int_eq(dec(w.t.b, w.t.n, le, &a, NULL), CDR_E_LENGTH);
+    ck_assert_uint_lt(cdr_arena_used(&arena) - used, 65536);
     /* C09: struct { sequence<long> a; b } with b an indirection to a's
      * TypeCode: accepted; a loop or a stray offset is not. */
     for (int how = 0; how < 3; how++) {
@@ -1227,6 +1287,67 @@ START_TEST(test_more_kinds)
 }
 END_TEST
 
+/* A TypeCode off the wire with a program's repository ID but other
+ * members: equivalent, yet its value is not the program's C type, so
+ * extraction and comparison refuse it instead of reading it as that. */
+START_TEST(test_same_id_other_layout)
+{
+  asmb w;
+  a_init(&w, 1);
+  a_head(&w, 15, "IDL:T/Pt:1.0", "Pt");
+  a_ul(&w, 1);
+  a_str(&w, "s");
+  a_kind(&w, 18);
+  a_ul(&w, 0);
+  a_end(&w);
+  a_str(&w, "not a Pt");
+  cdr_any b;
+  ck_assert_int_eq(dec(w.t.b, w.t.n, 1, &b, NULL), CDR_OK);
+  ck_assert_int_eq(cdr_tc_equivalent(b._type, &pt_t), 1);
+  const void *p = NULL;
+  ck_assert_int_eq(cdr_any_get(&b, &pt_t, &p), CDR_E_TYPE);
+  ck_assert_ptr_null(p);
+  cdr_any a = { &pt_t, &(pt){ 1, 2 }, 0, NULL };
+  ck_assert_int_eq(cdr_any_equal(&a, &b), 0);
+  ck_assert_int_eq(cdr_any_equal(&b, &a), 0);
+  /* The same for a value type: Node's ID, a string member. */
+  a_init(&w, 1);
+  a_head(&w, 29, "IDL:T/Node:1.0", "Node");
+  a_num(&w, 0, 2);
+  a_kind(&w, 0);
+  a_ul(&w, 1);
+  a_str(&w, "id");
+  a_kind(&w, 18);
+  a_ul(&w, 0);
+  a_num(&w, 1, 2);
+  a_end(&w);
+  a_ul(&w, 0x7fffff00u);
+  a_str(&w, "x");
+  ck_assert_int_eq(dec(w.t.b, w.t.n, 1, &b, NULL), CDR_OK);
+  Node n = { { &node_vt }, 1, NULL };
+  cdr_any c = { &node_t, &(Node *){ &n }, 0, NULL };
+  ck_assert_int_eq(cdr_any_equal(&c, &b), 0);
+  ck_assert_int_eq(cdr_any_get(&b, &node_t, &p), CDR_E_TYPE);
+  /* A program Node, then an any of that other Node type whose value is an
+   * indirection to it: refused (the object is no value of the any's type). */
+  asmb v;
+  a_init(&v, 1);
+  a_ul(&v, 0x7fffff00u);
+  a_ul(&v, 1);
+  a_ul(&v, 0);
+  tu_put(&v.t, w.t.b, w.t.n - 4 - 6);  /* the TypeCode alone */
+  a_ul(&v, 0xffffffffu);
+  a_ul(&v, (uint32_t)-(int32_t)v.t.n);
+  cdr_in i;
+  cdr_in_init(&i, v.t.b, v.t.n, 1, NULL);
+  cdr_in_set_arena(&i, &arena);
+  Node *q = NULL;
+  ck_assert_int_eq(cdr_read(&i, &node_t, &q), CDR_OK);
+  ck_assert_int_eq(cdr_get_any(&i, &b), CDR_E_INDIRECTION);
+  cdr_in_close(&i);
+}
+END_TEST
+
 static Suite *any_suite(void)
 {
   Suite *s = suite_create("any");
@@ -1238,6 +1359,7 @@ static Suite *any_suite(void)
   tcase_add_test(tc, test_every_basic_kind);
   tcase_add_test(tc, test_unknown_type);
   tcase_add_test(tc, test_more_kinds);
+  tcase_add_test(tc, test_same_id_other_layout);
   suite_add_tcase(s, tc);
   tc = tcase_create("values");
   tcase_add_checked_fixture(tc, setup, teardown);

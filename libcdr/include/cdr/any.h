@@ -169,9 +169,12 @@ CDR_API int cdr_any_set(cdr_any *a, cdr_typecode tc, const void *value) CDR_NONN
 CDR_API int cdr_any_adopt(cdr_any *a, cdr_typecode tc, void *value, int release) CDR_NONNULL(1, 2);
 
 /* Extract: *VALUE = A's value, borrowed, when A's TypeCode is equivalent to
- * TC (cdr_tc_equivalent()).  CDR_OK; CDR_E_TYPE (not equivalent; an empty
- * any); a negative status of cdr_tc_equivalent(). *VALUE untouched on
- * error. */
+ * TC (cdr_tc_equivalent()) and gives its type the same C layout as TC does
+ * (a TypeCode from the wire may be equivalent by repository ID and yet
+ * describe other members: its value is not TC's C type then).  CDR_OK;
+ * CDR_E_TYPE (not equivalent, or another layout; TC not tk_null for an
+ * empty any); a negative status of cdr_tc_equivalent().  *VALUE untouched
+ * on error. */
 CDR_API int cdr_any_get(const cdr_any *a, cdr_typecode tc, const void **value) CDR_NONNULL(1, 2, 3);
 
 /* Deep copy of SRC into DST (heap, _release 1), after freeing what DST
@@ -210,13 +213,15 @@ CDR_API void cdr_value_free(cdr_typecode tc, void *v) CDR_NONNULL(1, 2);
  * numbers (floating point by bits: NaN equals itself, -0.0 differs from
  * 0.0), strings, sequences of equal elements, the same union branch, and
  * value graphs of the same shape (a bijection between their objects:
- * sharing and cycles the same), anys equal as cdr_any_equal(); else 0; a
- * negative status when it cannot tell (CDR_E_LIMIT, CDR_E_NOMEM). */
+ * sharing and cycles the same; objects of two descriptors of one
+ * repository ID compare when those give the same C layout, else differ),
+ * anys equal as cdr_any_equal(); else 0; a negative status when it cannot
+ * tell (CDR_E_LIMIT, CDR_E_NOMEM). */
 CDR_API int cdr_value_equal(cdr_typecode tc, const void *a, const void *b) CDR_NONNULL(1, 2, 3);
 
 /* 1 when A and B have equivalent TypeCodes (cdr_tc_equivalent(); two empty
- * anys are equal) and equal values (cdr_value_equal()), else 0, or a
- * negative status as cdr_value_equal(). */
+ * anys are equal) of the same C layout and equal values (cdr_value_equal()),
+ * else 0, or a negative status as cdr_value_equal(). */
 CDR_API int cdr_any_equal(const cdr_any *a, const cdr_any *b) CDR_NONNULL(1, 2);
 
 /* ---------------------------------------------------------------- printing */

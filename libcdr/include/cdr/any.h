@@ -28,7 +28,7 @@
  * reached twice is copied once and a cycle stays a cycle.  cdr_value_free()
  * frees each object of a graph once, however often it is reached (its
  * bookkeeping, a set of the objects met and a work list, needs no memory
- * up to 16 objects; past that, an object it has no memory to track is left
+ * up to 15 objects; past that, an object it has no memory to track is left
  * allocated, never freed twice); both
  * walk values with an explicit work list (a list of a million nodes takes
  * no C stack) and constructed types on the C stack, up to CDR_ANY_MAX_NEST

@@ -2,11 +2,13 @@
 /* connection.c - one GIOP connection over a transport (connection.h).
  *
  * Sending: a whole message goes out under the compare-and-set write lock.
- * A message that needs no fragmenting is one iovec and one system call.  A
- * fragmented one is cut by giop_fragmenter; its fragment headers are copied
- * into a small array on the stack so that many fragments (header iovec plus
- * data iovec pointing into the message) go out in one gather write, up to
- * FRAG_BATCH fragments per write.  Holding the lock for the whole message
+ * A message is a gather list: the encoder's buffer and the segments a
+ * servant or stub wrote by reference (cdr_out_iov()).  One that needs no
+ * fragmenting is one gather write.  A fragmented one is cut by
+ * giop_fragmenter_nextv over the same list; its fragment headers are
+ * copied into a small array on the stack so that many fragments (header
+ * iovec plus data iovecs pointing into the pieces) go out in one gather
+ * write, up to FRAG_BATCH fragments (FRAG_IOV iovecs) per write.  Holding the lock for the whole message
  * keeps GIOP 1.1 (one fragmented message at a time) correct and costs GIOP
  * 1.2 nothing that matters: a writer is never parked while holding it.
  *
@@ -27,7 +29,8 @@
 #include "connection.h"
 #include "wlock.h"
 
-#define FRAG_BATCH 32                 /* fragments per gather write */
+#define FRAG_BATCH 64                 /* fragments per gather write ... */
+#define FRAG_IOV 256                  /* ... in at most this many iovecs */
 
 struct iiop_conn {
   const cdr_allocator *alloc;
@@ -122,59 +125,83 @@ static int fragmentable(const uint8_t *msg)
          || msg[7] == GIOP_LOCATE_REPLY;
 }
 
-/* Write MSG under the lock. */
-static int send_locked(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t request_id)
+/* Write the message of the NV pieces V (LEN octets; the first holds the
+ * 12-octet header) under the lock. */
+static int send_locked(iiop_conn *c, const struct iovec *v, int nv, size_t len,
+                       uint32_t request_id)
 {
   iiop_transport *t = c->t;
-  if (len <= c->frag_size || !fragmentable(msg)) {
-    struct iovec v = { (void *)msg, len };
-    return t->ops->writev(t, &v, 1, c->send_timeout_ms);
-  }
+  const uint8_t *msg = v[0].iov_base;
+  if (len <= c->frag_size || !fragmentable(msg))
+    return t->ops->writev(t, v, nv, c->send_timeout_ms);
   giop_fragmenter f;
-  int rc = giop_fragmenter_init(&f, msg, len, c->frag_size, request_id);
+  int rc = giop_fragmenter_init_iov(&f, v, nv, len, c->frag_size, request_id);
   if (rc != CDR_OK)
     return rc;
   int64_t deadline = c->send_timeout_ms >= 0 ? iiop__now_ms() + c->send_timeout_ms : -1;
+  /* Up to FRAG_BATCH fragments per gather write: each a header (copied
+   * here: the fragmenter's is valid only until its next call) and its data
+   * as pieces of V -- the fragments' data is never copied. */
   uint8_t hdr[FRAG_BATCH][16];
-  struct iovec v[2 * FRAG_BATCH];
+  struct iovec w[FRAG_IOV];
+  int per = nv + 1;                  /* most entries one fragment takes */
   for (;;) {
-    int nv = 0, nf;
-    for (nf = 0; nf < FRAG_BATCH; nf++) {
+    int nw = 0, nf;
+    for (nf = 0; nf < FRAG_BATCH && nw + per <= FRAG_IOV; nf++) {
       int n = 0;
-      if (giop_fragmenter_next(&f, v + nv, &n) != 1)
+      rc = giop_fragmenter_nextv(&f, w + nw, FRAG_IOV - nw, &n);
+      if (rc < 0)
+        return rc;
+      if (rc == 0)
         break;
-      /* A header the fragmenter owns is valid only until its next call. */
-      for (int k = nv; k < nv + n; k++)
-        if (v[k].iov_base == (void *)f.hdr && v[k].iov_len <= sizeof hdr[nf]) {
-          memcpy(hdr[nf], f.hdr, v[k].iov_len);
-          v[k].iov_base = hdr[nf];
-        }
-      nv += n;
+      if (w[nw].iov_base == (void *)f.hdr && w[nw].iov_len <= sizeof hdr[nf]) {
+        memcpy(hdr[nf], f.hdr, w[nw].iov_len);
+        w[nw].iov_base = hdr[nf];
+      }
+      nw += n;
     }
-    if (nv > 0) {
-      rc = t->ops->writev(t, v, nv, deadline >= 0 ? iiop__remaining(deadline) : -1);
+    if (nw > 0) {
+      rc = t->ops->writev(t, w, nw, deadline >= 0 ? iiop__remaining(deadline) : -1);
       if (rc != CDR_OK)
         return rc;
     }
-    if (nf < FRAG_BATCH)
+    if (f.done)
       return CDR_OK;
   }
 }
 
-int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t request_id)
+int iiop__conn_sendv(iiop_conn *c, const struct iovec *v, int nv, size_t len,
+                     uint32_t request_id)
 {
-  if (!msg || len < GIOP_HEADER_SIZE)
+  if (!v || nv < 1 || nv > CDR_OUT_IOV_MAX + 1 || v[0].iov_len < GIOP_HEADER_SIZE)
     return CDR_E_INVALID;
   if (__atomic_load_n(&c->closed, __ATOMIC_ACQUIRE))
     return CDR_E_CLOSED;
   int rc = iiop__wlock_lock(&c->wl);
   if (rc != CDR_OK)
     return rc;
-  rc = send_locked(c, msg, len, request_id);
+  rc = send_locked(c, v, nv, len, request_id);
   if (rc != CDR_OK && rc != CDR_E_INVALID && rc != CDR_E_PROTOCOL)
     iiop__conn_shutdown(c);          /* part of a message may be out: the stream is lost */
   iiop__wlock_unlock(&c->wl);
   return rc;
+}
+
+int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t request_id)
+{
+  if (!msg || len < GIOP_HEADER_SIZE)
+    return CDR_E_INVALID;
+  struct iovec v = { (void *)msg, len };
+  return iiop__conn_sendv(c, &v, 1, len, request_id);
+}
+
+int iiop__conn_send_out(iiop_conn *c, const cdr_out *o, uint32_t request_id)
+{
+  struct iovec v[CDR_OUT_IOV_MAX];
+  int n = cdr_out_iov(o, v, CDR_OUT_IOV_MAX);
+  if (n < 1)
+    return CDR_E_INVALID;
+  return iiop__conn_sendv(c, v, n, cdr_out_total(o), request_id);
 }
 
 /* The budget refused to let the message being received grow (rmu held):

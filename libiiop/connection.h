@@ -53,6 +53,16 @@ IIOP_HIDDEN int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_
  * the connection is shut down (a partial message cannot be taken back). */
 IIOP_HIDDEN int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t request_id)
   IIOP_WUR;
+/* As iiop__conn_send(), the message given as the NV pieces of V (LEN
+ * octets in all, the first piece holding at least the 12-octet header; at
+ * most CDR_OUT_IOV_MAX + 1 pieces), fragments cut across the pieces
+ * without copying their data.  Errors: as iiop__conn_send(). */
+IIOP_HIDDEN int iiop__conn_sendv(iiop_conn *c, const struct iovec *v, int nv, size_t len,
+                                 uint32_t request_id) IIOP_WUR;
+/* Send the complete message encoded in O (its buffer and by-reference
+ * segments: cdr_out_iov(), cdr_out_total()).  Errors: as iiop__conn_send(). */
+IIOP_HIDDEN int iiop__conn_send_out(iiop_conn *c, const cdr_out *o, uint32_t request_id)
+  IIOP_WUR;
 /* Send a message that has no body (CancelRequest for REQUEST_ID,
  * CloseConnection or MessageError) in GIOP 1.MINOR, built in a stack
  * buffer.  Errors: as iiop__conn_send; CDR_E_INVALID for another TYPE. */

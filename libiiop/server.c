@@ -588,7 +588,11 @@ static int send_bare(iiop_conn *c, uint8_t type, uint8_t minor)
  * part of a reply may be out). */
 static bool send_reply(srv_conn *sc, const iiop__reply *r)
 {
-  return r->len == 0 || iiop__conn_send(sc->conn, r->msg, r->len, r->request_id) == CDR_OK;
+  if (r->len == 0)
+    return true;
+  if (r->out && cdr_out_nrefs(r->out))
+    return iiop__conn_send_out(sc->conn, r->out, r->request_id) == CDR_OK;
+  return iiop__conn_send(sc->conn, r->msg, r->len, r->request_id) == CDR_OK;
 }
 
 /* One complete message: dispatch it, send what the dispatcher returns. */

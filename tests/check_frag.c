@@ -345,6 +345,78 @@ START_TEST(test_fragment_whole_and_sizes)
 }
 END_TEST
 
+
+/* giop_fragmenter_nextv over a message in pieces gives the octets
+ * giop_fragmenter_next gives over the same message whole, fragment for
+ * fragment, the data pointing into the pieces. */
+START_TEST(test_fragment_pieces_same_octets)
+{
+  static const size_t bodies[] = { 40, 1000, 5000, 70000 };
+  static const size_t sizes[] = { 64, 1024, 8192, 0 };
+  for (int minor = 1; minor <= 2; minor++)
+    for (size_t bi = 0; bi < sizeof bodies / sizeof bodies[0]; bi++)
+      for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t len;
+        uint8_t *m = make_msg(minor, (int)(bi & 1), GIOP_REPLY, bodies[bi], 5, bi * 7 + si, &len);
+        /* Pieces: the header and a little, then cuts at odd places. */
+        size_t cuts[] = { 20, len / 3 + 1, len / 2 + 3, len - 1, len };
+        struct iovec seg[5];
+        int ns = 0;
+        size_t at = 0;
+        for (int k = 0; k < 5; k++) {
+          size_t c = cuts[k] < len ? cuts[k] : len;
+          if (c <= at)
+            continue;
+          seg[ns].iov_base = m + at;
+          seg[ns].iov_len = c - at;
+          ns++;
+          at = c;
+        }
+        giop_fragmenter f, g;
+        ck_assert_int_eq(giop_fragmenter_init(&f, m, len, sizes[si], 5), CDR_OK);
+        ck_assert_int_eq(giop_fragmenter_init_iov(&g, seg, ns, len, sizes[si], 5), CDR_OK);
+        struct iovec a[2], b[8];
+        int na, nb;
+        for (;;) {
+          int ra = giop_fragmenter_next(&f, a, &na);
+          ck_assert_int_eq(giop_fragmenter_nextv(&g, b, ns, &nb), CDR_E_INVALID);
+          int rb = giop_fragmenter_nextv(&g, b, 8, &nb);
+          ck_assert_int_eq(ra, rb);
+          if (!ra)
+            break;
+          obuf oa = { 0 }, ob = { 0 };
+          for (int k = 0; k < na; k++)
+            ob_put(&oa, a[k].iov_base, a[k].iov_len);
+          for (int k = 0; k < nb; k++) {
+            ob_put(&ob, b[k].iov_base, b[k].iov_len);
+            /* Data entries point into the message (the pieces are in M). */
+            if (b[k].iov_base != (void *)g.hdr)
+              ck_assert(b[k].iov_base >= (void *)m && (uint8_t *)b[k].iov_base < m + len);
+          }
+          TU_ASSERT_BYTES(ob.b, ob.n, oa.b, oa.n);
+          free(oa.b);
+          free(ob.b);
+        }
+        free(m);
+      }
+  /* Pieces that do not add up, a first piece without the whole header. */
+  uint8_t h[64] = { 0 };
+  size_t len;
+  uint8_t *m = make_msg(2, 0, GIOP_REPLY, 52, 5, 1, &len);
+  memcpy(h, m, len);
+  free(m);
+  giop_fragmenter f;
+  struct iovec seg[2] = { { h, 10 }, { h + 10, 54 } };
+  ck_assert_int_eq(giop_fragmenter_init_iov(&f, seg, 2, 64, 64, 5), CDR_E_INVALID);
+  seg[0].iov_len = 12;
+  seg[1].iov_base = h + 12;
+  seg[1].iov_len = 51;
+  ck_assert_int_eq(giop_fragmenter_init_iov(&f, seg, 2, 64, 64, 5), CDR_E_INVALID);
+  seg[1].iov_len = 52;
+  ck_assert_int_eq(giop_fragmenter_init_iov(&f, seg, 2, 64, 64, 5), CDR_OK);
+}
+END_TEST
+
 START_TEST(test_fragment_init_errors)
 {
   giop_fragmenter f;
@@ -1593,6 +1665,7 @@ static Suite *frag_suite(void)
   tcase_add_test(tc, test_fragment_exact_11);
   tcase_add_test(tc, test_fragment_whole_and_sizes);
   tcase_add_test(tc, test_fragment_init_errors);
+  tcase_add_test(tc, test_fragment_pieces_same_octets);
   suite_add_tcase(s, tc);
   tc = tcase_create("roundtrip");
   tcase_set_timeout(tc, 300);

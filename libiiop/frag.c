@@ -273,6 +273,9 @@ struct giop_reasm {
   rbuf *spare;               /* zero-copy read buffer at a message start */
   size_t room;               /* the reservation giop_reasm_buffer() gave; 0: none */
   int rmode;                 /* RM_*: where that reservation is */
+  uint8_t *resv;             /* RM_BODY: where it starts */
+  size_t resv_body;          /* RM_BODY: octets of it that are the current part's body;
+                              * past them, up to 16 header octets of the next part */
   rbuf *zombie;              /* a target cancelled while a reservation was in it */
   rbuf *pend;                /* GIOP 1.2 fragmented messages in progress */
   uint32_t npend;
@@ -803,6 +806,13 @@ int giop_reasm_buffer(giop_reasm *r, uint8_t **buf, size_t *room)
     size_t k = t->cap - t->len;
     *buf = rb_data(t) + t->len;
     *room = k < r->rem ? k : r->rem;
+    r->resv = *buf;
+    r->resv_body = *room;
+    /* The rest of a Fragment that is not the last: read the next part's
+     * header with it when the buffer has room behind the body (one read a
+     * fragment instead of two); commit hands those octets on as the spare's. */
+    if (!r->last && r->spare && r->last_part >= FRAG_HDR_ONLY && k >= r->rem + 16)
+      *room = r->rem + 16;
     r->rmode = RM_BODY;
   } else {
     if (get_spare(r) != CDR_OK)
@@ -841,6 +851,15 @@ int giop_reasm_commit(giop_reasm *r, size_t n)
   if (n > r->room)
     return CDR_E_INVALID;
   int mode = r->rmode;
+  uint8_t next[16];
+  size_t extra = 0;
+  if (mode == RM_BODY && n > r->resv_body) {
+    /* Header octets of the next part behind the body (see giop_reasm_buffer):
+     * taken out before the reservation ends (its buffer may be a zombie). */
+    extra = n - r->resv_body;
+    memcpy(next, r->resv + r->resv_body, extra);
+    n = r->resv_body;
+  }
   end_reservation(r);
   if (n == 0)
     return CDR_OK;
@@ -860,6 +879,17 @@ int giop_reasm_commit(giop_reasm *r, size_t n)
   r->rem -= n;
   if (r->rem == 0)
     part_done(r);
+  if (extra) {
+    /* As if read into the spare at a part boundary. */
+    rbuf *sp = r->spare;
+    memcpy(rb_data(sp), next, extra);
+    sp->len = extra;
+    int rc = process(r, rb_data(sp), sp->len, true);
+    if (rc != CDR_OK)
+      return rc;
+    if (r->spare)
+      r->spare->len = 0;
+  }
   return CDR_OK;
 }
 

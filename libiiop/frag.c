@@ -269,6 +269,7 @@ struct giop_reasm {
   uint8_t last;              /* ST_BODY: the part completes its message */
   uint8_t hdr_have;          /* ST_HDR: header octets gathered in hdr */
   size_t last_part;          /* octets of the last part begun, header included */
+  size_t first_part;         /* ... of the first part of the last fragmented message */
   uint8_t hdr[16];
   rbuf *spare;               /* zero-copy read buffer at a message start */
   size_t room;               /* the reservation giop_reasm_buffer() gave; 0: none */
@@ -578,6 +579,8 @@ static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t 
   size_t total = (size_t)gh->size + GIOP_HEADER_SIZE;
   *consumed = 0;
   r->last_part = total;
+  if (more && gh->type != GIOP_FRAGMENT)
+    r->first_part = total;
 
   if (gh->type == GIOP_FRAGMENT) {
     rbuf *pm = gh->minor == 1 ? r->p11 : find12(r, iiop__load32(h + GIOP_HEADER_SIZE, little));
@@ -837,6 +840,13 @@ int giop_reasm_buffer(giop_reasm *r, uint8_t **buf, size_t *room)
        * than read one system call each). */
       if ((r->pend || r->p11) && r->last_part >= FRAG_HDR_ONLY && s->len < 16)
         *room = 16 - s->len;
+      /* At a message start after large fragmented messages: no more than
+       * such a first part and the next header, so that a message like the
+       * last one does not bring its second Fragment into the spare (to be
+       * copied out); a smaller message comes whole all the same. */
+      else if (!r->pend && !r->p11 && r->first_part >= FRAG_HDR_ONLY
+               && r->first_part + 16 < s->cap && s->len < r->first_part + 16)
+        *room = r->first_part + 16 - s->len;
       r->rmode = RM_SPARE;
     }
   }

@@ -303,7 +303,8 @@ IIOP_API void iiop_server_shutdown(iiop_server *s);
  * limit of iiop/limits.h hit adds one to its counter. */
 typedef struct iiop_server_stats {
   uint64_t accepted;         /* connections accepted */
-  uint64_t open;             /* connections open now (handshakes included) */
+  uint64_t open;             /* connections open now (handshakes included; an ended one
+                              * until its buffers and budget charges are given back) */
   uint64_t refused;          /* closed at once: at max_connections with every connection
                               * dispatching */
   uint64_t evicted;          /* ended to make room for a new one at max_connections */

@@ -16,8 +16,10 @@
  * (giop_reasm_buffer/commit): an unfragmented message lands in its final
  * buffer with no copy.  The reassembler is not thread-safe and messages are
  * released by other threads (a reply handed to the caller that waits for
- * it), so its calls run under a mutex -- but never the read itself: the
- * reservation giop_reasm_buffer() gave stays valid across a release.
+ * it), so its calls run under a lock -- but never the read itself: the
+ * reservation giop_reasm_buffer() gave stays valid across a release.  The
+ * lock is the compare-and-set one of the write side (wlock.h): a
+ * connection whose reader is alone, as a server's is, touches no mutex.
  */
 #include <errno.h>
 #include <string.h>
@@ -37,7 +39,7 @@ struct iiop_conn {
   iiop_transport *t;
   giop_reasm *r;
   iiop__wlock wl;
-  pthread_mutex_t rmu;               /* r */
+  iiop__wlock rmu;                   /* r: a compare-and-set lock (no mutex uncontended) */
   int rerr;                          /* under rmu: the reading side's sticky error */
   int last_full;                     /* under rmu: the last read filled its buffer */
   int closed;                        /* atomic */
@@ -52,6 +54,13 @@ struct iiop_conn {
   int64_t budget_deadline;           /* under rmu: refused charges are retried until then
                                       * (-1: none refused) */
 };
+
+/* Take the reader's lock (never closed: it cannot fail). */
+static inline void rlock(iiop_conn *c)
+{
+  int rc = iiop__wlock_lock(&c->rmu);
+  (void)rc;
+}
 
 /* The reassembler's charge hook: the budget's answer, remembered, so that
  * a refusal is told apart from the reassembler's own errors. */
@@ -99,7 +108,7 @@ int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_conn **out)
   c->t = t;
   c->r = r;
   iiop__wlock_init(&c->wl);
-  pthread_mutex_init(&c->rmu, NULL);
+  iiop__wlock_init(&c->rmu);
   size_t fs = o && o->fragment_size ? o->fragment_size : GIOP_FRAG_DEFAULT;
   fs &= ~(size_t)7;                  /* as the fragmenter rounds it */
   c->frag_size = fs < GIOP_FRAG_MIN ? GIOP_FRAG_MIN : fs;
@@ -225,19 +234,19 @@ static int budget_wait(iiop_conn *c, uint8_t **msg, size_t *len)
   }
   int64_t left = c->budget_deadline - now;
   struct timespec ts = { 0, (long)(left < 5 ? left : 5) * 1000000 };
-  pthread_mutex_unlock(&c->rmu);
+  iiop__wlock_unlock(&c->rmu);
   nanosleep(&ts, NULL);
-  pthread_mutex_lock(&c->rmu);
+  rlock(c);
   return CDR_OK;
 }
 
 int iiop__conn_skip(iiop_conn *c)
 {
-  pthread_mutex_lock(&c->rmu);
+  rlock(c);
   int rc = giop_reasm_skip_current(c->r);
   if (rc != CDR_OK && rc != CDR_E_STATE)
     c->rerr = rc;
-  pthread_mutex_unlock(&c->rmu);
+  iiop__wlock_unlock(&c->rmu);
   return rc == CDR_E_STATE ? CDR_OK : rc;
 }
 
@@ -245,14 +254,14 @@ static int phase_locked(iiop_conn *c);
 
 int iiop__conn_phase(iiop_conn *c)
 {
-  if (pthread_mutex_trylock(&c->rmu) != 0)
+  if (!iiop__wlock_trylock(&c->rmu))
     return -1;
   return phase_locked(c);
 }
 
 int iiop__conn_phase_wait(iiop_conn *c)
 {
-  pthread_mutex_lock(&c->rmu);
+  rlock(c);
   return phase_locked(c);
 }
 
@@ -262,7 +271,7 @@ static int phase_locked(iiop_conn *c)
   /* Waiting for the budget is the server's doing, not the client's: not
    * timed (the wait has its own bound). */
   int ph = c->budget_deadline >= 0 ? -1 : giop_reasm_phase(c->r);
-  pthread_mutex_unlock(&c->rmu);
+  iiop__wlock_unlock(&c->rmu);
   return ph;
 }
 
@@ -270,7 +279,7 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
 {
   int64_t deadline = timeout_ms > 0 ? iiop__now_ms() + timeout_ms : -1;
   int rc;
-  pthread_mutex_lock(&c->rmu);
+  rlock(c);
   for (;;) {
     /* Complete messages first, even after an error or a close. */
     if (giop_reasm_next(c->r, msg, len)) {
@@ -310,10 +319,10 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
         break;
       }
     }
-    pthread_mutex_unlock(&c->rmu);
+    iiop__wlock_unlock(&c->rmu);
     int wait = timeout_ms < 0 ? -1 : timeout_ms == 0 ? 0 : iiop__remaining(deadline);
     long n = c->t->ops->read(c->t, buf, room, wait);
-    pthread_mutex_lock(&c->rmu);
+    rlock(c);
     c->last_full = n > 0 && (size_t)n == room;
     if (n > 0) {
       rc = giop_reasm_commit(c->r, (size_t)n);
@@ -332,14 +341,14 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
     }
     c->rerr = n == 0 ? CDR_E_CLOSED : (int)n;
   }
-  pthread_mutex_unlock(&c->rmu);
+  iiop__wlock_unlock(&c->rmu);
   return rc;
 }
 
 int iiop__conn_recv_buffered(iiop_conn *c, uint8_t **msg, size_t *len)
 {
   int rc = 1;                        /* 1: read */
-  pthread_mutex_lock(&c->rmu);
+  rlock(c);
   if (giop_reasm_next(c->r, msg, len))
     rc = CDR_OK;
   else if (c->rerr)
@@ -348,7 +357,7 @@ int iiop__conn_recv_buffered(iiop_conn *c, uint8_t **msg, size_t *len)
     rc = CDR_E_CLOSED;
   else if (!c->last_full)
     rc = CDR_E_TIMEOUT;
-  pthread_mutex_unlock(&c->rmu);
+  iiop__wlock_unlock(&c->rmu);
   return rc == 1 ? iiop__conn_recv(c, 0, msg, len) : rc;
 }
 
@@ -356,9 +365,9 @@ void iiop__conn_release(iiop_conn *c, uint8_t *msg)
 {
   if (!msg)
     return;
-  pthread_mutex_lock(&c->rmu);
+  rlock(c);
   giop_reasm_release(c->r, msg);
-  pthread_mutex_unlock(&c->rmu);
+  iiop__wlock_unlock(&c->rmu);
 }
 
 void iiop__conn_shutdown(iiop_conn *c)
@@ -382,7 +391,7 @@ void iiop__conn_free(iiop_conn *c)
   giop_reasm_free(c->r);
   c->t->ops->free(c->t);
   iiop__wlock_destroy(&c->wl);
-  pthread_mutex_destroy(&c->rmu);
+  iiop__wlock_destroy(&c->rmu);
   iiop__free(c->alloc, c);
 }
 

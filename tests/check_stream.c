@@ -2164,6 +2164,46 @@ START_TEST(test_empty_reads_on_a_stream_without_buffer)
 END_TEST
 
 
+
+/* A NUL anywhere inside a long string is refused (the scan goes 256
+ * octets at a time where it can: every position of each block, the tail
+ * and the block edges), and the same string without it is read whole. */
+START_TEST(test_string_view_nul_every_position)
+{
+  static const uint32_t lens[] = { 255, 256, 257, 511, 512, 513, 1000, 4096 };
+  cdr_opts op;
+  cdr_opts_default(&op);
+  for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+    uint32_t n = lens[li];          /* octets before the terminating NUL */
+    uint8_t *b = malloc(4 + n + 1);
+    ck_assert_ptr_nonnull(b);
+    uint32_t wl = n + 1;
+    memcpy(b, &wl, 4);              /* host order: the stream reads CDR_HOST_ORDER */
+    for (uint32_t k = 0; k < n; k++)
+      b[4 + k] = (uint8_t)(1 + k % 255);
+    b[4 + n] = 0;
+    cdr_in in;
+    ck_assert_int_eq(cdr_in_init(&in, b, 4 + n + 1, CDR_HOST_ORDER, &op), CDR_OK);
+    const char *v = NULL;
+    uint32_t got = 0;
+    ck_assert_int_eq(cdr_get_string_view(&in, &v, &got), CDR_OK);
+    ck_assert_uint_eq(got, n);
+    ck_assert_ptr_eq(v, (const char *)b + 4);
+    cdr_in_close(&in);
+    for (uint32_t at = 0; at < n; at++) {
+      uint8_t keep = b[4 + at];
+      b[4 + at] = 0;
+      ck_assert_int_eq(cdr_in_init(&in, b, 4 + n + 1, CDR_HOST_ORDER, &op), CDR_OK);
+      ck_assert_int_eq(cdr_get_string_view(&in, &v, &got), CDR_E_STRING);
+      ck_assert_str_eq(cdr_in_error_message(&in), "NUL inside a string");
+      cdr_in_close(&in);
+      b[4 + at] = keep;
+    }
+    free(b);
+  }
+}
+END_TEST
+
 /* ---------------------------------------------------------------- gather (by reference) */
 
 /* The octets of O's gather list, concatenated into a malloc'd buffer. */
@@ -2396,6 +2436,7 @@ static Suite *stream_suite(void)
   tcase_add_test(tc, test_fixed_buffer);
   tcase_add_test(tc, test_detach);
   tcase_add_test(tc, test_gather_exact_octets);
+  tcase_add_test(tc, test_string_view_nul_every_position);
   tcase_add_test(tc, test_gather_limits_and_errors);
   suite_add_tcase(s, tc);
 

@@ -394,28 +394,29 @@ int cdr_get_fixed(cdr_in *i, unsigned digits, int scale, cdr_fixed *f)
 
 /* Whether the N octets at P hold a NUL (hostile-input case C05 c: a string
  * must not).  Only a yes or no is needed, not where: on x86-64 with AVX2
- * the minimum of 256 octets at a time is compared with zero, about half
- * the instructions of memchr(); elsewhere memchr(). */
+ * the minimum of 512 octets at a time is compared with zero, well under
+ * half the instructions of memchr(); elsewhere, and for the tail, memchr(). */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
 __attribute__((target("avx2"))) static int has_nul_avx2(const uint8_t *p, size_t n)
 {
   const __m256i z = _mm256_setzero_si256();
-  size_t k = 0;
-  for (; n - k >= 256; k += 256) {
-    const __m256i *v = (const __m256i *)(const void *)(p + k);
-    __m256i m = _mm256_min_epu8(_mm256_loadu_si256(v), _mm256_loadu_si256(v + 1));
-    m = _mm256_min_epu8(m, _mm256_loadu_si256(v + 2));
-    m = _mm256_min_epu8(m, _mm256_loadu_si256(v + 3));
-    m = _mm256_min_epu8(m, _mm256_loadu_si256(v + 4));
-    m = _mm256_min_epu8(m, _mm256_loadu_si256(v + 5));
-    m = _mm256_min_epu8(m, _mm256_loadu_si256(v + 6));
-    m = _mm256_min_epu8(m, _mm256_loadu_si256(v + 7));
-    if (_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, z)) != 0)
+  const uint8_t *end = p + n;
+  for (; end - p >= 512; p += 512) {
+    const __m256i *v = (const __m256i *)(const void *)p;
+#define CDR__MIN2(a, b) _mm256_min_epu8(_mm256_loadu_si256(v + (a)), _mm256_loadu_si256(v + (b)))
+    __m256i m0 = _mm256_min_epu8(CDR__MIN2(0, 1), CDR__MIN2(2, 3));
+    __m256i m1 = _mm256_min_epu8(CDR__MIN2(4, 5), CDR__MIN2(6, 7));
+    __m256i m2 = _mm256_min_epu8(CDR__MIN2(8, 9), CDR__MIN2(10, 11));
+    __m256i m3 = _mm256_min_epu8(CDR__MIN2(12, 13), CDR__MIN2(14, 15));
+#undef CDR__MIN2
+    __m256i m = _mm256_min_epu8(_mm256_min_epu8(m0, m1), _mm256_min_epu8(m2, m3));
+    __m256i e = _mm256_cmpeq_epi8(m, z);
+    if (!_mm256_testz_si256(e, e))
       return 1;
   }
-  return k < n && memchr(p + k, 0, n - k) != NULL;
+  return p < end && memchr(p, 0, (size_t)(end - p)) != NULL;
 }
 
 static int has_nul(const char *p, size_t n)
@@ -427,7 +428,7 @@ static int has_nul(const char *p, size_t n)
     a = __builtin_cpu_supports("avx2") ? 1 : 0;
     __atomic_store_n(&avx2, a, __ATOMIC_RELAXED);
   }
-  if (a && n >= 256)
+  if (a && n >= 512)
     return has_nul_avx2((const uint8_t *)p, n);
   return memchr(p, 0, n) != NULL;
 }

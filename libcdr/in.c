@@ -419,7 +419,7 @@ __attribute__((target("avx2"))) static int has_nul_avx2(const uint8_t *p, size_t
   return p < end && memchr(p, 0, (size_t)(end - p)) != NULL;
 }
 
-static int has_nul(const char *p, size_t n)
+int cdr__has_nul(const char *p, size_t n)
 {
   static int avx2 = -1;  /* racy but idempotent: every thread computes the same */
   int a = __atomic_load_n(&avx2, __ATOMIC_RELAXED);
@@ -433,7 +433,7 @@ static int has_nul(const char *p, size_t n)
   return memchr(p, 0, n) != NULL;
 }
 #else
-static int has_nul(const char *p, size_t n) { return memchr(p, 0, n) != NULL; }
+int cdr__has_nul(const char *p, size_t n) { return memchr(p, 0, n) != NULL; }
 #endif
 
 int cdr_get_string_view(cdr_in *i, const char **s, uint32_t *len)
@@ -465,7 +465,7 @@ int cdr_get_string_view(cdr_in *i, const char **s, uint32_t *len)
     i->pos = at;
     return cdr_in_fail(i, CDR_E_STRING, "string not terminated by NUL");
   }
-  if (n > 1 && has_nul(p, n - 1)) {
+  if (n > 1 && cdr__has_nul(p, n - 1)) {
     i->pos = at;
     return cdr_in_fail(i, CDR_E_STRING, "NUL inside a string");
   }

@@ -541,7 +541,7 @@ void cdr_put_string_n(cdr_out *o, const char *s, size_t len)
     cdr_out_fail(o, CDR_E_INVALID, "NULL string of nonzero length");
     return;
   }
-  if (len && memchr(s, 0, len)) {
+  if (len && cdr__has_nul(s, len)) {
     cdr_out_fail(o, CDR_E_STRING, "NUL inside a string");
     return;
   }
@@ -587,7 +587,7 @@ void cdr_put_string_ref(cdr_out *o, const char *s, size_t len)
     cdr_out_fail(o, CDR_E_INVALID, "NULL string of nonzero length");
     return;
   }
-  if (len && memchr(s, 0, len)) {
+  if (len && cdr__has_nul(s, len)) {
     cdr_out_fail(o, CDR_E_STRING, "NUL inside a string");
     return;
   }

@@ -722,8 +722,14 @@ static int process(giop_reasm *r, const uint8_t *p, size_t n, bool spare)
       memcpy(r->hdr + r->hdr_have, p + off, k);
       r->hdr_have = (uint8_t)(r->hdr_have + k);
       off += k;
-      if (r->hdr_have < need)
-        continue;                       /* the input is used up */
+      if (r->hdr_have < need) {
+        /* The input is used up.  Octets that cannot begin "GIOP" are
+         * refused now, as when they arrive in one piece (classify()). */
+        if (r->hdr_have < GIOP_HEADER_SIZE
+            && memcmp(r->hdr, "GIOP", r->hdr_have < 4 ? r->hdr_have : 4) != 0)
+          return fail(r, CDR_E_PROTOCOL);
+        continue;
+      }
       /* Complete now, even if the input is used up (a 12-octet message). */
       peek = false;
       h = r->hdr;

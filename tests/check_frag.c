@@ -417,6 +417,43 @@ START_TEST(test_fragment_pieces_same_octets)
 }
 END_TEST
 
+
+/* Octets that cannot begin "GIOP" are refused as soon as they are seen,
+ * whether the header arrives in one piece or a few octets at a time
+ * (tests/fuzz/fuzz_frag: the two used to differ). */
+START_TEST(test_reasm_bad_magic_in_pieces)
+{
+  static const uint8_t bad[11] = { 'G', 'I', 'O', 8, 0, 8, 0, 0, 0, 0, 0 };
+  giop_reasm *r = giop_reasm_new(NULL);
+  ck_assert_ptr_nonnull(r);
+  ck_assert_int_eq(giop_reasm_feed(r, bad, sizeof bad), CDR_E_PROTOCOL);
+  giop_reasm_free(r);
+  for (size_t cut = 1; cut < 4; cut++) {
+    r = giop_reasm_new(NULL);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(giop_reasm_feed(r, bad, cut), CDR_OK);   /* "G", "GI", "GIO": may begin it */
+    ck_assert_int_eq(giop_reasm_feed(r, bad + cut, sizeof bad - cut), CDR_E_PROTOCOL);
+    giop_reasm_free(r);
+  }
+  /* The same through giop_reasm_buffer()/commit(). */
+  r = giop_reasm_new(NULL);
+  ck_assert_ptr_nonnull(r);
+  for (size_t k = 0; k < 3; k++) {
+    uint8_t *b;
+    size_t room;
+    ck_assert_int_eq(giop_reasm_buffer(r, &b, &room), CDR_OK);
+    b[0] = bad[k];
+    ck_assert_int_eq(giop_reasm_commit(r, 1), CDR_OK);
+  }
+  uint8_t *b;
+  size_t room;
+  ck_assert_int_eq(giop_reasm_buffer(r, &b, &room), CDR_OK);
+  b[0] = bad[3];
+  ck_assert_int_eq(giop_reasm_commit(r, 1), CDR_E_PROTOCOL);
+  giop_reasm_free(r);
+}
+END_TEST
+
 START_TEST(test_fragment_init_errors)
 {
   giop_fragmenter f;
@@ -1666,6 +1703,7 @@ static Suite *frag_suite(void)
   tcase_add_test(tc, test_fragment_whole_and_sizes);
   tcase_add_test(tc, test_fragment_init_errors);
   tcase_add_test(tc, test_fragment_pieces_same_octets);
+  tcase_add_test(tc, test_reasm_bad_magic_in_pieces);
   suite_add_tcase(s, tc);
   tc = tcase_create("roundtrip");
   tcase_set_timeout(tc, 300);

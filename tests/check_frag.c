@@ -454,6 +454,72 @@ START_TEST(test_reasm_bad_magic_in_pieces)
 }
 END_TEST
 
+
+/* Large fragments read as a socket delivers them (every read fills the
+ * room the reassembler offers: a fragment's header alone, its body with
+ * the next header, a message start sized by the last fragmented message)
+ * and in random pieces: the messages come out octet for octet, in GIOP
+ * 1.1 and 1.2, mixed with small ones and with fragments of another size. */
+START_TEST(test_reasm_large_fragments_as_read)
+{
+  static const size_t fsz[] = { 4096, 8192, 16384 };
+  for (int minor = 1; minor <= 2; minor++)
+    for (size_t fi = 0; fi < 3; fi++) {
+      size_t la, lb, lc, ld;
+      uint8_t *a = make_msg(minor, 1, GIOP_REQUEST, 70000, 21, 5 + fi, &la);
+      uint8_t *b = make_msg(minor, 1, GIOP_REQUEST, 40, 22, 6, &lb);
+      uint8_t *c = make_msg(minor, 0, GIOP_REPLY, 30001, 23, 7, &lc);
+      uint8_t *d = make_msg(minor, 1, GIOP_REQUEST, 9000, 24, 8, &ld);
+      obuf o = { 0 };
+      fragment_into(&o, a, la, fsz[fi], 21, NULL);
+      ob_put(&o, b, lb);
+      fragment_into(&o, c, lc, 4096, 23, NULL);
+      fragment_into(&o, a, la, fsz[fi], 21, NULL);
+      fragment_into(&o, d, ld, 1024, 24, NULL);
+      fragment_into(&o, a, la, fsz[fi], 21, NULL);
+      for (int mode = 0; mode < 2; mode++) {
+        tu_rng rng = { 99 + fi };
+        giop_reasm *r = giop_reasm_new(NULL);
+        ck_assert_ptr_nonnull(r);
+        int rc;
+        if (mode == 0) {
+          size_t off = 0;
+          rc = CDR_OK;
+          while (off < o.n && rc == CDR_OK) {
+            uint8_t *p;
+            size_t room;
+            rc = giop_reasm_buffer(r, &p, &room);
+            ck_assert_int_eq(rc, CDR_OK);
+            size_t k = room < o.n - off ? room : o.n - off;
+            memcpy(p, o.b + off, k);
+            off += k;
+            rc = giop_reasm_commit(r, k);
+          }
+        } else {
+          rc = feed_mode(r, o.b, o.n, FEED_ZC, &rng);
+        }
+        ck_assert_int_eq(rc, CDR_OK);
+        expect_msg(r, a, la);
+        expect_msg(r, b, lb);
+        expect_msg(r, c, lc);
+        expect_msg(r, a, la);
+        expect_msg(r, d, ld);
+        expect_msg(r, a, la);
+        uint8_t *m;
+        size_t ml;
+        ck_assert_int_eq(giop_reasm_next(r, &m, &ml), 0);
+        ck_assert_uint_eq(giop_reasm_pending_bytes(r), 0);
+        giop_reasm_free(r);
+      }
+      free(o.b);
+      free(a);
+      free(b);
+      free(c);
+      free(d);
+    }
+}
+END_TEST
+
 START_TEST(test_fragment_init_errors)
 {
   giop_fragmenter f;
@@ -1704,6 +1770,7 @@ static Suite *frag_suite(void)
   tcase_add_test(tc, test_fragment_init_errors);
   tcase_add_test(tc, test_fragment_pieces_same_octets);
   tcase_add_test(tc, test_reasm_bad_magic_in_pieces);
+  tcase_add_test(tc, test_reasm_large_fragments_as_read);
   suite_add_tcase(s, tc);
   tc = tcase_create("roundtrip");
   tcase_set_timeout(tc, 300);

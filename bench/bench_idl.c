@@ -116,20 +116,32 @@ int Bench_Echo_echoGraph(iiop_ref *r, const Bench_Node *head, Bench_Node **ret,
   return rc;
 }
 
-int Bench_Echo_echoString(iiop_ref *r, const char *s, size_t len, char **ret, uint32_t *ret_len,
-                          iiop_call **callp)
+/* A string argument as the skeletons and stubs read it: a view into the
+ * message when no code-set conversion is needed, else a converted copy in
+ * the arena; NULL on error (the stream's status). */
+static const char *get_string(cdr_in *in, uint32_t *len)
+{
+  const cdr_opts *o = cdr_in_opts(in);
+  if (o->ncs_c != o->tcs_c)
+    return cdr_get_string(in, len);
+  const char *v;
+  return cdr_get_string_view(in, &v, len) == CDR_OK ? v : NULL;
+}
+
+int Bench_Echo_echoString(iiop_ref *r, const char *s, size_t len, const char **ret,
+                          uint32_t *ret_len, iiop_call **callp)
 {
   cdr_out *args;
   int rc = begin(r, "echoString", callp, &args);
   if (rc != CDR_OK)
     return rc;
-  cdr_put_string_n(args, s, len);
+  cdr_put_string_ref(args, s, len);  /* S is the caller's until the call ends */
   cdr_in *res;
   rc = iiop_call_invoke(*callp, &res);
   if (rc != CDR_OK)
     return rc;
   uint32_t n;
-  char *v = cdr_get_string(res, &n);
+  const char *v = get_string(res, &n);
   if (!v)
     return cdr_in_status(res);
   *ret = v;
@@ -219,7 +231,7 @@ static int sk_echoString(void *servant, iiop_request *req, cdr_in *args, cdr_out
 {
   Bench_Echo_servant *s = servant;
   uint32_t len;
-  char *str = cdr_get_string(args, &len);
+  const char *str = get_string(args, &len);
   if (!str)
     return cdr_in_status(args);
   if (!s->ops->echoString)
@@ -231,7 +243,14 @@ static int sk_echoString(void *servant, iiop_request *req, cdr_in *args, cdr_out
     return rc;
   if (!ret)
     return CDR_E_INVALID;
-  cdr_put_string_n(result, ret, ret_len);
+  /* The argument or a piece of it, read as a view (in the transmission
+   * code set, checked for NULs): back by reference as it is; anything else
+   * is checked and converted as any string result. */
+  if (str != NULL && cdr_in_opts(args)->ncs_c == cdr_in_opts(args)->tcs_c && ret >= str
+      && ret_len <= len && (size_t)(ret - str) <= len - ret_len)
+    cdr_put_string_view(result, ret, ret_len);
+  else
+    cdr_put_string_ref(result, ret, ret_len);
   return cdr_out_status(result);
 }
 

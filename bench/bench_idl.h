@@ -177,10 +177,13 @@ int Bench_Echo_ping(iiop_ref *r, int32_t x, int32_t *ret, iiop_call **call);
 int Bench_Echo_echoGraph(iiop_ref *r, const Bench_Node *head, Bench_Node **ret,
                          iiop_call **call);
 /* S holds LEN octets (no NUL inside; it need not be NUL-terminated), in
- * ISO-8859-1 (the client's default native char code set).  *RET is
- * NUL-terminated, *RET_LEN (may be NULL) its length. */
-int Bench_Echo_echoString(iiop_ref *r, const char *s, size_t len, char **ret, uint32_t *ret_len,
-                          iiop_call **call);
+ * ISO-8859-1 (the client's default native char code set); it is sent by
+ * reference (cdr_put_string_ref(): not copied, a gather write).  *RET is
+ * NUL-terminated, *RET_LEN (may be NULL) its length; it points into the
+ * reply (cdr_get_string_view(): no copy) when the native and transmission
+ * code sets are the same, else at a converted copy in the call's arena. */
+int Bench_Echo_echoString(iiop_ref *r, const char *s, size_t len, const char **ret,
+                          uint32_t *ret_len, iiop_call **call);
 /* S holds LEN Unicode scalar values (UTF-16 surrogate pairs on the wire are
  * made and combined by the library).  Needs a reference with a wchar code
  * set, i.e. resolved from an IOR: through a corbaloc reference the call
@@ -210,9 +213,13 @@ typedef struct Bench_Echo_ops {
   int (*ping)(Bench_Echo_servant *self, iiop_request *req, int32_t x, int32_t *ret);
   int (*echoGraph)(Bench_Echo_servant *self, iiop_request *req, Bench_Node *head,
                    Bench_Node **ret);
-  /* S: NUL-terminated, LEN octets, ISO-8859-1.  *RET: LEN_RET octets (no
-   * NUL needed). */
-  int (*echoString)(Bench_Echo_servant *self, iiop_request *req, char *s, uint32_t len,
+  /* S: NUL-terminated, LEN octets, ISO-8859-1, read-only: a view into the
+   * request (cdr_get_string_view()) when the native and transmission code
+   * sets are the same, else a converted copy in the arena.  *RET: LEN_RET
+   * octets (no NUL needed).  A *RET inside S goes back by reference
+   * without a second scan (cdr_put_string_view()); any other is checked
+   * for NULs and sent by reference (cdr_put_string_ref()). */
+  int (*echoString)(Bench_Echo_servant *self, iiop_request *req, const char *s, uint32_t len,
                     const char **ret, size_t *ret_len);
   /* S: NUL-terminated, LEN characters. */
   int (*echoWString)(Bench_Echo_servant *self, iiop_request *req, cdr_wchar *s, uint32_t len,

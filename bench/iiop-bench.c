@@ -168,8 +168,8 @@ static int srv_echoGraph(Bench_Echo_servant *self, iiop_request *req, Bench_Node
   return CDR_OK;
 }
 
-static int srv_echoString(Bench_Echo_servant *self, iiop_request *req, char *s, uint32_t len,
-                          const char **ret, size_t *ret_len)
+static int srv_echoString(Bench_Echo_servant *self, iiop_request *req, const char *s,
+                          uint32_t len, const char **ret, size_t *ret_len)
 {
   srv_count();
   *ret = s;
@@ -607,7 +607,7 @@ static int one_call(unsigned long i)
     break;
   }
   case SC_STRING: {
-    char *r = NULL;
+    const char *r = NULL;
     uint32_t n = 0;
     rc = Bench_Echo_echoString(g_ref, g_string, opt.size, &r, &n, &call);
     if (rc == CDR_OK && opt.check && (n != opt.size || memcmp(r, g_string, n) != 0)) {

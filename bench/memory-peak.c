@@ -57,8 +57,8 @@ static int srv_echoGraph(Bench_Echo_servant *self, iiop_request *req, Bench_Node
   *ret = head;
   return CDR_OK;
 }
-static int srv_echoString(Bench_Echo_servant *self, iiop_request *req, char *s, uint32_t len,
-                          const char **ret, size_t *ret_len)
+static int srv_echoString(Bench_Echo_servant *self, iiop_request *req, const char *s,
+                          uint32_t len, const char **ret, size_t *ret_len)
 {
   (void)self, (void)req;
   *ret = s;
@@ -150,7 +150,7 @@ static int call(iiop_ref *r, int k, size_t n, const char *str, Bench_Node *nodes
   iiop_call *c = NULL;
   int rc;
   if (k == K_STRING) {
-    char *ret;
+    const char *ret;
     uint32_t len = 0;
     rc = Bench_Echo_echoString(r, str, n, &ret, &len, &c);
     if (rc == CDR_OK && (len != n || memcmp(ret, str, n) != 0))

@@ -2,6 +2,8 @@
  * conversion), wide strings, bulk arrays, encapsulations.  The primitive writers are inline in cdr/out.h. */
 #include "stream_impl.h"
 #include "pool_impl.h"
+#include "value_impl.h"
+#include <sys/uio.h>
 #include <cdr/out.h>
 
 static int out_setup(cdr_out *o, const cdr_opts *opts)
@@ -11,6 +13,8 @@ static int out_setup(cdr_out *o, const cdr_opts *opts)
   o->owned = o->closed = o->depth = 0;
   o->status = CDR_OK;
   o->ext = NULL;
+  o->gather = o->nref = 0;
+  o->ref_total = 0;
   if (!opts) {
     o->opts = cdr__opts_defaults;
     o->swap = o->opts.byte_order != CDR_HOST_ORDER;
@@ -52,6 +56,8 @@ void cdr_out_reset(cdr_out *o)
   o->pos = 0;
   o->origin = 0;
   o->depth = 0;
+  o->nref = 0;
+  o->ref_total = 0;
   o->status = CDR_OK;
   o->lim = o->cap < o->opts.max_size ? o->cap : o->opts.max_size;
   o->swap = o->opts.byte_order != CDR_HOST_ORDER;
@@ -82,6 +88,8 @@ void cdr_out_close(cdr_out *o)
   out_free_buffer(o);
   o->closed = 1;
   o->pos = 0;
+  o->nref = 0;
+  o->ref_total = 0;
   o->status = o->reason = CDR_E_STATE;
   o->err_msg = "stream closed";
 }
@@ -92,6 +100,8 @@ int cdr_out_detach(cdr_out *o, uint8_t **data, size_t *len)
     return o->status;
   if (o->depth)
     return CDR_E_STATE;
+  if (o->nref && cdr_out_flatten(o) != CDR_OK)
+    return o->status;
   uint8_t *d = o->buf;
   size_t n = o->pos;
   if (!o->owned) {
@@ -150,7 +160,9 @@ uint8_t *cdr_out__grow(cdr_out *o, size_t n)
     cdr_out_fail(o, CDR_E_STATE, "stream closed");
     return NULL;
   }
-  if (n > o->opts.max_size || o->pos > o->opts.max_size - n) {
+  /* The by-reference segments count against max_size too. */
+  size_t max = o->opts.max_size - o->ref_total;
+  if (n > max || o->pos > max - n) {
     cdr_out_fail(o, CDR_E_LIMIT, "output larger than opts.max_size");
     return NULL;
   }
@@ -162,8 +174,8 @@ uint8_t *cdr_out__grow(cdr_out *o, size_t n)
   size_t ncap = o->cap ? o->cap : CDR_BUF_MIN;
   while (ncap < need)
     ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
-  if (ncap > o->opts.max_size)
-    ncap = o->opts.max_size;
+  if (ncap > max)
+    ncap = max;
   uint8_t *nb;
   if (o->opts.alloc) {
     nb = cdr__realloc(o->opts.alloc, o->buf, ncap);
@@ -178,8 +190,135 @@ uint8_t *cdr_out__grow(cdr_out *o, size_t n)
   }
   o->buf = nb;
   o->cap = ncap;
-  o->lim = ncap < o->opts.max_size ? ncap : o->opts.max_size; /* a pool buffer may be larger */
+  o->lim = ncap < max ? ncap : max; /* a pool buffer may be larger */
   return nb + o->pos;
+}
+
+/* ---------------------------------------------------------------- by-reference segments */
+
+void cdr_out_set_gather(cdr_out *o, bool on) { o->gather = on ? 1 : 0; }
+
+/* Whether O may take a run of N octets by reference now. */
+static int ref_ok(const cdr_out *o, size_t n)
+{
+  if (!o->gather || n < CDR_OUT_REF_MIN || o->depth || o->nref >= CDR_OUT_REFS
+      || o->status != CDR_OK)
+    return 0;
+  /* A value graph records buffer positions for its indirections: no
+   * segment may come between a value and one that refers to it. */
+  const vstate *vs = o->ext;
+  return !vs || (vs->nvalues == 0 && vs->reentry == 0);
+}
+
+/* Record the N octets at V (N > 0, ref_ok()) as the next segment. */
+static void add_ref(cdr_out *o, const void *v, size_t n)
+{
+  size_t max = o->opts.max_size;
+  if (n > max || o->pos + o->ref_total > max - n) {
+    cdr_out_fail(o, CDR_E_LIMIT, "output larger than opts.max_size");
+    return;
+  }
+  const uint8_t *p = v;
+  unsigned k = o->nref;
+  if (k && o->ref[k - 1].at == o->pos && o->ref[k - 1].p + o->ref[k - 1].n == p) {
+    o->ref[k - 1].n += n;            /* continues the last segment */
+  } else {
+    o->ref[k].at = o->pos;
+    o->ref[k].p = p;
+    o->ref[k].n = n;
+    o->nref = (uint8_t)(k + 1);
+  }
+  o->ref_total += n;
+  /* Alignment is (origin - position) modulo 8 at most: moving the origin
+   * back by N modulo 8 makes the buffer position stand for the stream's. */
+  size_t d = n & 7;
+  o->origin = o->origin >= d ? o->origin - d : o->origin + 8 - d;
+  size_t room = max - o->ref_total;
+  if (o->lim > room)
+    o->lim = room;
+}
+
+int cdr_out_iov(const cdr_out *o, struct iovec *iov, int max)
+{
+  int n = 0;
+  size_t from = 0;
+  for (unsigned k = 0; k <= o->nref; k++) {
+    size_t at = k < o->nref ? o->ref[k].at : o->pos;
+    if (at > from) {
+      if (n >= max)
+        return -1;
+      iov[n].iov_base = o->buf + from;
+      iov[n].iov_len = at - from;
+      n++;
+      from = at;
+    }
+    if (k < o->nref) {
+      if (n >= max)
+        return -1;
+      iov[n].iov_base = (void *)o->ref[k].p;
+      iov[n].iov_len = o->ref[k].n;
+      n++;
+    }
+  }
+  return n;
+}
+
+int cdr_out_flatten(cdr_out *o)
+{
+  if (o->status != CDR_OK || !o->nref)
+    return o->status;
+  const vstate *vs = o->ext;
+  if (o->depth || (vs && (vs->nvalues || vs->reentry)))
+    return cdr_out_fail(o, CDR_E_STATE, "segments flattened inside an encapsulation or value");
+  size_t total = o->ref_total;
+  o->ref_total = 0;                  /* grow() counts them as buffer octets now */
+  if (o->lim - o->pos < total && !cdr_out__grow(o, total)) {
+    o->ref_total = total;
+    return o->status;
+  }
+  size_t end = o->pos, shift = total;
+  for (unsigned k = o->nref; k-- > 0;) {
+    size_t at = o->ref[k].at;
+    memmove(o->buf + at + shift, o->buf + at, end - at);
+    shift -= o->ref[k].n;
+    memcpy(o->buf + at + shift, o->ref[k].p, o->ref[k].n);
+    end = at;
+  }
+  o->pos += total;
+  o->nref = 0;
+  size_t d = total & 7;              /* undo add_ref()'s moves of the origin, modulo 8 */
+  o->origin = o->origin + d >= 8 ? o->origin + d - 8 : o->origin + d;
+  return CDR_OK;
+}
+
+void cdr_put_raw_ref(cdr_out *o, const void *v, size_t n)
+{
+  if (!ref_ok(o, n)) {
+    cdr_put_raw(o, v, n);
+    return;
+  }
+  if (!v) {
+    cdr_out_fail(o, CDR_E_INVALID, "NULL octets of nonzero length");
+    return;
+  }
+  add_ref(o, v, n);
+}
+
+void cdr_put_seq_ref(cdr_out *o, const void *v, uint32_t n, size_t esize)
+{
+  if ((esize != 1 && esize != 2 && esize != 4 && esize != 8) || (o->swap && esize > 1)
+      || !ref_ok(o, (size_t)n * esize)) {
+    cdr_put_seq(o, v, n, esize);
+    return;
+  }
+  if (!v) {
+    cdr_out_fail(o, CDR_E_INVALID, "NULL sequence of nonzero length");
+    return;
+  }
+  cdr_put_ulong(o, n);
+  cdr_out_align(o, esize);
+  if (o->status == CDR_OK)
+    add_ref(o, v, (size_t)n * esize);
 }
 
 void cdr_put_raw(cdr_out *o, const void *v, size_t n)
@@ -402,11 +541,60 @@ void cdr_put_string_n(cdr_out *o, const char *s, size_t len)
     cdr_out_fail(o, CDR_E_INVALID, "NULL string of nonzero length");
     return;
   }
-  if (len && memchr(s, 0, len)) {
+  if (len && cdr__has_nul(s, len)) {
     cdr_out_fail(o, CDR_E_STRING, "NUL inside a string");
     return;
   }
   put_string_nonul(o, s, len);
+}
+
+void cdr_put_string_view(cdr_out *o, const char *s, size_t len)
+{
+  if (o->status != CDR_OK)
+    return;
+  if (!s && len) {
+    cdr_out_fail(o, CDR_E_INVALID, "NULL string of nonzero length");
+    return;
+  }
+  if (len >= UINT32_MAX) {
+    cdr_out_fail(o, CDR_E_LIMIT, "string longer than 2^32-2 octets");
+    return;
+  }
+  if (!ref_ok(o, len)) {
+    uint8_t *p = cdr_out__reserve(o, 4 + len + 1, 4);
+    if (!p)
+      return;
+    uint32_t n = (uint32_t)len + 1;
+    if (o->swap)
+      n = __builtin_bswap32(n);
+    memcpy(p, &n, 4);
+    if (len)
+      memcpy(p + 4, s, len);
+    p[4 + len] = 0;
+    return;
+  }
+  cdr_put_ulong(o, (uint32_t)len + 1);
+  if (o->status == CDR_OK)
+    add_ref(o, s, len);
+  cdr_put_octet(o, 0);
+}
+
+void cdr_put_string_ref(cdr_out *o, const char *s, size_t len)
+{
+  if (o->status != CDR_OK)
+    return;
+  if (!s && len) {
+    cdr_out_fail(o, CDR_E_INVALID, "NULL string of nonzero length");
+    return;
+  }
+  if (len && cdr__has_nul(s, len)) {
+    cdr_out_fail(o, CDR_E_STRING, "NUL inside a string");
+    return;
+  }
+  if (o->opts.ncs_c != o->opts.tcs_c)
+    put_string_convert(o, s, len);
+  else
+    cdr_put_string_view(o, s, len);
 }
 
 void cdr_put_string(cdr_out *o, const char *s)

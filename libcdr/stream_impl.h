@@ -17,6 +17,10 @@ typedef struct cdr__ext {
   void (*release)(void *self);
 } cdr__ext;
 
+/* Whether the N octets at P hold a NUL (in.c: AVX2 where the CPU has it,
+ * else memchr()); both streams' string checks use it. */
+CDR_HIDDEN int cdr__has_nul(const char *p, size_t n);
+
 /* CDR_OK if O's byte order, GIOP version and code sets are ones the streams
  * support, else CDR_E_INVALID. */
 CDR_HIDDEN int cdr__opts_check(const cdr_opts *o);

@@ -45,6 +45,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <cdr/cdr.h>
 #include <iiop/conn.h>
@@ -56,6 +57,7 @@
 #include "transport.h"
 
 #define MAX_FORWARDS 8
+#define REQ_IOV (CDR_OUT_IOV_MAX + 1)  /* a request's gather list: a rebuilt header, the body's pieces */
 #define CALL_POOL_MAX 64
 
 enum { CS_NONE, CS_SENDING, CS_SENT };           /* CodeSets context on a connection */
@@ -683,6 +685,9 @@ int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iiop_call **
   call->pstate = P_IDLE;
 
   out_prepare(&call->out, &call->out_live, &call->out_opts, &r->opts);
+  /* Arguments may be written by reference (cdr_put_string_ref() and the
+   * others): the request goes out as a gather list. */
+  cdr_out_set_gather(&call->out, true);
   giop_request_header h;
   memset(&h, 0, sizeof h);
   h.response_flags = call->oneway ? GIOP_RESPONSE_NONE : GIOP_RESPONSE_EXPECTED;
@@ -774,11 +779,32 @@ static iiop_call *pend_find(cconn *cc, uint32_t id)
   return NULL;
 }
 
-/* The request to send on CC: the prepared one with its request ID patched,
- * or a new header (CodeSets context, another object key) with the body
- * copied behind it. */
+/* Cut the gather list V[0..N) at octet FROM and after LEN octets from
+ * there (in place); the entries left. */
+static int iov_slice(struct iovec *v, int n, size_t from, size_t len)
+{
+  int k = 0, out = 0;
+  for (; k < n && from >= v[k].iov_len; k++)
+    from -= v[k].iov_len;
+  for (; k < n && len > 0; k++) {
+    size_t take = v[k].iov_len - from;
+    if (take > len)
+      take = len;
+    v[out].iov_base = (uint8_t *)v[k].iov_base + from;
+    v[out].iov_len = take;
+    out++;
+    len -= take;
+    from = 0;
+  }
+  return out;
+}
+
+/* The request to send on CC as the gather list V[0..*NV), *LEN octets: the
+ * prepared one with its request ID patched, or a new header (CodeSets
+ * context, another object key) with the body's pieces behind it (the
+ * octets the stub wrote by reference are never copied). */
 static int build_request(iiop_call *call, const uint8_t *key, uint32_t key_len, uint32_t id,
-                         int with_cs, const uint8_t **msg, size_t *len)
+                         int with_cs, struct iovec v[REQ_IOV], int *nv, size_t *len)
 {
   iiop_ref *r = call->ref;
   int minor = call->out_opts.giop_minor;
@@ -786,7 +812,10 @@ static int build_request(iiop_call *call, const uint8_t *key, uint32_t key_len, 
     int rc = giop_patch_request_id(&call->out, id); /* the header has no contexts */
     if (rc != CDR_OK)
       return rc;
-    *msg = cdr_out_data(&call->out);
+    int n = cdr_out_iov(&call->out, v, REQ_IOV);
+    if (n < 1)
+      return CDR_E_INVALID;
+    *nv = iov_slice(v, n, 0, call->msg_len);
     *len = call->msg_len;
     return CDR_OK;
   }
@@ -826,13 +855,27 @@ static int build_request(iiop_call *call, const uint8_t *key, uint32_t key_len, 
     h.principal = zeros;
     h.principal_len = pad;
   }
-  if (call->body_len)
-    cdr_put_raw(o, cdr_out_data(&call->out) + call->body_start, call->body_len);
   int rc = giop_end(o);
   if (rc != CDR_OK)
     return rc;
-  *msg = cdr_out_data(o);
-  *len = cdr_out_size(o);
+  size_t hl = cdr_out_size(o);
+  if (hl - GIOP_HEADER_SIZE + call->body_len > UINT32_MAX)
+    return CDR_E_LIMIT;
+  rc = cdr_out_patch_ulong(o, 8, (uint32_t)(hl - GIOP_HEADER_SIZE + call->body_len),
+                           cdr_out_byte_order(o));
+  if (rc != CDR_OK)
+    return rc;
+  v[0].iov_base = (void *)cdr_out_data(o);
+  v[0].iov_len = hl;
+  int n = 0;
+  if (call->body_len) {
+    n = cdr_out_iov(&call->out, v + 1, REQ_IOV - 1);
+    if (n < 1)
+      return CDR_E_INVALID;
+    n = iov_slice(v + 1, n, call->body_start, call->body_len);
+  }
+  *nv = 1 + n;
+  *len = hl + call->body_len;
   return CDR_OK;
 }
 
@@ -864,9 +907,10 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
   }
 
   uint32_t id = __atomic_fetch_add(&cc->next_id, 1, __ATOMIC_RELAXED);
-  const uint8_t *msg;
+  struct iovec v[REQ_IOV];
+  int nv = 0;
   size_t len;
-  int rc = build_request(call, key, key_len, id, with_cs, &msg, &len);
+  int rc = build_request(call, key, key_len, id, with_cs, v, &nv, &len);
   if (rc == CDR_OK) {
     call->req_id = id;
     pthread_mutex_lock(&cc->mu);
@@ -883,7 +927,7 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
     pthread_mutex_unlock(&cc->mu);
   }
   if (rc == CDR_OK) {
-    rc = iiop__conn_send(cc->conn, msg, len, id);
+    rc = iiop__conn_sendv(cc->conn, v, nv, len, id);
     if (rc != CDR_OK) {
       /* Not (completely) sent: the server never saw a whole request.  A
        * write error also ends the connection (conn_send shut it down). */
@@ -1097,7 +1141,7 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
     set_local_ex(call, rc, PH_SEND, 1);
     return rc;
   }
-  size_t size = cdr_out_size(&call->out);
+  size_t size = cdr_out_total(&call->out); /* by-reference arguments included */
   call->body_len = size - call->body_start;
   /* GIOP 1.2 aligns a body on 8 only when there is one. */
   call->msg_len = call->body_len ? size : call->hdr_end;

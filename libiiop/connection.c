@@ -2,11 +2,13 @@
 /* connection.c - one GIOP connection over a transport (connection.h).
  *
  * Sending: a whole message goes out under the compare-and-set write lock.
- * A message that needs no fragmenting is one iovec and one system call.  A
- * fragmented one is cut by giop_fragmenter; its fragment headers are copied
- * into a small array on the stack so that many fragments (header iovec plus
- * data iovec pointing into the message) go out in one gather write, up to
- * FRAG_BATCH fragments per write.  Holding the lock for the whole message
+ * A message is a gather list: the encoder's buffer and the segments a
+ * servant or stub wrote by reference (cdr_out_iov()).  One that needs no
+ * fragmenting is one gather write.  A fragmented one is cut by
+ * giop_fragmenter_nextv over the same list; its fragment headers are
+ * copied into a small array on the stack so that many fragments (header
+ * iovec plus data iovecs pointing into the pieces) go out in one gather
+ * write, up to FRAG_BATCH fragments (FRAG_IOV iovecs) per write.  Holding the lock for the whole message
  * keeps GIOP 1.1 (one fragmented message at a time) correct and costs GIOP
  * 1.2 nothing that matters: a writer is never parked while holding it.
  *
@@ -14,8 +16,10 @@
  * (giop_reasm_buffer/commit): an unfragmented message lands in its final
  * buffer with no copy.  The reassembler is not thread-safe and messages are
  * released by other threads (a reply handed to the caller that waits for
- * it), so its calls run under a mutex -- but never the read itself: the
- * reservation giop_reasm_buffer() gave stays valid across a release.
+ * it), so its calls run under a lock -- but never the read itself: the
+ * reservation giop_reasm_buffer() gave stays valid across a release.  The
+ * lock is the compare-and-set one of the write side (wlock.h): a
+ * connection whose reader is alone, as a server's is, touches no mutex.
  */
 #include <errno.h>
 #include <string.h>
@@ -27,14 +31,15 @@
 #include "connection.h"
 #include "wlock.h"
 
-#define FRAG_BATCH 32                 /* fragments per gather write */
+#define FRAG_BATCH 64                 /* fragments per gather write ... */
+#define FRAG_IOV 256                  /* ... in at most this many iovecs */
 
 struct iiop_conn {
   const cdr_allocator *alloc;
   iiop_transport *t;
   giop_reasm *r;
   iiop__wlock wl;
-  pthread_mutex_t rmu;               /* r */
+  iiop__wlock rmu;                   /* r: a compare-and-set lock (no mutex uncontended) */
   int rerr;                          /* under rmu: the reading side's sticky error */
   int last_full;                     /* under rmu: the last read filled its buffer */
   int closed;                        /* atomic */
@@ -49,6 +54,13 @@ struct iiop_conn {
   int64_t budget_deadline;           /* under rmu: refused charges are retried until then
                                       * (-1: none refused) */
 };
+
+/* Take the reader's lock (never closed: it cannot fail). */
+static inline void rlock(iiop_conn *c)
+{
+  int rc = iiop__wlock_lock(&c->rmu);
+  (void)rc;
+}
 
 /* The reassembler's charge hook: the budget's answer, remembered, so that
  * a refusal is told apart from the reassembler's own errors. */
@@ -96,7 +108,7 @@ int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_conn **out)
   c->t = t;
   c->r = r;
   iiop__wlock_init(&c->wl);
-  pthread_mutex_init(&c->rmu, NULL);
+  iiop__wlock_init(&c->rmu);
   size_t fs = o && o->fragment_size ? o->fragment_size : GIOP_FRAG_DEFAULT;
   fs &= ~(size_t)7;                  /* as the fragmenter rounds it */
   c->frag_size = fs < GIOP_FRAG_MIN ? GIOP_FRAG_MIN : fs;
@@ -122,59 +134,83 @@ static int fragmentable(const uint8_t *msg)
          || msg[7] == GIOP_LOCATE_REPLY;
 }
 
-/* Write MSG under the lock. */
-static int send_locked(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t request_id)
+/* Write the message of the NV pieces V (LEN octets; the first holds the
+ * 12-octet header) under the lock. */
+static int send_locked(iiop_conn *c, const struct iovec *v, int nv, size_t len,
+                       uint32_t request_id)
 {
   iiop_transport *t = c->t;
-  if (len <= c->frag_size || !fragmentable(msg)) {
-    struct iovec v = { (void *)msg, len };
-    return t->ops->writev(t, &v, 1, c->send_timeout_ms);
-  }
+  const uint8_t *msg = v[0].iov_base;
+  if (len <= c->frag_size || !fragmentable(msg))
+    return t->ops->writev(t, v, nv, c->send_timeout_ms);
   giop_fragmenter f;
-  int rc = giop_fragmenter_init(&f, msg, len, c->frag_size, request_id);
+  int rc = giop_fragmenter_init_iov(&f, v, nv, len, c->frag_size, request_id);
   if (rc != CDR_OK)
     return rc;
   int64_t deadline = c->send_timeout_ms >= 0 ? iiop__now_ms() + c->send_timeout_ms : -1;
+  /* Up to FRAG_BATCH fragments per gather write: each a header (copied
+   * here: the fragmenter's is valid only until its next call) and its data
+   * as pieces of V -- the fragments' data is never copied. */
   uint8_t hdr[FRAG_BATCH][16];
-  struct iovec v[2 * FRAG_BATCH];
+  struct iovec w[FRAG_IOV];
+  int per = nv + 1;                  /* most entries one fragment takes */
   for (;;) {
-    int nv = 0, nf;
-    for (nf = 0; nf < FRAG_BATCH; nf++) {
+    int nw = 0, nf;
+    for (nf = 0; nf < FRAG_BATCH && nw + per <= FRAG_IOV; nf++) {
       int n = 0;
-      if (giop_fragmenter_next(&f, v + nv, &n) != 1)
+      rc = giop_fragmenter_nextv(&f, w + nw, FRAG_IOV - nw, &n);
+      if (rc < 0)
+        return rc;
+      if (rc == 0)
         break;
-      /* A header the fragmenter owns is valid only until its next call. */
-      for (int k = nv; k < nv + n; k++)
-        if (v[k].iov_base == (void *)f.hdr && v[k].iov_len <= sizeof hdr[nf]) {
-          memcpy(hdr[nf], f.hdr, v[k].iov_len);
-          v[k].iov_base = hdr[nf];
-        }
-      nv += n;
+      if (w[nw].iov_base == (void *)f.hdr && w[nw].iov_len <= sizeof hdr[nf]) {
+        memcpy(hdr[nf], f.hdr, w[nw].iov_len);
+        w[nw].iov_base = hdr[nf];
+      }
+      nw += n;
     }
-    if (nv > 0) {
-      rc = t->ops->writev(t, v, nv, deadline >= 0 ? iiop__remaining(deadline) : -1);
+    if (nw > 0) {
+      rc = t->ops->writev(t, w, nw, deadline >= 0 ? iiop__remaining(deadline) : -1);
       if (rc != CDR_OK)
         return rc;
     }
-    if (nf < FRAG_BATCH)
+    if (f.done)
       return CDR_OK;
   }
 }
 
-int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t request_id)
+int iiop__conn_sendv(iiop_conn *c, const struct iovec *v, int nv, size_t len,
+                     uint32_t request_id)
 {
-  if (!msg || len < GIOP_HEADER_SIZE)
+  if (!v || nv < 1 || nv > CDR_OUT_IOV_MAX + 1 || v[0].iov_len < GIOP_HEADER_SIZE)
     return CDR_E_INVALID;
   if (__atomic_load_n(&c->closed, __ATOMIC_ACQUIRE))
     return CDR_E_CLOSED;
   int rc = iiop__wlock_lock(&c->wl);
   if (rc != CDR_OK)
     return rc;
-  rc = send_locked(c, msg, len, request_id);
+  rc = send_locked(c, v, nv, len, request_id);
   if (rc != CDR_OK && rc != CDR_E_INVALID && rc != CDR_E_PROTOCOL)
     iiop__conn_shutdown(c);          /* part of a message may be out: the stream is lost */
   iiop__wlock_unlock(&c->wl);
   return rc;
+}
+
+int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t request_id)
+{
+  if (!msg || len < GIOP_HEADER_SIZE)
+    return CDR_E_INVALID;
+  struct iovec v = { (void *)msg, len };
+  return iiop__conn_sendv(c, &v, 1, len, request_id);
+}
+
+int iiop__conn_send_out(iiop_conn *c, const cdr_out *o, uint32_t request_id)
+{
+  struct iovec v[CDR_OUT_IOV_MAX];
+  int n = cdr_out_iov(o, v, CDR_OUT_IOV_MAX);
+  if (n < 1)
+    return CDR_E_INVALID;
+  return iiop__conn_sendv(c, v, n, cdr_out_total(o), request_id);
 }
 
 /* The budget refused to let the message being received grow (rmu held):
@@ -198,19 +234,19 @@ static int budget_wait(iiop_conn *c, uint8_t **msg, size_t *len)
   }
   int64_t left = c->budget_deadline - now;
   struct timespec ts = { 0, (long)(left < 5 ? left : 5) * 1000000 };
-  pthread_mutex_unlock(&c->rmu);
+  iiop__wlock_unlock(&c->rmu);
   nanosleep(&ts, NULL);
-  pthread_mutex_lock(&c->rmu);
+  rlock(c);
   return CDR_OK;
 }
 
 int iiop__conn_skip(iiop_conn *c)
 {
-  pthread_mutex_lock(&c->rmu);
+  rlock(c);
   int rc = giop_reasm_skip_current(c->r);
   if (rc != CDR_OK && rc != CDR_E_STATE)
     c->rerr = rc;
-  pthread_mutex_unlock(&c->rmu);
+  iiop__wlock_unlock(&c->rmu);
   return rc == CDR_E_STATE ? CDR_OK : rc;
 }
 
@@ -218,14 +254,14 @@ static int phase_locked(iiop_conn *c);
 
 int iiop__conn_phase(iiop_conn *c)
 {
-  if (pthread_mutex_trylock(&c->rmu) != 0)
+  if (!iiop__wlock_trylock(&c->rmu))
     return -1;
   return phase_locked(c);
 }
 
 int iiop__conn_phase_wait(iiop_conn *c)
 {
-  pthread_mutex_lock(&c->rmu);
+  rlock(c);
   return phase_locked(c);
 }
 
@@ -235,7 +271,7 @@ static int phase_locked(iiop_conn *c)
   /* Waiting for the budget is the server's doing, not the client's: not
    * timed (the wait has its own bound). */
   int ph = c->budget_deadline >= 0 ? -1 : giop_reasm_phase(c->r);
-  pthread_mutex_unlock(&c->rmu);
+  iiop__wlock_unlock(&c->rmu);
   return ph;
 }
 
@@ -243,7 +279,7 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
 {
   int64_t deadline = timeout_ms > 0 ? iiop__now_ms() + timeout_ms : -1;
   int rc;
-  pthread_mutex_lock(&c->rmu);
+  rlock(c);
   for (;;) {
     /* Complete messages first, even after an error or a close. */
     if (giop_reasm_next(c->r, msg, len)) {
@@ -283,10 +319,10 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
         break;
       }
     }
-    pthread_mutex_unlock(&c->rmu);
+    iiop__wlock_unlock(&c->rmu);
     int wait = timeout_ms < 0 ? -1 : timeout_ms == 0 ? 0 : iiop__remaining(deadline);
     long n = c->t->ops->read(c->t, buf, room, wait);
-    pthread_mutex_lock(&c->rmu);
+    rlock(c);
     c->last_full = n > 0 && (size_t)n == room;
     if (n > 0) {
       rc = giop_reasm_commit(c->r, (size_t)n);
@@ -305,14 +341,14 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
     }
     c->rerr = n == 0 ? CDR_E_CLOSED : (int)n;
   }
-  pthread_mutex_unlock(&c->rmu);
+  iiop__wlock_unlock(&c->rmu);
   return rc;
 }
 
 int iiop__conn_recv_buffered(iiop_conn *c, uint8_t **msg, size_t *len)
 {
   int rc = 1;                        /* 1: read */
-  pthread_mutex_lock(&c->rmu);
+  rlock(c);
   if (giop_reasm_next(c->r, msg, len))
     rc = CDR_OK;
   else if (c->rerr)
@@ -321,7 +357,7 @@ int iiop__conn_recv_buffered(iiop_conn *c, uint8_t **msg, size_t *len)
     rc = CDR_E_CLOSED;
   else if (!c->last_full)
     rc = CDR_E_TIMEOUT;
-  pthread_mutex_unlock(&c->rmu);
+  iiop__wlock_unlock(&c->rmu);
   return rc == 1 ? iiop__conn_recv(c, 0, msg, len) : rc;
 }
 
@@ -329,9 +365,9 @@ void iiop__conn_release(iiop_conn *c, uint8_t *msg)
 {
   if (!msg)
     return;
-  pthread_mutex_lock(&c->rmu);
+  rlock(c);
   giop_reasm_release(c->r, msg);
-  pthread_mutex_unlock(&c->rmu);
+  iiop__wlock_unlock(&c->rmu);
 }
 
 void iiop__conn_shutdown(iiop_conn *c)
@@ -355,7 +391,7 @@ void iiop__conn_free(iiop_conn *c)
   giop_reasm_free(c->r);
   c->t->ops->free(c->t);
   iiop__wlock_destroy(&c->wl);
-  pthread_mutex_destroy(&c->rmu);
+  iiop__wlock_destroy(&c->rmu);
   iiop__free(c->alloc, c);
 }
 

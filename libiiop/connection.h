@@ -1,9 +1,11 @@
 /* connection.h - one GIOP connection over a transport (internal to
  * libiiop; the client and the server build on it).
  *
- * Sending: a complete encoded message goes out under the connection's
- * compare-and-set write lock as one gather write per fragment (header and
- * body without extra copies), fragmented when larger than fragment_size.
+ * Sending: a complete encoded message -- contiguous, or the gather list of
+ * a stream holding by-reference segments -- goes out under the
+ * connection's compare-and-set write lock in gather writes (headers and
+ * body pieces without extra copies), fragmented when larger than
+ * fragment_size.
  * Receiving: one reader at a time reads from the transport into the
  * reassembler (giop_reasm_buffer/commit: no extra copy) until a whole
  * message is there.
@@ -44,14 +46,25 @@ typedef struct iiop_conn iiop_conn;
 IIOP_HIDDEN int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_conn **out) IIOP_WUR;
 /* Send the complete message MSG (LEN octets, 12-octet header included),
  * fragmenting it (REQUEST_ID goes into GIOP 1.2 Fragment headers): the
- * whole message goes out under the write lock, up to 32 fragments (header
- * and data iovecs) per gather write, one write for a message that is not
- * fragmented, the fragments' data straight from MSG.  A GIOP 1.0 message, or one that is
- * not a Request/Reply/LocateRequest/LocateReply, goes whole.  Thread-safe.
+ * whole message goes out under the write lock, up to 64 fragments (header
+ * and data iovecs, 256 iovecs at most) per gather write, one write for a
+ * message that is not fragmented, the fragments' data straight from MSG.
+ * A GIOP 1.0 message, or one that is not a
+ * Request/Reply/LocateRequest/LocateReply, goes whole.  Thread-safe.
  * Errors: CDR_E_CLOSED, CDR_E_IO, CDR_E_TLS, CDR_E_TIMEOUT, CDR_E_INVALID
  * (LEN < 12 or a message_size that does not match); after a write error
  * the connection is shut down (a partial message cannot be taken back). */
 IIOP_HIDDEN int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t request_id)
+  IIOP_WUR;
+/* As iiop__conn_send(), the message given as the NV pieces of V (LEN
+ * octets in all, the first piece holding at least the 12-octet header; at
+ * most CDR_OUT_IOV_MAX + 1 pieces), fragments cut across the pieces
+ * without copying their data.  Errors: as iiop__conn_send(). */
+IIOP_HIDDEN int iiop__conn_sendv(iiop_conn *c, const struct iovec *v, int nv, size_t len,
+                                 uint32_t request_id) IIOP_WUR;
+/* Send the complete message encoded in O (its buffer and by-reference
+ * segments: cdr_out_iov(), cdr_out_total()).  Errors: as iiop__conn_send(). */
+IIOP_HIDDEN int iiop__conn_send_out(iiop_conn *c, const cdr_out *o, uint32_t request_id)
   IIOP_WUR;
 /* Send a message that has no body (CancelRequest for REQUEST_ID,
  * CloseConnection or MessageError) in GIOP 1.MINOR, built in a stack

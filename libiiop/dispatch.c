@@ -111,6 +111,9 @@ static cdr_out *reply_stream(iiop__session *s, uint8_t minor)
   o.giop_minor = minor;
   if (cdr_out_init(&s->out, &o) != CDR_OK)
     return NULL;
+  /* A servant may answer with octets it was given, by reference
+   * (cdr_put_string_view() and the others): sent as a gather list. */
+  cdr_out_set_gather(&s->out, true);
   s->out_ready = true;
   s->out_minor = minor;
   return &s->out;
@@ -139,8 +142,9 @@ static int finish(cdr_out *o, uint32_t id, iiop__reply *r)
   if (!o || giop_end(o) != CDR_OK)
     return IIOP__D_CLOSE;
   r->msg = cdr_out_data(o);
-  r->len = cdr_out_size(o);
+  r->len = cdr_out_total(o);
   r->request_id = id;
+  r->out = o;
   return IIOP__D_CONTINUE;
 }
 
@@ -303,6 +307,7 @@ int iiop__dispatch(iiop__session *s, const uint8_t *msg, size_t len, cdr_arena *
                    giop_message *m, iiop__reply *r)
 {
   r->msg = NULL;
+  r->out = NULL;
   r->len = 0;
   r->request_id = 0;
   int rc = giop_parse(m, msg, len, &s->in_opts, a);
@@ -347,6 +352,7 @@ int iiop__dispatch(iiop__session *s, const uint8_t *msg, size_t len, cdr_arena *
 int iiop__dispatch_resume(iiop__session *s, giop_message *m, iiop__reply *r)
 {
   r->msg = NULL;
+  r->out = NULL;
   r->len = 0;
   r->request_id = 0;
   return do_request(s, m, false, r);
@@ -356,6 +362,7 @@ int iiop__dispatch_refuse(iiop__session *s, uint8_t *msg, size_t len, cdr_arena 
                           const char *exception, iiop__reply *r)
 {
   r->msg = NULL;
+  r->out = NULL;
   r->len = 0;
   r->request_id = 0;
   if (len < GIOP_HEADER_SIZE || len - GIOP_HEADER_SIZE > UINT32_MAX)

@@ -61,8 +61,12 @@ enum {
  * LEN 0: none. */
 typedef struct iiop__reply {
   const uint8_t *msg;
-  size_t len;
+  size_t len;                /* the whole message, by-reference segments included */
   uint32_t request_id;
+  const cdr_out *out;        /* NULL, or the stream MSG is the buffer of: when it holds
+                              * by-reference segments the reply is sent as its gather
+                              * list (iiop__conn_send_out); they point into the request
+                              * or its arena, valid until the request is released */
 } iiop__reply;
 
 /* A session over AD for a connection whose messages may be MAX_MESSAGE

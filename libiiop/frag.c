@@ -101,26 +101,46 @@ int giop_fragmenter_init(giop_fragmenter *f, const uint8_t *msg, size_t len, siz
   return CDR_OK;
 }
 
-int giop_fragmenter_next(giop_fragmenter *f, struct iovec iov[2], int *n)
+int giop_fragmenter_init_iov(giop_fragmenter *f, const struct iovec *segs, int nseg,
+                             size_t len, size_t frag_size, uint32_t request_id)
 {
-  if (f->done) {
-    *n = 0;
+  if (f == NULL || segs == NULL || nseg < 1 || segs[0].iov_len < GIOP_HEADER_SIZE)
+    return CDR_E_INVALID;
+  size_t sum = 0;
+  for (int k = 0; k < nseg; k++)
+    sum += segs[k].iov_len;
+  if (sum != len)
+    return CDR_E_INVALID;
+  /* The header is in the first piece: the offsets below are the message's,
+   * mapped onto the pieces by giop_fragmenter_nextv(). */
+  int rc = giop_fragmenter_init(f, segs[0].iov_base, len, frag_size, request_id);
+  if (rc != CDR_OK)
+    return rc;
+  f->segs = segs;
+  f->nseg = nseg;
+  f->si = 0;
+  f->sbase = 0;
+  return CDR_OK;
+}
+
+/* The next fragment: its header (*HL octets at f->hdr; 0: the message goes
+ * whole) and its data, *D octets at message offset *OFF.  0 when done. */
+static int frag_step(giop_fragmenter *f, size_t *hl, size_t *off, size_t *d)
+{
+  if (f->done)
     return 0;
-  }
   if (!f->first_done) {
     f->first_done = 1;
     if (f->len <= f->frag_size) {
-      iov[0].iov_base = (void *)f->msg;
-      iov[0].iov_len = f->len;
-      *n = 1;
+      *hl = 0;
+      *off = 0;
+      *d = f->len;
       f->done = 1;
       return 1;
     }
-    iov[0].iov_base = f->hdr;
-    iov[0].iov_len = GIOP_HEADER_SIZE;
-    iov[1].iov_base = (void *)(f->msg + GIOP_HEADER_SIZE);
-    iov[1].iov_len = f->pos - GIOP_HEADER_SIZE;
-    *n = 2;
+    *hl = GIOP_HEADER_SIZE;
+    *off = GIOP_HEADER_SIZE;
+    *d = f->pos - GIOP_HEADER_SIZE;
     return 1;
   }
   /* A Fragment: 16 + d octets (1.2) or 12 + d (1.1), d a multiple of 8, at
@@ -128,24 +148,80 @@ int giop_fragmenter_next(giop_fragmenter *f, struct iovec iov[2], int *n)
    * in both. */
   size_t rest = f->len - f->pos, cap = f->frag_size - 16;
   bool last = rest <= cap;
-  size_t d = last ? rest : cap;
+  size_t dd = last ? rest : cap;
   int little = f->flags & GIOP_FLAG_LITTLE_ENDIAN;
   giop_header fh = { 1, f->minor, (uint8_t)(little | (last ? 0 : GIOP_FLAG_MORE_FRAGMENTS)),
-                     GIOP_FRAGMENT, (uint32_t)(d + (f->minor == 2 ? 4 : 0)) };
+                     GIOP_FRAGMENT, (uint32_t)(dd + (f->minor == 2 ? 4 : 0)) };
   giop_header_write(&fh, f->hdr);
-  size_t hl = GIOP_HEADER_SIZE;
+  *hl = GIOP_HEADER_SIZE;
   if (f->minor == 2) {
     iiop__store32(f->hdr + GIOP_HEADER_SIZE, f->request_id, little);
-    hl += 4;
+    *hl += 4;
   }
-  iov[0].iov_base = f->hdr;
-  iov[0].iov_len = hl;
-  iov[1].iov_base = (void *)(f->msg + f->pos);
-  iov[1].iov_len = d;
-  *n = 2;
-  f->pos += d;
+  *off = f->pos;
+  *d = dd;
+  f->pos += dd;
   if (last)
     f->done = 1;
+  return 1;
+}
+
+int giop_fragmenter_next(giop_fragmenter *f, struct iovec iov[2], int *n)
+{
+  size_t hl, off, d;
+  if (!frag_step(f, &hl, &off, &d)) {
+    *n = 0;
+    return 0;
+  }
+  int k = 0;
+  if (hl) {
+    iov[k].iov_base = f->hdr;
+    iov[k].iov_len = hl;
+    k++;
+  }
+  iov[k].iov_base = (void *)(f->msg + off);
+  iov[k].iov_len = d;
+  *n = k + 1;
+  return 1;
+}
+
+int giop_fragmenter_nextv(giop_fragmenter *f, struct iovec *iov, int max, int *n)
+{
+  *n = 0;
+  if (!f->segs || max < f->nseg + 1)
+    return CDR_E_INVALID;
+  size_t hl, off, d;
+  if (!frag_step(f, &hl, &off, &d))
+    return 0;
+  int k = 0;
+  if (hl) {
+    iov[k].iov_base = f->hdr;
+    iov[k].iov_len = hl;
+    k++;
+  }
+  /* The pieces [off, off + d) falls on; fragments come in order, so the
+   * cursor only moves forward. */
+  while (f->si < f->nseg && f->sbase + f->segs[f->si].iov_len <= off) {
+    f->sbase += f->segs[f->si].iov_len;
+    f->si++;
+  }
+  int si = f->si;
+  size_t base = f->sbase;
+  while (d > 0 && si < f->nseg) {
+    size_t in = off - base, take = f->segs[si].iov_len - in;
+    if (take > d)
+      take = d;
+    iov[k].iov_base = (uint8_t *)f->segs[si].iov_base + in;
+    iov[k].iov_len = take;
+    k++;
+    off += take;
+    d -= take;
+    if (d > 0) {
+      base += f->segs[si].iov_len;
+      si++;
+    }
+  }
+  *n = k;
   return 1;
 }
 
@@ -153,6 +229,7 @@ int giop_fragmenter_next(giop_fragmenter *f, struct iovec iov[2], int *n)
 
 #define SPARE_CAP ((size_t)16384)     /* a zero-copy read at a message start */
 #define INIT_CAP ((size_t)65536)      /* first buffer of a large message */
+#define FRAG_HDR_ONLY ((size_t)4096) /* parts this large are read header first */
 #define SMALL_CAP ((size_t)4096)      /* least room of a message buffer, so that small
                                        * messages (several arriving in one read) reuse
                                        * cached buffers instead of allocating each */
@@ -191,10 +268,15 @@ struct giop_reasm {
   size_t rem;                /* ST_BODY: octets of the current part still to come */
   uint8_t last;              /* ST_BODY: the part completes its message */
   uint8_t hdr_have;          /* ST_HDR: header octets gathered in hdr */
+  size_t last_part;          /* octets of the last part begun, header included */
+  size_t first_part;         /* ... of the first part of the last fragmented message */
   uint8_t hdr[16];
   rbuf *spare;               /* zero-copy read buffer at a message start */
   size_t room;               /* the reservation giop_reasm_buffer() gave; 0: none */
   int rmode;                 /* RM_*: where that reservation is */
+  uint8_t *resv;             /* RM_BODY: where it starts */
+  size_t resv_body;          /* RM_BODY: octets of it that are the current part's body;
+                              * past them, up to 16 header octets of the next part */
   rbuf *zombie;              /* a target cancelled while a reservation was in it */
   rbuf *pend;                /* GIOP 1.2 fragmented messages in progress */
   uint32_t npend;
@@ -496,6 +578,9 @@ static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t 
   bool more = gh->minor >= 1 && (gh->flags & GIOP_FLAG_MORE_FRAGMENTS);
   size_t total = (size_t)gh->size + GIOP_HEADER_SIZE;
   *consumed = 0;
+  r->last_part = total;
+  if (more && gh->type != GIOP_FRAGMENT)
+    r->first_part = total;
 
   if (gh->type == GIOP_FRAGMENT) {
     rbuf *pm = gh->minor == 1 ? r->p11 : find12(r, iiop__load32(h + GIOP_HEADER_SIZE, little));
@@ -637,8 +722,14 @@ static int process(giop_reasm *r, const uint8_t *p, size_t n, bool spare)
       memcpy(r->hdr + r->hdr_have, p + off, k);
       r->hdr_have = (uint8_t)(r->hdr_have + k);
       off += k;
-      if (r->hdr_have < need)
-        continue;                       /* the input is used up */
+      if (r->hdr_have < need) {
+        /* The input is used up.  Octets that cannot begin "GIOP" are
+         * refused now, as when they arrive in one piece (classify()). */
+        if (r->hdr_have < GIOP_HEADER_SIZE
+            && memcmp(r->hdr, "GIOP", r->hdr_have < 4 ? r->hdr_have : 4) != 0)
+          return fail(r, CDR_E_PROTOCOL);
+        continue;
+      }
       /* Complete now, even if the input is used up (a 12-octet message). */
       peek = false;
       h = r->hdr;
@@ -724,6 +815,13 @@ int giop_reasm_buffer(giop_reasm *r, uint8_t **buf, size_t *room)
     size_t k = t->cap - t->len;
     *buf = rb_data(t) + t->len;
     *room = k < r->rem ? k : r->rem;
+    r->resv = *buf;
+    r->resv_body = *room;
+    /* The rest of a Fragment that is not the last: read the next part's
+     * header with it when the buffer has room behind the body (one read a
+     * fragment instead of two); commit hands those octets on as the spare's. */
+    if (!r->last && r->spare && r->last_part >= FRAG_HDR_ONLY && k >= r->rem + 16)
+      *room = r->rem + 16;
     r->rmode = RM_BODY;
   } else {
     if (get_spare(r) != CDR_OK)
@@ -741,6 +839,20 @@ int giop_reasm_buffer(giop_reasm *r, uint8_t **buf, size_t *room)
       }
       *buf = rb_data(s) + s->len;
       *room = s->cap - s->len;
+      /* While a fragmented message is pending the next part is most
+       * likely its Fragment: when its parts are large, read just the
+       * header, so that the body that follows is read straight into the
+       * message (no copy out of the spare; small parts are cheaper copied
+       * than read one system call each). */
+      if ((r->pend || r->p11) && r->last_part >= FRAG_HDR_ONLY && s->len < 16)
+        *room = 16 - s->len;
+      /* At a message start after large fragmented messages: no more than
+       * such a first part and the next header, so that a message like the
+       * last one does not bring its second Fragment into the spare (to be
+       * copied out); a smaller message comes whole all the same. */
+      else if (!r->pend && !r->p11 && r->first_part >= FRAG_HDR_ONLY
+               && r->first_part + 16 < s->cap && s->len < r->first_part + 16)
+        *room = r->first_part + 16 - s->len;
       r->rmode = RM_SPARE;
     }
   }
@@ -755,6 +867,15 @@ int giop_reasm_commit(giop_reasm *r, size_t n)
   if (n > r->room)
     return CDR_E_INVALID;
   int mode = r->rmode;
+  uint8_t next[16];
+  size_t extra = 0;
+  if (mode == RM_BODY && n > r->resv_body) {
+    /* Header octets of the next part behind the body (see giop_reasm_buffer):
+     * taken out before the reservation ends (its buffer may be a zombie). */
+    extra = n - r->resv_body;
+    memcpy(next, r->resv + r->resv_body, extra);
+    n = r->resv_body;
+  }
   end_reservation(r);
   if (n == 0)
     return CDR_OK;
@@ -774,6 +895,17 @@ int giop_reasm_commit(giop_reasm *r, size_t n)
   r->rem -= n;
   if (r->rem == 0)
     part_done(r);
+  if (extra) {
+    /* As if read into the spare at a part boundary. */
+    rbuf *sp = r->spare;
+    memcpy(rb_data(sp), next, extra);
+    sp->len = extra;
+    int rc = process(r, rb_data(sp), sp->len, true);
+    if (rc != CDR_OK)
+      return rc;
+    if (r->spare)
+      r->spare->len = 0;
+  }
   return CDR_OK;
 }
 

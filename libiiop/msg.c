@@ -327,8 +327,8 @@ int giop_end(cdr_out *o)
 {
   if (cdr_out_status(o) != CDR_OK)
     return cdr_out_status(o);
-  size_t n = cdr_out_size(o);
-  if (n < GIOP_HEADER_SIZE || memcmp(cdr_out_data(o), "GIOP", 4) != 0)
+  size_t n = cdr_out_total(o);       /* by-reference segments included */
+  if (cdr_out_size(o) < GIOP_HEADER_SIZE || memcmp(cdr_out_data(o), "GIOP", 4) != 0)
     return cdr_out_fail(o, CDR_E_STATE, "end of a GIOP message that was not begun");
   if (n - GIOP_HEADER_SIZE > UINT32_MAX)
     return cdr_out_fail(o, CDR_E_LIMIT, "GIOP message body longer than 2^32-1 octets");

@@ -234,6 +234,8 @@ struct iiop_server {
   bool started, shutting, shut_done;
   int stopping;              /* atomic: connections must stop dispatching */
   uint32_t nconns;           /* connections in the active list */
+  uint32_t ndead;            /* under mu: ended connections not yet freed (their
+                              * buffers, and budget charges, still held) */
   uint32_t ndoomed;          /* of them, evicted (closing; under mu) */
   uint32_t nthreaded;        /* of them, with a thread of their own (under mu) */
   srv_conn *active, *dead;
@@ -561,7 +563,7 @@ int iiop_server_stats_get(iiop_server *s, iiop_server_stats *st)
   st->limit_budget_closed = v[ST_L_BUDGET_CLOSED];
   st->limit_args = v[ST_L_ARGS];
   pthread_mutex_lock(&s->mu);
-  st->open = s->nconns;
+  st->open = s->nconns + s->ndead;  /* an ended one counts until its buffers are freed */
   pthread_mutex_unlock(&s->mu);
   int64_t used = budget_used(&s->bud);
   st->in_flight = used > 0 ? (uint64_t)used : 0;
@@ -588,7 +590,11 @@ static int send_bare(iiop_conn *c, uint8_t type, uint8_t minor)
  * part of a reply may be out). */
 static bool send_reply(srv_conn *sc, const iiop__reply *r)
 {
-  return r->len == 0 || iiop__conn_send(sc->conn, r->msg, r->len, r->request_id) == CDR_OK;
+  if (r->len == 0)
+    return true;
+  if (r->out && cdr_out_nrefs(r->out))
+    return iiop__conn_send_out(sc->conn, r->out, r->request_id) == CDR_OK;
+  return iiop__conn_send(sc->conn, r->msg, r->len, r->request_id) == CDR_OK;
 }
 
 /* One complete message: dispatch it, send what the dispatcher returns. */
@@ -751,6 +757,7 @@ static void conn_finish(srv_conn *sc)
   unlink_active(s, sc);
   sc->next = s->dead;
   s->dead = sc;
+  s->ndead++;
   pthread_cond_broadcast(&s->cv);
   pthread_mutex_unlock(&s->mu);
   /* The accept thread reaps it now, not at the next accept: its socket
@@ -818,6 +825,9 @@ static void reap(iiop_server *s)
     if (!d->pooled)
       pthread_join(d->thr, NULL);
     conn_free(s, d);
+    pthread_mutex_lock(&s->mu);
+    s->ndead--;
+    pthread_mutex_unlock(&s->mu);
     d = n;
   }
 }

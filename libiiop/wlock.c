@@ -79,6 +79,13 @@ int iiop__wlock_lock(iiop__wlock *l)
   return rc;
 }
 
+int iiop__wlock_trylock(iiop__wlock *l)
+{
+  if (__atomic_load_n(&l->closed, __ATOMIC_ACQUIRE))
+    return 0;
+  return try_take(l) ? 1 : 0;
+}
+
 void iiop__wlock_unlock(iiop__wlock *l)
 {
   __atomic_store_n(&l->locked, 0, __ATOMIC_SEQ_CST);

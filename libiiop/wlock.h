@@ -29,6 +29,9 @@ IIOP_HIDDEN void iiop__wlock_destroy(iiop__wlock *l);
 /* CDR_OK, or CDR_E_CLOSED after iiop__wlock_close(). */
 IIOP_HIDDEN int iiop__wlock_lock(iiop__wlock *l) IIOP_WUR;
 IIOP_HIDDEN void iiop__wlock_unlock(iiop__wlock *l);
+/* Take the lock if it is free, never waiting: 1 taken, 0 not (held, or
+ * closed). */
+IIOP_HIDDEN int iiop__wlock_trylock(iiop__wlock *l) IIOP_WUR;
 /* Mark closed and wake every waiter. */
 IIOP_HIDDEN void iiop__wlock_close(iiop__wlock *l);
 

@@ -345,6 +345,181 @@ START_TEST(test_fragment_whole_and_sizes)
 }
 END_TEST
 
+
+/* giop_fragmenter_nextv over a message in pieces gives the octets
+ * giop_fragmenter_next gives over the same message whole, fragment for
+ * fragment, the data pointing into the pieces. */
+START_TEST(test_fragment_pieces_same_octets)
+{
+  static const size_t bodies[] = { 40, 1000, 5000, 70000 };
+  static const size_t sizes[] = { 64, 1024, 8192, 0 };
+  for (int minor = 1; minor <= 2; minor++)
+    for (size_t bi = 0; bi < sizeof bodies / sizeof bodies[0]; bi++)
+      for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t len;
+        uint8_t *m = make_msg(minor, (int)(bi & 1), GIOP_REPLY, bodies[bi], 5, bi * 7 + si, &len);
+        /* Pieces: the header and a little, then cuts at odd places. */
+        size_t cuts[] = { 20, len / 3 + 1, len / 2 + 3, len - 1, len };
+        struct iovec seg[5];
+        int ns = 0;
+        size_t at = 0;
+        for (int k = 0; k < 5; k++) {
+          size_t c = cuts[k] < len ? cuts[k] : len;
+          if (c <= at)
+            continue;
+          seg[ns].iov_base = m + at;
+          seg[ns].iov_len = c - at;
+          ns++;
+          at = c;
+        }
+        giop_fragmenter f, g;
+        ck_assert_int_eq(giop_fragmenter_init(&f, m, len, sizes[si], 5), CDR_OK);
+        ck_assert_int_eq(giop_fragmenter_init_iov(&g, seg, ns, len, sizes[si], 5), CDR_OK);
+        struct iovec a[2], b[8];
+        int na, nb;
+        for (;;) {
+          int ra = giop_fragmenter_next(&f, a, &na);
+          ck_assert_int_eq(giop_fragmenter_nextv(&g, b, ns, &nb), CDR_E_INVALID);
+          int rb = giop_fragmenter_nextv(&g, b, 8, &nb);
+          ck_assert_int_eq(ra, rb);
+          if (!ra)
+            break;
+          obuf oa = { 0 }, ob = { 0 };
+          for (int k = 0; k < na; k++)
+            ob_put(&oa, a[k].iov_base, a[k].iov_len);
+          for (int k = 0; k < nb; k++) {
+            ob_put(&ob, b[k].iov_base, b[k].iov_len);
+            /* Data entries point into the message (the pieces are in M). */
+            if (b[k].iov_base != (void *)g.hdr)
+              ck_assert(b[k].iov_base >= (void *)m && (uint8_t *)b[k].iov_base < m + len);
+          }
+          TU_ASSERT_BYTES(ob.b, ob.n, oa.b, oa.n);
+          free(oa.b);
+          free(ob.b);
+        }
+        free(m);
+      }
+  /* Pieces that do not add up, a first piece without the whole header. */
+  uint8_t h[64] = { 0 };
+  size_t len;
+  uint8_t *m = make_msg(2, 0, GIOP_REPLY, 52, 5, 1, &len);
+  memcpy(h, m, len);
+  free(m);
+  giop_fragmenter f;
+  struct iovec seg[2] = { { h, 10 }, { h + 10, 54 } };
+  ck_assert_int_eq(giop_fragmenter_init_iov(&f, seg, 2, 64, 64, 5), CDR_E_INVALID);
+  seg[0].iov_len = 12;
+  seg[1].iov_base = h + 12;
+  seg[1].iov_len = 51;
+  ck_assert_int_eq(giop_fragmenter_init_iov(&f, seg, 2, 64, 64, 5), CDR_E_INVALID);
+  seg[1].iov_len = 52;
+  ck_assert_int_eq(giop_fragmenter_init_iov(&f, seg, 2, 64, 64, 5), CDR_OK);
+}
+END_TEST
+
+
+/* Octets that cannot begin "GIOP" are refused as soon as they are seen,
+ * whether the header arrives in one piece or a few octets at a time
+ * (tests/fuzz/fuzz_frag: the two used to differ). */
+START_TEST(test_reasm_bad_magic_in_pieces)
+{
+  static const uint8_t bad[11] = { 'G', 'I', 'O', 8, 0, 8, 0, 0, 0, 0, 0 };
+  giop_reasm *r = giop_reasm_new(NULL);
+  ck_assert_ptr_nonnull(r);
+  ck_assert_int_eq(giop_reasm_feed(r, bad, sizeof bad), CDR_E_PROTOCOL);
+  giop_reasm_free(r);
+  for (size_t cut = 1; cut < 4; cut++) {
+    r = giop_reasm_new(NULL);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(giop_reasm_feed(r, bad, cut), CDR_OK);   /* "G", "GI", "GIO": may begin it */
+    ck_assert_int_eq(giop_reasm_feed(r, bad + cut, sizeof bad - cut), CDR_E_PROTOCOL);
+    giop_reasm_free(r);
+  }
+  /* The same through giop_reasm_buffer()/commit(). */
+  r = giop_reasm_new(NULL);
+  ck_assert_ptr_nonnull(r);
+  for (size_t k = 0; k < 3; k++) {
+    uint8_t *b;
+    size_t room;
+    ck_assert_int_eq(giop_reasm_buffer(r, &b, &room), CDR_OK);
+    b[0] = bad[k];
+    ck_assert_int_eq(giop_reasm_commit(r, 1), CDR_OK);
+  }
+  uint8_t *b;
+  size_t room;
+  ck_assert_int_eq(giop_reasm_buffer(r, &b, &room), CDR_OK);
+  b[0] = bad[3];
+  ck_assert_int_eq(giop_reasm_commit(r, 1), CDR_E_PROTOCOL);
+  giop_reasm_free(r);
+}
+END_TEST
+
+
+/* Large fragments read as a socket delivers them (every read fills the
+ * room the reassembler offers: a fragment's header alone, its body with
+ * the next header, a message start sized by the last fragmented message)
+ * and in random pieces: the messages come out octet for octet, in GIOP
+ * 1.1 and 1.2, mixed with small ones and with fragments of another size. */
+START_TEST(test_reasm_large_fragments_as_read)
+{
+  static const size_t fsz[] = { 4096, 8192, 16384 };
+  for (int minor = 1; minor <= 2; minor++)
+    for (size_t fi = 0; fi < 3; fi++) {
+      size_t la, lb, lc, ld;
+      uint8_t *a = make_msg(minor, 1, GIOP_REQUEST, 70000, 21, 5 + fi, &la);
+      uint8_t *b = make_msg(minor, 1, GIOP_REQUEST, 40, 22, 6, &lb);
+      uint8_t *c = make_msg(minor, 0, GIOP_REPLY, 30001, 23, 7, &lc);
+      uint8_t *d = make_msg(minor, 1, GIOP_REQUEST, 9000, 24, 8, &ld);
+      obuf o = { 0 };
+      fragment_into(&o, a, la, fsz[fi], 21, NULL);
+      ob_put(&o, b, lb);
+      fragment_into(&o, c, lc, 4096, 23, NULL);
+      fragment_into(&o, a, la, fsz[fi], 21, NULL);
+      fragment_into(&o, d, ld, 1024, 24, NULL);
+      fragment_into(&o, a, la, fsz[fi], 21, NULL);
+      for (int mode = 0; mode < 2; mode++) {
+        tu_rng rng = { 99 + fi };
+        giop_reasm *r = giop_reasm_new(NULL);
+        ck_assert_ptr_nonnull(r);
+        int rc;
+        if (mode == 0) {
+          size_t off = 0;
+          rc = CDR_OK;
+          while (off < o.n && rc == CDR_OK) {
+            uint8_t *p;
+            size_t room;
+            rc = giop_reasm_buffer(r, &p, &room);
+            ck_assert_int_eq(rc, CDR_OK);
+            size_t k = room < o.n - off ? room : o.n - off;
+            memcpy(p, o.b + off, k);
+            off += k;
+            rc = giop_reasm_commit(r, k);
+          }
+        } else {
+          rc = feed_mode(r, o.b, o.n, FEED_ZC, &rng);
+        }
+        ck_assert_int_eq(rc, CDR_OK);
+        expect_msg(r, a, la);
+        expect_msg(r, b, lb);
+        expect_msg(r, c, lc);
+        expect_msg(r, a, la);
+        expect_msg(r, d, ld);
+        expect_msg(r, a, la);
+        uint8_t *m;
+        size_t ml;
+        ck_assert_int_eq(giop_reasm_next(r, &m, &ml), 0);
+        ck_assert_uint_eq(giop_reasm_pending_bytes(r), 0);
+        giop_reasm_free(r);
+      }
+      free(o.b);
+      free(a);
+      free(b);
+      free(c);
+      free(d);
+    }
+}
+END_TEST
+
 START_TEST(test_fragment_init_errors)
 {
   giop_fragmenter f;
@@ -1593,6 +1768,9 @@ static Suite *frag_suite(void)
   tcase_add_test(tc, test_fragment_exact_11);
   tcase_add_test(tc, test_fragment_whole_and_sizes);
   tcase_add_test(tc, test_fragment_init_errors);
+  tcase_add_test(tc, test_fragment_pieces_same_octets);
+  tcase_add_test(tc, test_reasm_bad_magic_in_pieces);
+  tcase_add_test(tc, test_reasm_large_fragments_as_read);
   suite_add_tcase(s, tc);
   tc = tcase_create("roundtrip");
   tcase_set_timeout(tc, 300);

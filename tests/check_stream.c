@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <cdr/cdr.h>
 #include "testutil.h"
 
@@ -2162,6 +2163,234 @@ START_TEST(test_empty_reads_on_a_stream_without_buffer)
 }
 END_TEST
 
+
+
+/* A NUL anywhere inside a long string is refused (the scan goes 256
+ * octets at a time where it can: every position of each block, the tail
+ * and the block edges), and the same string without it is read whole. */
+START_TEST(test_string_view_nul_every_position)
+{
+  static const uint32_t lens[] = { 255, 256, 257, 511, 512, 513, 1000, 4096 };
+  cdr_opts op;
+  cdr_opts_default(&op);
+  for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+    uint32_t n = lens[li];          /* octets before the terminating NUL */
+    uint8_t *b = malloc(4 + n + 1);
+    ck_assert_ptr_nonnull(b);
+    uint32_t wl = n + 1;
+    memcpy(b, &wl, 4);              /* host order: the stream reads CDR_HOST_ORDER */
+    for (uint32_t k = 0; k < n; k++)
+      b[4 + k] = (uint8_t)(1 + k % 255);
+    b[4 + n] = 0;
+    cdr_in in;
+    ck_assert_int_eq(cdr_in_init(&in, b, 4 + n + 1, CDR_HOST_ORDER, &op), CDR_OK);
+    const char *v = NULL;
+    uint32_t got = 0;
+    ck_assert_int_eq(cdr_get_string_view(&in, &v, &got), CDR_OK);
+    ck_assert_uint_eq(got, n);
+    ck_assert_ptr_eq(v, (const char *)b + 4);
+    cdr_in_close(&in);
+    for (uint32_t at = 0; at < n; at++) {
+      uint8_t keep = b[4 + at];
+      b[4 + at] = 0;
+      ck_assert_int_eq(cdr_in_init(&in, b, 4 + n + 1, CDR_HOST_ORDER, &op), CDR_OK);
+      ck_assert_int_eq(cdr_get_string_view(&in, &v, &got), CDR_E_STRING);
+      ck_assert_str_eq(cdr_in_error_message(&in), "NUL inside a string");
+      cdr_in_close(&in);
+      b[4 + at] = keep;
+    }
+    free(b);
+  }
+}
+END_TEST
+
+/* ---------------------------------------------------------------- gather (by reference) */
+
+/* The octets of O's gather list, concatenated into a malloc'd buffer. */
+static uint8_t *iov_join(const cdr_out *o, size_t *n)
+{
+  struct iovec v[CDR_OUT_IOV_MAX];
+  int k = cdr_out_iov(o, v, CDR_OUT_IOV_MAX);
+  ck_assert_int_ge(k, 0);
+  size_t t = 0;
+  for (int i = 0; i < k; i++)
+    t += v[i].iov_len;
+  uint8_t *b = malloc(t ? t : 1);
+  ck_assert_ptr_nonnull(b);
+  size_t at = 0;
+  for (int i = 0; i < k; i++) {
+    memcpy(b + at, v[i].iov_base, v[i].iov_len);
+    at += v[i].iov_len;
+  }
+  *n = t;
+  return b;
+}
+
+/* The same items written by the copying writers (REF 0) or the by-reference
+ * ones (REF 1). */
+static void gather_items(cdr_out *o, int ref, const char *s, size_t sl, const uint32_t *u,
+                         uint32_t un, const uint8_t *small)
+{
+  cdr_put_octet(o, 1);
+  if (ref)
+    cdr_put_string_ref(o, s, sl);
+  else
+    cdr_put_string_n(o, s, sl);
+  cdr_put_double(o, 3.5);           /* aligned on 8 after an odd-length string */
+  if (ref)
+    cdr_put_seq_ref(o, u, un, 4);
+  else
+    cdr_put_seq(o, u, un, 4);
+  if (ref)
+    cdr_put_raw_ref(o, small, 10);  /* below CDR_OUT_REF_MIN: copied */
+  else
+    cdr_put_raw(o, small, 10);
+  cdr_put_short(o, -2);
+  if (ref)
+    cdr_put_string_view(o, s, 999);
+  else
+    cdr_put_string_n(o, s, 999);
+  cdr_put_longlong(o, 7);
+}
+
+START_TEST(test_gather_exact_octets)
+{
+  static char s[1001];
+  memset(s, 'q', 1000);
+  static uint32_t u[300];
+  for (uint32_t k = 0; k < 300; k++)
+    u[k] = k * 2654435761u;
+  uint8_t small[10] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+  cdr_opts op;
+  cdr_opts_default(&op);
+  cdr_out w;
+  ck_assert_int_eq(cdr_out_init(&w, &op), CDR_OK);
+  gather_items(&w, 0, s, 1000, u, 300, small);
+  ck_assert_int_eq(cdr_out_status(&w), CDR_OK);
+  ck_assert_uint_eq(cdr_out_total(&w), cdr_out_size(&w));
+
+  cdr_out o;
+  ck_assert_int_eq(cdr_out_init(&o, &op), CDR_OK);
+  cdr_out_set_gather(&o, true);
+  gather_items(&o, 1, s, 1000, u, 300, small);
+  ck_assert_int_eq(cdr_out_status(&o), CDR_OK);
+  ck_assert_uint_eq(cdr_out_nrefs(&o), 3);   /* string, sequence, string view */
+  ck_assert_uint_eq(cdr_out_total(&o), cdr_out_size(&w));
+  ck_assert_uint_eq(cdr_out_size(&o), cdr_out_size(&w) - 1000 - 1200 - 999);
+  struct iovec v[CDR_OUT_IOV_MAX];
+  ck_assert_int_eq(cdr_out_iov(&o, v, CDR_OUT_IOV_MAX), 7);
+  ck_assert_ptr_eq(v[1].iov_base, s);        /* by reference: not copied */
+  ck_assert_uint_eq(v[1].iov_len, 1000);
+  ck_assert_ptr_eq(v[3].iov_base, u);
+  ck_assert_uint_eq(v[3].iov_len, 1200);
+  ck_assert_ptr_eq(v[5].iov_base, s);
+  ck_assert_uint_eq(v[5].iov_len, 999);
+  ck_assert_int_eq(cdr_out_iov(&o, v, 6), -1);
+  size_t n;
+  uint8_t *j = iov_join(&o, &n);
+  TU_ASSERT_BYTES(j, n, cdr_out_data(&w), cdr_out_size(&w));
+  free(j);
+  /* Flattened: the buffer holds all of it. */
+  ck_assert_int_eq(cdr_out_flatten(&o), CDR_OK);
+  ck_assert_uint_eq(cdr_out_nrefs(&o), 0);
+  TU_ASSERT_BYTES(cdr_out_data(&o), cdr_out_size(&o), cdr_out_data(&w), cdr_out_size(&w));
+  /* Writing on after flattening keeps the alignment. */
+  cdr_put_octet(&o, 9);
+  cdr_put_double(&o, 1.0);
+  cdr_put_octet(&w, 9);
+  cdr_put_double(&w, 1.0);
+  TU_ASSERT_BYTES(cdr_out_data(&o), cdr_out_size(&o), cdr_out_data(&w), cdr_out_size(&w));
+
+  /* Reset forgets the segments and keeps gathering; detach flattens. */
+  cdr_out_reset(&o);
+  cdr_out_reset(&w);
+  ck_assert_uint_eq(cdr_out_nrefs(&o), 0);
+  gather_items(&o, 1, s, 1000, u, 300, small);
+  gather_items(&w, 0, s, 1000, u, 300, small);
+  ck_assert_uint_eq(cdr_out_nrefs(&o), 3);
+  uint8_t *d;
+  ck_assert_int_eq(cdr_out_detach(&o, &d, &n), CDR_OK);
+  TU_ASSERT_BYTES(d, n, cdr_out_data(&w), cdr_out_size(&w));
+  cdr_out_buffer_free(&op, d);
+
+  /* Without cdr_out_set_gather() the *_ref writers copy. */
+  ck_assert_int_eq(cdr_out_init(&o, &op), CDR_OK);
+  gather_items(&o, 1, s, 1000, u, 300, small);
+  ck_assert_uint_eq(cdr_out_nrefs(&o), 0);
+  TU_ASSERT_BYTES(cdr_out_data(&o), cdr_out_size(&o), cdr_out_data(&w), cdr_out_size(&w));
+  cdr_out_close(&o);
+
+  /* The other byte order: the sequence of ulongs is swapped, so copied. */
+  op.byte_order = !CDR_HOST_ORDER;
+  ck_assert_int_eq(cdr_out_init(&o, &op), CDR_OK);
+  cdr_out_reset(&w);
+  cdr_out_close(&w);
+  ck_assert_int_eq(cdr_out_init(&w, &op), CDR_OK);
+  cdr_out_set_gather(&o, true);
+  gather_items(&o, 1, s, 1000, u, 300, small);
+  gather_items(&w, 0, s, 1000, u, 300, small);
+  ck_assert_uint_eq(cdr_out_nrefs(&o), 2);   /* the strings only */
+  j = iov_join(&o, &n);
+  TU_ASSERT_BYTES(j, n, cdr_out_data(&w), cdr_out_size(&w));
+  free(j);
+  cdr_out_close(&o);
+  cdr_out_close(&w);
+}
+END_TEST
+
+START_TEST(test_gather_limits_and_errors)
+{
+  static char s[4096];
+  memset(s, 'x', sizeof s);
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.max_size = 3000;
+  cdr_out o;
+  ck_assert_int_eq(cdr_out_init(&o, &op), CDR_OK);
+  cdr_out_set_gather(&o, true);
+  cdr_put_raw_ref(&o, s, 2000);
+  ck_assert_int_eq(cdr_out_status(&o), CDR_OK);
+  ck_assert_uint_eq(cdr_out_nrefs(&o), 1);
+  /* The segments count against max_size: 2000 + 1001 > 3000. */
+  for (int k = 0; k < 1001; k++)
+    cdr_put_octet(&o, 0);
+  ck_assert_int_eq(cdr_out_status(&o), CDR_E_LIMIT);
+  cdr_out_reset(&o);
+  cdr_put_raw(&o, s, 1000);
+  cdr_put_raw_ref(&o, s, 2001);
+  ck_assert_int_eq(cdr_out_status(&o), CDR_E_LIMIT);
+  cdr_out_reset(&o);
+  /* A NUL inside: refused, as cdr_put_string_n() refuses it. */
+  s[700] = 0;
+  cdr_put_string_ref(&o, s, 1000);
+  ck_assert_int_eq(cdr_out_status(&o), CDR_E_STRING);
+  s[700] = 'x';
+  cdr_out_reset(&o);
+  /* Inside an encapsulation: copied (its length is a buffer difference). */
+  cdr_out_begin_encap(&o);
+  cdr_put_raw_ref(&o, s, 1000);
+  ck_assert_uint_eq(cdr_out_nrefs(&o), 0);
+  cdr_out_end_encap(&o);
+  ck_assert_int_eq(cdr_out_status(&o), CDR_OK);
+  ck_assert_uint_eq(cdr_out_size(&o), 4 + 1 + 1000);
+  /* More than CDR_OUT_REFS runs: the rest are copied. */
+  cdr_out_reset(&o);
+  op.max_size = 1 << 20;
+  cdr_out_close(&o);
+  ck_assert_int_eq(cdr_out_init(&o, &op), CDR_OK);
+  cdr_out_set_gather(&o, true);
+  for (int k = 0; k < CDR_OUT_REFS + 2; k++) {
+    cdr_put_octet(&o, (uint8_t)k);
+    cdr_put_raw_ref(&o, s + k, 600);
+  }
+  ck_assert_int_eq(cdr_out_status(&o), CDR_OK);
+  ck_assert_uint_eq(cdr_out_nrefs(&o), CDR_OUT_REFS);
+  ck_assert_uint_eq(cdr_out_total(&o), (size_t)(CDR_OUT_REFS + 2) * 601);
+  ck_assert_uint_eq(cdr_out_size(&o), (size_t)(CDR_OUT_REFS + 2) * 601 - CDR_OUT_REFS * 600);
+  cdr_out_close(&o);
+}
+END_TEST
+
 static Suite *stream_suite(void)
 {
   Suite *s = suite_create("stream");
@@ -2206,6 +2435,9 @@ static Suite *stream_suite(void)
   tcase_add_test(tc, test_max_size);
   tcase_add_test(tc, test_fixed_buffer);
   tcase_add_test(tc, test_detach);
+  tcase_add_test(tc, test_gather_exact_octets);
+  tcase_add_test(tc, test_string_view_nul_every_position);
+  tcase_add_test(tc, test_gather_limits_and_errors);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("codeset");

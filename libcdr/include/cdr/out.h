@@ -18,6 +18,15 @@
  * grown on demand up to opts.max_size) unless cdr_out_init_buffer() gave it
  * a caller's fixed buffer.  cdr_out_close() returns it to the pool.
  *
+ * Gathering: a stream for which cdr_out_set_gather() was called may take
+ * large octet runs by reference instead of copying them (cdr_put_raw_ref(),
+ * cdr_put_seq_ref(), cdr_put_string_ref(), cdr_put_string_view()): the
+ * stream is then its own buffer with up to CDR_OUT_REFS caller segments
+ * interleaved, which cdr_out_iov() lists for a gather write (writev).
+ * Positions (alignment, cdr_out_total(), GIOP message_size) count the
+ * referenced octets; the buffer (cdr_out_data(), cdr_out_size(),
+ * cdr_out_patch_ulong() positions) does not hold them.
+ *
  * A stream is not thread-safe; it may be closed on another thread than the
  * one that opened it.
  */
@@ -33,6 +42,17 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Most by-reference segments one stream holds; later by-reference writes
+ * copy. */
+#define CDR_OUT_REFS 8
+/* Octet runs shorter than this are copied even by the *_ref writers (an
+ * iovec costs the kernel more than copying a few hundred octets). */
+#define CDR_OUT_REF_MIN 512
+/* iovecs cdr_out_iov() may need: the buffer's pieces around the segments. */
+#define CDR_OUT_IOV_MAX (2 * CDR_OUT_REFS + 1)
+
+struct iovec;
 
 /* The fields are private.  The struct is visible so that the primitive
  * writers below are inline and a stream can live on the stack. */
@@ -52,6 +72,11 @@ typedef struct cdr_out {
   cdr_opts opts;
   struct { size_t len_pos, origin; uint8_t order, swap; } encap[CDR_ENCAP_MAX];
   void *ext;             /* value-graph state (indirection tables), created on demand */
+  uint8_t gather;        /* cdr_out_set_gather(): by-reference writes allowed */
+  uint8_t nref;          /* segments in ref[] */
+  size_t ref_total;      /* octets in them */
+  struct { size_t at; const uint8_t *p; size_t n; } ref[CDR_OUT_REFS];
+                         /* ref[k]: n octets at p that follow the first `at` of buf */
 } cdr_out;
 
 /* Initialise O with options OPTS (NULL: cdr_opts_default()).  Allocates
@@ -94,9 +119,36 @@ static inline const char *cdr_out_error_message(const cdr_out *o)
 {
   return o->status != CDR_OK ? o->err_msg : "";
 }
-/* The octets written so far (valid until the next write, reset or close). */
+/* The octets written so far into the stream's buffer (valid until the next
+ * write, reset or close): the whole stream unless by-reference segments
+ * were taken (then cdr_out_iov() or cdr_out_flatten()). */
 static inline const uint8_t *cdr_out_data(const cdr_out *o) { return o->buf; }
 static inline size_t cdr_out_size(const cdr_out *o) { return o->pos; }
+/* The stream's length in octets, by-reference segments included (equal to
+ * cdr_out_size() when there are none). */
+static inline size_t cdr_out_total(const cdr_out *o) { return o->pos + o->ref_total; }
+/* Number of by-reference segments held (0..CDR_OUT_REFS). */
+static inline unsigned cdr_out_nrefs(const cdr_out *o) { return o->nref; }
+
+/* Allow (ON true) or stop (false) by-reference writes on O from now on.
+ * Segments already taken stay.  A stream starts without; cdr_out_reset()
+ * keeps the setting.  Whoever sends the stream must send it with
+ * cdr_out_iov() (or flatten it) while the referenced octets are valid. */
+CDR_API void cdr_out_set_gather(cdr_out *o, bool on) CDR_NONNULL(1);
+
+/* The whole stream as IOV[0..n): the buffer's pieces and the segments in
+ * order, empty pieces left out; returns n (1 for a stream without
+ * segments, 0 for an empty one), or -1 when MAX entries are too few
+ * (CDR_OUT_IOV_MAX always suffice).  The entries stay valid until the
+ * next write, reset or close. */
+CDR_API int cdr_out_iov(const cdr_out *o, struct iovec *iov, int max) CDR_NONNULL(1);
+
+/* Copy the segments into the buffer (growing it), so that cdr_out_data()
+ * and cdr_out_size() hold the whole stream and the referenced octets are
+ * no longer needed.  Errors (also recorded as the status): CDR_E_NOMEM,
+ * CDR_E_LIMIT (larger than opts.max_size or the caller's fixed buffer),
+ * the stream's status. */
+CDR_API int cdr_out_flatten(cdr_out *o) CDR_NONNULL(1);
 /* The byte order written (CDR_BIG_ENDIAN or CDR_LITTLE_ENDIAN). */
 static inline int cdr_out_byte_order(const cdr_out *o) { return o->opts.byte_order; }
 static inline const cdr_opts *cdr_out_opts(const cdr_out *o) { return &o->opts; }
@@ -224,6 +276,33 @@ CDR_API void cdr_put_array_boolean(cdr_out *o, const bool *v, size_t n) CDR_NONN
 CDR_API void cdr_put_seq(cdr_out *o, const void *v, uint32_t n, size_t esize) CDR_NONNULL(1);
 /* Raw octets with no alignment and no count. */
 CDR_API void cdr_put_raw(cdr_out *o, const void *v, size_t n) CDR_NONNULL(1);
+
+/* By-reference writers: the wire form of their copying namesakes, but the
+ * octets of V (S) are not copied when the stream gathers
+ * (cdr_out_set_gather()), the run is at least CDR_OUT_REF_MIN octets, no
+ * encapsulation is open, no value graph is being written (its indirection
+ * offsets are buffer positions), the byte orders match (multi-octet
+ * elements) and fewer than CDR_OUT_REFS segments are held: the stream
+ * records a segment instead.  Otherwise they copy, as cdr_put_raw() and
+ * the others.  Ownership: a referenced V stays the caller's and must stay
+ * valid and unchanged until the stream is sent (cdr_out_iov()),
+ * flattened, reset or closed.  Errors: those of the copying namesakes;
+ * CDR_E_LIMIT when the stream would pass opts.max_size. */
+CDR_API void cdr_put_raw_ref(cdr_out *o, const void *v, size_t n) CDR_NONNULL(1);
+/* A sequence (ulong count N, elements of ESIZE octets aligned on ESIZE), as
+ * cdr_put_seq(), by reference. */
+CDR_API void cdr_put_seq_ref(cdr_out *o, const void *v, uint32_t n, size_t esize) CDR_NONNULL(1);
+/* A string as cdr_put_string_n() writes it (NUL inside: CDR_E_STRING;
+ * code-set conversion when opts.ncs_c and tcs_c differ, which copies), the
+ * LEN octets of S by reference. */
+CDR_API void cdr_put_string_ref(cdr_out *o, const char *s, size_t len) CDR_NONNULL(1);
+/* A string whose LEN octets at S are already in the transmission code set
+ * and hold no NUL -- a view cdr_get_string_view() returned, whose checks
+ * those were -- written as is: ulong LEN + 1, the octets (by reference),
+ * the NUL.  Neither scanned nor converted again; S need not be
+ * NUL-terminated.  Errors: CDR_E_INVALID (S NULL with LEN > 0),
+ * CDR_E_LIMIT (LEN >= 2^32 - 1). */
+CDR_API void cdr_put_string_view(cdr_out *o, const char *s, size_t len) CDR_NONNULL(1);
 
 /* Encapsulation (CDR chapter, "Encapsulation"): writes a ulong length
  * placeholder, then the byte-order octet; alignment inside restarts at that

@@ -53,6 +53,9 @@ typedef struct giop_fragmenter {
   uint32_t request_id;
   uint8_t minor, flags, first_done, done;
   uint8_t hdr[16];
+  const struct iovec *segs;  /* giop_fragmenter_init_iov(): the message's pieces */
+  int nseg, si;              /*   how many; the one the next data starts in */
+  size_t sbase;              /*   message offset of segs[si] */
 } giop_fragmenter;
 
 /* Prepare to split the complete message MSG (LEN octets, its 12-octet
@@ -68,6 +71,26 @@ typedef struct giop_fragmenter {
  * not match LEN).  *F is untouched on error. */
 IIOP_API int giop_fragmenter_init(giop_fragmenter *f, const uint8_t *msg, size_t len,
                                   size_t frag_size, uint32_t request_id) IIOP_WUR;
+
+/* As giop_fragmenter_init(), for a message given as the NSEG pieces of
+ * SEGS (LEN octets in all; a gather list such as cdr_out_iov() gives),
+ * the first piece holding at least the 12-octet header.  SEGS and what it
+ * points to must stay valid and unchanged until the last
+ * giop_fragmenter_nextv().  Errors: as giop_fragmenter_init(); also
+ * CDR_E_INVALID when NSEG < 1, the first piece is shorter than 12 octets
+ * or the pieces do not add up to LEN. */
+IIOP_API int giop_fragmenter_init_iov(giop_fragmenter *f, const struct iovec *segs, int nseg,
+                                      size_t len, size_t frag_size, uint32_t request_id) IIOP_WUR;
+
+/* The next fragment message of a fragmenter set up by
+ * giop_fragmenter_init_iov(), as IOV[0..*N): a header the fragmenter owns
+ * (valid until the next call; absent when the message goes whole), then
+ * the data as pieces of SEGS (a fragment's data may span several).  MAX
+ * must be at least NSEG + 1.  Returns 1 with a fragment, 0 when all have
+ * been given, CDR_E_INVALID (MAX too small, or a fragmenter not set up by
+ * giop_fragmenter_init_iov()). */
+IIOP_API int giop_fragmenter_nextv(giop_fragmenter *f, struct iovec *iov, int max, int *n)
+  IIOP_WUR;
 
 /* The next fragment message as IOV[0..*N) (at most 2 entries: a header the
  * fragmenter owns, valid until the next call, and data inside MSG).

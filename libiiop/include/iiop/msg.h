@@ -227,7 +227,9 @@ IIOP_API void giop_put_system_exception(cdr_out *o, const giop_system_exception 
  * Errors: the stream's (a completion status above 2 is CDR_E_VALUE; that
  * ID without an arena is CDR_E_STATE); *E is untouched on error. */
 IIOP_API int giop_get_system_exception(cdr_in *i, giop_system_exception *e) IIOP_WUR;
-/* Patch message_size.  Errors: the stream's status; CDR_E_LIMIT when the
+/* Patch message_size: cdr_out_total() - 12, so that a stream holding
+ * by-reference segments (cdr_out_set_gather()) counts them; such a message
+ * is sent as cdr_out_iov() lists it.  Errors: the stream's status; CDR_E_LIMIT when the
  * message exceeds 4 GiB - 1 octets; CDR_E_STATE without a GIOP header. */
 IIOP_API int giop_end(cdr_out *o);
 

@@ -105,8 +105,11 @@ IIOP_API void iiop_ref_free(iiop_ref *r);
 
 /* Begin a call of OPERATION on R: *ARGS is the stream to write the
  * arguments into (GIOP 1.2 body alignment done), in R's GIOP version and
- * negotiated code sets.  ONEWAY: no reply expected.  Call objects, their
- * buffers and arenas are pooled: a steady stream of calls allocates
+ * negotiated code sets.  ONEWAY: no reply expected.  *ARGS gathers
+ * (cdr_out_set_gather()): octets written into it by reference
+ * (cdr_put_string_ref() and the others) are sent from the caller's memory,
+ * which must stay valid until iiop_call_invoke() returns.  Call objects,
+ * their buffers and arenas are pooled: a steady stream of calls allocates
  * nothing.  Errors: CDR_E_NOMEM, CDR_E_INVALID (a NULL argument). */
 IIOP_API int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iiop_call **out,
                              cdr_out **args) IIOP_WUR;
@@ -160,7 +163,12 @@ typedef struct iiop_request iiop_request;
  * negative cdr_status to reply with the system exception it maps to
  * (cdr_status_exception(); completion status NO unless the operation set
  * another with iiop_request_set_completed()).  Decoded arguments live in
- * the request's arena until the reply is sent. */
+ * the request's arena until the reply is sent.  RESULT gathers
+ * (cdr_out_set_gather()): an operation may answer with octets it was given
+ * -- a view read from ARGS (cdr_get_string_view(), cdr_get_octets_view()),
+ * arena memory -- by reference (cdr_put_string_view(), cdr_put_seq_ref(),
+ * cdr_put_raw_ref()); the request and its arena stay valid until the reply
+ * has been sent, so nothing of it is copied in user space. */
 typedef int (*iiop_op_fn)(void *servant, iiop_request *req, cdr_in *args, cdr_out *result);
 
 typedef struct iiop_operation {
@@ -295,7 +303,8 @@ IIOP_API void iiop_server_shutdown(iiop_server *s);
  * limit of iiop/limits.h hit adds one to its counter. */
 typedef struct iiop_server_stats {
   uint64_t accepted;         /* connections accepted */
-  uint64_t open;             /* connections open now (handshakes included) */
+  uint64_t open;             /* connections open now (handshakes included; an ended one
+                              * until its buffers and budget charges are given back) */
   uint64_t refused;          /* closed at once: at max_connections with every connection
                               * dispatching */
   uint64_t evicted;          /* ended to make room for a new one at max_connections */

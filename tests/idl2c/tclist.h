@@ -1,0 +1,40 @@
+/* tclist.h - the TypeCodes of types.idl and base.idl that tests/idl2c.test
+ * compares, octet for octet, between idl2c's descriptors (tc-dump.c) and
+ * omniORB's (omni-tc-dump.cc): X(C name, C++ TypeCode).
+ * T::NodeSeq is not listed: as the outermost TypeCode it is an alias whose
+ * sequence's element refers back to it, which libcdr's reader refuses
+ * (CDR_E_TYPE, "a type that contains itself"); it is compared inside
+ * T::Node's TypeCode. */
+X(Base_Point, Base::_tc_Point)
+X(Base_LongSeq, Base::_tc_LongSeq)
+X(Base_Color, Base::_tc_Color)
+X(Base_Oops, Base::_tc_Oops)
+X(T_Long_t, T::_tc_Long_t)
+X(T_Name, T::_tc_Name)
+X(T_WName, T::_tc_WName)
+X(T_Money, T::_tc_Money)
+X(T_Matrix, T::_tc_Matrix)
+X(T_Names, T::_tc_Names)
+X(T_PointSeq, T::_tc_PointSeq)
+X(T_Blob, T::_tc_Blob)
+X(T_LongSeqSeq, T::_tc_LongSeqSeq)
+X(T_AnyT, T::_tc_AnyT)
+X(T_TC, T::_tc_TC)
+X(T_Shape, T::_tc_Shape)
+X(T_Fixed1, T::_tc_Fixed1)
+X(T_Var1, T::_tc_Var1)
+X(T_Var1_Inner, T::Var1::_tc_Inner)
+X(T_U, T::_tc_U)
+X(T_UE, T::_tc_UE)
+X(T_UB, T::_tc_UB)
+X(T_UC, T::_tc_UC)
+X(T_Node, T::_tc_Node)
+X(T_Empty, T::_tc_Empty)
+X(T_Failed, T::_tc_Failed)
+X(T_Thing, T::_tc_Thing)
+X(T_Thing_InThing, T::Thing::_tc_InThing)
+X(T_Thing_ThingError, T::Thing::_tc_ThingError)
+X(T_Fwd, T::_tc_Fwd)
+X(T_ThingAlias, T::_tc_ThingAlias)
+X(P_Renamed, P::_tc_Renamed)
+X(P_Versioned, P::_tc_Versioned)

@@ -1,0 +1,472 @@
+/* corbaorb/corba.h - the OMG IDL-to-C language mapping's runtime
+ * (libcorbaorb, pkg-config corbaorb), over libiiop and libcdr.
+ *
+ * What a C program written against the mapping (and the code idl2c
+ * generates) includes: the basic types, CORBA_Environment and exceptions,
+ * the mapping's memory rules (CORBA_free and the allocators), the ORB, object
+ * references, a POA subset, and the invocation engine the generated stubs
+ * and skeletons call.  The names and signatures are the OMG's (as ORBit2
+ * implemented them); names this runtime adds for the generated code begin
+ * with corbaorb_.
+ *
+ * Memory.  Everything the ORB hands to a program to free, and everything a
+ * program hands to the ORB to free, is freed with CORBA_free(): strings
+ * (CORBA_string_alloc/dup), wstrings, and the blocks the generated T__alloc()
+ * and T_allocbuf() functions return (corbaorb_alloc/corbaorb_allocbuf).
+ * Each such block carries a hidden header before the memory the program
+ * sees, holding the element TypeCode and count, so that CORBA_free frees
+ * deeply: every string, sequence buffer whose _release is set, any value,
+ * TypeCode and object reference inside, whatever the program assigned there
+ * since (the members must themselves be CORBA_ allocations, as the mapping
+ * says).  A pointer that did not come from these allocators must never be
+ * passed to CORBA_free.  Object references and TypeCodes are released with
+ * CORBA_Object_release (CORBA_free of one does the same).
+ *
+ * Threads: an ORB, its references and its POAs may be used by any number of
+ * threads at once; a CORBA_Environment belongs to one thread.
+ */
+#ifndef CORBAORB_CORBA_H
+#define CORBAORB_CORBA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cdr/cdr.h>
+#include <cdr/typecode.h>
+#include <iiop/orb.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(CORBAORB_BUILDING)
+#define CORBAORB_API __attribute__((visibility("default")))
+#else
+#define CORBAORB_API
+#endif
+
+/* ---------------------------------------------------------------- basic types */
+
+typedef int16_t CORBA_short;
+typedef uint16_t CORBA_unsigned_short;
+typedef int32_t CORBA_long;
+typedef uint32_t CORBA_unsigned_long;
+typedef int64_t CORBA_long_long;
+typedef uint64_t CORBA_unsigned_long_long;
+typedef float CORBA_float;
+typedef double CORBA_double;
+typedef long double CORBA_long_double;
+/* One octet, 0 or 1 (another value fails to marshal: MARSHAL). */
+typedef uint8_t CORBA_boolean;
+typedef char CORBA_char;
+/* A code point (UTF-32 in memory; the wire's code set is negotiated). */
+typedef cdr_wchar CORBA_wchar;
+typedef uint8_t CORBA_octet;
+typedef char *CORBA_string;
+typedef CORBA_wchar *CORBA_wstring;
+typedef cdr_fixed CORBA_fixed;
+typedef cdr_any CORBA_any;
+typedef cdr_typecode CORBA_TypeCode;
+typedef uint32_t CORBA_enum;
+
+#define CORBA_TRUE 1
+#define CORBA_FALSE 0
+
+/* TypeCode constants of the basic types. */
+#define TC_null cdr_tc_null
+#define TC_void cdr_tc_void
+#define TC_CORBA_short cdr_tc_short
+#define TC_CORBA_long cdr_tc_long
+#define TC_CORBA_long_long cdr_tc_longlong
+#define TC_CORBA_unsigned_short cdr_tc_ushort
+#define TC_CORBA_unsigned_long cdr_tc_ulong
+#define TC_CORBA_unsigned_long_long cdr_tc_ulonglong
+#define TC_CORBA_float cdr_tc_float
+#define TC_CORBA_double cdr_tc_double
+#define TC_CORBA_long_double cdr_tc_longdouble
+#define TC_CORBA_boolean cdr_tc_boolean
+#define TC_CORBA_char cdr_tc_char
+#define TC_CORBA_wchar cdr_tc_wchar
+#define TC_CORBA_octet cdr_tc_octet
+#define TC_CORBA_any cdr_tc_any
+#define TC_CORBA_TypeCode cdr_tc_TypeCode
+#define TC_CORBA_Principal cdr_tc_Principal
+#define TC_CORBA_string cdr_tc_string
+#define TC_CORBA_wstring cdr_tc_wstring
+#define TC_CORBA_Object cdr_tc_Object
+
+/* ---------------------------------------------------------------- objects */
+
+/* An object reference (reference counted: CORBA_Object_duplicate and
+ * CORBA_Object_release).  CORBA_OBJECT_NIL is the nil reference. */
+typedef struct CORBA_Object_type *CORBA_Object;
+#define CORBA_OBJECT_NIL ((CORBA_Object)NULL)
+
+typedef struct CORBA_ORB_type *CORBA_ORB;
+typedef struct PortableServer_POA_type *PortableServer_POA;
+typedef struct PortableServer_POAManager_type *PortableServer_POAManager;
+typedef struct CORBA_Policy_type *CORBA_Policy;
+
+/* ---------------------------------------------------------------- exceptions */
+
+typedef enum CORBA_exception_type {
+  CORBA_NO_EXCEPTION = 0,
+  CORBA_USER_EXCEPTION = 1,
+  CORBA_SYSTEM_EXCEPTION = 2
+} CORBA_exception_type;
+
+typedef enum CORBA_completion_status {
+  CORBA_COMPLETED_YES = 0,
+  CORBA_COMPLETED_NO = 1,
+  CORBA_COMPLETED_MAYBE = 2
+} CORBA_completion_status;
+
+/* The members of every system exception (CORBA_exception_value() of one). */
+typedef struct CORBA_SystemException {
+  CORBA_unsigned_long minor;
+  CORBA_completion_status completed;
+} CORBA_SystemException;
+
+/* Where an operation's outcome goes.  Initialise with CORBA_exception_init()
+ * (or zero it); after an exception, CORBA_exception_free() gives back what
+ * it holds (the ORB also frees an earlier exception before it sets a new
+ * one).  _major tells what happened; the other members are the runtime's:
+ * read them through CORBA_exception_id() and CORBA_exception_value(). */
+typedef struct CORBA_Environment {
+  CORBA_exception_type _major;
+  char *_id;                  /* repository ID (static, or owned when _flags & 1) */
+  void *_params;              /* the exception's members (owned when _flags & 2) */
+  CORBA_SystemException _sys; /* a system exception's members, _params points here */
+  unsigned _flags;
+} CORBA_Environment;
+
+/* Zero EV: no exception. */
+CORBAORB_API void CORBA_exception_init(CORBA_Environment *ev);
+/* Set an exception: MAJOR, the repository ID EXCEPT_REPOS_ID (copied) and
+ * PARAM, the exception's members (a user exception's T__alloc() block, or
+ * NULL for one without members; owned by EV from now: freed by
+ * CORBA_exception_free with CORBA_free).  A servant raises a user exception
+ * this way.  For a system exception PARAM may be a CORBA_SystemException
+ * (copied, not owned) or NULL (minor 0, COMPLETED_NO).  An exception EV held
+ * before is freed first.  On allocation failure EV holds NO_MEMORY. */
+CORBAORB_API void CORBA_exception_set(CORBA_Environment *ev, CORBA_exception_type major,
+                                      const CORBA_char *except_repos_id, void *param);
+/* Set the system exception EXCEPT_REPOS_ID (an ex_CORBA_* string) with
+ * minor code 0 and completion COMPLETED. */
+CORBAORB_API void CORBA_exception_set_system(CORBA_Environment *ev,
+                                             const CORBA_char *except_repos_id,
+                                             CORBA_completion_status completed);
+/* As CORBA_exception_set_system, with a minor code. */
+CORBAORB_API void corbaorb_exception_set_system_minor(CORBA_Environment *ev,
+                                                      const CORBA_char *except_repos_id,
+                                                      CORBA_unsigned_long minor,
+                                                      CORBA_completion_status completed);
+/* The repository ID of EV's exception (NULL when none); borrowed from EV. */
+CORBAORB_API CORBA_char *CORBA_exception_id(CORBA_Environment *ev);
+/* The members of EV's exception (a user exception's struct, or a
+ * CORBA_SystemException), or NULL; borrowed from EV. */
+CORBAORB_API void *CORBA_exception_value(CORBA_Environment *ev);
+/* Free what EV holds; EV is then NO_EXCEPTION. */
+CORBAORB_API void CORBA_exception_free(CORBA_Environment *ev);
+
+/* Repository IDs of the standard system exceptions (CORBA 3.x, Part 1,
+ * "Standard Exceptions"): compare CORBA_exception_id() with strcmp. */
+#define CORBAORB_SYSEX(n) "IDL:omg.org/CORBA/" #n ":1.0"
+#define ex_CORBA_UNKNOWN CORBAORB_SYSEX(UNKNOWN)
+#define ex_CORBA_BAD_PARAM CORBAORB_SYSEX(BAD_PARAM)
+#define ex_CORBA_NO_MEMORY CORBAORB_SYSEX(NO_MEMORY)
+#define ex_CORBA_IMP_LIMIT CORBAORB_SYSEX(IMP_LIMIT)
+#define ex_CORBA_COMM_FAILURE CORBAORB_SYSEX(COMM_FAILURE)
+#define ex_CORBA_INV_OBJREF CORBAORB_SYSEX(INV_OBJREF)
+#define ex_CORBA_NO_PERMISSION CORBAORB_SYSEX(NO_PERMISSION)
+#define ex_CORBA_INTERNAL CORBAORB_SYSEX(INTERNAL)
+#define ex_CORBA_MARSHAL CORBAORB_SYSEX(MARSHAL)
+#define ex_CORBA_INITIALIZE CORBAORB_SYSEX(INITIALIZE)
+#define ex_CORBA_NO_IMPLEMENT CORBAORB_SYSEX(NO_IMPLEMENT)
+#define ex_CORBA_BAD_TYPECODE CORBAORB_SYSEX(BAD_TYPECODE)
+#define ex_CORBA_BAD_OPERATION CORBAORB_SYSEX(BAD_OPERATION)
+#define ex_CORBA_NO_RESOURCES CORBAORB_SYSEX(NO_RESOURCES)
+#define ex_CORBA_NO_RESPONSE CORBAORB_SYSEX(NO_RESPONSE)
+#define ex_CORBA_PERSIST_STORE CORBAORB_SYSEX(PERSIST_STORE)
+#define ex_CORBA_BAD_INV_ORDER CORBAORB_SYSEX(BAD_INV_ORDER)
+#define ex_CORBA_TRANSIENT CORBAORB_SYSEX(TRANSIENT)
+#define ex_CORBA_FREE_MEM CORBAORB_SYSEX(FREE_MEM)
+#define ex_CORBA_INV_IDENT CORBAORB_SYSEX(INV_IDENT)
+#define ex_CORBA_INV_FLAG CORBAORB_SYSEX(INV_FLAG)
+#define ex_CORBA_INTF_REPOS CORBAORB_SYSEX(INTF_REPOS)
+#define ex_CORBA_BAD_CONTEXT CORBAORB_SYSEX(BAD_CONTEXT)
+#define ex_CORBA_OBJ_ADAPTER CORBAORB_SYSEX(OBJ_ADAPTER)
+#define ex_CORBA_DATA_CONVERSION CORBAORB_SYSEX(DATA_CONVERSION)
+#define ex_CORBA_OBJECT_NOT_EXIST CORBAORB_SYSEX(OBJECT_NOT_EXIST)
+#define ex_CORBA_TRANSACTION_REQUIRED CORBAORB_SYSEX(TRANSACTION_REQUIRED)
+#define ex_CORBA_TRANSACTION_ROLLEDBACK CORBAORB_SYSEX(TRANSACTION_ROLLEDBACK)
+#define ex_CORBA_INVALID_TRANSACTION CORBAORB_SYSEX(INVALID_TRANSACTION)
+#define ex_CORBA_INV_POLICY CORBAORB_SYSEX(INV_POLICY)
+#define ex_CORBA_CODESET_INCOMPATIBLE CORBAORB_SYSEX(CODESET_INCOMPATIBLE)
+#define ex_CORBA_REBIND CORBAORB_SYSEX(REBIND)
+#define ex_CORBA_TIMEOUT CORBAORB_SYSEX(TIMEOUT)
+#define ex_CORBA_TRANSACTION_UNAVAILABLE CORBAORB_SYSEX(TRANSACTION_UNAVAILABLE)
+#define ex_CORBA_TRANSACTION_MODE CORBAORB_SYSEX(TRANSACTION_MODE)
+#define ex_CORBA_BAD_QOS CORBAORB_SYSEX(BAD_QOS)
+
+/* ---------------------------------------------------------------- memory */
+
+/* Free MEM deeply (see "Memory" above); NULL is a no-op. */
+CORBAORB_API void CORBA_free(void *mem);
+/* A string of LEN characters and the NUL (contents undefined but for
+ * str[len] = 0); NULL when out of memory. */
+CORBAORB_API CORBA_char *CORBA_string_alloc(CORBA_unsigned_long len);
+/* A copy of STR (NULL: NULL). */
+CORBAORB_API CORBA_char *CORBA_string_dup(const CORBA_char *str);
+CORBAORB_API CORBA_wchar *CORBA_wstring_alloc(CORBA_unsigned_long len);
+CORBAORB_API CORBA_wchar *CORBA_wstring_dup(const CORBA_wchar *str);
+CORBAORB_API CORBA_unsigned_long CORBA_wstring_len(const CORBA_wchar *str);
+/* An empty any (tk_null), freed with CORBA_free. */
+CORBAORB_API CORBA_any *CORBA_any__alloc(void);
+/* Deep copy of the any SRC into the empty any DST (_release set); a
+ * CORBA_any__copy failing on memory leaves DST tk_null. */
+CORBAORB_API void CORBA_any__copy(CORBA_any *dst, const CORBA_any *src);
+
+/* The typed allocator the generated T__alloc() and T_allocbuf() call:
+ * COUNT zeroed elements of TC's C layout (tc->size octets each), with the
+ * hidden header that lets CORBA_free free each element deeply by TC.  NULL
+ * when out of memory or when COUNT * tc->size overflows. */
+CORBAORB_API void *corbaorb_alloc(CORBA_TypeCode tc, CORBA_unsigned_long count);
+/* The same for a sequence buffer: LEN elements of TC (CORBA_free frees them
+ * and each element deeply).  LEN 0 gives a valid block of no elements. */
+CORBAORB_API void *corbaorb_allocbuf(CORBA_TypeCode tc, CORBA_unsigned_long len);
+/* Free the contents (not the storage) of the value at P of type TC: what
+ * CORBA_free does for each element of a block. */
+CORBAORB_API void corbaorb_free_contents(CORBA_TypeCode tc, void *p);
+/* Deep-copy the value at SRC of type TC into DST (tc->size octets, their
+ * old contents overwritten, not freed), every string, buffer and value
+ * newly allocated as CORBA_free expects.  CDR_OK or CDR_E_NOMEM (DST then
+ * holds a valid, partial copy: free it with corbaorb_free_contents). */
+CORBAORB_API int corbaorb_copy(CORBA_TypeCode tc, void *dst, const void *src);
+/* Whether TC's type is variable-length in the mapping's sense (strings,
+ * sequences, any, TypeCodes, object references, or a struct, union or
+ * array holding one): 1 or 0. */
+CORBAORB_API int corbaorb_tc_is_variable(CORBA_TypeCode tc);
+
+/* The mapping's sequence helpers (for any CORBA_sequence_T). */
+#define CORBA_sequence_set_release(s, r) ((s)->_release = (r))
+#define CORBA_sequence_get_release(s) ((s)->_release)
+
+#if !defined(_CORBA_sequence_CORBA_octet_defined)
+#define _CORBA_sequence_CORBA_octet_defined 1
+typedef struct CORBA_sequence_CORBA_octet {
+  CORBA_unsigned_long _maximum;
+  CORBA_unsigned_long _length;
+  CORBA_octet *_buffer;
+  CORBA_boolean _release;
+} CORBA_sequence_CORBA_octet;
+#endif
+#define CORBA_sequence_CORBA_octet_allocbuf(l) \
+  ((CORBA_octet *)corbaorb_allocbuf(TC_CORBA_octet, (l)))
+
+/* ---------------------------------------------------------------- the ORB */
+
+typedef CORBA_char *CORBA_ORBid;
+
+/* Initialise an ORB (ORB_IDENTIFIER is ignored: one name space of ORBs).
+ * Takes omniORB's options from ARGV, removing them and their values (and
+ * lowering *ARGC): -ORBendPoint giop:tcp:HOST:PORT (where the POAs listen;
+ * PORT 0 or empty: a free one; default 127.0.0.1, a free port),
+ * -ORBInitRef NAME=URL (for resolve_initial_references), -ORBDefaultInitRef
+ * URL (corbaloc prefix: URL/NAME for names not given), -ORBclientCallTimeOutPeriod
+ * MS.  Other -ORB options are left in ARGV.  Errors in EV: BAD_PARAM (a
+ * malformed option or a missing value), NO_MEMORY, INITIALIZE. */
+CORBAORB_API CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifier,
+                                      CORBA_Environment *ev);
+/* "IOR:..." or "corbaloc:..." to a reference (release it).  Errors: BAD_PARAM
+ * (malformed, OMG minor 9 as omniORB), NO_MEMORY. */
+CORBAORB_API CORBA_Object CORBA_ORB_string_to_object(CORBA_ORB orb, const CORBA_char *str,
+                                                     CORBA_Environment *ev);
+/* The IOR string of OBJ (CORBA_free it); nil: "IOR:" of a nil IOR. */
+CORBAORB_API CORBA_char *CORBA_ORB_object_to_string(CORBA_ORB orb, CORBA_Object obj,
+                                                    CORBA_Environment *ev);
+/* "RootPOA", "omniINSPOA" and every -ORBInitRef / -ORBDefaultInitRef name.
+ * Errors: a name not known is the InvalidName user exception
+ * (ex_CORBA_ORB_InvalidName). */
+#define ex_CORBA_ORB_InvalidName "IDL:omg.org/CORBA/ORB/InvalidName:1.0"
+CORBAORB_API CORBA_Object CORBA_ORB_resolve_initial_references(CORBA_ORB orb,
+                                                               const CORBA_char *identifier,
+                                                               CORBA_Environment *ev);
+/* Serve requests until CORBA_ORB_shutdown (from any thread or a servant). */
+CORBAORB_API void CORBA_ORB_run(CORBA_ORB orb, CORBA_Environment *ev);
+CORBAORB_API void CORBA_ORB_shutdown(CORBA_ORB orb, CORBA_boolean wait_for_completion,
+                                     CORBA_Environment *ev);
+/* Stop serving, release the POAs (servants' finalize run), free the ORB. */
+CORBAORB_API void CORBA_ORB_destroy(CORBA_ORB orb, CORBA_Environment *ev);
+
+/* ---------------------------------------------------------------- CORBA::Object */
+
+CORBAORB_API CORBA_Object CORBA_Object_duplicate(CORBA_Object obj, CORBA_Environment *ev);
+CORBAORB_API void CORBA_Object_release(CORBA_Object obj, CORBA_Environment *ev);
+CORBAORB_API CORBA_boolean CORBA_Object_is_nil(CORBA_Object obj, CORBA_Environment *ev);
+/* Remote _is_a (GIOP operation "_is_a"). */
+CORBAORB_API CORBA_boolean CORBA_Object_is_a(CORBA_Object obj, const CORBA_char *logical_type_id,
+                                             CORBA_Environment *ev);
+/* Remote _non_existent. */
+CORBAORB_API CORBA_boolean CORBA_Object_non_existent(CORBA_Object obj, CORBA_Environment *ev);
+/* Same IIOP address and object key. */
+CORBAORB_API CORBA_boolean CORBA_Object_is_equivalent(CORBA_Object obj, CORBA_Object other,
+                                                      CORBA_Environment *ev);
+CORBAORB_API CORBA_unsigned_long CORBA_Object_hash(CORBA_Object obj, CORBA_unsigned_long maximum,
+                                                   CORBA_Environment *ev);
+
+/* ---------------------------------------------------------------- POA */
+
+typedef void *PortableServer_Servant;
+typedef CORBA_sequence_CORBA_octet PortableServer_ObjectId;
+
+typedef struct PortableServer_ServantBase__epv {
+  void *_private;
+  /* Run when the POA lets the servant go (deactivation, ORB destroy); may be NULL. */
+  void (*finalize)(PortableServer_Servant servant, CORBA_Environment *ev);
+  PortableServer_POA (*default_POA)(PortableServer_Servant servant, CORBA_Environment *ev);
+} PortableServer_ServantBase__epv;
+
+typedef PortableServer_ServantBase__epv *PortableServer_ServantBase__vepv;
+
+typedef struct PortableServer_ServantBase {
+  void *_private;
+  PortableServer_ServantBase__vepv *vepv;
+} PortableServer_ServantBase;
+
+typedef enum PortableServer_LifespanPolicyValue {
+  PortableServer_TRANSIENT = 0, PortableServer_PERSISTENT = 1
+} PortableServer_LifespanPolicyValue;
+typedef enum PortableServer_IdAssignmentPolicyValue {
+  PortableServer_USER_ID = 0, PortableServer_SYSTEM_ID = 1
+} PortableServer_IdAssignmentPolicyValue;
+
+typedef struct CORBA_PolicyList {
+  CORBA_unsigned_long _maximum;
+  CORBA_unsigned_long _length;
+  CORBA_Policy *_buffer;
+  CORBA_boolean _release;
+} CORBA_PolicyList;
+
+#define ex_PortableServer_POA_ServantAlreadyActive "IDL:omg.org/PortableServer/POA/ServantAlreadyActive:1.0"
+#define ex_PortableServer_POA_ObjectAlreadyActive "IDL:omg.org/PortableServer/POA/ObjectAlreadyActive:1.0"
+#define ex_PortableServer_POA_ObjectNotActive "IDL:omg.org/PortableServer/POA/ObjectNotActive:1.0"
+#define ex_PortableServer_POA_ServantNotActive "IDL:omg.org/PortableServer/POA/ServantNotActive:1.0"
+#define ex_PortableServer_POA_WrongPolicy "IDL:omg.org/PortableServer/POA/WrongPolicy:1.0"
+#define ex_PortableServer_POA_AdapterAlreadyExists "IDL:omg.org/PortableServer/POA/AdapterAlreadyExists:1.0"
+#define ex_PortableServer_POA_WrongAdapter "IDL:omg.org/PortableServer/POA/WrongAdapter:1.0"
+#define ex_PortableServer_POA_InvalidPolicy "IDL:omg.org/PortableServer/POA/InvalidPolicy:1.0"
+
+CORBAORB_API PortableServer_POAManager PortableServer_POA__get_the_POAManager(
+  PortableServer_POA poa, CORBA_Environment *ev);
+/* Start (or resume) serving the POAs of MANAGER. */
+CORBAORB_API void PortableServer_POAManager_activate(PortableServer_POAManager manager,
+                                                     CORBA_Environment *ev);
+CORBAORB_API PortableServer_POA PortableServer_POA_create_POA(PortableServer_POA poa,
+                                                              const CORBA_char *adapter_name,
+                                                              PortableServer_POAManager manager,
+                                                              const CORBA_PolicyList *policies,
+                                                              CORBA_Environment *ev);
+CORBAORB_API CORBA_Policy PortableServer_POA_create_lifespan_policy(
+  PortableServer_POA poa, PortableServer_LifespanPolicyValue value, CORBA_Environment *ev);
+CORBAORB_API CORBA_Policy PortableServer_POA_create_id_assignment_policy(
+  PortableServer_POA poa, PortableServer_IdAssignmentPolicyValue value, CORBA_Environment *ev);
+CORBAORB_API void CORBA_Policy_destroy(CORBA_Policy policy, CORBA_Environment *ev);
+/* Activate SERVANT (initialised by its POA_T__init) under a new ObjectId
+ * (CORBA_free it). */
+CORBAORB_API PortableServer_ObjectId *PortableServer_POA_activate_object(
+  PortableServer_POA poa, PortableServer_Servant servant, CORBA_Environment *ev);
+CORBAORB_API void PortableServer_POA_activate_object_with_id(PortableServer_POA poa,
+                                                             const PortableServer_ObjectId *id,
+                                                             PortableServer_Servant servant,
+                                                             CORBA_Environment *ev);
+/* Deactivate; the servant's finalize runs when no request uses it. */
+CORBAORB_API void PortableServer_POA_deactivate_object(PortableServer_POA poa,
+                                                       const PortableServer_ObjectId *id,
+                                                       CORBA_Environment *ev);
+/* A reference to SERVANT (activating it when it is not: RootPOA's implicit
+ * activation). */
+CORBAORB_API CORBA_Object PortableServer_POA_servant_to_reference(PortableServer_POA poa,
+                                                                  PortableServer_Servant servant,
+                                                                  CORBA_Environment *ev);
+CORBAORB_API CORBA_Object PortableServer_POA_id_to_reference(PortableServer_POA poa,
+                                                             const PortableServer_ObjectId *id,
+                                                             CORBA_Environment *ev);
+CORBAORB_API PortableServer_ObjectId *PortableServer_POA_reference_to_id(PortableServer_POA poa,
+                                                                         CORBA_Object reference,
+                                                                         CORBA_Environment *ev);
+/* ObjectId <-> string (the string's octets, no NUL). */
+CORBAORB_API PortableServer_ObjectId *PortableServer_string_to_ObjectId(const CORBA_char *str,
+                                                                        CORBA_Environment *ev);
+CORBAORB_API CORBA_char *PortableServer_ObjectId_to_string(const PortableServer_ObjectId *id,
+                                                           CORBA_Environment *ev);
+
+/* ---------------------------------------------------------------- the generated code's engine */
+
+/* A parameter's passing mode. */
+typedef enum corbaorb_mode { CORBAORB_IN = 0, CORBAORB_INOUT = 1, CORBAORB_OUT = 2 } corbaorb_mode;
+
+typedef struct corbaorb_param {
+  CORBA_TypeCode tc;
+  corbaorb_mode mode;
+} corbaorb_param;
+
+/* An operation as the stubs and skeletons describe it (static tables). */
+typedef struct corbaorb_operation {
+  const char *name;                 /* on the wire: "op", "_get_a", "_set_a" */
+  CORBA_boolean oneway;
+  CORBA_TypeCode ret;               /* NULL: void */
+  const corbaorb_param *params;
+  CORBA_unsigned_long nparams;
+  const CORBA_TypeCode *excepts;    /* the raises clause's exception TypeCodes (repo_id) */
+  CORBA_unsigned_long nexcepts;
+} corbaorb_operation;
+
+/* Call OP on OBJ.  ARGS[i] is the address of the i-th parameter's C value:
+ *   in:    the value's address (a CORBA_long *, a CORBA_char ** for a string,
+ *          the const T * a struct, union or sequence is passed as, the
+ *          array itself, a CORBA_Object *);
+ *   inout: the T * the operation takes;
+ *   out:   the T * (fixed-length T, strings, object references: the ORB
+ *          stores the value there) or T ** (variable-length struct, union,
+ *          sequence, any, arrays: the ORB allocates the T and stores its
+ *          address), as the operation takes it.
+ * RET: where the result goes (NULL for void), by the out rules, except that
+ * an array result is always allocated (RET is a T_slice **).  An inout
+ * variable-length value is replaced: its old contents are freed
+ * (corbaorb_free_contents) and the reply's allocated.  On an exception EV
+ * holds it and no out value or result was allocated (outs are NULL/zero).
+ * System exceptions: those of the call (TRANSIENT, COMM_FAILURE, TIMEOUT,
+ * MARSHAL ... as libiiop maps them, with their minor and completion
+ * status) and INV_OBJREF (OBJ nil). */
+CORBAORB_API void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
+                                  void *const *args, CORBA_Environment *ev);
+
+/* A skeleton's glue: call the servant's epv function with the decoded
+ * ARGS (as corbaorb_invoke's, the ORB's storage) and store the result at
+ * RET. */
+typedef void (*corbaorb_skel_fn)(PortableServer_Servant servant, void **args, void *ret,
+                                 CORBA_Environment *ev);
+
+/* An interface's server side: the iiop_interface whose operations are the
+ * generated dispatch functions (each calling corbaorb_dispatch). */
+typedef struct corbaorb_class {
+  iiop_interface iface;
+} corbaorb_class;
+
+/* The body of a generated dispatch function (an iiop_op_fn): decode OP's
+ * in and inout arguments from ARGS, call GLUE, write the result, inout and
+ * out values or the raised exception to RESULT, and free what the servant
+ * returned.  Returns what an iiop_op_fn returns. */
+CORBAORB_API int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *result,
+                                   const corbaorb_operation *op, corbaorb_skel_fn glue);
+
+/* POA_T__init / POA_T__fini: prepare SERVANT (a POA_T whose vepv is set)
+ * for activation as CLS, and give back what that took. */
+CORBAORB_API void corbaorb_servant_init(PortableServer_Servant servant, const corbaorb_class *cls,
+                                        CORBA_Environment *ev);
+CORBAORB_API void corbaorb_servant_fini(PortableServer_Servant servant, CORBA_Environment *ev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

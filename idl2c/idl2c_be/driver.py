@@ -217,19 +217,19 @@ class Context:
         return t
 
     def _check_declared(self, t):
-        k = t.kind()
-        if k in (idltype.tk_value, idltype.tk_value_box):
-            self.error(t.decl(), "valuetype %s is not mapped by idl2c (valuetypes come "
-                       "in a later version)" % "::".join(t.scopedName()))
-        if k == idltype.tk_native:
-            self.error(t.decl(), "native %s is not mapped by idl2c"
-                       % "::".join(t.scopedName()))
-        if k == idltype.tk_abstract_interface:
-            self.error(t.decl(), "abstract interface %s is not mapped by idl2c"
-                       % "::".join(t.scopedName()))
-        if k == idltype.tk_local_interface:
-            self.error(t.decl(), "local interface %s is not mapped by idl2c"
-                       % "::".join(t.scopedName()))
+        """Refuse a use of a type idl2c does not map (the error is given at
+        the use: the member, case or typedef that names it)."""
+        what = {idltype.tk_value: "valuetype", idltype.tk_value_box: "value box",
+                idltype.tk_native: "native",
+                idltype.tk_abstract_interface: "abstract interface",
+                idltype.tk_local_interface: "local interface"}.get(t.kind())
+        if what:
+            d = t.decl()
+            raise IdlError(None, "%s %s is not mapped by idl2c%s (declared at %s:%d)"
+                           % (what, "::".join(t.scopedName()),
+                              " (valuetypes come in a later version)"
+                              if what in ("valuetype", "value box") else "",
+                              d.file(), d.line()))
 
     def kind(self, t):
         t = self.unalias(t)
@@ -517,13 +517,13 @@ class Context:
                            % "::".join(d.scopedName()))
 
     def walk(self, d):
-        self.check_unmapped(d)
         if isinstance(d, idlast.Module):
             for x in d.definitions():
                 self.walk(x)
             return
         if not d.mainFile():
             return
+        self.check_unmapped(d)
         try:
             self.walk_decl(d)
         except IdlError as e:
@@ -682,11 +682,16 @@ class Context:
         self.emit_typedef_tag(cn)
         members = []
         for m in d.members():
-            if m.constrType():
-                self.emit_constr(m.memberType())
-            for decl in m.declarators():
-                members.append((self.member_decl(m.memberType(), decl),
-                                decl.identifier(), self.member_tc(m.memberType(), decl)))
+            try:
+                if m.constrType():
+                    self.emit_constr(m.memberType())
+                for decl in m.declarators():
+                    members.append((self.member_decl(m.memberType(), decl),
+                                    decl.identifier(), self.member_tc(m.memberType(), decl)))
+            except IdlError as e:
+                if e.node is None:
+                    e.node = m
+                raise
         self.h.out("struct %s_type {" % cn)
         for decl, _, _ in members:
             self.h.out("  %s;" % decl)
@@ -737,11 +742,16 @@ class Context:
         cases = []
         default = -1
         for c in d.cases():
-            if c.constrType():
-                self.emit_constr(c.caseType())
             decl = c.declarator()
-            branches.append(self.member_decl(c.caseType(), decl))
-            tc = self.member_tc(c.caseType(), decl)
+            try:
+                if c.constrType():
+                    self.emit_constr(c.caseType())
+                branches.append(self.member_decl(c.caseType(), decl))
+                tc = self.member_tc(c.caseType(), decl)
+            except IdlError as e:
+                if e.node is None:
+                    e.node = c
+                raise
             for lab in c.labels():
                 if lab.default():
                     default = len(cases)

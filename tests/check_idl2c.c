@@ -169,6 +169,23 @@ START_TEST(test_descriptors)
   ck_assert_int_eq(T_TRIANGLE, 2);
   ck_assert_int_eq(Base_BLUE, 2);
 
+  /* unsigned long long labels: the int64_t label field wraps */
+  ck_assert_int_eq(TC_T_Inner_Big->u.un.cases[0].label, -1);
+  ck_assert_ptr_eq(TC_T_Inner_Big->u.un.disc, TC_CORBA_unsigned_long_long);
+  ck_assert_int_eq(TC_T_Inner_Rec->u.un.cases[0].label, -1);
+  ck_assert_ptr_eq(TC_T_Inner_Rec->u.un.cases[1].type, TC_T_Inner_Rec_Kind);
+  ck_assert_int_eq(T_Inner_Rec_K2, 1);
+  /* a member named by a C keyword: _restrict in C, "restrict" in the TypeCode */
+  ck_assert_str_eq(TC_T_Inner_WithEnum->u.st.members[1].name, "restrict");
+  ck_assert_uint_eq(TC_T_Inner_WithEnum->u.st.members[1].offset,
+                    offsetof(T_Inner_WithEnum, _restrict));
+  ck_assert_int_eq(T_Inner_WithEnum_OFF, 1);
+  /* an alias of an array typedef has the array's slice */
+  ck_assert_uint_eq(sizeof(T_Inner_Matrix2_slice), 12);
+  ck_assert_ptr_eq(TC_T_Inner_Matrix2->u.alias.type, TC_T_Matrix);
+  ck_assert_uint_eq(TC_T_Inner_Names2->u.alias.type->u.seq.bound, 2);
+  ck_assert_ptr_eq(TC_T_Inner_Names2->u.alias.type->u.seq.elem, TC_T_Name);
+
   /* every descriptor is valid */
 #define X(c, cxx) ck_assert_msg(cdr_type_validate(TC_##c) == CDR_OK, "%s invalid", #c);
 #include "tclist.h"
@@ -312,6 +329,8 @@ START_TEST(test_constants)
   ck_assert_int_eq(cdr_fixed_to_string(&fx, s, sizeof s, &sl), CDR_OK);
   ck_assert_str_eq(s, "123.45");
   ck_assert_int_eq(T_Thing_IC, 7);
+  ck_assert_int_eq(T_Inner_ALIASED, -7);
+  ck_assert_str_eq(T_Inner_NAMED, "eight");
 }
 END_TEST
 

@@ -653,6 +653,10 @@ class Context:
             else:
                 tc = self.tc_expr(at)
                 self.h.out("typedef %s %s;" % (ct, cn))
+                if self.kind(at) == "array":
+                    # an alias of an array typedef has the array's slice
+                    self.h.out("typedef %s_slice %s_slice;"
+                               % (self.cname(self.unalias(at).scopedName()), cn))
             self.emit_tc_decl(cn)
             self.common.out("const cdr_type TC_%s_struct = {\n  .kind = CDR_K_ALIAS, "
                             ".size = sizeof(%s), .align = _Alignof(%s),\n"
@@ -721,14 +725,16 @@ class Context:
         v = lab.value()
         k = self.unalias(st).kind()
         if isinstance(v, idlast.Enumerator):
-            return str(v.value()), self.cname(v)
+            return "%dLL" % v.value(), self.cname(v)
         if k == idltype.tk_boolean:
-            return ("1", "CORBA_TRUE") if v else ("0", "CORBA_FALSE")
+            return ("1LL", "CORBA_TRUE") if v else ("0LL", "CORBA_FALSE")
         if k == idltype.tk_char:
-            return str(ord(v)), c_char(v)
-        if k == idltype.tk_wchar:
-            return str(v), str(v)
-        return str(v), str(v)
+            return "%dLL" % ord(v), c_char(v)
+        if v >= 2 ** 63:
+            v -= 2 ** 64   # the label field is int64_t: unsigned long long wraps
+        if v == -2 ** 63:
+            return "(-9223372036854775807LL - 1)", str(v)
+        return "%dLL" % v, str(v)
 
     def emit_union(self, d):
         cn = self.cname(d)
@@ -755,7 +761,7 @@ class Context:
             for lab in c.labels():
                 if lab.default():
                     default = len(cases)
-                    cases.append(("0", decl.identifier(), tc))
+                    cases.append(("0LL", decl.identifier(), tc))
                 else:
                     cases.append((self.label_value(d, lab, st)[0], decl.identifier(), tc))
         self.h.out("struct %s_type {\n  %s _d;\n  union {" % (cn, dct))
@@ -765,7 +771,7 @@ class Context:
         self.emit_tc_decl(cn)
         self.common.out("static const cdr_union_case %s__cases[] = {" % cn)
         for lab, ident, tc in cases:
-            self.common.out("  { %sLL, %s, %s, offsetof(%s, _u.%s) }," %
+            self.common.out("  { %s, %s, %s, offsetof(%s, _u.%s) }," %
                             (lab, c_string(ident), tc, cn, self.member_name(ident)))
         self.common.out("};")
         self.common.out("const cdr_type TC_%s_struct = {\n  .kind = CDR_K_UNION, "

@@ -282,8 +282,7 @@ class Context:
                 return self.var_memo[key]
             self.var_memo[key] = False   # recursion goes through a sequence
             if k == "union":
-                v = any(self.is_variable(c.caseType()) or c.declarator().sizes()
-                        and self.is_variable(c.caseType()) for c in decl.cases())
+                v = any(self.is_variable(c.caseType()) for c in decl.cases())
             else:
                 v = any(self.is_variable(m.memberType()) for m in decl.members())
             self.var_memo[key] = v

@@ -555,6 +555,10 @@ class Context:
             self.emit_interface(d)
         elif isinstance(d, idlast.Forward):
             self.emit_objtype(d)
+            if d.fullDecl() is None:
+                # never defined (omniidl warns): its TypeCode is made here
+                self.emit_objref_tc(d)
+                self.h.blank()
         elif isinstance(d, idlast.Const):
             self.emit_const(d)
         elif isinstance(d, idlast.Typedef):
@@ -585,16 +589,20 @@ class Context:
         cn = self.cname(d)
         self.h.out("/* interface %s */" % "::".join(d.scopedName()))
         self.emit_objtype(d)
+        self.emit_objref_tc(d)
+        self.h.blank()
+        for x in d.declarations():
+            self.walk(x)
+        interfaces.emit_interface(self, d)
+
+    def emit_objref_tc(self, d):
+        cn = self.cname(d)
         self.emit_tc_decl(cn)
         self.common.out("const cdr_type TC_%s_struct = {\n  .kind = CDR_K_OBJREF, "
                         ".size = sizeof(CORBA_Object), .align = _Alignof(CORBA_Object),\n"
                         "  .name = %s, .repo_id = %s };"
                         % (cn, c_string(d.identifier()), c_string(self.repo_id(d))))
         self.common.blank()
-        self.h.blank()
-        for x in d.declarations():
-            self.walk(x)
-        interfaces.emit_interface(self, d)
 
     def emit_const(self, d):
         cn = self.cname(d)

@@ -241,6 +241,12 @@ CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environme
   } else {
     rc = CDR_E_INVALID;
   }
+  if (rc == CDR_OK && o->ior.nprofiles == 0) {
+    /* a nil reference ("IOR:" of no profiles): CORBA_OBJECT_NIL */
+    cdr_arena_free(&o->arena);
+    free(o);
+    return CORBA_OBJECT_NIL;
+  }
   if (rc == CDR_OK)
     rc = iiop_client_resolve(orb->client, str, &o->ref);
   if (rc != CDR_OK) {
@@ -302,7 +308,7 @@ int corbaorb_object_read(CORBA_ORB orb, cdr_in *i, CORBA_Object *out)
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
   *out = corbaorb_object_new(orb, s, &ev);
-  if (!*out) {
+  if (!*out && ev._major != CORBA_NO_EXCEPTION) {
     rc = strcmp(ev._id, ex_CORBA_NO_MEMORY) ? CDR_E_UNSUPPORTED : CDR_E_NOMEM;
     CORBA_exception_free(&ev);
   }

@@ -263,8 +263,17 @@ CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environme
   return o;
 }
 
+/* A TypeCode passed as a CORBA_Object (the mapping releases TypeCodes
+ * with CORBA_Object_release): a descriptor begins with its cdr_kind. */
+static int is_typecode(CORBA_Object obj)
+{
+  return obj && obj->kind >= CDR_K_OCTET && obj->kind <= CDR_K_LOCAL_INTERFACE;
+}
+
 CORBA_Object corbaorb_object_dup(CORBA_Object obj)
 {
+  if (is_typecode(obj))
+    return (CORBA_Object)cdr_tc_dup((cdr_typecode)(const void *)obj, NULL);
   if (obj && obj->kind == OBJ_REMOTE)
     __atomic_add_fetch(&obj->refs, 1, __ATOMIC_RELAXED);
   return obj;
@@ -272,6 +281,10 @@ CORBA_Object corbaorb_object_dup(CORBA_Object obj)
 
 void corbaorb_object_release(CORBA_Object obj)
 {
+  if (is_typecode(obj)) {
+    cdr_tc_release((cdr_typecode)(const void *)obj);
+    return;
+  }
   if (!obj || obj->kind != OBJ_REMOTE)
     return; /* the ORB, its POAs and manager live as long as the ORB */
   if (__atomic_sub_fetch(&obj->refs, 1, __ATOMIC_ACQ_REL) != 0)

@@ -213,6 +213,67 @@ START_TEST(test_environment)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- TypeCodes */
+
+START_TEST(test_typecode_ops)
+{
+  count_on();
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  ck_assert_int_eq(CORBA_TypeCode_kind(TC_Shop_Item, &ev), CORBA_tk_struct);
+  CORBA_char *s = CORBA_TypeCode_id(TC_Shop_Item, &ev);
+  ck_assert_str_eq(s, "IDL:Shop/Item:1.0");
+  CORBA_free(s);
+  s = CORBA_TypeCode_name(TC_Shop_Item, &ev);
+  ck_assert_str_eq(s, "Item");
+  CORBA_free(s);
+  ck_assert_uint_eq(CORBA_TypeCode_member_count(TC_Shop_Item, &ev), 3);
+  s = CORBA_TypeCode_member_name(TC_Shop_Item, 1, &ev);
+  ck_assert_str_eq(s, "qty");
+  CORBA_free(s);
+  CORBA_TypeCode t = CORBA_TypeCode_member_type(TC_Shop_Item, 2, &ev);
+  ck_assert_int_eq(CORBA_TypeCode_kind(t, &ev), CORBA_tk_sequence);
+  ck_assert_uint_eq(CORBA_TypeCode_length(t, &ev), 0);
+  CORBA_TypeCode e = CORBA_TypeCode_content_type(t, &ev);
+  ck_assert_int_eq(CORBA_TypeCode_kind(e, &ev), CORBA_tk_double);
+  CORBA_Object_release((CORBA_Object)(void *)e, &ev);
+  CORBA_Object_release((CORBA_Object)(void *)t, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert(CORBA_TypeCode_equal(TC_Shop_Item, TC_Shop_Item, &ev));
+  ck_assert(!CORBA_TypeCode_equal(TC_Shop_Item, TC_Shop_Pt, &ev));
+  /* Vec is an alias of long[3] */
+  ck_assert_int_eq(CORBA_TypeCode_kind(TC_Shop_Vec, &ev), CORBA_tk_alias);
+  t = CORBA_TypeCode_content_type(TC_Shop_Vec, &ev);
+  ck_assert_int_eq(CORBA_TypeCode_kind(t, &ev), CORBA_tk_array);
+  ck_assert_uint_eq(CORBA_TypeCode_length(t, &ev), 3);
+  CORBA_Object_release((CORBA_Object)(void *)t, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+
+  /* unions: labels as anys, the default index */
+  ck_assert_int_eq(CORBA_TypeCode_default_index(TC_Shop_U, &ev), 2);
+  CORBA_any *l = CORBA_TypeCode_member_label(TC_Shop_U, 1, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_int_eq(CORBA_TypeCode_kind(l->_type, &ev), CORBA_tk_long);
+  ck_assert_int_eq(*(CORBA_long *)l->_value, 2);
+  CORBA_free(l);
+  l = CORBA_TypeCode_member_label(TC_Shop_U, 2, &ev);
+  ck_assert_int_eq(CORBA_TypeCode_kind(l->_type, &ev), CORBA_tk_octet);
+  ck_assert_int_eq(*(CORBA_octet *)l->_value, 0);
+  CORBA_free(l);
+
+  /* BadKind, Bounds */
+  CORBA_TypeCode_member_count(TC_CORBA_long, &ev);
+  ck_assert_int_eq(ev._major, CORBA_USER_EXCEPTION);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_TypeCode_BadKind);
+  CORBA_exception_free(&ev);
+  ck_assert_ptr_null(CORBA_TypeCode_member_name(TC_Shop_Item, 3, &ev));
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_TypeCode_Bounds);
+  CORBA_exception_free(&ev);
+  ck_assert_int_eq(mc.live, 0);
+  count_off();
+}
+END_TEST
+
 /* ---------------------------------------------------------------- ORB_init, object strings */
 
 START_TEST(test_orb_init_options)
@@ -609,6 +670,7 @@ static Suite *corba_suite(void)
   tcase_add_test(tc, test_copy);
   tcase_add_test(tc, test_copy_nomem);
   tcase_add_test(tc, test_environment);
+  tcase_add_test(tc, test_typecode_ops);
   suite_add_tcase(s, tc);
   tc = tcase_create("orb");
   tcase_set_timeout(tc, 60);

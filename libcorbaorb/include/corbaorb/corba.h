@@ -314,6 +314,55 @@ CORBAORB_API CORBA_boolean CORBA_Object_is_equivalent(CORBA_Object obj, CORBA_Ob
 CORBAORB_API CORBA_unsigned_long CORBA_Object_hash(CORBA_Object obj, CORBA_unsigned_long maximum,
                                                    CORBA_Environment *ev);
 
+/* ---------------------------------------------------------------- CORBA::TypeCode */
+
+/* A TypeCode is a type descriptor (cdr/typecode.h).  TypeCodes these
+ * functions return are the caller's: give them back with
+ * CORBA_Object_release((CORBA_Object)tc, ev) (static ones need nothing,
+ * but releasing them is harmless); strings with CORBA_free.  Errors: the
+ * user exceptions BadKind (the operation is not defined for the kind) and
+ * Bounds (an index past the members); NO_MEMORY. */
+typedef enum CORBA_TCKind {
+  CORBA_tk_null = 0, CORBA_tk_void, CORBA_tk_short, CORBA_tk_long, CORBA_tk_ushort,
+  CORBA_tk_ulong, CORBA_tk_float, CORBA_tk_double, CORBA_tk_boolean, CORBA_tk_char,
+  CORBA_tk_octet, CORBA_tk_any, CORBA_tk_TypeCode, CORBA_tk_Principal, CORBA_tk_objref,
+  CORBA_tk_struct, CORBA_tk_union, CORBA_tk_enum, CORBA_tk_string, CORBA_tk_sequence,
+  CORBA_tk_array, CORBA_tk_alias, CORBA_tk_except, CORBA_tk_longlong, CORBA_tk_ulonglong,
+  CORBA_tk_longdouble, CORBA_tk_wchar, CORBA_tk_wstring, CORBA_tk_fixed, CORBA_tk_value,
+  CORBA_tk_value_box, CORBA_tk_native, CORBA_tk_abstract_interface, CORBA_tk_local_interface
+} CORBA_TCKind;
+#define ex_CORBA_TypeCode_BadKind "IDL:omg.org/CORBA/TypeCode/BadKind:1.0"
+#define ex_CORBA_TypeCode_Bounds "IDL:omg.org/CORBA/TypeCode/Bounds:1.0"
+
+CORBAORB_API CORBA_TCKind CORBA_TypeCode_kind(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_boolean CORBA_TypeCode_equal(CORBA_TypeCode tc, CORBA_TypeCode other,
+                                                CORBA_Environment *ev);
+CORBAORB_API CORBA_boolean CORBA_TypeCode_equivalent(CORBA_TypeCode tc, CORBA_TypeCode other,
+                                                     CORBA_Environment *ev);
+CORBAORB_API CORBA_TypeCode CORBA_TypeCode_get_compact_typecode(CORBA_TypeCode tc,
+                                                                CORBA_Environment *ev);
+CORBAORB_API CORBA_char *CORBA_TypeCode_id(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_char *CORBA_TypeCode_name(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_unsigned_long CORBA_TypeCode_member_count(CORBA_TypeCode tc,
+                                                             CORBA_Environment *ev);
+CORBAORB_API CORBA_char *CORBA_TypeCode_member_name(CORBA_TypeCode tc, CORBA_unsigned_long index,
+                                                    CORBA_Environment *ev);
+CORBAORB_API CORBA_TypeCode CORBA_TypeCode_member_type(CORBA_TypeCode tc,
+                                                       CORBA_unsigned_long index,
+                                                       CORBA_Environment *ev);
+/* The label as an any of the discriminator's type (the default member's:
+ * an octet 0), CORBA_free it. */
+CORBAORB_API CORBA_any *CORBA_TypeCode_member_label(CORBA_TypeCode tc, CORBA_unsigned_long index,
+                                                    CORBA_Environment *ev);
+CORBAORB_API CORBA_TypeCode CORBA_TypeCode_discriminator_type(CORBA_TypeCode tc,
+                                                              CORBA_Environment *ev);
+CORBAORB_API CORBA_long CORBA_TypeCode_default_index(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_unsigned_long CORBA_TypeCode_length(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_TypeCode CORBA_TypeCode_content_type(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_unsigned_short CORBA_TypeCode_fixed_digits(CORBA_TypeCode tc,
+                                                              CORBA_Environment *ev);
+CORBAORB_API CORBA_short CORBA_TypeCode_fixed_scale(CORBA_TypeCode tc, CORBA_Environment *ev);
+
 /* ---------------------------------------------------------------- POA */
 
 typedef void *PortableServer_Servant;

@@ -370,10 +370,10 @@ CORBA_boolean CORBA_Object_is_nil(CORBA_Object obj, CORBA_Environment *ev)
   return obj == CORBA_OBJECT_NIL;
 }
 
-static const corbaorb_param is_a_params[] = { { TC_CORBA_string, CORBAORB_IN } };
-static const corbaorb_operation is_a_op = { "_is_a", 0, TC_CORBA_boolean, is_a_params, 1, NULL, 0 };
+static const corbaorb_param is_a_params[] = { { TC_CORBA_string, CORBAORB_IN, 0 } };
+static const corbaorb_operation is_a_op = { "_is_a", 0, TC_CORBA_boolean, is_a_params, 1, NULL, 0, 0 };
 static const corbaorb_operation non_existent_op = { "_non_existent", 0, TC_CORBA_boolean, NULL, 0,
-                                                    NULL, 0 };
+                                                    NULL, 0, 0 };
 
 CORBA_boolean CORBA_Object_is_a(CORBA_Object obj, const CORBA_char *logical_type_id,
                                 CORBA_Environment *ev)
@@ -889,14 +889,14 @@ static servant_priv *find_active(PortableServer_POA poa, const uint8_t *key, siz
 }
 
 /* Deactivations from inside an operation finalize after the dispatch. */
-static __thread servant_priv *pending_finalize;
+__thread servant_priv *corbaorb_pending_finalize;
 __thread int corbaorb_in_dispatch;
 
 void corbaorb_run_pending_finalize(void)
 {
-  while (pending_finalize) {
-    servant_priv *sp = pending_finalize;
-    pending_finalize = sp->next;
+  while (corbaorb_pending_finalize) {
+    servant_priv *sp = corbaorb_pending_finalize;
+    corbaorb_pending_finalize = sp->next;
     sp->next = NULL;
     corbaorb_servant_finalize(sp->servant);
   }
@@ -944,8 +944,8 @@ void PortableServer_POA_deactivate_object(PortableServer_POA poa, const Portable
   free(sp->key);
   sp->key = NULL;
   if (corbaorb_in_dispatch) {
-    sp->next = pending_finalize;
-    pending_finalize = sp;
+    sp->next = corbaorb_pending_finalize;
+    corbaorb_pending_finalize = sp;
   } else {
     corbaorb_servant_finalize(sp->servant);
   }

@@ -133,6 +133,13 @@ START_TEST(test_copy)
   ck_assert(corbaorb_tc_is_variable(TC_Shop_U));
   ck_assert(!corbaorb_tc_is_variable(TC_Shop_Vec));
   ck_assert(corbaorb_tc_is_variable(TC_Shop_Store));
+  ck_assert_uint_eq(corbaorb_tc_flags(TC_Shop_Item), CORBAORB_F_KNOWN | CORBAORB_F_VAR);
+  ck_assert_uint_eq(corbaorb_tc_flags(TC_Shop_Pt), CORBAORB_F_KNOWN);
+  ck_assert_uint_eq(corbaorb_tc_flags(TC_Shop_Vec), CORBAORB_F_KNOWN | CORBAORB_F_ARRAY);
+  ck_assert_uint_eq(corbaorb_tc_flags(TC_CORBA_string),
+                    CORBAORB_F_KNOWN | CORBAORB_F_VAR | CORBAORB_F_PTR);
+  ck_assert_uint_eq(corbaorb_tc_flags(TC_Shop_Base),
+                    CORBAORB_F_KNOWN | CORBAORB_F_VAR | CORBAORB_F_PTR | CORBAORB_F_OBJREF);
   count_off();
 }
 END_TEST

@@ -454,9 +454,22 @@ CORBAORB_API CORBA_char *PortableServer_ObjectId_to_string(const PortableServer_
 /* A parameter's passing mode. */
 typedef enum corbaorb_mode { CORBAORB_IN = 0, CORBAORB_INOUT = 1, CORBAORB_OUT = 2 } corbaorb_mode;
 
+/* What a parameter's or result's TypeCode is, as far as passing it goes
+ * (the generated tables give it, so that no call walks a TypeCode to find
+ * out; 0: not given, the runtime works it out from the TypeCode). */
+enum {
+  CORBAORB_F_KNOWN = 1,   /* the other bits are set */
+  CORBAORB_F_VAR = 2,     /* variable-length (corbaorb_tc_is_variable) */
+  CORBAORB_F_PTR = 4,     /* a pointer the ORB stores in place: string, wstring,
+                           * TypeCode, object reference */
+  CORBAORB_F_OBJREF = 8,  /* an object reference (marshalled as an IOR) */
+  CORBAORB_F_ARRAY = 16   /* an array (a result is always allocated) */
+};
+
 typedef struct corbaorb_param {
   CORBA_TypeCode tc;
   corbaorb_mode mode;
+  CORBA_unsigned_long flags;        /* CORBAORB_F_*, or 0 */
 } corbaorb_param;
 
 /* An operation as the stubs and skeletons describe it (static tables). */
@@ -468,7 +481,11 @@ typedef struct corbaorb_operation {
   CORBA_unsigned_long nparams;
   const CORBA_TypeCode *excepts;    /* the raises clause's exception TypeCodes (repo_id) */
   CORBA_unsigned_long nexcepts;
+  CORBA_unsigned_long ret_flags;    /* CORBAORB_F_* of ret, or 0 */
 } corbaorb_operation;
+
+/* CORBAORB_F_* of TC (with CORBAORB_F_KNOWN). */
+CORBAORB_API CORBA_unsigned_long corbaorb_tc_flags(CORBA_TypeCode tc);
 
 /* Call OP on OBJ.  ARGS[i] is the address of the i-th parameter's C value:
  *   in:    the value's address (a CORBA_long *, a CORBA_char ** for a string,

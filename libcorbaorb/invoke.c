@@ -17,47 +17,123 @@
 #include "orb_impl.h"
 #include <string.h>
 
-static int is_objref(CORBA_TypeCode tc)
+CORBA_unsigned_long corbaorb_tc_flags(CORBA_TypeCode tc)
 {
-  tc = corbaorb_tc_unalias(tc);
-  return tc && (tc->kind == CDR_K_OBJREF || tc->kind == CDR_K_ABSTRACT_INTERFACE);
-}
-
-/* Values whose C form is a pointer the ORB stores in place (T * out). */
-static int is_pointer_kind(CORBA_TypeCode tc)
-{
-  tc = corbaorb_tc_unalias(tc);
-  switch (tc->kind) {
-  case CDR_K_STRING: case CDR_K_WSTRING: case CDR_K_TYPECODE: case CDR_K_OBJREF:
-  case CDR_K_ABSTRACT_INTERFACE: case CDR_K_LOCAL_INTERFACE: case CDR_K_VALUE:
-    return 1;
+  CORBA_TypeCode u = corbaorb_tc_unalias(tc);
+  CORBA_unsigned_long f = CORBAORB_F_KNOWN;
+  if (corbaorb_tc_variable_depth(tc, 0))
+    f |= CORBAORB_F_VAR;
+  switch (u ? u->kind : CDR_K_VOID) {
+  case CDR_K_OBJREF: case CDR_K_ABSTRACT_INTERFACE:
+    f |= CORBAORB_F_OBJREF | CORBAORB_F_PTR;
+    break;
+  case CDR_K_STRING: case CDR_K_WSTRING: case CDR_K_TYPECODE: case CDR_K_LOCAL_INTERFACE:
+  case CDR_K_VALUE:
+    f |= CORBAORB_F_PTR;
+    break;
+  case CDR_K_ARRAY:
+    f |= CORBAORB_F_ARRAY;
+    break;
   default:
-    return 0;
+    break;
   }
+  return f;
 }
 
-static int is_array(CORBA_TypeCode tc)
+static inline CORBA_unsigned_long flags_of(CORBA_TypeCode tc, CORBA_unsigned_long f)
 {
-  tc = corbaorb_tc_unalias(tc);
-  return tc->kind == CDR_K_ARRAY;
+  return (f & CORBAORB_F_KNOWN) ? f : corbaorb_tc_flags(tc);
 }
 
-static int write_value(cdr_out *o, CORBA_TypeCode tc, const void *src)
+/* An out value (or a result, IS_RET) the ORB allocates a block for. */
+static inline int out_alloc(CORBA_unsigned_long f, int is_ret)
 {
-  if (is_objref(tc))
+  return ((f & CORBAORB_F_VAR) && !(f & CORBAORB_F_PTR)) || (is_ret && (f & CORBAORB_F_ARRAY));
+}
+
+/* The numeric kinds straight through the stream's inline primitives (a
+ * descriptor walk costs more than the call it marshals); -1 for others. */
+static inline int fast_write(cdr_out *o, CORBA_TypeCode tc, const void *src)
+{
+  switch (tc->kind) {
+  case CDR_K_OCTET: case CDR_K_CHAR:
+    cdr_put_octet(o, *(const uint8_t *)src);
+    break;
+  case CDR_K_SHORT: case CDR_K_USHORT: {
+    uint16_t v;
+    memcpy(&v, src, 2);
+    cdr_put_ushort(o, v);
+    break;
+  }
+  case CDR_K_LONG: case CDR_K_ULONG: case CDR_K_FLOAT: {
+    uint32_t v;
+    memcpy(&v, src, 4);
+    cdr_put_ulong(o, v);
+    break;
+  }
+  case CDR_K_LONGLONG: case CDR_K_ULONGLONG: case CDR_K_DOUBLE: {
+    uint64_t v;
+    memcpy(&v, src, 8);
+    cdr_put_ulonglong(o, v);
+    break;
+  }
+  default:
+    return -1;
+  }
+  return cdr_out_status(o);
+}
+
+static inline int fast_read(cdr_in *i, CORBA_TypeCode tc, void *dst)
+{
+  switch (tc->kind) {
+  case CDR_K_OCTET: case CDR_K_CHAR:
+    *(uint8_t *)dst = cdr_get_octet(i);
+    break;
+  case CDR_K_SHORT: case CDR_K_USHORT: {
+    uint16_t v = cdr_get_ushort(i);
+    memcpy(dst, &v, 2);
+    break;
+  }
+  case CDR_K_LONG: case CDR_K_ULONG: case CDR_K_FLOAT: {
+    uint32_t v = cdr_get_ulong(i);
+    memcpy(dst, &v, 4);
+    break;
+  }
+  case CDR_K_LONGLONG: case CDR_K_ULONGLONG: case CDR_K_DOUBLE: {
+    uint64_t v = cdr_get_ulonglong(i);
+    memcpy(dst, &v, 8);
+    break;
+  }
+  default:
+    return -1;
+  }
+  return cdr_in_status(i);
+}
+
+static inline int read_value(cdr_in *i, CORBA_TypeCode tc, void *dst)
+{
+  int rc = fast_read(i, tc, dst);
+  return rc != -1 ? rc : cdr_read(i, tc, dst);
+}
+
+static int write_value(cdr_out *o, CORBA_TypeCode tc, CORBA_unsigned_long f, const void *src)
+{
+  if (f & CORBAORB_F_OBJREF)
     return corbaorb_object_write(o, *(CORBA_Object const *)src);
-  return cdr_write(o, tc, src);
+  int rc = fast_write(o, tc, src);
+  return rc != -1 ? rc : cdr_write(o, tc, src);
 }
 
 /* Read a value of TC into DST (tc->size octets) as the caller's own: fixed
  * values straight there, variable ones through the arena, then copied
  * into CORBA_free blocks.  On error DST holds nothing to free. */
-static int read_owned(CORBA_ORB orb, cdr_in *i, CORBA_TypeCode tc, void *dst)
+static int read_owned(CORBA_ORB orb, cdr_in *i, CORBA_TypeCode tc, CORBA_unsigned_long f,
+                      void *dst)
 {
-  if (is_objref(tc))
+  if (f & CORBAORB_F_OBJREF)
     return corbaorb_object_read(orb, i, (CORBA_Object *)dst);
-  if (!corbaorb_tc_variable_depth(tc, 0))
-    return cdr_read(i, tc, dst);
+  if (!(f & CORBAORB_F_VAR))
+    return read_value(i, tc, dst);
   cdr_arena *a = cdr_in_arena(i);
   void *tmp = a ? cdr_arena_alloc(a, tc->size ? tc->size : 1, tc->align ? tc->align : 1) : NULL;
   if (!tmp)
@@ -75,17 +151,15 @@ static int read_owned(CORBA_ORB orb, cdr_in *i, CORBA_TypeCode tc, void *dst)
 }
 
 /* Where an out value or result goes: fills the caller's slot SLOT. */
-static int read_out(CORBA_ORB orb, cdr_in *i, CORBA_TypeCode tc, void *slot, int is_ret)
+static int read_out(CORBA_ORB orb, cdr_in *i, CORBA_TypeCode tc, CORBA_unsigned_long f,
+                    void *slot, int is_ret)
 {
-  int alloc = corbaorb_tc_variable_depth(tc, 0) && !is_pointer_kind(tc);
-  if (is_ret && is_array(tc))
-    alloc = 1;
-  if (!alloc)
-    return read_owned(orb, i, tc, slot);
+  if (!out_alloc(f, is_ret))
+    return read_owned(orb, i, tc, f, slot);
   void *blk = corbaorb_alloc(tc, 1);
   if (!blk)
     return CDR_E_NOMEM;
-  int rc = read_owned(orb, i, tc, blk);
+  int rc = read_owned(orb, i, tc, f, blk);
   if (rc != CDR_OK) {
     CORBA_free(blk);
     blk = NULL;
@@ -95,12 +169,9 @@ static int read_out(CORBA_ORB orb, cdr_in *i, CORBA_TypeCode tc, void *slot, int
 }
 
 /* Give back an out value or result read by read_out (an error after it). */
-static void drop_out(CORBA_TypeCode tc, void *slot, int is_ret)
+static void drop_out(CORBA_TypeCode tc, CORBA_unsigned_long f, void *slot, int is_ret)
 {
-  int alloc = corbaorb_tc_variable_depth(tc, 0) && !is_pointer_kind(tc);
-  if (is_ret && is_array(tc))
-    alloc = 1;
-  if (alloc) {
+  if (out_alloc(f, is_ret)) {
     CORBA_free(*(void **)slot);
     *(void **)slot = NULL;
   } else {
@@ -129,7 +200,7 @@ static void set_user_exception(CORBA_ORB orb, const corbaorb_operation *op, cdr_
         CORBA_exception_set_system(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_YES);
         return;
       }
-      int rc = read_owned(orb, res, tc, v);
+      int rc = read_owned(orb, res, tc, corbaorb_tc_flags(tc), v);
       if (rc != CDR_OK) {
         CORBA_free(v);
         corbaorb_env_status(ev, rc, CORBA_COMPLETED_YES);
@@ -164,10 +235,11 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
     corbaorb_env_status(ev, rc, CORBA_COMPLETED_NO);
     return;
   }
-  for (CORBA_unsigned_long k = 0; k < op->nparams; k++)
-    if (op->params[k].mode != CORBAORB_OUT &&
-        write_value(o, op->params[k].tc, args[k]) != CDR_OK)
+  for (CORBA_unsigned_long k = 0; k < op->nparams; k++) {
+    const corbaorb_param *p = &op->params[k];
+    if (p->mode != CORBAORB_OUT && write_value(o, p->tc, flags_of(p->tc, p->flags), args[k]) != CDR_OK)
       break; /* the stream's status fails the invoke: nothing is sent */
+  }
   cdr_in *res = NULL;
   rc = iiop_call_invoke(call, &res);
   if (rc == IIOP_R_SYSTEM_EXCEPTION || rc < 0) {
@@ -192,32 +264,34 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
   /* NO_EXCEPTION: the result, then inout and out values in order. */
   CORBA_unsigned_long done = 0;
   int have_ret = 0;
-  if (ret && op->ret && corbaorb_tc_unalias(op->ret)->kind != CDR_K_VOID) {
-    rc = read_out(obj->orb, res, op->ret, ret, 1);
+  CORBA_unsigned_long rf = op->ret ? flags_of(op->ret, op->ret_flags) : 0;
+  if (ret && op->ret && op->ret->kind != CDR_K_VOID) {
+    rc = read_out(obj->orb, res, op->ret, rf, ret, 1);
     have_ret = rc == CDR_OK;
   }
   for (; rc == CDR_OK && done < op->nparams; done++) {
     const corbaorb_param *p = &op->params[done];
     if (p->mode == CORBAORB_IN)
       continue;
+    CORBA_unsigned_long f = flags_of(p->tc, p->flags);
     if (p->mode == CORBAORB_INOUT) {
       /* the caller's old value goes; the reply's replaces it */
-      if (corbaorb_tc_variable_depth(p->tc, 0)) {
+      if (f & CORBAORB_F_VAR) {
         corbaorb_free_contents(p->tc, args[done]);
         memset(args[done], 0, p->tc->size);
       }
-      rc = read_owned(obj->orb, res, p->tc, args[done]);
+      rc = read_owned(obj->orb, res, p->tc, f, args[done]);
     } else {
-      rc = read_out(obj->orb, res, p->tc, args[done], 0);
+      rc = read_out(obj->orb, res, p->tc, f, args[done], 0);
     }
   }
   if (rc != CDR_OK) {
     /* a reply that does not decode: give back what was read */
     if (have_ret)
-      drop_out(op->ret, ret, 1);
+      drop_out(op->ret, rf, ret, 1);
     for (CORBA_unsigned_long k = 0; k < done; k++)
       if (op->params[k].mode == CORBAORB_OUT)
-        drop_out(op->params[k].tc, args[k], 0);
+        drop_out(op->params[k].tc, flags_of(op->params[k].tc, op->params[k].flags), args[k], 0);
     corbaorb_env_status(ev, rc, CORBA_COMPLETED_YES);
   }
   iiop_call_end(call);
@@ -227,6 +301,13 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
 
 #define MAX_PARAMS 256
 
+/* A parameter's storage holds a pointer the servant sets (a
+ * variable-length out value the servant allocates). */
+static inline int out_slot(const corbaorb_param *p, CORBA_unsigned_long f)
+{
+  return p->mode == CORBAORB_OUT && out_alloc(f, 0);
+}
+
 int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *result,
                       const corbaorb_operation *op, corbaorb_skel_fn glue)
 {
@@ -234,22 +315,28 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
   servant_priv *sp = sb->_private;
   CORBA_ORB orb = sp && sp->poa ? sp->poa->orb : NULL;
   cdr_arena *a = cdr_in_arena(args);
-  if (!a || op->nparams > MAX_PARAMS)
+  CORBA_unsigned_long np = op->nparams;
+  if (!a || np > MAX_PARAMS)
     return CDR_E_NOMEM;
-  void **av = op->nparams ? cdr_arena_alloc(a, op->nparams * sizeof(void *), _Alignof(void *))
-                          : NULL;
-  if (op->nparams && !av)
-    return CDR_E_NOMEM;
-  /* slots: the storage of each parameter (its C value), and for the
-   * variable-length outs allocated by the servant, a pointer slot */
+  void *avbuf[8];
+  CORBA_unsigned_long fbuf[8];
+  void **av = avbuf;
+  CORBA_unsigned_long *fl = fbuf;
+  if (np > 8) {
+    av = cdr_arena_alloc(a, np * sizeof(void *), _Alignof(void *));
+    fl = cdr_arena_alloc(a, np * sizeof *fl, _Alignof(CORBA_unsigned_long));
+    if (!av || !fl)
+      return CDR_E_NOMEM;
+  }
+  /* each parameter's storage (its C value, or for the variable-length outs
+   * the servant allocates, a pointer slot), in the request's arena */
   int rc = CDR_OK;
   CORBA_unsigned_long k;
-  for (k = 0; k < op->nparams; k++) {
+  for (k = 0; k < np; k++) {
     const corbaorb_param *p = &op->params[k];
+    CORBA_unsigned_long f = fl[k] = flags_of(p->tc, p->flags);
     size_t size = p->tc->size, align = p->tc->align ? p->tc->align : 1;
-    int ptr_slot = p->mode == CORBAORB_OUT && corbaorb_tc_variable_depth(p->tc, 0) &&
-                   !is_pointer_kind(p->tc);
-    if (ptr_slot) {
+    if (out_slot(p, f)) {
       size = sizeof(void *);
       align = _Alignof(void *);
     }
@@ -258,32 +345,34 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
       rc = CDR_E_NOMEM;
       break;
     }
-    memset(st, 0, size);
     av[k] = st;
-    if (p->mode == CORBAORB_OUT)
+    if (p->mode == CORBAORB_OUT) {
+      memset(st, 0, size);
       continue;
-    if (is_objref(p->tc))
+    }
+    if (f & CORBAORB_F_OBJREF)
       rc = corbaorb_object_read(orb, args, (CORBA_Object *)st);
-    else if (p->mode == CORBAORB_IN || !corbaorb_tc_variable_depth(p->tc, 0))
-      rc = cdr_read(args, p->tc, st); /* in the request's arena */
-    else
-      rc = read_owned(orb, args, p->tc, st); /* inout: the servant may replace parts */
+    else if (p->mode == CORBAORB_IN || !(f & CORBAORB_F_VAR))
+      rc = read_value(args, p->tc, st); /* in the request's arena */
+    else {
+      memset(st, 0, size);
+      rc = read_owned(orb, args, p->tc, f, st); /* inout: the servant may replace parts */
+    }
     if (rc != CDR_OK)
       break;
   }
   if (rc != CDR_OK) {
     for (CORBA_unsigned_long j = 0; j < k; j++)
-      if (is_objref(op->params[j].tc) ||
-          (op->params[j].mode == CORBAORB_INOUT && corbaorb_tc_variable_depth(op->params[j].tc, 0)))
+      if ((fl[j] & CORBAORB_F_OBJREF) ||
+          (op->params[j].mode == CORBAORB_INOUT && (fl[j] & CORBAORB_F_VAR)))
         corbaorb_free_contents(op->params[j].tc, av[j]);
     return rc;
   }
   void *ret = NULL;
-  int has_ret = op->ret && corbaorb_tc_unalias(op->ret)->kind != CDR_K_VOID;
-  int ret_ptr = 0;
+  int has_ret = op->ret && op->ret->kind != CDR_K_VOID;
+  CORBA_unsigned_long rf = has_ret ? flags_of(op->ret, op->ret_flags) : 0;
+  int ret_ptr = has_ret && out_alloc(rf, 1);
   if (has_ret) {
-    ret_ptr = is_array(op->ret) ||
-              (corbaorb_tc_variable_depth(op->ret, 0) && !is_pointer_kind(op->ret));
     size_t size = ret_ptr ? sizeof(void *) : op->ret->size;
     ret = cdr_arena_alloc(a, size ? size : 1, ret_ptr ? _Alignof(void *) : op->ret->align);
     if (!ret)
@@ -292,7 +381,10 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
   }
 
   CORBA_Environment ev;
-  CORBA_exception_init(&ev);
+  ev._major = CORBA_NO_EXCEPTION;
+  ev._id = NULL;
+  ev._params = NULL;
+  ev._flags = 0;
   corbaorb_in_dispatch++;
   glue(servant, av, ret, &ev);
   corbaorb_in_dispatch--;
@@ -304,19 +396,17 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
       if (!src)
         out = CDR_E_INVALID; /* a servant returned NULL where a value is due */
       else
-        write_value(result, op->ret, src);
+        write_value(result, op->ret, rf, src);
     }
-    for (k = 0; out == CDR_OK && k < op->nparams; k++) {
+    for (k = 0; out == CDR_OK && k < np; k++) {
       const corbaorb_param *p = &op->params[k];
       if (p->mode == CORBAORB_IN)
         continue;
-      int ptr_slot = p->mode == CORBAORB_OUT && corbaorb_tc_variable_depth(p->tc, 0) &&
-                     !is_pointer_kind(p->tc);
-      const void *src = ptr_slot ? *(void **)av[k] : av[k];
+      const void *src = out_slot(p, fl[k]) ? *(void **)av[k] : av[k];
       if (!src)
         out = CDR_E_INVALID;
       else
-        write_value(result, p->tc, src);
+        write_value(result, p->tc, fl[k], src);
     }
     if (out == CDR_OK)
       out = cdr_out_status(result);
@@ -351,23 +441,20 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
 
   /* What the servant returned, and the inout and object-reference
    * arguments, are the ORB's to free now that they are written. */
-  if (has_ret) {
-    if (ret_ptr)
-      CORBA_free(*(void **)ret);
-    else
-      corbaorb_free_contents(op->ret, ret);
-  }
-  for (k = 0; k < op->nparams; k++) {
+  if (ret_ptr)
+    CORBA_free(*(void **)ret);
+  else if (rf & CORBAORB_F_VAR)
+    corbaorb_free_contents(op->ret, ret);
+  for (k = 0; k < np; k++) {
     const corbaorb_param *p = &op->params[k];
-    int ptr_slot = p->mode == CORBAORB_OUT && corbaorb_tc_variable_depth(p->tc, 0) &&
-                   !is_pointer_kind(p->tc);
-    if (ptr_slot)
+    if (out_slot(p, fl[k]))
       CORBA_free(*(void **)av[k]);
-    else if (p->mode != CORBAORB_IN || is_objref(p->tc))
+    else if ((fl[k] & CORBAORB_F_VAR) && (p->mode != CORBAORB_IN || (fl[k] & CORBAORB_F_OBJREF)))
       corbaorb_free_contents(p->tc, av[k]);
   }
-  CORBA_exception_free(&ev);
-  if (!corbaorb_in_dispatch)
+  if (ev._major != CORBA_NO_EXCEPTION)
+    CORBA_exception_free(&ev);
+  if (!corbaorb_in_dispatch && corbaorb_pending_finalize)
     corbaorb_run_pending_finalize();
   return out;
 }

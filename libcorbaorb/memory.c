@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The header before every block CORBA_free accepts.  Aligned as max_align_t
+/* Blocks come from the process-wide allocator (cdr_mem_global()), so that
+ * the tests count and fail them as every other allocation.
+ *
+ * The header before every block CORBA_free accepts.  Aligned as max_align_t
  * so that the memory after it is aligned for every C type. */
 typedef struct block_hdr {
   _Alignas(max_align_t) CORBA_TypeCode tc; /* element type; NULL: flat memory */
@@ -21,9 +24,11 @@ static void *block_new(CORBA_TypeCode tc, uint32_t count, size_t octets)
 {
   if (octets > SIZE_MAX - sizeof(block_hdr))
     return NULL;
-  block_hdr *h = calloc(1, sizeof(block_hdr) + octets);
+  const cdr_allocator *m = cdr_mem_global();
+  block_hdr *h = m->malloc(sizeof(block_hdr) + octets, m->ud);
   if (!h)
     return NULL;
+  memset(h, 0, sizeof(block_hdr) + octets);
   h->tc = tc;
   h->count = count;
   h->magic = BLOCK_MAGIC;
@@ -251,7 +256,8 @@ void CORBA_free(void *mem)
     for (uint32_t i = 0; i < h->count; i++)
       free_contents(h->tc, (uint8_t *)mem + (size_t)i * h->tc->size, 0);
   h->magic = 0;
-  free(h);
+  const cdr_allocator *m = cdr_mem_global();
+  m->free(h, m->ud);
 }
 
 static int copy_value(CORBA_TypeCode tc, void *dst, const void *src, int depth)

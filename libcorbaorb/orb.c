@@ -241,6 +241,12 @@ CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environme
   } else {
     rc = CDR_E_INVALID;
   }
+  if (rc == CDR_OK && o->ior.nprofiles == 0) {
+    /* a nil reference ("IOR:" of no profiles): CORBA_OBJECT_NIL */
+    cdr_arena_free(&o->arena);
+    free(o);
+    return CORBA_OBJECT_NIL;
+  }
   if (rc == CDR_OK)
     rc = iiop_client_resolve(orb->client, str, &o->ref);
   if (rc != CDR_OK) {
@@ -257,8 +263,17 @@ CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environme
   return o;
 }
 
+/* A TypeCode passed as a CORBA_Object (the mapping releases TypeCodes
+ * with CORBA_Object_release): a descriptor begins with its cdr_kind. */
+static int is_typecode(CORBA_Object obj)
+{
+  return obj && obj->kind >= CDR_K_OCTET && obj->kind <= CDR_K_LOCAL_INTERFACE;
+}
+
 CORBA_Object corbaorb_object_dup(CORBA_Object obj)
 {
+  if (is_typecode(obj))
+    return (CORBA_Object)cdr_tc_dup((cdr_typecode)(const void *)obj, NULL);
   if (obj && obj->kind == OBJ_REMOTE)
     __atomic_add_fetch(&obj->refs, 1, __ATOMIC_RELAXED);
   return obj;
@@ -266,6 +281,10 @@ CORBA_Object corbaorb_object_dup(CORBA_Object obj)
 
 void corbaorb_object_release(CORBA_Object obj)
 {
+  if (is_typecode(obj)) {
+    cdr_tc_release((cdr_typecode)(const void *)obj);
+    return;
+  }
   if (!obj || obj->kind != OBJ_REMOTE)
     return; /* the ORB, its POAs and manager live as long as the ORB */
   if (__atomic_sub_fetch(&obj->refs, 1, __ATOMIC_ACQ_REL) != 0)
@@ -302,7 +321,7 @@ int corbaorb_object_read(CORBA_ORB orb, cdr_in *i, CORBA_Object *out)
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
   *out = corbaorb_object_new(orb, s, &ev);
-  if (!*out) {
+  if (!*out && ev._major != CORBA_NO_EXCEPTION) {
     rc = strcmp(ev._id, ex_CORBA_NO_MEMORY) ? CDR_E_UNSUPPORTED : CDR_E_NOMEM;
     CORBA_exception_free(&ev);
   }
@@ -351,10 +370,10 @@ CORBA_boolean CORBA_Object_is_nil(CORBA_Object obj, CORBA_Environment *ev)
   return obj == CORBA_OBJECT_NIL;
 }
 
-static const corbaorb_param is_a_params[] = { { TC_CORBA_string, CORBAORB_IN } };
-static const corbaorb_operation is_a_op = { "_is_a", 0, TC_CORBA_boolean, is_a_params, 1, NULL, 0 };
+static const corbaorb_param is_a_params[] = { { TC_CORBA_string, CORBAORB_IN, 0 } };
+static const corbaorb_operation is_a_op = { "_is_a", 0, TC_CORBA_boolean, is_a_params, 1, NULL, 0, 0 };
 static const corbaorb_operation non_existent_op = { "_non_existent", 0, TC_CORBA_boolean, NULL, 0,
-                                                    NULL, 0 };
+                                                    NULL, 0, 0 };
 
 CORBA_boolean CORBA_Object_is_a(CORBA_Object obj, const CORBA_char *logical_type_id,
                                 CORBA_Environment *ev)
@@ -870,14 +889,14 @@ static servant_priv *find_active(PortableServer_POA poa, const uint8_t *key, siz
 }
 
 /* Deactivations from inside an operation finalize after the dispatch. */
-static __thread servant_priv *pending_finalize;
+__thread servant_priv *corbaorb_pending_finalize;
 __thread int corbaorb_in_dispatch;
 
 void corbaorb_run_pending_finalize(void)
 {
-  while (pending_finalize) {
-    servant_priv *sp = pending_finalize;
-    pending_finalize = sp->next;
+  while (corbaorb_pending_finalize) {
+    servant_priv *sp = corbaorb_pending_finalize;
+    corbaorb_pending_finalize = sp->next;
     sp->next = NULL;
     corbaorb_servant_finalize(sp->servant);
   }
@@ -925,8 +944,8 @@ void PortableServer_POA_deactivate_object(PortableServer_POA poa, const Portable
   free(sp->key);
   sp->key = NULL;
   if (corbaorb_in_dispatch) {
-    sp->next = pending_finalize;
-    pending_finalize = sp;
+    sp->next = corbaorb_pending_finalize;
+    corbaorb_pending_finalize = sp;
   } else {
     corbaorb_servant_finalize(sp->servant);
   }

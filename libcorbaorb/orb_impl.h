@@ -96,6 +96,7 @@ void corbaorb_servant_finalize(PortableServer_Servant servant);
 /* Set while this thread runs corbaorb_dispatch (deactivations then defer
  * the finalize to corbaorb_run_pending_finalize, after the operation). */
 extern __thread int corbaorb_in_dispatch;
+extern __thread servant_priv *corbaorb_pending_finalize;
 void corbaorb_run_pending_finalize(void);
 
 #endif

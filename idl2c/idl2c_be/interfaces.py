@@ -207,19 +207,37 @@ def proto(ctx, fname, op, first):
 
 # ---------------------------------------------------------------- tables
 
+def flags(ctx, t):
+    """The CORBAORB_F_* of T: what the runtime would work out from its
+    TypeCode on every call, given once here."""
+    k = ctx.kind(t)
+    f = ["CORBAORB_F_KNOWN"]
+    if ctx.is_variable(t):
+        f.append("CORBAORB_F_VAR")
+    if k == "objref":
+        f += ["CORBAORB_F_PTR", "CORBAORB_F_OBJREF"]
+    elif k in ("string", "wstring", "typecode"):
+        f.append("CORBAORB_F_PTR")
+    elif k == "array":
+        f.append("CORBAORB_F_ARRAY")
+    return " | ".join(f)
+
+
 def emit_optable(ctx, w, tag, op):
     """The static corbaorb_operation _ORB_op_TAG for OP into writer W."""
     if op.params:
         w.out("static const corbaorb_param _ORB_p_%s[] = {\n%s\n};" % (tag, ",\n".join(
-            "  { %s, %s }" % (ctx.tc_expr(p.type), MODE[p.direction]) for p in op.params)))
+            "  { %s, %s, %s }" % (ctx.tc_expr(p.type), MODE[p.direction], flags(ctx, p.type))
+            for p in op.params)))
     if op.raises:
         w.out("static const CORBA_TypeCode _ORB_x_%s[] = { %s };" % (tag, ", ".join(
             "TC_" + ctx.cname(e) for e in op.raises)))
     ret = "NULL" if is_void(ctx, op.ret) else ctx.tc_expr(op.ret)
-    w.out("static const corbaorb_operation _ORB_op_%s = {\n  \"%s\", %d, %s, %s, %d, %s, %d };"
+    w.out("static const corbaorb_operation _ORB_op_%s = {\n  \"%s\", %d, %s, %s, %d, %s, %d,\n  %s };"
           % (tag, op.name, 1 if op.oneway else 0, ret,
              ("_ORB_p_%s" % tag) if op.params else "NULL", len(op.params),
-             ("_ORB_x_%s" % tag) if op.raises else "NULL", len(op.raises)))
+             ("_ORB_x_%s" % tag) if op.raises else "NULL", len(op.raises),
+             "0" if is_void(ctx, op.ret) else flags(ctx, op.ret)))
 
 
 def check_op(ctx, op):

@@ -314,6 +314,55 @@ CORBAORB_API CORBA_boolean CORBA_Object_is_equivalent(CORBA_Object obj, CORBA_Ob
 CORBAORB_API CORBA_unsigned_long CORBA_Object_hash(CORBA_Object obj, CORBA_unsigned_long maximum,
                                                    CORBA_Environment *ev);
 
+/* ---------------------------------------------------------------- CORBA::TypeCode */
+
+/* A TypeCode is a type descriptor (cdr/typecode.h).  TypeCodes these
+ * functions return are the caller's: give them back with
+ * CORBA_Object_release((CORBA_Object)tc, ev) (static ones need nothing,
+ * but releasing them is harmless); strings with CORBA_free.  Errors: the
+ * user exceptions BadKind (the operation is not defined for the kind) and
+ * Bounds (an index past the members); NO_MEMORY. */
+typedef enum CORBA_TCKind {
+  CORBA_tk_null = 0, CORBA_tk_void, CORBA_tk_short, CORBA_tk_long, CORBA_tk_ushort,
+  CORBA_tk_ulong, CORBA_tk_float, CORBA_tk_double, CORBA_tk_boolean, CORBA_tk_char,
+  CORBA_tk_octet, CORBA_tk_any, CORBA_tk_TypeCode, CORBA_tk_Principal, CORBA_tk_objref,
+  CORBA_tk_struct, CORBA_tk_union, CORBA_tk_enum, CORBA_tk_string, CORBA_tk_sequence,
+  CORBA_tk_array, CORBA_tk_alias, CORBA_tk_except, CORBA_tk_longlong, CORBA_tk_ulonglong,
+  CORBA_tk_longdouble, CORBA_tk_wchar, CORBA_tk_wstring, CORBA_tk_fixed, CORBA_tk_value,
+  CORBA_tk_value_box, CORBA_tk_native, CORBA_tk_abstract_interface, CORBA_tk_local_interface
+} CORBA_TCKind;
+#define ex_CORBA_TypeCode_BadKind "IDL:omg.org/CORBA/TypeCode/BadKind:1.0"
+#define ex_CORBA_TypeCode_Bounds "IDL:omg.org/CORBA/TypeCode/Bounds:1.0"
+
+CORBAORB_API CORBA_TCKind CORBA_TypeCode_kind(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_boolean CORBA_TypeCode_equal(CORBA_TypeCode tc, CORBA_TypeCode other,
+                                                CORBA_Environment *ev);
+CORBAORB_API CORBA_boolean CORBA_TypeCode_equivalent(CORBA_TypeCode tc, CORBA_TypeCode other,
+                                                     CORBA_Environment *ev);
+CORBAORB_API CORBA_TypeCode CORBA_TypeCode_get_compact_typecode(CORBA_TypeCode tc,
+                                                                CORBA_Environment *ev);
+CORBAORB_API CORBA_char *CORBA_TypeCode_id(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_char *CORBA_TypeCode_name(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_unsigned_long CORBA_TypeCode_member_count(CORBA_TypeCode tc,
+                                                             CORBA_Environment *ev);
+CORBAORB_API CORBA_char *CORBA_TypeCode_member_name(CORBA_TypeCode tc, CORBA_unsigned_long index,
+                                                    CORBA_Environment *ev);
+CORBAORB_API CORBA_TypeCode CORBA_TypeCode_member_type(CORBA_TypeCode tc,
+                                                       CORBA_unsigned_long index,
+                                                       CORBA_Environment *ev);
+/* The label as an any of the discriminator's type (the default member's:
+ * an octet 0), CORBA_free it. */
+CORBAORB_API CORBA_any *CORBA_TypeCode_member_label(CORBA_TypeCode tc, CORBA_unsigned_long index,
+                                                    CORBA_Environment *ev);
+CORBAORB_API CORBA_TypeCode CORBA_TypeCode_discriminator_type(CORBA_TypeCode tc,
+                                                              CORBA_Environment *ev);
+CORBAORB_API CORBA_long CORBA_TypeCode_default_index(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_unsigned_long CORBA_TypeCode_length(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_TypeCode CORBA_TypeCode_content_type(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_unsigned_short CORBA_TypeCode_fixed_digits(CORBA_TypeCode tc,
+                                                              CORBA_Environment *ev);
+CORBAORB_API CORBA_short CORBA_TypeCode_fixed_scale(CORBA_TypeCode tc, CORBA_Environment *ev);
+
 /* ---------------------------------------------------------------- POA */
 
 typedef void *PortableServer_Servant;
@@ -405,9 +454,22 @@ CORBAORB_API CORBA_char *PortableServer_ObjectId_to_string(const PortableServer_
 /* A parameter's passing mode. */
 typedef enum corbaorb_mode { CORBAORB_IN = 0, CORBAORB_INOUT = 1, CORBAORB_OUT = 2 } corbaorb_mode;
 
+/* What a parameter's or result's TypeCode is, as far as passing it goes
+ * (the generated tables give it, so that no call walks a TypeCode to find
+ * out; 0: not given, the runtime works it out from the TypeCode). */
+enum {
+  CORBAORB_F_KNOWN = 1,   /* the other bits are set */
+  CORBAORB_F_VAR = 2,     /* variable-length (corbaorb_tc_is_variable) */
+  CORBAORB_F_PTR = 4,     /* a pointer the ORB stores in place: string, wstring,
+                           * TypeCode, object reference */
+  CORBAORB_F_OBJREF = 8,  /* an object reference (marshalled as an IOR) */
+  CORBAORB_F_ARRAY = 16   /* an array (a result is always allocated) */
+};
+
 typedef struct corbaorb_param {
   CORBA_TypeCode tc;
   corbaorb_mode mode;
+  CORBA_unsigned_long flags;        /* CORBAORB_F_*, or 0 */
 } corbaorb_param;
 
 /* An operation as the stubs and skeletons describe it (static tables). */
@@ -419,7 +481,11 @@ typedef struct corbaorb_operation {
   CORBA_unsigned_long nparams;
   const CORBA_TypeCode *excepts;    /* the raises clause's exception TypeCodes (repo_id) */
   CORBA_unsigned_long nexcepts;
+  CORBA_unsigned_long ret_flags;    /* CORBAORB_F_* of ret, or 0 */
 } corbaorb_operation;
+
+/* CORBAORB_F_* of TC (with CORBAORB_F_KNOWN). */
+CORBAORB_API CORBA_unsigned_long corbaorb_tc_flags(CORBA_TypeCode tc);
 
 /* Call OP on OBJ.  ARGS[i] is the address of the i-th parameter's C value:
  *   in:    the value's address (a CORBA_long *, a CORBA_char ** for a string,

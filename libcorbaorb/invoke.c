@@ -312,8 +312,7 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
                       const corbaorb_operation *op, corbaorb_skel_fn glue)
 {
   PortableServer_ServantBase *sb = servant;
-  servant_priv *sp = sb->_private;
-  CORBA_ORB orb = sp && sp->poa ? sp->poa->orb : NULL;
+  CORBA_ORB orb = NULL; /* for object references among the arguments */
   cdr_arena *a = cdr_in_arena(args);
   CORBA_unsigned_long np = op->nparams;
   if (!a || np > MAX_PARAMS)
@@ -350,9 +349,11 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
       memset(st, 0, size);
       continue;
     }
-    if (f & CORBAORB_F_OBJREF)
+    if (f & CORBAORB_F_OBJREF) {
+      servant_priv *sp = sb->_private;
+      orb = sp && sp->poa ? sp->poa->orb : NULL;
       rc = corbaorb_object_read(orb, args, (CORBA_Object *)st);
-    else if (p->mode == CORBAORB_IN || !(f & CORBAORB_F_VAR))
+    } else if (p->mode == CORBAORB_IN || !(f & CORBAORB_F_VAR))
       rc = read_value(args, p->tc, st); /* in the request's arena */
     else {
       memset(st, 0, size);
@@ -376,8 +377,7 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
     size_t size = ret_ptr ? sizeof(void *) : op->ret->size;
     ret = cdr_arena_alloc(a, size ? size : 1, ret_ptr ? _Alignof(void *) : op->ret->align);
     if (!ret)
-      return CDR_E_NOMEM;
-    memset(ret, 0, size);
+      return CDR_E_NOMEM; /* the glue stores the servant's result there, whatever happens */
   }
 
   CORBA_Environment ev;

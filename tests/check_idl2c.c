@@ -175,6 +175,9 @@ START_TEST(test_descriptors)
   ck_assert_int_eq(TC_T_Inner_Rec->u.un.cases[0].label, -1);
   ck_assert_ptr_eq(TC_T_Inner_Rec->u.un.cases[1].type, TC_T_Inner_Rec_Kind);
   ck_assert_int_eq(T_Inner_Rec_K2, 1);
+  /* a typedef'd discriminator: the resolved type's descriptor */
+  ck_assert_ptr_eq(TC_T_Inner_OnAlias->u.un.disc, TC_CORBA_long);
+  ck_assert_uint_eq(sizeof(((T_Inner_OnAlias *)0)->_d), 4);
   /* a member named by a C keyword: _restrict in C, "restrict" in the TypeCode */
   ck_assert_str_eq(TC_T_Inner_WithEnum->u.st.members[1].name, "restrict");
   ck_assert_uint_eq(TC_T_Inner_WithEnum->u.st.members[1].offset,

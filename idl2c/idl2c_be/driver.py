@@ -67,6 +67,11 @@
 #   ctx.error(node, message)
 #                     raise the file:line error the driver prints (nothing
 #                     is written, exit status 1).
+#   with ctx.at(node): ...
+#                     errors raised inside without a node of their own (an
+#                     unmapped type met by ctype/tc_expr) are given at NODE
+#                     (an operation, a parameter); otherwise they are given
+#                     at the interface.
 # ---------------------------------------------------------------------------
 
 import os
@@ -202,6 +207,21 @@ class Context:
 
     def error(self, node, message):
         raise IdlError(node, message)
+
+    class _At:
+        def __init__(self, node):
+            self.node = node
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, et, e, tb):
+            if et is not None and issubclass(et, IdlError) and e.node is None:
+                e.node = self.node
+            return False
+
+    def at(self, node):
+        return Context._At(node)
 
     def member_name(self, ident):
         return "_" + ident if ident in C_KEYWORDS else ident
@@ -535,6 +555,10 @@ class Context:
             self.emit_interface(d)
         elif isinstance(d, idlast.Forward):
             self.emit_objtype(d)
+            if d.fullDecl() is None:
+                # never defined (omniidl warns): its TypeCode is made here
+                self.emit_objref_tc(d)
+                self.h.blank()
         elif isinstance(d, idlast.Const):
             self.emit_const(d)
         elif isinstance(d, idlast.Typedef):
@@ -565,16 +589,20 @@ class Context:
         cn = self.cname(d)
         self.h.out("/* interface %s */" % "::".join(d.scopedName()))
         self.emit_objtype(d)
+        self.emit_objref_tc(d)
+        self.h.blank()
+        for x in d.declarations():
+            self.walk(x)
+        interfaces.emit_interface(self, d)
+
+    def emit_objref_tc(self, d):
+        cn = self.cname(d)
         self.emit_tc_decl(cn)
         self.common.out("const cdr_type TC_%s_struct = {\n  .kind = CDR_K_OBJREF, "
                         ".size = sizeof(CORBA_Object), .align = _Alignof(CORBA_Object),\n"
                         "  .name = %s, .repo_id = %s };"
                         % (cn, c_string(d.identifier()), c_string(self.repo_id(d))))
         self.common.blank()
-        self.h.blank()
-        for x in d.declarations():
-            self.walk(x)
-        interfaces.emit_interface(self, d)
 
     def emit_const(self, d):
         cn = self.cname(d)
@@ -685,16 +713,12 @@ class Context:
         self.emit_typedef_tag(cn)
         members = []
         for m in d.members():
-            try:
+            with self.at(m):
                 if m.constrType():
                     self.emit_constr(m.memberType())
                 for decl in m.declarators():
                     members.append((self.member_decl(m.memberType(), decl),
                                     decl.identifier(), self.member_tc(m.memberType(), decl)))
-            except IdlError as e:
-                if e.node is None:
-                    e.node = m
-                raise
         self.h.out("struct %s_type {" % cn)
         for decl, _, _ in members:
             self.h.out("  %s;" % decl)
@@ -748,15 +772,11 @@ class Context:
         default = -1
         for c in d.cases():
             decl = c.declarator()
-            try:
+            with self.at(c):
                 if c.constrType():
                     self.emit_constr(c.caseType())
                 branches.append(self.member_decl(c.caseType(), decl))
                 tc = self.member_tc(c.caseType(), decl)
-            except IdlError as e:
-                if e.node is None:
-                    e.node = c
-                raise
             for lab in c.labels():
                 if lab.default():
                     default = len(cases)

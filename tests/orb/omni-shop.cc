@@ -95,6 +95,18 @@ public:
     }
     return r;
   }
+  CORBA::WChar *shout(const CORBA::WChar *w, CORBA::WChar &first) {
+    size_t n = 0;
+    while (w[n])
+      n++;
+    CORBA::WChar *r = CORBA::wstring_alloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+      r[i] = w[i];
+    r[n] = L'!';
+    r[n + 1] = 0;
+    first = w[0];
+    return r;
+  }
   void note(const char *msg) { last_ = msg; }
   char *lastNote() { return CORBA::string_dup(last_.c_str()); }
   Shop::Store_ptr self() { return _this(); }
@@ -233,6 +245,12 @@ static int client(const char *ior, bool do_shutdown)
     Shop::Vec v = { 1, 2, 3 }, w = { 0, 0, 0 };
     Shop::Vec_var r = st->scale(v, 10, w);
     r[0] == 11 && r[1] == 12 && r[2] == 13 && w[0] == 10 && w[1] == 20 && w[2] == 30;
+  }));
+  CHECK("shout(h\\u00e9\\u4e2d) = h\\u00e9\\u4e2d!, first h", ({
+    const CORBA::WChar w[] = { L'h', 0xE9, 0x4E2D, 0 };
+    CORBA::WChar first = 0;
+    CORBA::WString_var r = st->shout(w, first);
+    r[0] == L'h' && r[1] == 0xE9 && r[2] == 0x4E2D && r[3] == L'!' && r[4] == 0 && first == L'h';
   }));
   CHECK("lastNote after oneway note", ({
     st->note("hello oneway");

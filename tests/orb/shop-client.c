@@ -181,6 +181,19 @@ int main(int argc, char **argv)
     CORBA_free(sv);
   }
 
+  /* wstrings and wchars (code sets negotiated through the IOR: UTF-16) */
+  {
+    static const CORBA_wchar ws[] = { 'h', 0xE9, 0x4E2D, 0 };
+    CORBA_wchar first = 0;
+    CORBA_wchar *sh = Shop_Store_shout(st, ws, &first, &ev);
+    if (no_exc(&ev, "shout")) {
+      ok(CORBA_wstring_len(sh) == 4 && sh[0] == 'h' && sh[1] == 0xE9 && sh[2] == 0x4E2D &&
+           sh[3] == '!' && first == 'h',
+         "shout(h\\u00e9\\u4e2d) = h\\u00e9\\u4e2d!, first h", "");
+      CORBA_free(sh);
+    }
+  }
+
   /* oneway, then a two-way call on the same connection sees its effect */
   Shop_Store_note(st, "hello oneway", &ev);
   no_exc(&ev, "note");

@@ -199,6 +199,19 @@ static Shop_Vec_slice *s_scale(PortableServer_Servant s, const Shop_Vec v, CORBA
   return r;
 }
 
+/* shout(w, out first) = w + "!"; first = w[0] (0 for an empty w) */
+static CORBA_wstring s_shout(PortableServer_Servant s, const CORBA_wchar *w, CORBA_wchar *first,
+                             CORBA_Environment *ev)
+{
+  (void)s; (void)ev;
+  CORBA_unsigned_long n = CORBA_wstring_len(w);
+  CORBA_wchar *r = CORBA_wstring_alloc(n + 1);
+  memcpy(r, w, n * sizeof *w);
+  r[n] = '!';
+  *first = w[0];
+  return r;
+}
+
 /* oneway note(msg): lastNote() returns it from now on */
 static void s_note(PortableServer_Servant s, const CORBA_char *msg, CORBA_Environment *ev)
 {
@@ -260,7 +273,7 @@ static POA_Shop_Base__epv shop_base_epv = { NULL, s_ping, s_get_label };
 static POA_Shop_Counter__epv counter_epv = { NULL, s_get_count, s_set_count, s_bump };
 static POA_Shop_Store__epv store_epv = {
   NULL, s_find, s_all, s_add, s_rename, s_move, s_listNames, s_pick, s_flip, s_scale,
-  s_note, s_lastNote, s_self, s_echoRef, s_fail, s_shutdown
+  s_shout, s_note, s_lastNote, s_self, s_echoRef, s_fail, s_shutdown
 };
 static POA_Shop_Store__vepv store_vepv = { &base_epv, &shop_base_epv, &counter_epv, &store_epv };
 

@@ -42,6 +42,10 @@ static int parse_endpoint(CORBA_ORB orb, const char *v)
   if (!colon)
     return -1;
   size_t hl = (size_t)(colon - p);
+  if (hl >= 2 && p[0] == '[' && p[hl - 1] == ']') { /* [v6 address] */
+    p++;
+    hl -= 2;
+  }
   char *host = malloc(hl + 1);
   if (!host)
     return -2;

@@ -729,6 +729,47 @@ START_TEST(test_servant_exceptions)
 }
 END_TEST
 
+/* -ORBendPoint giop:tcp:[::1]:0: the server listens on ::1 and its
+ * references carry it (as omniORB writes IPv6 hosts: unbracketed in the
+ * profile), and calls go through. */
+START_TEST(test_ipv6_endpoint)
+{
+  char a0[] = "t", a1[] = "-ORBendPoint", a2[] = "giop:tcp:[::1]:0";
+  char *argv[] = { a0, a1, a2, NULL };
+  int argc = 3;
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_ORB orb = CORBA_ORB_init(&argc, argv, "", &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_int_eq(argc, 1);
+  PortableServer_POA root =
+    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
+  if (ev._major != CORBA_NO_EXCEPTION) { /* no IPv6 loopback on this host */
+    CORBA_exception_free(&ev);
+    CORBA_ORB_destroy(orb, &ev);
+    return;
+  }
+  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  Impl a;
+  impl_init(&a, &ev);
+  Shop_Store ref = PortableServer_POA_servant_to_reference(root, &a, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  CORBA_char *s = CORBA_ORB_object_to_string(orb, ref, &ev);
+  cdr_arena ar;
+  cdr_arena_init(&ar, NULL);
+  iiop_ior ior;
+  ck_assert_int_eq(iiop_ior_from_string(s, &ar, &ior), CDR_OK);
+  ck_assert_str_eq(iiop_ior_iiop_profile(&ior)->host, "::1");
+  cdr_arena_free(&ar);
+  CORBA_free(s);
+  ck_assert_int_eq(Shop_Store_ping(ref, 10, &ev), 11);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  CORBA_Object_release(ref, &ev);
+  CORBA_ORB_destroy(orb, &ev);
+  POA_Shop_Store__fini(&a, &ev);
+}
+END_TEST
+
 /* Threads sharing one reference (and one connection): every result exact. */
 typedef struct { Shop_Store ref; int base; int bad; } thr_arg;
 
@@ -795,6 +836,7 @@ static Suite *corba_suite(void)
   tcase_add_test(tc, test_steady_state);
   tcase_add_test(tc, test_servant_exceptions);
   tcase_add_test(tc, test_threads);
+  tcase_add_test(tc, test_ipv6_endpoint);
   suite_add_tcase(s, tc);
   return s;
 }

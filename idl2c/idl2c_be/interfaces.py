@@ -220,7 +220,32 @@ def flags(ctx, t):
         f.append("CORBAORB_F_PTR")
     elif k == "array":
         f.append("CORBAORB_F_ARRAY")
+    if k != "objref" and has_refs(ctx, t, set()):
+        f.append("CORBAORB_F_REFS")
     return " | ".join(f)
+
+
+def has_refs(ctx, t, seen):
+    """Whether a value of T may hold object references (an any may)."""
+    t = ctx.unalias(t)
+    k = ctx.kind(t)
+    if k in ("objref", "any"):
+        return True
+    if k == "sequence":
+        return has_refs(ctx, t.seqType(), seen)
+    if k == "array":
+        return has_refs(ctx, t.decl().alias().aliasType(), seen)
+    if k in ("struct", "union", "except"):
+        decl = t.decl()
+        if isinstance(decl, (idlast.StructForward, idlast.UnionForward)):
+            decl = decl.fullDecl()
+        if id(decl) in seen:
+            return False
+        seen.add(id(decl))
+        if k == "union":
+            return any(has_refs(ctx, c.caseType(), seen) for c in decl.cases())
+        return any(has_refs(ctx, m.memberType(), seen) for m in decl.members())
+    return False
 
 
 def emit_optable(ctx, w, tag, op):

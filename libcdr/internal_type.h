@@ -31,8 +31,16 @@ CDR_HIDDEN size_t cdr__type_min_wire_flags(const cdr_type *t, unsigned flags);
  * PRINCIPAL, OBJREF, NATIVE, ABSTRACT_INTERFACE, LOCAL_INTERFACE): write
  * the value at SRC / read one into DST, as cdr/typecode.h lays them out.
  * Same contracts as cdr__value_write()/read().  typecode.c defines them. */
-CDR_HIDDEN int cdr__tc_kind_write(cdr_out *o, const cdr_type *t, const void *src);
-CDR_HIDDEN int cdr__tc_kind_read(cdr_in *i, const cdr_type *t, void *dst);
+CDR_HIDDEN int cdr__tc_kind_write(cdr_out *o, const cdr_type *t, const void *src, unsigned depth);
+CDR_HIDDEN int cdr__tc_kind_read(cdr_in *i, const cdr_type *t, void *dst, unsigned depth);
+
+/* cdr_put_any()/cdr_get_any() of an any DEPTH constructed levels deep, and
+ * the object references (CDR_K_OBJREF, ABSTRACT_INTERFACE).  any.c. */
+struct cdr_any;
+CDR_HIDDEN int cdr__any_write(cdr_out *o, const struct cdr_any *a, unsigned depth);
+CDR_HIDDEN int cdr__any_read(cdr_in *i, struct cdr_any *a, unsigned depth);
+CDR_HIDDEN int cdr__objref_write(cdr_out *o, const cdr_type *t, const void *src, unsigned depth);
+CDR_HIDDEN int cdr__objref_read(cdr_in *i, const cdr_type *t, void *dst, unsigned depth);
 
 /* cdr_value_type_clear()'s part for the TypeCode cache `tc`. */
 struct cdr_value_type;

@@ -710,7 +710,7 @@ static void w_more(cdr_out *o, const cdr_type *t, const uint8_t *src, unsigned d
   switch (t->kind) {
   case CDR_K_NULL: case CDR_K_VOID: case CDR_K_ANY: case CDR_K_TYPECODE: case CDR_K_PRINCIPAL:
   case CDR_K_OBJREF: case CDR_K_NATIVE: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_LOCAL_INTERFACE:
-    (void)cdr__tc_kind_write(o, t, src);
+    (void)cdr__tc_kind_write(o, t, src, depth);
     return;
   case CDR_K_ALIAS: case CDR_K_EXCEPT:
     if (CDR_UNLIKELY(depth >= o->opts.max_depth)) { /* so that an alias of itself stops */
@@ -1013,6 +1013,19 @@ static void r_seq(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
     cdr_in_fail(i, CDR_E_LIMIT, "sequence too large for this host");
     goto out;
   }
+  /* An element whose C size dwarfs its least wire size (a union whose
+   * unused branch is a large array, from a TypeCode off the wire) must not
+   * turn a few octets into a large allocation: the whole buffer is bounded
+   * by 64 times the octets that remain, plus 4096. */
+  if (CDR_UNLIKELY(et->size > 64 * (uint64_t)mw)) {
+    size_t lim = i->in_chunk ? i->chunk_lim : i->end;
+    uint64_t left = lim > i->pos ? lim - i->pos : 0;
+    if ((uint64_t)n * et->size > left * 64 + 4096) {
+      i->pos -= 4;
+      cdr_in_fail(i, CDR_E_LENGTH, "sequence's C size too large for the octets that remain");
+      goto out;
+    }
+  }
   uint8_t *buf = r_alloc(i, (size_t)n * et->size, et->align);
   if (!buf)
     goto out;
@@ -1155,7 +1168,7 @@ static void r_more(cdr_in *i, const cdr_type *t, uint8_t *dst, unsigned depth)
   switch (t->kind) {
   case CDR_K_NULL: case CDR_K_VOID: case CDR_K_ANY: case CDR_K_TYPECODE: case CDR_K_PRINCIPAL:
   case CDR_K_OBJREF: case CDR_K_NATIVE: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_LOCAL_INTERFACE:
-    (void)cdr__tc_kind_read(i, t, dst);
+    (void)cdr__tc_kind_read(i, t, dst, depth);
     return;
   case CDR_K_ALIAS: case CDR_K_EXCEPT:
     if (CDR_UNLIKELY(depth >= i->opts.max_depth)) /* so that an alias of itself stops */

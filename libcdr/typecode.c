@@ -800,7 +800,7 @@ int cdr_tc_get_compact(cdr_typecode tc, cdr_typecode *out)
 
 /* ---------------------------------------------------------------- values of the TypeCode kinds */
 
-int cdr__tc_kind_write(cdr_out *o, const cdr_type *t, const void *src)
+int cdr__tc_kind_write(cdr_out *o, const cdr_type *t, const void *src, unsigned depth)
 {
   switch (t->kind) {
   case CDR_K_NULL: case CDR_K_VOID:
@@ -820,12 +820,16 @@ int cdr__tc_kind_write(cdr_out *o, const cdr_type *t, const void *src)
     cdr_put_seq(o, s._buffer, s._length, 1);
     return o->status;
   }
-  default: /* ANY, OBJREF, ABSTRACT_INTERFACE, LOCAL_INTERFACE, NATIVE */
-    return cdr_out_fail(o, CDR_E_UNSUPPORTED, "values of this kind do not marshal here");
+  case CDR_K_ANY:
+    return cdr__any_write(o, src, depth);
+  case CDR_K_OBJREF: case CDR_K_ABSTRACT_INTERFACE:
+    return cdr__objref_write(o, t, src, depth);
+  default: /* LOCAL_INTERFACE, NATIVE */
+    return cdr_out_fail(o, CDR_E_UNSUPPORTED, "values of this kind do not marshal");
   }
 }
 
-int cdr__tc_kind_read(cdr_in *i, const cdr_type *t, void *dst)
+int cdr__tc_kind_read(cdr_in *i, const cdr_type *t, void *dst, unsigned depth)
 {
   switch (t->kind) {
   case CDR_K_NULL: case CDR_K_VOID:
@@ -847,7 +851,11 @@ int cdr__tc_kind_read(cdr_in *i, const cdr_type *t, void *dst)
     memcpy(dst, &s, sizeof s);
     return i->status;
   }
+  case CDR_K_ANY:
+    return cdr__any_read(i, dst, depth);
+  case CDR_K_OBJREF: case CDR_K_ABSTRACT_INTERFACE:
+    return cdr__objref_read(i, t, dst, depth);
   default:
-    return cdr_in_fail(i, CDR_E_UNSUPPORTED, "values of this kind do not marshal here");
+    return cdr_in_fail(i, CDR_E_UNSUPPORTED, "values of this kind do not marshal");
   }
 }

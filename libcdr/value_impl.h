@@ -142,6 +142,7 @@ typedef struct vstate {
   const cdr_allocator *alloc;
   uint32_t nvalues;
   uint32_t nindirect;          /* indirections read (vo.max_indirections) */
+  uint64_t tc_octets;         /* in: C octets of objects of TypeCode-built types (CDR_VT_NOCACHE) */
   uint32_t reentry;           /* nested cdr_put_value/cdr_get_value calls open */
   uint32_t sp, cap;
   vframe *frames;
@@ -163,6 +164,23 @@ static inline cdr_itab *aux_tab(vstate *s, unsigned k)
 
 /* Grow S's frame stack (full): CDR_OK or CDR_E_NOMEM. */
 CDR_HIDDEN int cdr__value_frames_grow(vstate *s);
+
+/* cdr_value_type_is_base_of(T, D), or T and one of D's levels have the
+ * same repository ID and the same C layout, and one of them was built from
+ * a TypeCode (CDR_VT_NOCACHE): a value of type D may stand where T is
+ * declared. */
+CDR_HIDDEN int cdr__value_type_compatible_id(const cdr_value_type *t, const cdr_value_type *d);
+/* Whether value types A and B (with their bases) give their objects the
+ * same C layout (any_value.c). */
+CDR_HIDDEN int cdr__vt_same_layout(const cdr_value_type *a, const cdr_value_type *b);
+static inline int cdr__value_type_compatible(const cdr_value_type *t, const cdr_value_type *d)
+{
+  const cdr_value_type *x = d;
+  for (unsigned k = 0; x && k < MAX_LEVELS; x = x->base, k++)
+    if (x == t)
+      return 1;
+  return cdr__value_type_compatible_id(t, d);
+}
 
 /* A new frame on top of S's stack, or NULL when it cannot grow; the caller
  * sets every field (frame_init). */

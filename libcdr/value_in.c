@@ -169,6 +169,17 @@ static const cdr_value_type *resolve_id(vstate *s, const cdr_value_type *declare
 static void *make_object(cdr_in *i, const cdr_value_type *t)
 {
   void *obj;
+  if (CDR_UNLIKELY(t->flags & CDR_VT_NOCACHE)) {
+    /* A type from a TypeCode off the wire may be large in C and small on
+     * the wire (a union with a large unused branch): its objects together
+     * take at most 64 times the stream's octets, plus 4096. */
+    vstate *s = i->ext;
+    s->tc_octets += t->size;
+    if (s->tc_octets > (uint64_t)i->len * 64 + 4096) {
+      cdr_in_fail(i, CDR_E_LENGTH, "values of a TypeCode's types larger in C than the message allows");
+      return NULL;
+    }
+  }
   if (t->factory) {
     obj = t->factory(i->arena, t);
   } else {
@@ -235,7 +246,7 @@ static int in_value_ref(cdr_in *i, vstate *s, const vframe *parent, const cdr_va
     if (in_indirect(i, s, &s->values, &found, "value indirection to no earlier value") != CDR_OK)
       return i->status;
     v = (void *)found;
-    if (!cdr_value_type_is_base_of(t, ((cdr_value *)v)->type)) {
+    if (!cdr__value_type_compatible(t, ((cdr_value *)v)->type)) {
       i->pos = off_pos;
       return cdr_in_fail(i, CDR_E_INDIRECTION,
                          "value indirection to a value of an incompatible type");
@@ -293,7 +304,7 @@ static const cdr_value_type *in_value_type(cdr_in *i, vstate *s, const cdr_value
     cdr_in_fail(i, CDR_E_TYPE, "unknown repository ID and no known truncatable base");
     return NULL;
   }
-  if (!cdr_value_type_is_base_of(t, vt) || (vt->flags & CDR_VT_ABSTRACT)) {
+  if (!cdr__value_type_compatible(t, vt) || (vt->flags & CDR_VT_ABSTRACT)) {
     i->pos = tag_pos;
     cdr_in_fail(i, CDR_E_TYPE, "value of a type not compatible with the declared type");
     return NULL;

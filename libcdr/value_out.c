@@ -98,7 +98,7 @@ static int out_value_ref(cdr_out *o, vstate *s, vframe *parent, const cdr_value_
     return 0;
   }
   const cdr_value_type *actual = ((const cdr_value *)value)->type;
-  if (!actual || (actual != t && !cdr_value_type_is_base_of(t, actual))
+  if (!actual || (actual != t && !cdr__value_type_compatible(t, actual))
       || (actual->flags & CDR_VT_ABSTRACT)) {
     cdr_out_fail(o, CDR_E_TYPE, !actual ? "value without a type"
                                 : (actual->flags & CDR_VT_ABSTRACT) ? "value of an abstract type"

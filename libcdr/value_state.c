@@ -25,6 +25,7 @@ static void vstate_reset(void *self)
       cdr_itab_clear(&s->aux[k]);
   s->nvalues = 0;
   s->nindirect = 0;
+  s->tc_octets = 0;
   s->sp = 0;
   s->reentry = 0;
 }
@@ -134,6 +135,7 @@ static vstate *vstate_new(const cdr_allocator *alloc, cdr_itab_kind strings)
   s->fast = 1;
   s->nvalues = 0;
   s->nindirect = 0;
+  s->tc_octets = 0;
   s->sp = 0;
   s->reentry = 0;
   return s;

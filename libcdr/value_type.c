@@ -53,6 +53,23 @@ int cdr_value_type_is_base_of(const cdr_value_type *t, const cdr_value_type *d)
   return 0;
 }
 
+int cdr__value_type_compatible_id(const cdr_value_type *t, const cdr_value_type *d)
+{
+  /* A value type a TypeCode built (CDR_VT_NOCACHE) and a program's type of
+   * the same repository ID are one type: a value reached both inside an
+   * any (declared by the any's TypeCode) and outside it (declared by the
+   * program's descriptor) is one object -- when both lay it out alike. */
+  const char *tid = cdr_value_type_id(t, NULL);
+  for (unsigned k = 0; tid && d && k < MAX_LEVELS; d = d->base, k++) {
+    if (!((d->flags | t->flags) & CDR_VT_NOCACHE))
+      continue;
+    const char *did = cdr_value_type_id(d, NULL);
+    if (did && strcmp(did, tid) == 0)
+      return cdr__vt_same_layout(t, d); /* else the object is not a T in C */
+  }
+  return 0;
+}
+
 /* ---------------------------------------------------------------- registry */
 
 #define REG_SLOTS 8192u /* power of two, twice the type limit */

@@ -23,6 +23,9 @@ CORBA_unsigned_long corbaorb_tc_flags(CORBA_TypeCode tc)
   CORBA_unsigned_long f = CORBAORB_F_KNOWN;
   if (corbaorb_tc_variable_depth(tc, 0))
     f |= CORBAORB_F_VAR;
+  if (u && u->kind != CDR_K_OBJREF && u->kind != CDR_K_ABSTRACT_INTERFACE &&
+      corbaorb_tc_has_refs(tc, 0))
+    f |= CORBAORB_F_REFS;
   switch (u ? u->kind : CDR_K_VOID) {
   case CDR_K_OBJREF: case CDR_K_ABSTRACT_INTERFACE:
     f |= CORBAORB_F_OBJREF | CORBAORB_F_PTR;
@@ -140,9 +143,12 @@ static int read_owned(CORBA_ORB orb, cdr_in *i, CORBA_TypeCode tc, CORBA_unsigne
     return CDR_E_NOMEM;
   memset(tmp, 0, tc->size);
   int rc = cdr_read(i, tc, tmp);
-  if (rc != CDR_OK)
-    return rc;
-  rc = corbaorb_copy(tc, dst, tmp);
+  if (rc == CDR_OK)
+    rc = corbaorb_copy(tc, dst, tmp);
+  else
+    memset(dst, 0, tc->size);
+  if (f & CORBAORB_F_REFS) /* the copy holds references of its own */
+    corbaorb_release_refs(tc, tmp);
   if (rc != CDR_OK) {
     corbaorb_free_contents(tc, dst);
     memset(dst, 0, tc->size);
@@ -312,8 +318,7 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
                       const corbaorb_operation *op, corbaorb_skel_fn glue)
 {
   PortableServer_ServantBase *sb = servant;
-  servant_priv *sp = sb->_private;
-  CORBA_ORB orb = sp && sp->poa ? sp->poa->orb : NULL;
+  CORBA_ORB orb = NULL; /* for object references among the arguments */
   cdr_arena *a = cdr_in_arena(args);
   CORBA_unsigned_long np = op->nparams;
   if (!a || np > MAX_PARAMS)
@@ -350,22 +355,31 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
       memset(st, 0, size);
       continue;
     }
-    if (f & CORBAORB_F_OBJREF)
+    if (f & CORBAORB_F_OBJREF) {
+      servant_priv *sp = sb->_private;
+      orb = sp && sp->poa ? sp->poa->orb : NULL;
       rc = corbaorb_object_read(orb, args, (CORBA_Object *)st);
-    else if (p->mode == CORBAORB_IN || !(f & CORBAORB_F_VAR))
+    } else if (p->mode == CORBAORB_IN || !(f & CORBAORB_F_VAR)) {
+      if (f & CORBAORB_F_REFS)
+        memset(st, 0, size); /* so that a partial read's references can be released */
       rc = read_value(args, p->tc, st); /* in the request's arena */
-    else {
+    } else {
       memset(st, 0, size);
       rc = read_owned(orb, args, p->tc, f, st); /* inout: the servant may replace parts */
     }
-    if (rc != CDR_OK)
+    if (rc != CDR_OK) {
+      k++; /* its storage may hold references the cleanup below gives back */
       break;
+    }
   }
   if (rc != CDR_OK) {
-    for (CORBA_unsigned_long j = 0; j < k; j++)
+    for (CORBA_unsigned_long j = 0; j < k; j++) {
       if ((fl[j] & CORBAORB_F_OBJREF) ||
           (op->params[j].mode == CORBAORB_INOUT && (fl[j] & CORBAORB_F_VAR)))
         corbaorb_free_contents(op->params[j].tc, av[j]);
+      else if (op->params[j].mode == CORBAORB_IN && (fl[j] & CORBAORB_F_REFS))
+        corbaorb_release_refs(op->params[j].tc, av[j]);
+    }
     return rc;
   }
   void *ret = NULL;
@@ -376,8 +390,7 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
     size_t size = ret_ptr ? sizeof(void *) : op->ret->size;
     ret = cdr_arena_alloc(a, size ? size : 1, ret_ptr ? _Alignof(void *) : op->ret->align);
     if (!ret)
-      return CDR_E_NOMEM;
-    memset(ret, 0, size);
+      return CDR_E_NOMEM; /* the glue stores the servant's result there, whatever happens */
   }
 
   CORBA_Environment ev;
@@ -451,6 +464,8 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
       CORBA_free(*(void **)av[k]);
     else if ((fl[k] & CORBAORB_F_VAR) && (p->mode != CORBAORB_IN || (fl[k] & CORBAORB_F_OBJREF)))
       corbaorb_free_contents(p->tc, av[k]);
+    else if (fl[k] & CORBAORB_F_REFS) /* an in value in the arena: its references */
+      corbaorb_release_refs(p->tc, av[k]);
   }
   if (ev._major != CORBA_NO_EXCEPTION)
     CORBA_exception_free(&ev);

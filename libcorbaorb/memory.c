@@ -170,6 +170,85 @@ int corbaorb_tc_variable_depth(CORBA_TypeCode tc, int depth)
   }
 }
 
+int corbaorb_tc_has_refs(CORBA_TypeCode tc, int depth)
+{
+  tc = corbaorb_tc_unalias(tc);
+  if (!tc || depth > DEPTH_MAX)
+    return 1;
+  switch (tc->kind) {
+  case CDR_K_OBJREF: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_ANY:
+    return 1;
+  case CDR_K_STRUCT: case CDR_K_EXCEPT:
+    for (uint32_t i = 0; i < tc->u.st.count; i++)
+      if (corbaorb_tc_has_refs(tc->u.st.members[i].type, depth + 1))
+        return 1;
+    return 0;
+  case CDR_K_UNION:
+    for (uint32_t i = 0; i < tc->u.un.ncases; i++)
+      if (corbaorb_tc_has_refs(tc->u.un.cases[i].type, depth + 1))
+        return 1;
+    return 0;
+  case CDR_K_ARRAY:
+    return corbaorb_tc_has_refs(tc->u.arr.elem, depth + 1);
+  case CDR_K_SEQUENCE:
+    return corbaorb_tc_has_refs(tc->u.seq.elem, depth + 1);
+  default:
+    return 0;
+  }
+}
+
+/* Release the object references inside a decoded value (in an arena: only
+ * the references, which the objref hooks made on the heap, are given back). */
+static void release_refs(CORBA_TypeCode tc, void *p, int depth)
+{
+  tc = corbaorb_tc_unalias(tc);
+  if (!tc || !p || depth > DEPTH_MAX)
+    return;
+  switch (tc->kind) {
+  case CDR_K_OBJREF: case CDR_K_ABSTRACT_INTERFACE: {
+    CORBA_Object *o = p;
+    corbaorb_object_release(*o);
+    *o = NULL;
+    break;
+  }
+  case CDR_K_ANY: {
+    cdr_any *a = p;
+    if (a->_type && a->_value && !a->_release)
+      release_refs(a->_type, a->_value, depth + 1);
+    break;
+  }
+  case CDR_K_STRUCT: case CDR_K_EXCEPT:
+    for (uint32_t i = 0; i < tc->u.st.count; i++)
+      release_refs(tc->u.st.members[i].type, (uint8_t *)p + tc->u.st.members[i].offset,
+                   depth + 1);
+    break;
+  case CDR_K_UNION: {
+    const cdr_union_case *c = corbaorb_union_case(tc, p);
+    if (c)
+      release_refs(c->type, (uint8_t *)p + c->offset, depth + 1);
+    break;
+  }
+  case CDR_K_ARRAY:
+    for (uint32_t i = 0; i < tc->u.arr.count; i++)
+      release_refs(tc->u.arr.elem, (uint8_t *)p + (size_t)i * tc->u.arr.elem->size, depth + 1);
+    break;
+  case CDR_K_SEQUENCE: {
+    cdr_seq *q = p;
+    for (uint32_t i = 0; q->_buffer && i < q->_length; i++)
+      release_refs(tc->u.seq.elem, (uint8_t *)q->_buffer + (size_t)i * tc->u.seq.elem->size,
+                   depth + 1);
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+void corbaorb_release_refs(CORBA_TypeCode tc, void *p)
+{
+  release_refs(tc, p, 0);
+}
+
 int corbaorb_tc_is_variable(CORBA_TypeCode tc)
 {
   return corbaorb_tc_variable_depth(tc, 0);

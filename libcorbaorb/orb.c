@@ -2,6 +2,7 @@
  * (corbaorb/corba.h), over libiiop's client and server.
  */
 #include "orb_impl.h"
+#include <cdr/any.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,59 @@ static char *xstrdup(const char *s)
   if (d)
     memcpy(d, s, n);
   return d;
+}
+
+/* ---------------------------------------------------------------- libcdr's object references */
+
+/* libcdr marshals object references inside constructed types and anys
+ * through process-wide hooks: the C value of an object reference is a
+ * CORBA_Object.  References it decodes need an ORB (a client to call
+ * through): the first ORB initialised that is not destroyed yet. */
+static CORBA_ORB hook_orb; /* atomic */
+
+static int hook_write(cdr_out *o, const void *ref, void *ud)
+{
+  (void)ud;
+  return corbaorb_object_write(o, (CORBA_Object)(uintptr_t)ref);
+}
+
+static int hook_read(cdr_in *i, void **ref, void *ud)
+{
+  (void)ud;
+  CORBA_ORB orb = __atomic_load_n(&hook_orb, __ATOMIC_ACQUIRE);
+  CORBA_Object o = NULL;
+  int rc = orb ? corbaorb_object_read(orb, i, &o) : CDR_E_STATE;
+  *ref = o;
+  if (rc != CDR_OK && cdr_in_status(i) == CDR_OK)
+    cdr_in_fail(i, rc, rc == CDR_E_STATE ? "an object reference with no ORB to make it"
+                                         : "an object reference the ORB cannot use");
+  return cdr_in_status(i);
+}
+
+static void *hook_dup(const void *ref, void *ud)
+{
+  (void)ud;
+  return corbaorb_object_dup((CORBA_Object)(uintptr_t)ref);
+}
+
+static void hook_release(void *ref, void *ud)
+{
+  (void)ud;
+  corbaorb_object_release(ref);
+}
+
+static int hook_equal(const void *a, const void *b, void *ud)
+{
+  (void)ud;
+  return CORBA_Object_is_equivalent((CORBA_Object)(uintptr_t)a, (CORBA_Object)(uintptr_t)b, NULL);
+}
+
+static const cdr_objref_hooks objref_hooks = { hook_write, hook_read, hook_dup, hook_release,
+                                               hook_equal, NULL };
+
+static void install_hooks(void)
+{
+  (void)cdr_set_objref_hooks(&objref_hooks);
 }
 
 /* ---------------------------------------------------------------- ORB_init */
@@ -42,6 +96,10 @@ static int parse_endpoint(CORBA_ORB orb, const char *v)
   if (!colon)
     return -1;
   size_t hl = (size_t)(colon - p);
+  if (hl >= 2 && p[0] == '[' && p[hl - 1] == ']') { /* [v6 address] */
+    p++;
+    hl -= 2;
+  }
   char *host = malloc(hl + 1);
   if (!host)
     return -2;
@@ -191,6 +249,10 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
     SET_SYS(ev, ex_CORBA_INITIALIZE, CORBA_COMPLETED_NO);
     return NULL;
   }
+  static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+  pthread_once(&hooks_once, install_hooks);
+  CORBA_ORB none = NULL;
+  __atomic_compare_exchange_n(&hook_orb, &none, orb, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
   return orb;
 badparam:
   orb_free(orb);
@@ -598,6 +660,8 @@ void CORBA_ORB_destroy(CORBA_ORB orb, CORBA_Environment *ev)
       break;
     corbaorb_servant_finalize(sp->servant);
   }
+  CORBA_ORB me = orb;
+  __atomic_compare_exchange_n(&hook_orb, &me, NULL, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
   orb_free(orb);
 }
 

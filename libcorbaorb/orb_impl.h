@@ -78,6 +78,10 @@ CORBA_TypeCode corbaorb_tc_unalias(CORBA_TypeCode tc);
 /* The branch the discriminator at P selects in union TC, or NULL. */
 const cdr_union_case *corbaorb_union_case(CORBA_TypeCode tc, const void *p);
 int corbaorb_tc_variable_depth(CORBA_TypeCode tc, int depth);
+/* Whether a value of TC may hold object references (an any may). */
+int corbaorb_tc_has_refs(CORBA_TypeCode tc, int depth);
+/* Release the references a decoded (arena) value of TC holds. */
+void corbaorb_release_refs(CORBA_TypeCode tc, void *p);
 
 /* Reference counting without an environment (NIL allowed). */
 CORBA_Object corbaorb_object_dup(CORBA_Object obj);

@@ -7,6 +7,7 @@
  * the steady state of calls through the generated stubs and skeletons of
  * tests/orb/shop.idl: exact allocation counts per call. */
 #include <check.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -426,15 +427,28 @@ typedef struct Impl {
   CORBA_long count;
 } Impl;
 
+/* ping(-99) raises a user exception ping's raises clause does not list;
+ * ping(-98) a system exception of the servant's choosing */
 static CORBA_long i_ping(PortableServer_Servant s, CORBA_long x, CORBA_Environment *ev)
 {
-  (void)s; (void)ev;
+  (void)s;
+  if (x == -99) {
+    Shop_NotFound *nf = Shop_NotFound__alloc();
+    nf->what = CORBA_string_dup("unlisted");
+    CORBA_exception_set(ev, CORBA_USER_EXCEPTION, ex_Shop_NotFound, nf);
+    return 0;
+  }
+  if (x == -98) {
+    corbaorb_exception_set_system_minor(ev, ex_CORBA_TRANSIENT, 0x4f4d0003u, CORBA_COMPLETED_MAYBE);
+    return 0;
+  }
   return x + 1;
 }
+/* label: NULL (a servant's mistake) while count is -1 */
 static CORBA_string i_label(PortableServer_Servant s, CORBA_Environment *ev)
 {
-  (void)s; (void)ev;
-  return CORBA_string_dup("label");
+  (void)ev;
+  return ((struct Impl *)s)->count == -1 ? NULL : CORBA_string_dup("label");
 }
 static CORBA_long i_get_count(PortableServer_Servant s, CORBA_Environment *ev)
 {
@@ -669,6 +683,141 @@ START_TEST(test_steady_state)
 }
 END_TEST
 
+/* Exceptions a servant raises that the operation cannot: UNKNOWN; a
+ * servant's own system exception with its minor and completion; a NULL
+ * string result: BAD_PARAM, the connection still good. */
+START_TEST(test_servant_exceptions)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_ORB orb = orb_with_endpoint(&ev);
+  PortableServer_POA root =
+    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
+  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  Impl a;
+  impl_init(&a, &ev);
+  Shop_Store ref = PortableServer_POA_servant_to_reference(root, &a, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+
+  Shop_Store_ping(ref, -99, &ev);
+  ck_assert_int_eq(ev._major, CORBA_SYSTEM_EXCEPTION);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_UNKNOWN);
+  CORBA_SystemException *se = CORBA_exception_value(&ev);
+  ck_assert_uint_eq(se->minor, 0x4f4d0001u);
+  ck_assert_int_eq(se->completed, CORBA_COMPLETED_MAYBE);
+  CORBA_exception_free(&ev);
+
+  Shop_Store_ping(ref, -98, &ev);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_TRANSIENT);
+  se = CORBA_exception_value(&ev);
+  ck_assert_uint_eq(se->minor, 0x4f4d0003u);
+  ck_assert_int_eq(se->completed, CORBA_COMPLETED_MAYBE);
+  CORBA_exception_free(&ev);
+
+  Shop_Counter__set_count(ref, -1, &ev);
+  ck_assert_ptr_null(Shop_Store__get_label(ref, &ev));
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM);
+  CORBA_exception_free(&ev);
+  Shop_Counter__set_count(ref, 0, &ev);
+  CORBA_char *l = Shop_Store__get_label(ref, &ev);
+  ck_assert_str_eq(l, "label");
+  CORBA_free(l);
+
+  CORBA_Object_release(ref, &ev);
+  CORBA_ORB_destroy(orb, &ev);
+  POA_Shop_Store__fini(&a, &ev);
+}
+END_TEST
+
+/* -ORBendPoint giop:tcp:[::1]:0: the server listens on ::1 and its
+ * references carry it (as omniORB writes IPv6 hosts: unbracketed in the
+ * profile), and calls go through. */
+START_TEST(test_ipv6_endpoint)
+{
+  char a0[] = "t", a1[] = "-ORBendPoint", a2[] = "giop:tcp:[::1]:0";
+  char *argv[] = { a0, a1, a2, NULL };
+  int argc = 3;
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_ORB orb = CORBA_ORB_init(&argc, argv, "", &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_int_eq(argc, 1);
+  PortableServer_POA root =
+    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
+  if (ev._major != CORBA_NO_EXCEPTION) { /* no IPv6 loopback on this host */
+    CORBA_exception_free(&ev);
+    CORBA_ORB_destroy(orb, &ev);
+    return;
+  }
+  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  Impl a;
+  impl_init(&a, &ev);
+  Shop_Store ref = PortableServer_POA_servant_to_reference(root, &a, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  CORBA_char *s = CORBA_ORB_object_to_string(orb, ref, &ev);
+  cdr_arena ar;
+  cdr_arena_init(&ar, NULL);
+  iiop_ior ior;
+  ck_assert_int_eq(iiop_ior_from_string(s, &ar, &ior), CDR_OK);
+  ck_assert_str_eq(iiop_ior_iiop_profile(&ior)->host, "::1");
+  cdr_arena_free(&ar);
+  CORBA_free(s);
+  ck_assert_int_eq(Shop_Store_ping(ref, 10, &ev), 11);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  CORBA_Object_release(ref, &ev);
+  CORBA_ORB_destroy(orb, &ev);
+  POA_Shop_Store__fini(&a, &ev);
+}
+END_TEST
+
+/* Threads sharing one reference (and one connection): every result exact. */
+typedef struct { Shop_Store ref; int base; int bad; } thr_arg;
+
+static void *thr_calls(void *p)
+{
+  thr_arg *t = p;
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  for (int i = 0; i < 300; i++) {
+    Shop_Store r = CORBA_Object_duplicate(t->ref, &ev);
+    if (Shop_Base_ping(r, t->base + i, &ev) != t->base + i + 1 || ev._major)
+      t->bad++;
+    CORBA_char *s = Shop_Store__get_label(r, &ev);
+    if (!s || strcmp(s, "label"))
+      t->bad++;
+    CORBA_free(s);
+    CORBA_Object_release(r, &ev);
+  }
+  return NULL;
+}
+
+START_TEST(test_threads)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_ORB orb = orb_with_endpoint(&ev);
+  PortableServer_POA root =
+    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
+  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  Impl a;
+  impl_init(&a, &ev);
+  Shop_Store ref = PortableServer_POA_servant_to_reference(root, &a, &ev);
+  pthread_t th[4];
+  thr_arg ta[4];
+  for (int i = 0; i < 4; i++) {
+    ta[i] = (thr_arg){ ref, i * 100000, 0 };
+    ck_assert_int_eq(pthread_create(&th[i], NULL, thr_calls, &ta[i]), 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    ck_assert_int_eq(ta[i].bad, 0);
+  }
+  CORBA_Object_release(ref, &ev);
+  CORBA_ORB_destroy(orb, &ev);
+  POA_Shop_Store__fini(&a, &ev);
+}
+END_TEST
+
 static Suite *corba_suite(void)
 {
   Suite *s = suite_create("corba");
@@ -685,6 +834,9 @@ static Suite *corba_suite(void)
   tcase_add_test(tc, test_object_strings);
   tcase_add_test(tc, test_poa);
   tcase_add_test(tc, test_steady_state);
+  tcase_add_test(tc, test_servant_exceptions);
+  tcase_add_test(tc, test_threads);
+  tcase_add_test(tc, test_ipv6_endpoint);
   suite_add_tcase(s, tc);
   return s;
 }

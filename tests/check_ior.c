@@ -10,6 +10,7 @@
 #include <iiop/giop.h>
 #include <iiop/msg.h>
 #include <iiop/ior.h>
+#include <iiop/ior_any.h>
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- hand encoding
@@ -1367,6 +1368,52 @@ START_TEST(test_allocation_failures)
 }
 END_TEST
 
+/* omniNames' IOR as an any's object reference (cdr_ior) and back: the same
+ * fields, the same octets; inside an any it goes as the IOR's octets. */
+START_TEST(test_ior_any)
+{
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  iiop_ior ior, back;
+  ck_assert_int_eq(iiop_ior_from_string(omninames_ior, &a, &ior), CDR_OK);
+  cdr_ior c;
+  ck_assert_int_eq(iiop_ior_to_cdr(&ior, &a, &c), CDR_OK);
+  ck_assert_str_eq(c.type_id, "IDL:omg.org/CosNaming/NamingContextExt:1.0");
+  ck_assert_uint_eq(c.profiles._length, 1);
+  const cdr_tagged_profile *tp = c.profiles._buffer;
+  ck_assert_uint_eq(tp->tag, IIOP_TAG_INTERNET_IOP);
+  TU_CTX("profile body as the any's octets");
+  TU_ASSERT_BYTES(tp->profile_data._buffer, tp->profile_data._length, ior.profiles[0].data,
+                  ior.profiles[0].len);
+  ck_assert_int_eq(iiop_ior_from_cdr(&c, &a, &back), CDR_OK);
+  ck_assert_str_eq(back.type_id, ior.type_id);
+  ck_assert_str_eq(back.profiles[0].host, "127.0.0.1");
+  ck_assert_uint_eq(back.profiles[0].port, 12345);
+  /* In an any: the TypeCode, then exactly what iiop_ior_write() writes. */
+  cdr_any any = { cdr_tc_Object, &(cdr_ior *){ &c }, 0, NULL };
+  cdr_out o1, o2;
+  cdr_out_init(&o1, NULL);
+  cdr_out_init(&o2, NULL);
+  ck_assert_int_eq(cdr_put_any(&o1, &any), CDR_OK);
+  ck_assert_int_eq(cdr_put_typecode(&o2, cdr_tc_Object), CDR_OK);
+  ck_assert_int_eq(iiop_ior_write(&o2, &ior), CDR_OK);
+  TU_CTX("an object reference in an any");
+  TU_ASSERT_BYTES(cdr_out_data(&o1), cdr_out_size(&o1), cdr_out_data(&o2), cdr_out_size(&o2));
+  cdr_out_close(&o1);
+  cdr_out_close(&o2);
+  /* Nil both ways; a cdr_ior without a type_id is refused. */
+  iiop_ior nil = { 0 };
+  ck_assert_int_eq(iiop_ior_to_cdr(&nil, &a, &c), CDR_OK);
+  ck_assert_str_eq(c.type_id, "");
+  ck_assert_uint_eq(c.profiles._length, 0);
+  ck_assert_int_eq(iiop_ior_from_cdr(&c, &a, &back), CDR_OK);
+  ck_assert_uint_eq(back.nprofiles, 0);
+  c.type_id = NULL;
+  ck_assert_int_eq(iiop_ior_from_cdr(&c, &a, &back), CDR_E_INVALID);
+  cdr_arena_free(&a);
+}
+END_TEST
+
 static Suite *ior_suite(void)
 {
   Suite *s = suite_create("ior");
@@ -1389,6 +1436,7 @@ static Suite *ior_suite(void)
   tcase_add_test(tc, test_codeset_negotiation);
   tcase_add_test(tc, test_truncation_and_corruption);
   tcase_add_test(tc, test_allocation_failures);
+  tcase_add_test(tc, test_ior_any);
   suite_add_tcase(s, tc);
   return s;
 }

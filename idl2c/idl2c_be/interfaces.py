@@ -6,7 +6,7 @@
 #
 # For an interface Mod::I (C name Mod_I) with operations and attributes,
 # inherited ones included (bases first, depth first, each base once):
-#   FILE.h      Ret Mod_I_op(Mod_I _obj, params..., CORBA_Environment *ev);
+#   FILE.h      Ret Mod_I_op(Mod_I _obj, params..., CORBA_Environment *_ev);
 #               (Mod_I__get_a / Mod_I__set_a for attribute a; an operation
 #               of a base B is also declared as Mod_I_op, as the mapping
 #               lets a derived interface's name call it)
@@ -201,7 +201,7 @@ def glue_arg(ctx, p, i):
 
 
 def proto(ctx, fname, op, first):
-    ps = [first] + [param_decl(ctx, p) for p in op.params] + ["CORBA_Environment *ev"]
+    ps = [first] + [param_decl(ctx, p) for p in op.params] + ["CORBA_Environment *_ev"]
     return "%s%s(%s)" % (ret_type(ctx, op.ret), fname, ", ".join(ps))
 
 
@@ -220,7 +220,32 @@ def flags(ctx, t):
         f.append("CORBAORB_F_PTR")
     elif k == "array":
         f.append("CORBAORB_F_ARRAY")
+    if k != "objref" and has_refs(ctx, t, set()):
+        f.append("CORBAORB_F_REFS")
     return " | ".join(f)
+
+
+def has_refs(ctx, t, seen):
+    """Whether a value of T may hold object references (an any may)."""
+    t = ctx.unalias(t)
+    k = ctx.kind(t)
+    if k in ("objref", "any"):
+        return True
+    if k == "sequence":
+        return has_refs(ctx, t.seqType(), seen)
+    if k == "array":
+        return has_refs(ctx, t.decl().alias().aliasType(), seen)
+    if k in ("struct", "union", "except"):
+        decl = t.decl()
+        if isinstance(decl, (idlast.StructForward, idlast.UnionForward)):
+            decl = decl.fullDecl()
+        if id(decl) in seen:
+            return False
+        seen.add(id(decl))
+        if k == "union":
+            return any(has_refs(ctx, c.caseType(), seen) for c in decl.cases())
+        return any(has_refs(ctx, m.memberType(), seen) for m in decl.members())
+    return False
 
 
 def emit_optable(ctx, w, tag, op):
@@ -321,11 +346,11 @@ def emit_interface(ctx, node):
                   % (len(op.params), ", ".join(arg_addr(ctx, p) for p in op.params)))
         args = "_args" if op.params else "NULL"
         if is_void(ctx, op.ret):
-            s.out("  corbaorb_invoke(_obj, &_ORB_op_%s, NULL, %s, ev);\n}" % (tag, args))
+            s.out("  corbaorb_invoke(_obj, &_ORB_op_%s, NULL, %s, _ev);\n}" % (tag, args))
         else:
             rt = ret_type(ctx, op.ret).strip()
             s.out("  %s _ret;\n  memset(&_ret, 0, sizeof _ret);" % rt)
-            s.out("  corbaorb_invoke(_obj, &_ORB_op_%s, &_ret, %s, ev);\n  return _ret;\n}"
+            s.out("  corbaorb_invoke(_obj, &_ORB_op_%s, &_ret, %s, _ev);\n  return _ret;\n}"
                   % (tag, args))
         s.blank()
 

@@ -558,6 +558,51 @@ static void typecode_seeds(void)
     }
 }
 
+/* fuzz_any: configuration octet (bit 0 byte order), then an any. */
+static void any_seeds(void)
+{
+  static uint8_t prin[2] = { 1, 2 };
+  TAll all = { .u = { ._d = 1, ._u.a = 7 }, .color = 1, .arr = { { 1, 2, 3 }, { 4, 5, 6 } },
+               .fx = { .digits = 5, .scale = 2, .d = { 1, 2, 3, 4, 5 } }, .bs = "short",
+               .bseq = { 2, 2, prin, 0 }, .tc = &tpair_t, .principal = { 2, 2, prin, 0 },
+               .l = -1 };
+  TNode leaf = { .v = 2 };
+  TNode root = { .v = 1, .kids = { 1, 1, &leaf, 0 } };
+  TVal v1 = { .hdr = { &tval_vt }, .a = 1 };
+  TVal *pv = &v1;
+  uint8_t pd[3] = { 1, 2, 3 };
+  cdr_tagged_profile prof = { 0, { 3, 3, pd, 0 } };
+  cdr_ior ior = { "IDL:T/I:1.0", { 1, 1, &prof, 0 } };
+  cdr_ior *pior = &ior;
+  cdr_any inner = { &cdr_type_string, &(char *){ "in\"ner" }, 0, NULL };
+  cdr_seq anys = { 1, 1, &inner, 0 };
+  static const cdr_type anyseq_t = CDR_SEQUENCE_TYPE(&cdr_type_any, 0);
+  const struct { const char *name; const cdr_type *t; const void *v; } as[] = {
+    { "long", &cdr_type_long, &(int32_t){ -2 } },
+    { "double", &cdr_type_double, &(double){ 0.5 } },
+    { "all", &tall_t, &all },
+    { "node", &tnode_t, &root },
+    { "value", &tval_ref_t, &pv },
+    { "objref", &cdr_type_object, &pior },
+    { "any", &cdr_type_any, &inner },
+    { "anyseq", &anyseq_t, &anys },
+    { "null", &cdr_type_null, NULL }, { "int-null", &cdr_type_long, &(int32_t){ 0 } },
+  };
+  for (int order = 0; order <= 1; order++)
+    for (size_t k = 0; k < sizeof as / sizeof as[0]; k++) {
+      cdr_out o;
+      out_init(&o, order, 2);
+      cdr_any a = { as[k].t, (void *)as[k].v, 0, NULL };
+      if (cdr_put_any(&o, &a) != CDR_OK)
+        die("cdr_put_any");
+      uint8_t pre = (uint8_t)order;
+      char name[64];
+      snprintf(name, sizeof name, "seed-%s-%s", as[k].name, order ? "le" : "be");
+      put_seed("any", name, &pre, 1, cdr_out_data(&o), cdr_out_size(&o));
+      cdr_out_close(&o);
+    }
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 2) {
@@ -576,6 +621,7 @@ int main(int argc, char **argv)
   codeset_seeds();
   cdr_seeds();
   typecode_seeds();
+  any_seeds();
   for (int k = 2; k < argc; k++)
     capture_seeds(argv[k]);
   cdr_arena_free(&a);

@@ -95,6 +95,18 @@ public:
     }
     return r;
   }
+  CORBA::WChar *shout(const CORBA::WChar *w, CORBA::WChar &first) {
+    size_t n = 0;
+    while (w[n])
+      n++;
+    CORBA::WChar *r = CORBA::wstring_alloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+      r[i] = w[i];
+    r[n] = L'!';
+    r[n + 1] = 0;
+    first = w[0];
+    return r;
+  }
   void note(const char *msg) { last_ = msg; }
   char *lastNote() { return CORBA::string_dup(last_.c_str()); }
   Shop::Store_ptr self() { return _this(); }
@@ -107,6 +119,20 @@ public:
     if (how == 3)
       throw CORBA::NO_PERMISSION(7, CORBA::COMPLETED_YES);
   }
+  Shop::Tagged *wrap(const Shop::Tagged &t) {
+    Shop::Tagged *r = new Shop::Tagged;
+    r->tag = CORBA::string_dup((std::string(t.tag) + "!").c_str());
+    r->ref = Shop::Base::_duplicate(t.ref);
+    return r;
+  }
+  Shop::Bases *many(Shop::Base_ptr b, CORBA::Long n) {
+    Shop::Bases *s = new Shop::Bases;
+    s->length(n > 0 ? n : 0);
+    for (CORBA::ULong i = 0; i < s->length(); i++)
+      (*s)[i] = Shop::Base::_duplicate(b);
+    return s;
+  }
+  CORBA::Any *echoAny(const CORBA::Any &a) { return new CORBA::Any(a); }
   void shutdown() { orb->shutdown(0); }
 
 private:
@@ -234,6 +260,12 @@ static int client(const char *ior, bool do_shutdown)
     Shop::Vec_var r = st->scale(v, 10, w);
     r[0] == 11 && r[1] == 12 && r[2] == 13 && w[0] == 10 && w[1] == 20 && w[2] == 30;
   }));
+  CHECK("shout(h\\u00e9\\u4e2d) = h\\u00e9\\u4e2d!, first h", ({
+    const CORBA::WChar w[] = { L'h', 0xE9, 0x4E2D, 0 };
+    CORBA::WChar first = 0;
+    CORBA::WString_var r = st->shout(w, first);
+    r[0] == L'h' && r[1] == 0xE9 && r[2] == 0x4E2D && r[3] == L'!' && r[4] == 0 && first == L'h';
+  }));
   CHECK("lastNote after oneway note", ({
     st->note("hello oneway");
     !strcmp(CORBA::String_var(st->lastNote()), "hello oneway");
@@ -246,6 +278,32 @@ static int client(const char *ior, bool do_shutdown)
     Shop::Store_var me = st->self();
     Shop::Base_var b = st->echoRef(me);
     b->ping(99) == 100;
+  }));
+  CHECK("wrap({t, self}) = {t!, a reference that pings}", ({
+    Shop::Tagged t;
+    t.tag = CORBA::string_dup("t");
+    t.ref = st->self();
+    Shop::Tagged_var r = st->wrap(t);
+    !strcmp(r->tag, "t!") && r->ref->ping(5) == 6;
+  }));
+  CHECK("many(self, 3) = 3 references that ping", ({
+    Shop::Store_var me = st->self();
+    Shop::Bases_var b = st->many(me, 3);
+    b->length() == 3 && b[0]->ping(0) == 1 && b[1]->ping(1) == 2 && b[2]->ping(2) == 3;
+  }));
+  CHECK("echoAny(long 42), (Pt {3, -4}), (string)", ({
+    CORBA::Any a1, a2, a3;
+    a1 <<= (CORBA::Long)42;
+    Shop::Pt pt = { 3, -4 };
+    a2 <<= pt;
+    a3 <<= "in an any";
+    CORBA::Any_var r1 = st->echoAny(a1), r2 = st->echoAny(a2), r3 = st->echoAny(a3);
+    CORBA::Long l = 0;
+    const Shop::Pt *p = 0;
+    const char *s = 0;
+    const CORBA::Any &x1 = r1.in(), &x2 = r2.in(), &x3 = r3.in();
+    (x1 >>= l) && l == 42 && (x2 >>= p) && p->x == 3 && p->y == -4 && (x3 >>= s) &&
+      !strcmp(s, "in an any");
   }));
   CHECK("echoRef(nil) = nil", ({
     Shop::Base_var b = st->echoRef(Shop::Base::_nil());

@@ -181,6 +181,19 @@ int main(int argc, char **argv)
     CORBA_free(sv);
   }
 
+  /* wstrings and wchars (code sets negotiated through the IOR: UTF-16) */
+  {
+    static const CORBA_wchar ws[] = { 'h', 0xE9, 0x4E2D, 0 };
+    CORBA_wchar first = 0;
+    CORBA_wchar *sh = Shop_Store_shout(st, ws, &first, &ev);
+    if (no_exc(&ev, "shout")) {
+      ok(CORBA_wstring_len(sh) == 4 && sh[0] == 'h' && sh[1] == 0xE9 && sh[2] == 0x4E2D &&
+           sh[3] == '!' && first == 'h',
+         "shout(h\\u00e9\\u4e2d) = h\\u00e9\\u4e2d!, first h", "");
+      CORBA_free(sh);
+    }
+  }
+
   /* oneway, then a two-way call on the same connection sees its effect */
   Shop_Store_note(st, "hello oneway", &ev);
   no_exc(&ev, "note");
@@ -208,7 +221,55 @@ int main(int argc, char **argv)
     Shop_Base nb = Shop_Store_echoRef(st, CORBA_OBJECT_NIL, &ev);
     if (no_exc(&ev, "echoRef(nil)"))
       ok(CORBA_Object_is_nil(nb, &ev), "echoRef(nil) = nil", "");
+    /* references inside a struct and a sequence */
+    Shop_Tagged tg = { "t", me };
+    Shop_Tagged *tr = Shop_Store_wrap(st, &tg, &ev);
+    if (no_exc(&ev, "wrap")) {
+      r = Shop_Base_ping(tr->ref, 5, &ev);
+      ok(!strcmp(tr->tag, "t!") && r == 6 && ev._major == CORBA_NO_EXCEPTION,
+         "wrap({t, self}) = {t!, a reference that pings}", tr->tag);
+      CORBA_exception_free(&ev);
+      CORBA_free(tr);
+    }
+    Shop_Bases *bs = Shop_Store_many(st, me, 3, &ev);
+    if (no_exc(&ev, "many")) {
+      int good = bs->_length == 3;
+      for (CORBA_unsigned_long i = 0; good && i < bs->_length; i++)
+        good = Shop_Base_ping(bs->_buffer[i], (CORBA_long)i, &ev) == (CORBA_long)i + 1 &&
+               ev._major == CORBA_NO_EXCEPTION;
+      ok(good, "many(self, 3) = 3 references that ping", "");
+      CORBA_exception_free(&ev);
+      CORBA_free(bs);
+    }
     CORBA_Object_release(me, &ev);
+  }
+
+  /* anys: a long, a struct, a string */
+  {
+    CORBA_long lv = 42;
+    Shop_Pt pt = { 3, -4 };
+    CORBA_char *str = "in an any";
+    CORBA_TypeCode tcs[] = { TC_CORBA_long, TC_Shop_Pt, TC_CORBA_string };
+    void *vals[] = { &lv, &pt, &str };
+    for (int k = 0; k < 3; k++) {
+      CORBA_any in;
+      memset(&in, 0, sizeof in);
+      in._type = tcs[k];
+      in._value = vals[k];
+      CORBA_any *out = Shop_Store_echoAny(st, &in, &ev);
+      if (!no_exc(&ev, "echoAny"))
+        continue;
+      int good = out->_type && CORBA_TypeCode_equal(out->_type, tcs[k], &ev);
+      if (good && k == 0)
+        good = *(CORBA_long *)out->_value == 42;
+      if (good && k == 1)
+        good = ((Shop_Pt *)out->_value)->x == 3 && ((Shop_Pt *)out->_value)->y == -4;
+      if (good && k == 2)
+        good = !strcmp(*(CORBA_char **)out->_value, "in an any");
+      ok(good, k == 0 ? "echoAny(long 42)" : k == 1 ? "echoAny(Pt {3, -4})"
+                                                     : "echoAny(string)", "");
+      CORBA_free(out);
+    }
   }
 
   /* _is_a with every base, _non_existent */

@@ -199,6 +199,19 @@ static Shop_Vec_slice *s_scale(PortableServer_Servant s, const Shop_Vec v, CORBA
   return r;
 }
 
+/* shout(w, out first) = w + "!"; first = w[0] (0 for an empty w) */
+static CORBA_wstring s_shout(PortableServer_Servant s, const CORBA_wchar *w, CORBA_wchar *first,
+                             CORBA_Environment *ev)
+{
+  (void)s; (void)ev;
+  CORBA_unsigned_long n = CORBA_wstring_len(w);
+  CORBA_wchar *r = CORBA_wstring_alloc(n + 1);
+  memcpy(r, w, n * sizeof *w);
+  r[n] = '!';
+  *first = w[0];
+  return r;
+}
+
 /* oneway note(msg): lastNote() returns it from now on */
 static void s_note(PortableServer_Servant s, const CORBA_char *msg, CORBA_Environment *ev)
 {
@@ -244,6 +257,41 @@ static void s_fail(PortableServer_Servant s, CORBA_long how, CORBA_Environment *
   }
 }
 
+/* wrap(t) = { t.tag + "!", t.ref } */
+static Shop_Tagged *s_wrap(PortableServer_Servant s, const Shop_Tagged *t, CORBA_Environment *ev)
+{
+  (void)s;
+  Shop_Tagged *r = Shop_Tagged__alloc();
+  r->tag = CORBA_string_alloc((CORBA_unsigned_long)strlen(t->tag) + 1);
+  sprintf(r->tag, "%s!", t->tag);
+  r->ref = CORBA_Object_duplicate(t->ref, ev);
+  return r;
+}
+
+/* many(b, n) = n times b */
+static Shop_Bases *s_many(PortableServer_Servant s, Shop_Base b, CORBA_long n,
+                          CORBA_Environment *ev)
+{
+  (void)s;
+  Shop_Bases *q = Shop_Bases__alloc();
+  CORBA_unsigned_long m = n > 0 ? (CORBA_unsigned_long)n : 0;
+  q->_buffer = Shop_Bases_allocbuf(m);
+  q->_maximum = q->_length = m;
+  q->_release = CORBA_TRUE;
+  for (CORBA_unsigned_long i = 0; i < m; i++)
+    q->_buffer[i] = CORBA_Object_duplicate(b, ev);
+  return q;
+}
+
+/* echoAny(a) = a */
+static CORBA_any *s_echoAny(PortableServer_Servant s, const CORBA_any *a, CORBA_Environment *ev)
+{
+  (void)s; (void)ev;
+  CORBA_any *r = CORBA_any__alloc();
+  CORBA_any__copy(r, a);
+  return r;
+}
+
 static void s_shutdown(PortableServer_Servant s, CORBA_Environment *ev)
 {
   CORBA_ORB_shutdown(impl(s)->orb, CORBA_FALSE, ev);
@@ -260,7 +308,7 @@ static POA_Shop_Base__epv shop_base_epv = { NULL, s_ping, s_get_label };
 static POA_Shop_Counter__epv counter_epv = { NULL, s_get_count, s_set_count, s_bump };
 static POA_Shop_Store__epv store_epv = {
   NULL, s_find, s_all, s_add, s_rename, s_move, s_listNames, s_pick, s_flip, s_scale,
-  s_note, s_lastNote, s_self, s_echoRef, s_fail, s_shutdown
+  s_shout, s_note, s_lastNote, s_self, s_echoRef, s_fail, s_wrap, s_many, s_echoAny, s_shutdown
 };
 static POA_Shop_Store__vepv store_vepv = { &base_epv, &shop_base_epv, &counter_epv, &store_epv };
 

@@ -20,5 +20,6 @@
 #include <cdr/pool.h>
 #include <cdr/value.h>
 #include <cdr/typecode.h>
+#include <cdr/any.h>
 
 #endif

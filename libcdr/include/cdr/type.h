@@ -19,8 +19,9 @@
  *   and each branch at its case's offset, SEQUENCE cdr_seq, ARRAY the C array
  *   (u.arr.count elements of u.arr.elem->size octets), EXCEPT the C struct,
  *   ALIAS its type's representation, and the TypeCode kinds' as
- *   cdr/typecode.h says (ANY, OBJREF, ABSTRACT_INTERFACE and
- *   LOCAL_INTERFACE do not marshal yet: CDR_E_UNSUPPORTED; NATIVE never).
+ *   cdr/typecode.h and cdr/any.h say (ANY and OBJREF as cdr/any.h says;
+ *   ABSTRACT_INTERFACE as an object reference only; LOCAL_INTERFACE and
+ *   NATIVE never: CDR_E_UNSUPPORTED).
  * Decoded strings, wstrings and sequence buffers are allocated from the
  * input stream's arena.  Descriptors are immutable after first use, may be
  * shared by threads, and are usually static const data.
@@ -148,7 +149,10 @@ CDR_API int cdr_write(cdr_out *o, const cdr_type *t, const void *src) CDR_NONNUL
  * boolean other than 0/1, an enum or enum discriminator >= count, a bounded
  * string/sequence over its bound); CDR_E_LENGTH/CDR_E_LIMIT for counts (each
  * checked against the remaining octets times the element's minimum wire size
- * before allocation, and against opts.max_seq); CDR_E_LIMIT (nesting);
+ * before allocation, and against opts.max_seq; where an element's C size is
+ * over 64 times its least wire size, as a TypeCode's union with a large
+ * unused branch may make it, the buffer's C size must also be at most 64
+ * times the remaining octets plus 4096); CDR_E_LIMIT (nesting);
  * CDR_E_STATE (no arena where one is needed).  On error DST may be partly
  * written, but every pointer in it is NULL or valid. */
 CDR_API int cdr_read(cdr_in *i, const cdr_type *t, void *dst) CDR_NONNULL(1, 2, 3);

@@ -122,13 +122,15 @@ enum { CDR_VM_NONE = 0, CDR_VM_CUSTOM = 1, CDR_VM_ABSTRACT = 2, CDR_VM_TRUNCATAB
 
 /* An any as the C mapping lays out CORBA_any: the TypeCode, the value in
  * the C layout of that TypeCode's type (NULL for tk_null and tk_void), and
- * whether freeing the any frees the value.  The operations on it (insert,
- * extract, copy, free, marshalling) are cdr/any.h's; until they exist a
- * CDR_K_ANY member fails to marshal with CDR_E_UNSUPPORTED. */
+ * whether freeing the any frees the value; then one private field (the
+ * original octets of a decoded any, NULL in every any a program builds).
+ * The operations on it (insert, extract, copy, free, marshalling, print)
+ * are cdr/any.h's. */
 typedef struct cdr_any {
   cdr_typecode _type;
   void *_value;
   uint8_t _release;
+  const void *_cdr_octets;  /* private: cdr/any.h, "Original octets" */
 } cdr_any;
 
 /* Descriptors of the kinds without parameters that cdr/type.h does not

@@ -235,8 +235,11 @@ CDR_API int cdr_put_value(cdr_out *o, const cdr_value_type *t, const void *value
  * (an offset >= -4, pointing outside the stream, or at no recorded value /
  * repository ID / codebase of the right kind); CDR_E_TYPE (an unknown
  * repository ID without a known truncatable base, a type not compatible with
- * T); CDR_E_LIMIT (max_depth, max_values, max_recursion); CDR_E_STATE (no
- * arena); CDR_E_NOMEM. */
+ * T); CDR_E_LIMIT (max_depth, max_values, max_recursion); CDR_E_LENGTH
+ * (objects of value types built from TypeCodes, CDR_VT_NOCACHE, whose C
+ * sizes together pass 64 times the stream's octets plus 4096: a TypeCode
+ * off the wire may make a type large in C and small on the wire);
+ * CDR_E_STATE (no arena); CDR_E_NOMEM. */
 CDR_API int cdr_get_value(cdr_in *i, const cdr_value_type *t, void **value) CDR_NONNULL(1, 2, 3);
 
 #ifdef __cplusplus

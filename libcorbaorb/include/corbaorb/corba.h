@@ -463,7 +463,8 @@ enum {
   CORBAORB_F_PTR = 4,     /* a pointer the ORB stores in place: string, wstring,
                            * TypeCode, object reference */
   CORBAORB_F_OBJREF = 8,  /* an object reference (marshalled as an IOR) */
-  CORBAORB_F_ARRAY = 16   /* an array (a result is always allocated) */
+  CORBAORB_F_ARRAY = 16,  /* an array (a result is always allocated) */
+  CORBAORB_F_REFS = 32    /* holds object references (or anys) below its top level */
 };
 
 typedef struct corbaorb_param {

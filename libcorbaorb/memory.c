@@ -387,6 +387,7 @@ static int copy_value(CORBA_TypeCode tc, void *dst, const void *src, int depth)
   case CDR_K_ANY: {
     const cdr_any *s = src;
     cdr_any *d = dst;
+    memset(d, 0, sizeof *d); /* libcdr's private fields too: no original octets */
     d->_type = TC_null;
     d->_value = NULL;
     d->_release = 1;

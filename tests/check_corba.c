@@ -424,7 +424,11 @@ END_TEST
 typedef struct Impl {
   POA_Shop_Store servant;
   int finalized;
+  int finalized_in_op;       /* finalize ran while bump() was still running */
+  int in_op;
   CORBA_long count;
+  PortableServer_POA poa;    /* for bump(-1): deactivate itself */
+  PortableServer_ObjectId *oid;
 } Impl;
 
 /* ping(-99) raises a user exception ping's raises clause does not list;
@@ -469,6 +473,17 @@ static Shop_Pt i_move(PortableServer_Servant s, const Shop_Pt *p, Shop_Pt *q, Sh
   Shop_Pt ret = { p->y, p->x };
   return ret;
 }
+/* bump(-1): the servant deactivates itself from inside the operation; its
+ * finalize must wait until the operation has returned */
+static void i_bump(PortableServer_Servant s, CORBA_long *by, CORBA_Environment *ev)
+{
+  Impl *im = (Impl *)s;
+  im->in_op = 1;
+  if (*by == -1)
+    PortableServer_POA_deactivate_object(im->poa, im->oid, ev);
+  *by = im->finalized;
+  im->in_op = 0;
+}
 static Shop_Tagged *i_wrap(PortableServer_Servant s, const Shop_Tagged *t, CORBA_Environment *ev)
 {
   (void)s;
@@ -481,11 +496,13 @@ static void i_finalize(PortableServer_Servant s, CORBA_Environment *ev)
 {
   (void)ev;
   ((Impl *)s)->finalized++;
+  if (((Impl *)s)->in_op)
+    ((Impl *)s)->finalized_in_op++;
 }
 
 static PortableServer_ServantBase__epv i_base = { NULL, i_finalize, NULL };
 static POA_Shop_Base__epv i_base_epv = { NULL, i_ping, i_label };
-static POA_Shop_Counter__epv i_counter_epv = { NULL, i_get_count, i_set_count, NULL };
+static POA_Shop_Counter__epv i_counter_epv = { NULL, i_get_count, i_set_count, i_bump };
 static POA_Shop_Store__epv i_store_epv = { .move = i_move, .wrap = i_wrap };
 static POA_Shop_Store__vepv i_vepv = { &i_base, &i_base_epv, &i_counter_epv, &i_store_epv };
 
@@ -778,6 +795,44 @@ START_TEST(test_ipv6_endpoint)
 }
 END_TEST
 
+/* A servant deactivating itself from one of its operations: the reply
+ * comes, finalize runs after the operation, later calls get
+ * OBJECT_NOT_EXIST. */
+START_TEST(test_deactivate_from_operation)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_ORB orb = orb_with_endpoint(&ev);
+  PortableServer_POA root =
+    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
+  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  Impl a;
+  impl_init(&a, &ev);
+  a.poa = root;
+  a.oid = PortableServer_POA_activate_object(root, &a, &ev);
+  Shop_Store ref = PortableServer_POA_servant_to_reference(root, &a, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  CORBA_long by = 1;
+  Shop_Counter_bump(ref, &by, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_int_eq(by, 0);
+  by = -1;
+  Shop_Counter_bump(ref, &by, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_int_eq(by, 0);             /* not finalized while the operation ran */
+  ck_assert_int_eq(a.finalized, 1);    /* but once it returned */
+  ck_assert_int_eq(a.finalized_in_op, 0);
+  Shop_Counter_bump(ref, &by, &ev);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_OBJECT_NOT_EXIST);
+  CORBA_exception_free(&ev);
+  CORBA_free(a.oid);
+  CORBA_Object_release(ref, &ev);
+  CORBA_ORB_destroy(orb, &ev);
+  ck_assert_int_eq(a.finalized, 1);    /* destroy does not finalize it again */
+  POA_Shop_Store__fini(&a, &ev);
+}
+END_TEST
+
 /* References inside a struct are made through a live ORB: the first one
  * destroyed, the next takes over. */
 START_TEST(test_refs_after_first_orb)
@@ -880,6 +935,7 @@ static Suite *corba_suite(void)
   tcase_add_test(tc, test_threads);
   tcase_add_test(tc, test_ipv6_endpoint);
   tcase_add_test(tc, test_refs_after_first_orb);
+  tcase_add_test(tc, test_deactivate_from_operation);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -428,7 +428,12 @@ CORBAORB_API void PortableServer_POA_activate_object_with_id(PortableServer_POA 
                                                              const PortableServer_ObjectId *id,
                                                              PortableServer_Servant servant,
                                                              CORBA_Environment *ev);
-/* Deactivate; the servant's finalize runs when no request uses it. */
+/* Deactivate: requests read after this get OBJECT_NOT_EXIST.  The
+ * servant's finalize (its PortableServer_ServantBase__epv's) runs when no
+ * request uses it any more; called from inside an operation, once that
+ * operation has returned (operations of other threads on the servant may
+ * then still run: iiop_server_deactivate()).  Errors: ObjectNotActive,
+ * BAD_PARAM, NO_MEMORY. */
 CORBAORB_API void PortableServer_POA_deactivate_object(PortableServer_POA poa,
                                                        const PortableServer_ObjectId *id,
                                                        CORBA_Environment *ev);

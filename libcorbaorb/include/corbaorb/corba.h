@@ -291,26 +291,47 @@ CORBAORB_API CORBA_char *CORBA_ORB_object_to_string(CORBA_ORB orb, CORBA_Object 
 CORBAORB_API CORBA_Object CORBA_ORB_resolve_initial_references(CORBA_ORB orb,
                                                                const CORBA_char *identifier,
                                                                CORBA_Environment *ev);
-/* Serve requests until CORBA_ORB_shutdown (from any thread or a servant). */
+/* Start serving (as PortableServer_POAManager_activate, when a POA exists;
+ * requests are served by libiiop's threads) and block until
+ * CORBA_ORB_shutdown, from any thread or an operation.  Errors: BAD_PARAM
+ * (NULL), those of starting the server. */
 CORBAORB_API void CORBA_ORB_run(CORBA_ORB orb, CORBA_Environment *ev);
+/* Make CORBA_ORB_run return (serving goes on until CORBA_ORB_destroy;
+ * WAIT_FOR_COMPLETION is ignored).  Errors: BAD_PARAM (NULL). */
 CORBAORB_API void CORBA_ORB_shutdown(CORBA_ORB orb, CORBA_boolean wait_for_completion,
                                      CORBA_Environment *ev);
-/* Stop serving, release the POAs (servants' finalize run), free the ORB. */
+/* Stop serving (requests in progress are answered, connections get
+ * CloseConnection: iiop_server_shutdown()), let every servant still active
+ * go (its finalize runs), close the client's connections, free the ORB,
+ * its POAs and POAManager.  References made by it must be released before
+ * (they share its client).  Never raises. */
 CORBAORB_API void CORBA_ORB_destroy(CORBA_ORB orb, CORBA_Environment *ev);
 
 /* ---------------------------------------------------------------- CORBA::Object */
 
+/* Another reference to OBJ (a count raised: no copy; NIL gives NIL; a
+ * TypeCode passed as an object is cdr_tc_dup()ed).  Never raises. */
 CORBAORB_API CORBA_Object CORBA_Object_duplicate(CORBA_Object obj, CORBA_Environment *ev);
+/* Give back a reference (the last one frees it and its connection's share;
+ * a TypeCode goes to cdr_tc_release(); the ORB, POAs and the POAManager
+ * are the ORB's and are left alone; NIL is a no-op).  Never raises. */
 CORBAORB_API void CORBA_Object_release(CORBA_Object obj, CORBA_Environment *ev);
 CORBAORB_API CORBA_boolean CORBA_Object_is_nil(CORBA_Object obj, CORBA_Environment *ev);
-/* Remote _is_a (GIOP operation "_is_a"). */
+/* Remote _is_a: the GIOP operation "_is_a" with LOGICAL_TYPE_ID (a string),
+ * answered by the target's ORB (every base's repository ID is one).
+ * Errors: those of any call (TRANSIENT, OBJECT_NOT_EXIST, ...), INV_OBJREF
+ * (NIL). */
 CORBAORB_API CORBA_boolean CORBA_Object_is_a(CORBA_Object obj, const CORBA_char *logical_type_id,
                                              CORBA_Environment *ev);
-/* Remote _non_existent. */
+/* Remote _non_existent; an OBJECT_NOT_EXIST reply is read as TRUE (no
+ * exception), NIL is TRUE.  Errors: those of any call but OBJECT_NOT_EXIST. */
 CORBAORB_API CORBA_boolean CORBA_Object_non_existent(CORBA_Object obj, CORBA_Environment *ev);
-/* Same IIOP address and object key. */
+/* Local: the same reference, or the same IIOP host, port and object key
+ * (the first IIOP profile of each).  Never raises. */
 CORBAORB_API CORBA_boolean CORBA_Object_is_equivalent(CORBA_Object obj, CORBA_Object other,
                                                       CORBA_Environment *ev);
+/* Local: a hash of the IIOP port and object key in 0..MAXIMUM (MAXIMUM 0:
+ * the whole 32 bits), equal for equivalent references.  Never raises. */
 CORBAORB_API CORBA_unsigned_long CORBA_Object_hash(CORBA_Object obj, CORBA_unsigned_long maximum,
                                                    CORBA_Environment *ev);
 
@@ -405,25 +426,46 @@ typedef struct CORBA_PolicyList {
 #define ex_PortableServer_POA_WrongAdapter "IDL:omg.org/PortableServer/POA/WrongAdapter:1.0"
 #define ex_PortableServer_POA_InvalidPolicy "IDL:omg.org/PortableServer/POA/InvalidPolicy:1.0"
 
+/* POAs come from CORBA_ORB_resolve_initial_references ("RootPOA": SYSTEM_ID,
+ * TRANSIENT, implicit activation, object keys libiiop's generated ones;
+ * "omniINSPOA": USER_ID, PERSISTENT, the key is the bare ObjectId, so that
+ * corbaloc::HOST:PORT/ID reaches the servant, as omniORB's) or
+ * PortableServer_POA_create_POA; the ORB owns them (released with it).
+ * The POA exceptions are user exceptions with no members (the
+ * ex_PortableServer_POA_* IDs above).  Every function raises BAD_PARAM for
+ * a NULL or foreign POA, servant or ObjectId, and NO_MEMORY. */
+
+/* The one POAManager of the ORB (every POA's). */
 CORBAORB_API PortableServer_POAManager PortableServer_POA__get_the_POAManager(
   PortableServer_POA poa, CORBA_Environment *ev);
-/* Start (or resume) serving the POAs of MANAGER. */
+/* Start serving the ORB's endpoint (from now requests are read and
+ * dispatched; an already active manager stays so).  Errors: BAD_PARAM,
+ * what iiop_server_start() fails with (COMM_FAILURE-class). */
 CORBAORB_API void PortableServer_POAManager_activate(PortableServer_POAManager manager,
                                                      CORBA_Environment *ev);
+/* A child POA named ADAPTER_NAME (at most 200 characters) with the
+ * LifespanPolicy and IdAssignmentPolicy of POLICIES (others are ignored;
+ * default TRANSIENT, SYSTEM_ID); its object keys are "/NAME/" then the
+ * ObjectId (SYSTEM_ID: an 8-octet counter).  MANAGER is the ORB's one
+ * whatever is passed.  Errors: AdapterAlreadyExists, BAD_PARAM, NO_MEMORY. */
 CORBAORB_API PortableServer_POA PortableServer_POA_create_POA(PortableServer_POA poa,
                                                               const CORBA_char *adapter_name,
                                                               PortableServer_POAManager manager,
                                                               const CORBA_PolicyList *policies,
                                                               CORBA_Environment *ev);
+/* Policies for create_POA (free with CORBA_Policy_destroy).  NO_MEMORY. */
 CORBAORB_API CORBA_Policy PortableServer_POA_create_lifespan_policy(
   PortableServer_POA poa, PortableServer_LifespanPolicyValue value, CORBA_Environment *ev);
 CORBAORB_API CORBA_Policy PortableServer_POA_create_id_assignment_policy(
   PortableServer_POA poa, PortableServer_IdAssignmentPolicyValue value, CORBA_Environment *ev);
 CORBAORB_API void CORBA_Policy_destroy(CORBA_Policy policy, CORBA_Environment *ev);
 /* Activate SERVANT (initialised by its POA_T__init) under a new ObjectId
- * (CORBA_free it). */
+ * (the caller's: CORBA_free it).  Errors: WrongPolicy (a USER_ID POA),
+ * ServantAlreadyActive (SERVANT is active, in this POA or another). */
 CORBAORB_API PortableServer_ObjectId *PortableServer_POA_activate_object(
   PortableServer_POA poa, PortableServer_Servant servant, CORBA_Environment *ev);
+/* Activate SERVANT under ID (copied).  Errors: ServantAlreadyActive,
+ * ObjectAlreadyActive (ID is in use, or a reserved generated key). */
 CORBAORB_API void PortableServer_POA_activate_object_with_id(PortableServer_POA poa,
                                                              const PortableServer_ObjectId *id,
                                                              PortableServer_Servant servant,
@@ -437,18 +479,27 @@ CORBAORB_API void PortableServer_POA_activate_object_with_id(PortableServer_POA 
 CORBAORB_API void PortableServer_POA_deactivate_object(PortableServer_POA poa,
                                                        const PortableServer_ObjectId *id,
                                                        CORBA_Environment *ev);
-/* A reference to SERVANT (activating it when it is not: RootPOA's implicit
- * activation). */
+/* A new reference (IOR with the servant's repository ID, an IIOP 1.2
+ * profile with the code-set component) to SERVANT, activating it under a
+ * new ObjectId when it is not active and POA is SYSTEM_ID (implicit
+ * activation).  Errors: ServantNotActive (inactive, USER_ID POA),
+ * WrongAdapter (active in another POA). */
 CORBAORB_API CORBA_Object PortableServer_POA_servant_to_reference(PortableServer_POA poa,
                                                                   PortableServer_Servant servant,
                                                                   CORBA_Environment *ev);
+/* A new reference to the object active under ID.  Errors: ObjectNotActive. */
 CORBAORB_API CORBA_Object PortableServer_POA_id_to_reference(PortableServer_POA poa,
                                                              const PortableServer_ObjectId *id,
                                                              CORBA_Environment *ev);
+/* The ObjectId in REFERENCE's object key (CORBA_free it).  Errors:
+ * WrongAdapter (the key is not one of POA's), BAD_PARAM (NIL or no IIOP
+ * profile). */
 CORBAORB_API PortableServer_ObjectId *PortableServer_POA_reference_to_id(PortableServer_POA poa,
                                                                          CORBA_Object reference,
                                                                          CORBA_Environment *ev);
-/* ObjectId <-> string (the string's octets, no NUL). */
+/* ObjectId <-> string: the string's octets without the NUL (CORBA_free
+ * the result).  Errors: BAD_PARAM (NULL; an ObjectId holding a NUL octet),
+ * NO_MEMORY. */
 CORBAORB_API PortableServer_ObjectId *PortableServer_string_to_ObjectId(const CORBA_char *str,
                                                                         CORBA_Environment *ev);
 CORBAORB_API CORBA_char *PortableServer_ObjectId_to_string(const PortableServer_ObjectId *id,
@@ -533,7 +584,9 @@ CORBAORB_API int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *arg
                                    const corbaorb_operation *op, corbaorb_skel_fn glue);
 
 /* POA_T__init / POA_T__fini: prepare SERVANT (a POA_T whose vepv is set)
- * for activation as CLS, and give back what that took. */
+ * for activation as CLS (its _private: a record of the runtime's, heap),
+ * and give back what that took (call __fini after its deactivation or the
+ * ORB's destroy).  Errors of init: BAD_PARAM (NULL), NO_MEMORY. */
 CORBAORB_API void corbaorb_servant_init(PortableServer_Servant servant, const corbaorb_class *cls,
                                         CORBA_Environment *ev);
 CORBAORB_API void corbaorb_servant_fini(PortableServer_Servant servant, CORBA_Environment *ev);

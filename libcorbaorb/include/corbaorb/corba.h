@@ -303,8 +303,8 @@ CORBAORB_API void CORBA_ORB_shutdown(CORBA_ORB orb, CORBA_boolean wait_for_compl
 /* Stop serving (requests in progress are answered, connections get
  * CloseConnection: iiop_server_shutdown()), let every servant still active
  * go (its finalize runs), close the client's connections, free the ORB,
- * its POAs and POAManager.  References made by it must be released before
- * (they share its client).  Never raises. */
+ * its POAs and POAManager.  References made through it may be released
+ * before or after, but not called after.  Never raises. */
 CORBAORB_API void CORBA_ORB_destroy(CORBA_ORB orb, CORBA_Environment *ev);
 
 /* ---------------------------------------------------------------- CORBA::Object */

@@ -16,6 +16,7 @@ struct iiop_request {
   uint32_t request_id;
   uint32_t completed;
   const iiop__session *sess;
+  giop_system_exception sysex; /* iiop_request_set_exception(): repo_id non-NULL */
 };
 
 void iiop_request_value_opts(const iiop_request *r, cdr_value_opts *o)
@@ -35,6 +36,11 @@ void iiop_request_set_completed(iiop_request *r, uint32_t completed)
 {
   if (r && completed <= GIOP_COMPLETED_MAYBE)
     r->completed = completed;
+}
+void iiop_request_set_exception(iiop_request *r, const giop_system_exception *e)
+{
+  if (r && e && e->repo_id && e->completed <= GIOP_COMPLETED_MAYBE)
+    r->sysex = *e;
 }
 
 /* ---------------------------------------------------------------- sessions */
@@ -242,7 +248,7 @@ static inline __attribute__((always_inline)) int do_request(iiop__session *s, gi
   if (!o)
     return IIOP__D_CLOSE;
   cdr_in *args = &m->body;
-  iiop_request req = { h->operation, id, GIOP_COMPLETED_NO, s };
+  iiop_request req = { h->operation, id, GIOP_COMPLETED_NO, s, { NULL, 0, 0 } };
   int rc;
   switch (op->kind) {
   case IIOP__OP_IS_A: {
@@ -279,6 +285,8 @@ static inline __attribute__((always_inline)) int do_request(iiop__session *s, gi
     }
   } else if (rc < 0) {
     iiop__status_exception(rc, args, req.completed, &e);
+  } else if (rc == IIOP_R_SYSTEM_EXCEPTION && req.sysex.repo_id) {
+    e = req.sysex;
   } else {
     named_exception("UNKNOWN", 0, &e); /* not a status an operation may return */
     e.completed = GIOP_COMPLETED_MAYBE;

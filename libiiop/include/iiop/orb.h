@@ -335,6 +335,13 @@ IIOP_API void iiop_server_free(iiop_server *s);
 IIOP_API const char *iiop_request_operation(const iiop_request *r);
 IIOP_API uint32_t iiop_request_id(const iiop_request *r);
 IIOP_API void iiop_request_set_completed(iiop_request *r, uint32_t completed);
+/* In an operation that then returns IIOP_R_SYSTEM_EXCEPTION: reply with the
+ * system exception *E (repository ID, minor code, completion status; copied,
+ * but E->repo_id must stay valid until the reply is written, after the
+ * operation returns: a static string or one in the arguments' arena).  Without this call, or with a NULL
+ * repo_id or a completion status above MAYBE (ignored), that return value
+ * is answered with UNKNOWN (completion MAYBE). */
+IIOP_API void iiop_request_set_exception(iiop_request *r, const giop_system_exception *e);
 /* Value options for decoding the request's arguments: cdr_value_opts_default()
  * with max_values from the server's limits (iiop/limits.h).  R NULL:
  * the defaults. */

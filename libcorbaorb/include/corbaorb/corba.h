@@ -1,0 +1,597 @@
+/* corbaorb/corba.h - the OMG IDL-to-C language mapping's runtime
+ * (libcorbaorb, pkg-config corbaorb), over libiiop and libcdr.
+ *
+ * What a C program written against the mapping (and the code idl2c
+ * generates) includes: the basic types, CORBA_Environment and exceptions,
+ * the mapping's memory rules (CORBA_free and the allocators), the ORB, object
+ * references, a POA subset, and the invocation engine the generated stubs
+ * and skeletons call.  The names and signatures are the OMG's (as ORBit2
+ * implemented them); names this runtime adds for the generated code begin
+ * with corbaorb_.
+ *
+ * Memory.  Everything the ORB hands to a program to free, and everything a
+ * program hands to the ORB to free, is freed with CORBA_free(): strings
+ * (CORBA_string_alloc/dup), wstrings, and the blocks the generated T__alloc()
+ * and T_allocbuf() functions return (corbaorb_alloc/corbaorb_allocbuf).
+ * Each such block carries a hidden header before the memory the program
+ * sees, holding the element TypeCode and count, so that CORBA_free frees
+ * deeply: every string, sequence buffer whose _release is set, any value,
+ * TypeCode and object reference inside, whatever the program assigned there
+ * since (the members must themselves be CORBA_ allocations, as the mapping
+ * says).  A pointer that did not come from these allocators must never be
+ * passed to CORBA_free.  Object references and TypeCodes are released with
+ * CORBA_Object_release (CORBA_free of one does the same).
+ *
+ * Threads: an ORB, its references and its POAs may be used by any number of
+ * threads at once; a CORBA_Environment belongs to one thread.
+ */
+#ifndef CORBAORB_CORBA_H
+#define CORBAORB_CORBA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cdr/cdr.h>
+#include <cdr/typecode.h>
+#include <iiop/orb.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(CORBAORB_BUILDING)
+#define CORBAORB_API __attribute__((visibility("default")))
+#else
+#define CORBAORB_API
+#endif
+
+/* ---------------------------------------------------------------- basic types */
+
+typedef int16_t CORBA_short;
+typedef uint16_t CORBA_unsigned_short;
+typedef int32_t CORBA_long;
+typedef uint32_t CORBA_unsigned_long;
+typedef int64_t CORBA_long_long;
+typedef uint64_t CORBA_unsigned_long_long;
+typedef float CORBA_float;
+typedef double CORBA_double;
+typedef long double CORBA_long_double;
+/* One octet, 0 or 1 (another value fails to marshal: MARSHAL). */
+typedef uint8_t CORBA_boolean;
+typedef char CORBA_char;
+/* A code point (UTF-32 in memory; the wire's code set is negotiated). */
+typedef cdr_wchar CORBA_wchar;
+typedef uint8_t CORBA_octet;
+typedef char *CORBA_string;
+typedef CORBA_wchar *CORBA_wstring;
+typedef cdr_fixed CORBA_fixed;
+typedef cdr_any CORBA_any;
+typedef cdr_typecode CORBA_TypeCode;
+typedef uint32_t CORBA_enum;
+
+#define CORBA_TRUE 1
+#define CORBA_FALSE 0
+
+/* TypeCode constants of the basic types. */
+#define TC_null cdr_tc_null
+#define TC_void cdr_tc_void
+#define TC_CORBA_short cdr_tc_short
+#define TC_CORBA_long cdr_tc_long
+#define TC_CORBA_long_long cdr_tc_longlong
+#define TC_CORBA_unsigned_short cdr_tc_ushort
+#define TC_CORBA_unsigned_long cdr_tc_ulong
+#define TC_CORBA_unsigned_long_long cdr_tc_ulonglong
+#define TC_CORBA_float cdr_tc_float
+#define TC_CORBA_double cdr_tc_double
+#define TC_CORBA_long_double cdr_tc_longdouble
+#define TC_CORBA_boolean cdr_tc_boolean
+#define TC_CORBA_char cdr_tc_char
+#define TC_CORBA_wchar cdr_tc_wchar
+#define TC_CORBA_octet cdr_tc_octet
+#define TC_CORBA_any cdr_tc_any
+#define TC_CORBA_TypeCode cdr_tc_TypeCode
+#define TC_CORBA_Principal cdr_tc_Principal
+#define TC_CORBA_string cdr_tc_string
+#define TC_CORBA_wstring cdr_tc_wstring
+#define TC_CORBA_Object cdr_tc_Object
+
+/* ---------------------------------------------------------------- objects */
+
+/* An object reference (reference counted: CORBA_Object_duplicate and
+ * CORBA_Object_release).  CORBA_OBJECT_NIL is the nil reference. */
+typedef struct CORBA_Object_type *CORBA_Object;
+#define CORBA_OBJECT_NIL ((CORBA_Object)NULL)
+
+typedef struct CORBA_ORB_type *CORBA_ORB;
+typedef struct PortableServer_POA_type *PortableServer_POA;
+typedef struct PortableServer_POAManager_type *PortableServer_POAManager;
+typedef struct CORBA_Policy_type *CORBA_Policy;
+
+/* ---------------------------------------------------------------- exceptions */
+
+typedef enum CORBA_exception_type {
+  CORBA_NO_EXCEPTION = 0,
+  CORBA_USER_EXCEPTION = 1,
+  CORBA_SYSTEM_EXCEPTION = 2
+} CORBA_exception_type;
+
+typedef enum CORBA_completion_status {
+  CORBA_COMPLETED_YES = 0,
+  CORBA_COMPLETED_NO = 1,
+  CORBA_COMPLETED_MAYBE = 2
+} CORBA_completion_status;
+
+/* The members of every system exception (CORBA_exception_value() of one). */
+typedef struct CORBA_SystemException {
+  CORBA_unsigned_long minor;
+  CORBA_completion_status completed;
+} CORBA_SystemException;
+
+/* Where an operation's outcome goes.  Initialise with CORBA_exception_init()
+ * (or zero it); after an exception, CORBA_exception_free() gives back what
+ * it holds (the ORB also frees an earlier exception before it sets a new
+ * one).  _major tells what happened; the other members are the runtime's:
+ * read them through CORBA_exception_id() and CORBA_exception_value(). */
+typedef struct CORBA_Environment {
+  CORBA_exception_type _major;
+  char *_id;                  /* repository ID (static, or owned when _flags & 1) */
+  void *_params;              /* the exception's members (owned when _flags & 2) */
+  CORBA_SystemException _sys; /* a system exception's members, _params points here */
+  unsigned _flags;
+} CORBA_Environment;
+
+/* Zero EV: no exception. */
+CORBAORB_API void CORBA_exception_init(CORBA_Environment *ev);
+/* Set an exception: MAJOR, the repository ID EXCEPT_REPOS_ID (copied) and
+ * PARAM, the exception's members (a user exception's T__alloc() block, or
+ * NULL for one without members; owned by EV from now: freed by
+ * CORBA_exception_free with CORBA_free).  A servant raises a user exception
+ * this way.  For a system exception PARAM may be a CORBA_SystemException
+ * (copied, not owned) or NULL (minor 0, COMPLETED_NO).  An exception EV held
+ * before is freed first.  On allocation failure EV holds NO_MEMORY. */
+CORBAORB_API void CORBA_exception_set(CORBA_Environment *ev, CORBA_exception_type major,
+                                      const CORBA_char *except_repos_id, void *param);
+/* Set the system exception EXCEPT_REPOS_ID (an ex_CORBA_* string) with
+ * minor code 0 and completion COMPLETED. */
+CORBAORB_API void CORBA_exception_set_system(CORBA_Environment *ev,
+                                             const CORBA_char *except_repos_id,
+                                             CORBA_completion_status completed);
+/* As CORBA_exception_set_system, with a minor code. */
+CORBAORB_API void corbaorb_exception_set_system_minor(CORBA_Environment *ev,
+                                                      const CORBA_char *except_repos_id,
+                                                      CORBA_unsigned_long minor,
+                                                      CORBA_completion_status completed);
+/* The repository ID of EV's exception (NULL when none); borrowed from EV. */
+CORBAORB_API CORBA_char *CORBA_exception_id(CORBA_Environment *ev);
+/* The members of EV's exception (a user exception's struct, or a
+ * CORBA_SystemException), or NULL; borrowed from EV. */
+CORBAORB_API void *CORBA_exception_value(CORBA_Environment *ev);
+/* Free what EV holds; EV is then NO_EXCEPTION. */
+CORBAORB_API void CORBA_exception_free(CORBA_Environment *ev);
+
+/* Repository IDs of the standard system exceptions (CORBA 3.x, Part 1,
+ * "Standard Exceptions"): compare CORBA_exception_id() with strcmp. */
+#define CORBAORB_SYSEX(n) "IDL:omg.org/CORBA/" #n ":1.0"
+#define ex_CORBA_UNKNOWN CORBAORB_SYSEX(UNKNOWN)
+#define ex_CORBA_BAD_PARAM CORBAORB_SYSEX(BAD_PARAM)
+#define ex_CORBA_NO_MEMORY CORBAORB_SYSEX(NO_MEMORY)
+#define ex_CORBA_IMP_LIMIT CORBAORB_SYSEX(IMP_LIMIT)
+#define ex_CORBA_COMM_FAILURE CORBAORB_SYSEX(COMM_FAILURE)
+#define ex_CORBA_INV_OBJREF CORBAORB_SYSEX(INV_OBJREF)
+#define ex_CORBA_NO_PERMISSION CORBAORB_SYSEX(NO_PERMISSION)
+#define ex_CORBA_INTERNAL CORBAORB_SYSEX(INTERNAL)
+#define ex_CORBA_MARSHAL CORBAORB_SYSEX(MARSHAL)
+#define ex_CORBA_INITIALIZE CORBAORB_SYSEX(INITIALIZE)
+#define ex_CORBA_NO_IMPLEMENT CORBAORB_SYSEX(NO_IMPLEMENT)
+#define ex_CORBA_BAD_TYPECODE CORBAORB_SYSEX(BAD_TYPECODE)
+#define ex_CORBA_BAD_OPERATION CORBAORB_SYSEX(BAD_OPERATION)
+#define ex_CORBA_NO_RESOURCES CORBAORB_SYSEX(NO_RESOURCES)
+#define ex_CORBA_NO_RESPONSE CORBAORB_SYSEX(NO_RESPONSE)
+#define ex_CORBA_PERSIST_STORE CORBAORB_SYSEX(PERSIST_STORE)
+#define ex_CORBA_BAD_INV_ORDER CORBAORB_SYSEX(BAD_INV_ORDER)
+#define ex_CORBA_TRANSIENT CORBAORB_SYSEX(TRANSIENT)
+#define ex_CORBA_FREE_MEM CORBAORB_SYSEX(FREE_MEM)
+#define ex_CORBA_INV_IDENT CORBAORB_SYSEX(INV_IDENT)
+#define ex_CORBA_INV_FLAG CORBAORB_SYSEX(INV_FLAG)
+#define ex_CORBA_INTF_REPOS CORBAORB_SYSEX(INTF_REPOS)
+#define ex_CORBA_BAD_CONTEXT CORBAORB_SYSEX(BAD_CONTEXT)
+#define ex_CORBA_OBJ_ADAPTER CORBAORB_SYSEX(OBJ_ADAPTER)
+#define ex_CORBA_DATA_CONVERSION CORBAORB_SYSEX(DATA_CONVERSION)
+#define ex_CORBA_OBJECT_NOT_EXIST CORBAORB_SYSEX(OBJECT_NOT_EXIST)
+#define ex_CORBA_TRANSACTION_REQUIRED CORBAORB_SYSEX(TRANSACTION_REQUIRED)
+#define ex_CORBA_TRANSACTION_ROLLEDBACK CORBAORB_SYSEX(TRANSACTION_ROLLEDBACK)
+#define ex_CORBA_INVALID_TRANSACTION CORBAORB_SYSEX(INVALID_TRANSACTION)
+#define ex_CORBA_INV_POLICY CORBAORB_SYSEX(INV_POLICY)
+#define ex_CORBA_CODESET_INCOMPATIBLE CORBAORB_SYSEX(CODESET_INCOMPATIBLE)
+#define ex_CORBA_REBIND CORBAORB_SYSEX(REBIND)
+#define ex_CORBA_TIMEOUT CORBAORB_SYSEX(TIMEOUT)
+#define ex_CORBA_TRANSACTION_UNAVAILABLE CORBAORB_SYSEX(TRANSACTION_UNAVAILABLE)
+#define ex_CORBA_TRANSACTION_MODE CORBAORB_SYSEX(TRANSACTION_MODE)
+#define ex_CORBA_BAD_QOS CORBAORB_SYSEX(BAD_QOS)
+
+/* ---------------------------------------------------------------- memory */
+
+/* Free MEM deeply (see "Memory" above); NULL is a no-op. */
+CORBAORB_API void CORBA_free(void *mem);
+/* A string of LEN characters and the NUL (contents undefined but for
+ * str[len] = 0); NULL when out of memory. */
+CORBAORB_API CORBA_char *CORBA_string_alloc(CORBA_unsigned_long len);
+/* A copy of STR (NULL: NULL). */
+CORBAORB_API CORBA_char *CORBA_string_dup(const CORBA_char *str);
+CORBAORB_API CORBA_wchar *CORBA_wstring_alloc(CORBA_unsigned_long len);
+CORBAORB_API CORBA_wchar *CORBA_wstring_dup(const CORBA_wchar *str);
+CORBAORB_API CORBA_unsigned_long CORBA_wstring_len(const CORBA_wchar *str);
+/* An empty any (tk_null), freed with CORBA_free. */
+CORBAORB_API CORBA_any *CORBA_any__alloc(void);
+/* Deep copy of the any SRC into the empty any DST (_release set); a
+ * CORBA_any__copy failing on memory leaves DST tk_null. */
+CORBAORB_API void CORBA_any__copy(CORBA_any *dst, const CORBA_any *src);
+
+/* The typed allocator the generated T__alloc() and T_allocbuf() call:
+ * COUNT zeroed elements of TC's C layout (tc->size octets each), with the
+ * hidden header that lets CORBA_free free each element deeply by TC.  NULL
+ * when out of memory or when COUNT * tc->size overflows. */
+CORBAORB_API void *corbaorb_alloc(CORBA_TypeCode tc, CORBA_unsigned_long count);
+/* The same for a sequence buffer: LEN elements of TC (CORBA_free frees them
+ * and each element deeply).  LEN 0 gives a valid block of no elements. */
+CORBAORB_API void *corbaorb_allocbuf(CORBA_TypeCode tc, CORBA_unsigned_long len);
+/* Free the contents (not the storage) of the value at P of type TC: what
+ * CORBA_free does for each element of a block. */
+CORBAORB_API void corbaorb_free_contents(CORBA_TypeCode tc, void *p);
+/* Deep-copy the value at SRC of type TC into DST (tc->size octets, their
+ * old contents overwritten, not freed), every string, buffer and value
+ * newly allocated as CORBA_free expects.  CDR_OK or CDR_E_NOMEM (DST then
+ * holds a valid, partial copy: free it with corbaorb_free_contents). */
+CORBAORB_API int corbaorb_copy(CORBA_TypeCode tc, void *dst, const void *src);
+/* Whether TC's type is variable-length in the mapping's sense (strings,
+ * sequences, any, TypeCodes, object references, or a struct, union or
+ * array holding one): 1 or 0. */
+CORBAORB_API int corbaorb_tc_is_variable(CORBA_TypeCode tc);
+
+/* The mapping's sequence helpers (for any CORBA_sequence_T). */
+#define CORBA_sequence_set_release(s, r) ((s)->_release = (r))
+#define CORBA_sequence_get_release(s) ((s)->_release)
+
+#if !defined(_CORBA_sequence_CORBA_octet_defined)
+#define _CORBA_sequence_CORBA_octet_defined 1
+typedef struct CORBA_sequence_CORBA_octet {
+  CORBA_unsigned_long _maximum;
+  CORBA_unsigned_long _length;
+  CORBA_octet *_buffer;
+  CORBA_boolean _release;
+} CORBA_sequence_CORBA_octet;
+#endif
+#define CORBA_sequence_CORBA_octet_allocbuf(l) \
+  ((CORBA_octet *)corbaorb_allocbuf(TC_CORBA_octet, (l)))
+
+/* ---------------------------------------------------------------- the ORB */
+
+typedef CORBA_char *CORBA_ORBid;
+
+/* Initialise an ORB (ORB_IDENTIFIER is ignored: one name space of ORBs).
+ * Takes omniORB's options from ARGV, removing them and their values (and
+ * lowering *ARGC): -ORBendPoint giop:tcp:HOST:PORT (where the POAs listen;
+ * PORT 0 or empty: a free one; default 127.0.0.1, a free port),
+ * -ORBInitRef NAME=URL (for resolve_initial_references), -ORBDefaultInitRef
+ * URL (corbaloc prefix: URL/NAME for names not given), -ORBclientCallTimeOutPeriod
+ * MS.  Other -ORB options are left in ARGV.  Errors in EV: BAD_PARAM (a
+ * malformed option or a missing value), NO_MEMORY, INITIALIZE. */
+CORBAORB_API CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifier,
+                                      CORBA_Environment *ev);
+/* "IOR:..." or "corbaloc:..." to a reference (release it).  Errors: BAD_PARAM
+ * (malformed, OMG minor 9 as omniORB), NO_MEMORY. */
+CORBAORB_API CORBA_Object CORBA_ORB_string_to_object(CORBA_ORB orb, const CORBA_char *str,
+                                                     CORBA_Environment *ev);
+/* The IOR string of OBJ (CORBA_free it); nil: "IOR:" of a nil IOR. */
+CORBAORB_API CORBA_char *CORBA_ORB_object_to_string(CORBA_ORB orb, CORBA_Object obj,
+                                                    CORBA_Environment *ev);
+/* "RootPOA", "omniINSPOA" and every -ORBInitRef / -ORBDefaultInitRef name.
+ * Errors: a name not known is the InvalidName user exception
+ * (ex_CORBA_ORB_InvalidName). */
+#define ex_CORBA_ORB_InvalidName "IDL:omg.org/CORBA/ORB/InvalidName:1.0"
+CORBAORB_API CORBA_Object CORBA_ORB_resolve_initial_references(CORBA_ORB orb,
+                                                               const CORBA_char *identifier,
+                                                               CORBA_Environment *ev);
+/* Start serving (as PortableServer_POAManager_activate, when a POA exists;
+ * requests are served by libiiop's threads) and block until
+ * CORBA_ORB_shutdown, from any thread or an operation.  Errors: BAD_PARAM
+ * (NULL), those of starting the server. */
+CORBAORB_API void CORBA_ORB_run(CORBA_ORB orb, CORBA_Environment *ev);
+/* Make CORBA_ORB_run return (serving goes on until CORBA_ORB_destroy;
+ * WAIT_FOR_COMPLETION is ignored).  Errors: BAD_PARAM (NULL). */
+CORBAORB_API void CORBA_ORB_shutdown(CORBA_ORB orb, CORBA_boolean wait_for_completion,
+                                     CORBA_Environment *ev);
+/* Stop serving (requests in progress are answered, connections get
+ * CloseConnection: iiop_server_shutdown()), let every servant still active
+ * go (its finalize runs), close the client's connections, free the ORB,
+ * its POAs and POAManager.  References made through it may be released
+ * before or after, but not called after.  Never raises. */
+CORBAORB_API void CORBA_ORB_destroy(CORBA_ORB orb, CORBA_Environment *ev);
+
+/* ---------------------------------------------------------------- CORBA::Object */
+
+/* Another reference to OBJ (a count raised: no copy; NIL gives NIL; a
+ * TypeCode passed as an object is cdr_tc_dup()ed).  Never raises. */
+CORBAORB_API CORBA_Object CORBA_Object_duplicate(CORBA_Object obj, CORBA_Environment *ev);
+/* Give back a reference (the last one frees it and its connection's share;
+ * a TypeCode goes to cdr_tc_release(); the ORB, POAs and the POAManager
+ * are the ORB's and are left alone; NIL is a no-op).  Never raises. */
+CORBAORB_API void CORBA_Object_release(CORBA_Object obj, CORBA_Environment *ev);
+CORBAORB_API CORBA_boolean CORBA_Object_is_nil(CORBA_Object obj, CORBA_Environment *ev);
+/* Remote _is_a: the GIOP operation "_is_a" with LOGICAL_TYPE_ID (a string),
+ * answered by the target's ORB (every base's repository ID is one).
+ * Errors: those of any call (TRANSIENT, OBJECT_NOT_EXIST, ...), INV_OBJREF
+ * (NIL). */
+CORBAORB_API CORBA_boolean CORBA_Object_is_a(CORBA_Object obj, const CORBA_char *logical_type_id,
+                                             CORBA_Environment *ev);
+/* Remote _non_existent; an OBJECT_NOT_EXIST reply is read as TRUE (no
+ * exception), NIL is TRUE.  Errors: those of any call but OBJECT_NOT_EXIST. */
+CORBAORB_API CORBA_boolean CORBA_Object_non_existent(CORBA_Object obj, CORBA_Environment *ev);
+/* Local: the same reference, or the same IIOP host, port and object key
+ * (the first IIOP profile of each).  Never raises. */
+CORBAORB_API CORBA_boolean CORBA_Object_is_equivalent(CORBA_Object obj, CORBA_Object other,
+                                                      CORBA_Environment *ev);
+/* Local: a hash of the IIOP port and object key in 0..MAXIMUM (MAXIMUM 0:
+ * the whole 32 bits), equal for equivalent references.  Never raises. */
+CORBAORB_API CORBA_unsigned_long CORBA_Object_hash(CORBA_Object obj, CORBA_unsigned_long maximum,
+                                                   CORBA_Environment *ev);
+
+/* ---------------------------------------------------------------- CORBA::TypeCode */
+
+/* A TypeCode is a type descriptor (cdr/typecode.h).  TypeCodes these
+ * functions return are the caller's: give them back with
+ * CORBA_Object_release((CORBA_Object)tc, ev) (static ones need nothing,
+ * but releasing them is harmless); strings with CORBA_free.  Errors: the
+ * user exceptions BadKind (the operation is not defined for the kind) and
+ * Bounds (an index past the members); NO_MEMORY. */
+typedef enum CORBA_TCKind {
+  CORBA_tk_null = 0, CORBA_tk_void, CORBA_tk_short, CORBA_tk_long, CORBA_tk_ushort,
+  CORBA_tk_ulong, CORBA_tk_float, CORBA_tk_double, CORBA_tk_boolean, CORBA_tk_char,
+  CORBA_tk_octet, CORBA_tk_any, CORBA_tk_TypeCode, CORBA_tk_Principal, CORBA_tk_objref,
+  CORBA_tk_struct, CORBA_tk_union, CORBA_tk_enum, CORBA_tk_string, CORBA_tk_sequence,
+  CORBA_tk_array, CORBA_tk_alias, CORBA_tk_except, CORBA_tk_longlong, CORBA_tk_ulonglong,
+  CORBA_tk_longdouble, CORBA_tk_wchar, CORBA_tk_wstring, CORBA_tk_fixed, CORBA_tk_value,
+  CORBA_tk_value_box, CORBA_tk_native, CORBA_tk_abstract_interface, CORBA_tk_local_interface
+} CORBA_TCKind;
+#define ex_CORBA_TypeCode_BadKind "IDL:omg.org/CORBA/TypeCode/BadKind:1.0"
+#define ex_CORBA_TypeCode_Bounds "IDL:omg.org/CORBA/TypeCode/Bounds:1.0"
+
+CORBAORB_API CORBA_TCKind CORBA_TypeCode_kind(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_boolean CORBA_TypeCode_equal(CORBA_TypeCode tc, CORBA_TypeCode other,
+                                                CORBA_Environment *ev);
+CORBAORB_API CORBA_boolean CORBA_TypeCode_equivalent(CORBA_TypeCode tc, CORBA_TypeCode other,
+                                                     CORBA_Environment *ev);
+CORBAORB_API CORBA_TypeCode CORBA_TypeCode_get_compact_typecode(CORBA_TypeCode tc,
+                                                                CORBA_Environment *ev);
+CORBAORB_API CORBA_char *CORBA_TypeCode_id(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_char *CORBA_TypeCode_name(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_unsigned_long CORBA_TypeCode_member_count(CORBA_TypeCode tc,
+                                                             CORBA_Environment *ev);
+CORBAORB_API CORBA_char *CORBA_TypeCode_member_name(CORBA_TypeCode tc, CORBA_unsigned_long index,
+                                                    CORBA_Environment *ev);
+CORBAORB_API CORBA_TypeCode CORBA_TypeCode_member_type(CORBA_TypeCode tc,
+                                                       CORBA_unsigned_long index,
+                                                       CORBA_Environment *ev);
+/* The label as an any of the discriminator's type (the default member's:
+ * an octet 0), CORBA_free it. */
+CORBAORB_API CORBA_any *CORBA_TypeCode_member_label(CORBA_TypeCode tc, CORBA_unsigned_long index,
+                                                    CORBA_Environment *ev);
+CORBAORB_API CORBA_TypeCode CORBA_TypeCode_discriminator_type(CORBA_TypeCode tc,
+                                                              CORBA_Environment *ev);
+CORBAORB_API CORBA_long CORBA_TypeCode_default_index(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_unsigned_long CORBA_TypeCode_length(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_TypeCode CORBA_TypeCode_content_type(CORBA_TypeCode tc, CORBA_Environment *ev);
+CORBAORB_API CORBA_unsigned_short CORBA_TypeCode_fixed_digits(CORBA_TypeCode tc,
+                                                              CORBA_Environment *ev);
+CORBAORB_API CORBA_short CORBA_TypeCode_fixed_scale(CORBA_TypeCode tc, CORBA_Environment *ev);
+
+/* ---------------------------------------------------------------- POA */
+
+typedef void *PortableServer_Servant;
+typedef CORBA_sequence_CORBA_octet PortableServer_ObjectId;
+
+typedef struct PortableServer_ServantBase__epv {
+  void *_private;
+  /* Run when the POA lets the servant go (deactivation, ORB destroy); may be NULL. */
+  void (*finalize)(PortableServer_Servant servant, CORBA_Environment *ev);
+  PortableServer_POA (*default_POA)(PortableServer_Servant servant, CORBA_Environment *ev);
+} PortableServer_ServantBase__epv;
+
+typedef PortableServer_ServantBase__epv *PortableServer_ServantBase__vepv;
+
+typedef struct PortableServer_ServantBase {
+  void *_private;
+  PortableServer_ServantBase__vepv *vepv;
+} PortableServer_ServantBase;
+
+typedef enum PortableServer_LifespanPolicyValue {
+  PortableServer_TRANSIENT = 0, PortableServer_PERSISTENT = 1
+} PortableServer_LifespanPolicyValue;
+typedef enum PortableServer_IdAssignmentPolicyValue {
+  PortableServer_USER_ID = 0, PortableServer_SYSTEM_ID = 1
+} PortableServer_IdAssignmentPolicyValue;
+
+typedef struct CORBA_PolicyList {
+  CORBA_unsigned_long _maximum;
+  CORBA_unsigned_long _length;
+  CORBA_Policy *_buffer;
+  CORBA_boolean _release;
+} CORBA_PolicyList;
+
+#define ex_PortableServer_POA_ServantAlreadyActive "IDL:omg.org/PortableServer/POA/ServantAlreadyActive:1.0"
+#define ex_PortableServer_POA_ObjectAlreadyActive "IDL:omg.org/PortableServer/POA/ObjectAlreadyActive:1.0"
+#define ex_PortableServer_POA_ObjectNotActive "IDL:omg.org/PortableServer/POA/ObjectNotActive:1.0"
+#define ex_PortableServer_POA_ServantNotActive "IDL:omg.org/PortableServer/POA/ServantNotActive:1.0"
+#define ex_PortableServer_POA_WrongPolicy "IDL:omg.org/PortableServer/POA/WrongPolicy:1.0"
+#define ex_PortableServer_POA_AdapterAlreadyExists "IDL:omg.org/PortableServer/POA/AdapterAlreadyExists:1.0"
+#define ex_PortableServer_POA_WrongAdapter "IDL:omg.org/PortableServer/POA/WrongAdapter:1.0"
+#define ex_PortableServer_POA_InvalidPolicy "IDL:omg.org/PortableServer/POA/InvalidPolicy:1.0"
+
+/* POAs come from CORBA_ORB_resolve_initial_references ("RootPOA": SYSTEM_ID,
+ * TRANSIENT, implicit activation, object keys libiiop's generated ones;
+ * "omniINSPOA": USER_ID, PERSISTENT, the key is the bare ObjectId, so that
+ * corbaloc::HOST:PORT/ID reaches the servant, as omniORB's) or
+ * PortableServer_POA_create_POA; the ORB owns them (released with it).
+ * The POA exceptions are user exceptions with no members (the
+ * ex_PortableServer_POA_* IDs above).  Every function raises BAD_PARAM for
+ * a NULL or foreign POA, servant or ObjectId, and NO_MEMORY. */
+
+/* The one POAManager of the ORB (every POA's). */
+CORBAORB_API PortableServer_POAManager PortableServer_POA__get_the_POAManager(
+  PortableServer_POA poa, CORBA_Environment *ev);
+/* Start serving the ORB's endpoint (from now requests are read and
+ * dispatched; an already active manager stays so).  Errors: BAD_PARAM,
+ * what iiop_server_start() fails with (COMM_FAILURE-class). */
+CORBAORB_API void PortableServer_POAManager_activate(PortableServer_POAManager manager,
+                                                     CORBA_Environment *ev);
+/* A child POA named ADAPTER_NAME (at most 200 characters) with the
+ * LifespanPolicy and IdAssignmentPolicy of POLICIES (others are ignored;
+ * default TRANSIENT, SYSTEM_ID); its object keys are "/NAME/" then the
+ * ObjectId (SYSTEM_ID: an 8-octet counter).  MANAGER is the ORB's one
+ * whatever is passed.  Errors: AdapterAlreadyExists, BAD_PARAM, NO_MEMORY. */
+CORBAORB_API PortableServer_POA PortableServer_POA_create_POA(PortableServer_POA poa,
+                                                              const CORBA_char *adapter_name,
+                                                              PortableServer_POAManager manager,
+                                                              const CORBA_PolicyList *policies,
+                                                              CORBA_Environment *ev);
+/* Policies for create_POA (free with CORBA_Policy_destroy).  NO_MEMORY. */
+CORBAORB_API CORBA_Policy PortableServer_POA_create_lifespan_policy(
+  PortableServer_POA poa, PortableServer_LifespanPolicyValue value, CORBA_Environment *ev);
+CORBAORB_API CORBA_Policy PortableServer_POA_create_id_assignment_policy(
+  PortableServer_POA poa, PortableServer_IdAssignmentPolicyValue value, CORBA_Environment *ev);
+CORBAORB_API void CORBA_Policy_destroy(CORBA_Policy policy, CORBA_Environment *ev);
+/* Activate SERVANT (initialised by its POA_T__init) under a new ObjectId
+ * (the caller's: CORBA_free it).  Errors: WrongPolicy (a USER_ID POA),
+ * ServantAlreadyActive (SERVANT is active, in this POA or another). */
+CORBAORB_API PortableServer_ObjectId *PortableServer_POA_activate_object(
+  PortableServer_POA poa, PortableServer_Servant servant, CORBA_Environment *ev);
+/* Activate SERVANT under ID (copied).  Errors: ServantAlreadyActive,
+ * ObjectAlreadyActive (ID is in use, or a reserved generated key). */
+CORBAORB_API void PortableServer_POA_activate_object_with_id(PortableServer_POA poa,
+                                                             const PortableServer_ObjectId *id,
+                                                             PortableServer_Servant servant,
+                                                             CORBA_Environment *ev);
+/* Deactivate: requests read after this get OBJECT_NOT_EXIST.  The
+ * servant's finalize (its PortableServer_ServantBase__epv's) runs when no
+ * request uses it any more; called from inside an operation, once that
+ * operation has returned (operations of other threads on the servant may
+ * then still run: iiop_server_deactivate()).  Errors: ObjectNotActive,
+ * BAD_PARAM, NO_MEMORY. */
+CORBAORB_API void PortableServer_POA_deactivate_object(PortableServer_POA poa,
+                                                       const PortableServer_ObjectId *id,
+                                                       CORBA_Environment *ev);
+/* A new reference (IOR with the servant's repository ID, an IIOP 1.2
+ * profile with the code-set component) to SERVANT, activating it under a
+ * new ObjectId when it is not active and POA is SYSTEM_ID (implicit
+ * activation).  Errors: ServantNotActive (inactive, USER_ID POA),
+ * WrongAdapter (active in another POA). */
+CORBAORB_API CORBA_Object PortableServer_POA_servant_to_reference(PortableServer_POA poa,
+                                                                  PortableServer_Servant servant,
+                                                                  CORBA_Environment *ev);
+/* A new reference to the object active under ID.  Errors: ObjectNotActive. */
+CORBAORB_API CORBA_Object PortableServer_POA_id_to_reference(PortableServer_POA poa,
+                                                             const PortableServer_ObjectId *id,
+                                                             CORBA_Environment *ev);
+/* The ObjectId in REFERENCE's object key (CORBA_free it).  Errors:
+ * WrongAdapter (the key is not one of POA's), BAD_PARAM (NIL or no IIOP
+ * profile). */
+CORBAORB_API PortableServer_ObjectId *PortableServer_POA_reference_to_id(PortableServer_POA poa,
+                                                                         CORBA_Object reference,
+                                                                         CORBA_Environment *ev);
+/* ObjectId <-> string: the string's octets without the NUL (CORBA_free
+ * the result).  Errors: BAD_PARAM (NULL; an ObjectId holding a NUL octet),
+ * NO_MEMORY. */
+CORBAORB_API PortableServer_ObjectId *PortableServer_string_to_ObjectId(const CORBA_char *str,
+                                                                        CORBA_Environment *ev);
+CORBAORB_API CORBA_char *PortableServer_ObjectId_to_string(const PortableServer_ObjectId *id,
+                                                           CORBA_Environment *ev);
+
+/* ---------------------------------------------------------------- the generated code's engine */
+
+/* A parameter's passing mode. */
+typedef enum corbaorb_mode { CORBAORB_IN = 0, CORBAORB_INOUT = 1, CORBAORB_OUT = 2 } corbaorb_mode;
+
+/* What a parameter's or result's TypeCode is, as far as passing it goes
+ * (the generated tables give it, so that no call walks a TypeCode to find
+ * out; 0: not given, the runtime works it out from the TypeCode). */
+enum {
+  CORBAORB_F_KNOWN = 1,   /* the other bits are set */
+  CORBAORB_F_VAR = 2,     /* variable-length (corbaorb_tc_is_variable) */
+  CORBAORB_F_PTR = 4,     /* a pointer the ORB stores in place: string, wstring,
+                           * TypeCode, object reference */
+  CORBAORB_F_OBJREF = 8,  /* an object reference (marshalled as an IOR) */
+  CORBAORB_F_ARRAY = 16,  /* an array (a result is always allocated) */
+  CORBAORB_F_REFS = 32    /* holds object references (or anys) below its top level */
+};
+
+typedef struct corbaorb_param {
+  CORBA_TypeCode tc;
+  corbaorb_mode mode;
+  CORBA_unsigned_long flags;        /* CORBAORB_F_*, or 0 */
+} corbaorb_param;
+
+/* An operation as the stubs and skeletons describe it (static tables). */
+typedef struct corbaorb_operation {
+  const char *name;                 /* on the wire: "op", "_get_a", "_set_a" */
+  CORBA_boolean oneway;
+  CORBA_TypeCode ret;               /* NULL: void */
+  const corbaorb_param *params;
+  CORBA_unsigned_long nparams;
+  const CORBA_TypeCode *excepts;    /* the raises clause's exception TypeCodes (repo_id) */
+  CORBA_unsigned_long nexcepts;
+  CORBA_unsigned_long ret_flags;    /* CORBAORB_F_* of ret, or 0 */
+} corbaorb_operation;
+
+/* CORBAORB_F_* of TC (with CORBAORB_F_KNOWN). */
+CORBAORB_API CORBA_unsigned_long corbaorb_tc_flags(CORBA_TypeCode tc);
+
+/* Call OP on OBJ.  ARGS[i] is the address of the i-th parameter's C value:
+ *   in:    the value's address (a CORBA_long *, a CORBA_char ** for a string,
+ *          the const T * a struct, union or sequence is passed as, the
+ *          array itself, a CORBA_Object *);
+ *   inout: the T * the operation takes;
+ *   out:   the T * (fixed-length T, strings, object references: the ORB
+ *          stores the value there) or T ** (variable-length struct, union,
+ *          sequence, any, arrays: the ORB allocates the T and stores its
+ *          address), as the operation takes it.
+ * RET: where the result goes (NULL for void), by the out rules, except that
+ * an array result is always allocated (RET is a T_slice **).  An inout
+ * variable-length value is replaced: its old contents are freed
+ * (corbaorb_free_contents) and the reply's allocated.  On an exception EV
+ * holds it and no out value or result was allocated (outs are NULL/zero).
+ * System exceptions: those of the call (TRANSIENT, COMM_FAILURE, TIMEOUT,
+ * MARSHAL ... as libiiop maps them, with their minor and completion
+ * status) and INV_OBJREF (OBJ nil). */
+CORBAORB_API void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
+                                  void *const *args, CORBA_Environment *ev);
+
+/* A skeleton's glue: call the servant's epv function with the decoded
+ * ARGS (as corbaorb_invoke's, the ORB's storage) and store the result at
+ * RET. */
+typedef void (*corbaorb_skel_fn)(PortableServer_Servant servant, void **args, void *ret,
+                                 CORBA_Environment *ev);
+
+/* An interface's server side: the iiop_interface whose operations are the
+ * generated dispatch functions (each calling corbaorb_dispatch). */
+typedef struct corbaorb_class {
+  iiop_interface iface;
+} corbaorb_class;
+
+/* The body of a generated dispatch function (an iiop_op_fn): decode OP's
+ * in and inout arguments from ARGS, call GLUE, write the result, inout and
+ * out values or the raised exception to RESULT, and free what the servant
+ * returned.  Returns what an iiop_op_fn returns. */
+CORBAORB_API int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *result,
+                                   const corbaorb_operation *op, corbaorb_skel_fn glue);
+
+/* POA_T__init / POA_T__fini: prepare SERVANT (a POA_T whose vepv is set)
+ * for activation as CLS (its _private: a record of the runtime's, heap),
+ * and give back what that took (call __fini after its deactivation or the
+ * ORB's destroy).  Errors of init: BAD_PARAM (NULL), NO_MEMORY. */
+CORBAORB_API void corbaorb_servant_init(PortableServer_Servant servant, const corbaorb_class *cls,
+                                        CORBA_Environment *ev);
+CORBAORB_API void corbaorb_servant_fini(PortableServer_Servant servant, CORBA_Environment *ev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,475 @@
+/* invoke.c - the invocation engine of the generated stubs and skeletons
+ * (corbaorb/corba.h, "the generated code's engine"): table-driven
+ * marshalling of an operation's parameters with cdr_write()/cdr_read(),
+ * object references as IORs, results allocated by the mapping's rules.
+ *
+ * Steady state.  A call's request and reply streams, its buffers and the
+ * arena replies decode into are libiiop's pooled ones: a call whose
+ * parameters and result are fixed-length allocates nothing (values are
+ * read straight into the caller's storage).  What the mapping makes the
+ * caller own -- a variable-length out value or result, a string -- is
+ * decoded into the call's arena, then copied once into CORBA_free blocks.
+ * On the server, in arguments are decoded into the request's arena and
+ * passed to the servant from there (nothing allocated); inout values the
+ * servant may replace are copied into CORBA_free blocks first; what the
+ * servant returns is freed after the reply is written.
+ */
+#include "orb_impl.h"
+#include <string.h>
+
+CORBA_unsigned_long corbaorb_tc_flags(CORBA_TypeCode tc)
+{
+  CORBA_TypeCode u = corbaorb_tc_unalias(tc);
+  CORBA_unsigned_long f = CORBAORB_F_KNOWN;
+  if (corbaorb_tc_variable_depth(tc, 0))
+    f |= CORBAORB_F_VAR;
+  if (u && u->kind != CDR_K_OBJREF && u->kind != CDR_K_ABSTRACT_INTERFACE &&
+      corbaorb_tc_has_refs(tc, 0))
+    f |= CORBAORB_F_REFS;
+  switch (u ? u->kind : CDR_K_VOID) {
+  case CDR_K_OBJREF: case CDR_K_ABSTRACT_INTERFACE:
+    f |= CORBAORB_F_OBJREF | CORBAORB_F_PTR;
+    break;
+  case CDR_K_STRING: case CDR_K_WSTRING: case CDR_K_TYPECODE: case CDR_K_LOCAL_INTERFACE:
+  case CDR_K_VALUE:
+    f |= CORBAORB_F_PTR;
+    break;
+  case CDR_K_ARRAY:
+    f |= CORBAORB_F_ARRAY;
+    break;
+  default:
+    break;
+  }
+  return f;
+}
+
+static inline CORBA_unsigned_long flags_of(CORBA_TypeCode tc, CORBA_unsigned_long f)
+{
+  return (f & CORBAORB_F_KNOWN) ? f : corbaorb_tc_flags(tc);
+}
+
+/* An out value (or a result, IS_RET) the ORB allocates a block for. */
+static inline int out_alloc(CORBA_unsigned_long f, int is_ret)
+{
+  return ((f & CORBAORB_F_VAR) && !(f & CORBAORB_F_PTR)) || (is_ret && (f & CORBAORB_F_ARRAY));
+}
+
+/* The numeric kinds straight through the stream's inline primitives (a
+ * descriptor walk costs more than the call it marshals); -1 for others. */
+static inline int fast_write(cdr_out *o, CORBA_TypeCode tc, const void *src)
+{
+  switch (tc->kind) {
+  case CDR_K_OCTET: case CDR_K_CHAR:
+    cdr_put_octet(o, *(const uint8_t *)src);
+    break;
+  case CDR_K_SHORT: case CDR_K_USHORT: {
+    uint16_t v;
+    memcpy(&v, src, 2);
+    cdr_put_ushort(o, v);
+    break;
+  }
+  case CDR_K_LONG: case CDR_K_ULONG: case CDR_K_FLOAT: {
+    uint32_t v;
+    memcpy(&v, src, 4);
+    cdr_put_ulong(o, v);
+    break;
+  }
+  case CDR_K_LONGLONG: case CDR_K_ULONGLONG: case CDR_K_DOUBLE: {
+    uint64_t v;
+    memcpy(&v, src, 8);
+    cdr_put_ulonglong(o, v);
+    break;
+  }
+  default:
+    return -1;
+  }
+  return cdr_out_status(o);
+}
+
+static inline int fast_read(cdr_in *i, CORBA_TypeCode tc, void *dst)
+{
+  switch (tc->kind) {
+  case CDR_K_OCTET: case CDR_K_CHAR:
+    *(uint8_t *)dst = cdr_get_octet(i);
+    break;
+  case CDR_K_SHORT: case CDR_K_USHORT: {
+    uint16_t v = cdr_get_ushort(i);
+    memcpy(dst, &v, 2);
+    break;
+  }
+  case CDR_K_LONG: case CDR_K_ULONG: case CDR_K_FLOAT: {
+    uint32_t v = cdr_get_ulong(i);
+    memcpy(dst, &v, 4);
+    break;
+  }
+  case CDR_K_LONGLONG: case CDR_K_ULONGLONG: case CDR_K_DOUBLE: {
+    uint64_t v = cdr_get_ulonglong(i);
+    memcpy(dst, &v, 8);
+    break;
+  }
+  default:
+    return -1;
+  }
+  return cdr_in_status(i);
+}
+
+static inline int read_value(cdr_in *i, CORBA_TypeCode tc, void *dst)
+{
+  int rc = fast_read(i, tc, dst);
+  return rc != -1 ? rc : cdr_read(i, tc, dst);
+}
+
+static int write_value(cdr_out *o, CORBA_TypeCode tc, CORBA_unsigned_long f, const void *src)
+{
+  if (f & CORBAORB_F_OBJREF)
+    return corbaorb_object_write(o, *(CORBA_Object const *)src);
+  int rc = fast_write(o, tc, src);
+  return rc != -1 ? rc : cdr_write(o, tc, src);
+}
+
+/* Read a value of TC into DST (tc->size octets) as the caller's own: fixed
+ * values straight there, variable ones through the arena, then copied
+ * into CORBA_free blocks.  On error DST holds nothing to free. */
+static int read_owned(CORBA_ORB orb, cdr_in *i, CORBA_TypeCode tc, CORBA_unsigned_long f,
+                      void *dst)
+{
+  if (f & CORBAORB_F_OBJREF)
+    return corbaorb_object_read(orb, i, (CORBA_Object *)dst);
+  if (!(f & CORBAORB_F_VAR))
+    return read_value(i, tc, dst);
+  cdr_arena *a = cdr_in_arena(i);
+  void *tmp = a ? cdr_arena_alloc(a, tc->size ? tc->size : 1, tc->align ? tc->align : 1) : NULL;
+  if (!tmp)
+    return CDR_E_NOMEM;
+  memset(tmp, 0, tc->size);
+  int rc = cdr_read(i, tc, tmp);
+  if (rc == CDR_OK)
+    rc = corbaorb_copy(tc, dst, tmp);
+  else
+    memset(dst, 0, tc->size);
+  if (f & CORBAORB_F_REFS) /* the copy holds references of its own */
+    corbaorb_release_refs(tc, tmp);
+  if (rc != CDR_OK) {
+    corbaorb_free_contents(tc, dst);
+    memset(dst, 0, tc->size);
+  }
+  return rc;
+}
+
+/* Where an out value or result goes: fills the caller's slot SLOT. */
+static int read_out(CORBA_ORB orb, cdr_in *i, CORBA_TypeCode tc, CORBA_unsigned_long f,
+                    void *slot, int is_ret)
+{
+  if (!out_alloc(f, is_ret))
+    return read_owned(orb, i, tc, f, slot);
+  void *blk = corbaorb_alloc(tc, 1);
+  if (!blk)
+    return CDR_E_NOMEM;
+  int rc = read_owned(orb, i, tc, f, blk);
+  if (rc != CDR_OK) {
+    CORBA_free(blk);
+    blk = NULL;
+  }
+  *(void **)slot = blk;
+  return rc;
+}
+
+/* Give back an out value or result read by read_out (an error after it). */
+static void drop_out(CORBA_TypeCode tc, CORBA_unsigned_long f, void *slot, int is_ret)
+{
+  if (out_alloc(f, is_ret)) {
+    CORBA_free(*(void **)slot);
+    *(void **)slot = NULL;
+  } else {
+    corbaorb_free_contents(tc, slot);
+  }
+}
+
+static void set_user_exception(CORBA_ORB orb, const corbaorb_operation *op, cdr_in *res,
+                               CORBA_Environment *ev)
+{
+  const char *id;
+  uint32_t idl;
+  if (cdr_get_string_view(res, &id, &idl) != CDR_OK) {
+    corbaorb_env_status(ev, cdr_in_status(res), CORBA_COMPLETED_YES);
+    return;
+  }
+  (void)orb;
+  for (CORBA_unsigned_long k = 0; k < op->nexcepts; k++) {
+    CORBA_TypeCode tc = op->excepts[k];
+    if (!tc->repo_id || strlen(tc->repo_id) != idl || memcmp(tc->repo_id, id, idl))
+      continue;
+    void *v = NULL;
+    if (tc->size) {
+      v = corbaorb_alloc(tc, 1);
+      if (!v) {
+        CORBA_exception_set_system(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_YES);
+        return;
+      }
+      int rc = read_owned(orb, res, tc, corbaorb_tc_flags(tc), v);
+      if (rc != CDR_OK) {
+        CORBA_free(v);
+        corbaorb_env_status(ev, rc, CORBA_COMPLETED_YES);
+        return;
+      }
+    }
+    CORBA_exception_free(ev);
+    ev->_major = CORBA_USER_EXCEPTION;
+    ev->_id = (char *)tc->repo_id; /* static: not owned */
+    ev->_params = v;
+    ev->_flags = v ? 2u : 0u;
+    return;
+  }
+  /* not in the raises clause: UNKNOWN, as CORBA says (minor 1: an
+   * unlisted user exception) */
+  corbaorb_exception_set_system_minor(ev, ex_CORBA_UNKNOWN, 0x4f4d0000u | 1, CORBA_COMPLETED_YES);
+}
+
+void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
+                     void *const *args, CORBA_Environment *ev)
+{
+  if (ev->_major != CORBA_NO_EXCEPTION || ev->_flags)
+    CORBA_exception_free(ev);
+  if (!obj || obj->kind != OBJ_REMOTE) {
+    CORBA_exception_set_system(ev, ex_CORBA_INV_OBJREF, CORBA_COMPLETED_NO);
+    return;
+  }
+  iiop_call *call;
+  cdr_out *o;
+  int rc = iiop_call_begin(obj->ref, op->name, op->oneway, &call, &o);
+  if (rc != CDR_OK) {
+    corbaorb_env_status(ev, rc, CORBA_COMPLETED_NO);
+    return;
+  }
+  for (CORBA_unsigned_long k = 0; k < op->nparams; k++) {
+    const corbaorb_param *p = &op->params[k];
+    if (p->mode != CORBAORB_OUT && write_value(o, p->tc, flags_of(p->tc, p->flags), args[k]) != CDR_OK)
+      break; /* the stream's status fails the invoke: nothing is sent */
+  }
+  cdr_in *res = NULL;
+  rc = iiop_call_invoke(call, &res);
+  if (rc == IIOP_R_SYSTEM_EXCEPTION || rc < 0) {
+    const giop_system_exception *e = iiop_call_exception(call);
+    if (e && e->repo_id)
+      corbaorb_exception_set_system_minor(ev, e->repo_id, e->minor,
+                                          (CORBA_completion_status)e->completed);
+    else
+      corbaorb_env_status(ev, rc < 0 ? rc : CDR_E_PROTOCOL, CORBA_COMPLETED_MAYBE);
+    iiop_call_end(call);
+    return;
+  }
+  if (rc == IIOP_R_USER_EXCEPTION) {
+    set_user_exception(obj->orb, op, res, ev);
+    iiop_call_end(call);
+    return;
+  }
+  if (op->oneway || !res) {
+    iiop_call_end(call);
+    return;
+  }
+  /* NO_EXCEPTION: the result, then inout and out values in order. */
+  CORBA_unsigned_long done = 0;
+  int have_ret = 0;
+  CORBA_unsigned_long rf = op->ret ? flags_of(op->ret, op->ret_flags) : 0;
+  if (ret && op->ret && op->ret->kind != CDR_K_VOID) {
+    rc = read_out(obj->orb, res, op->ret, rf, ret, 1);
+    have_ret = rc == CDR_OK;
+  }
+  for (; rc == CDR_OK && done < op->nparams; done++) {
+    const corbaorb_param *p = &op->params[done];
+    if (p->mode == CORBAORB_IN)
+      continue;
+    CORBA_unsigned_long f = flags_of(p->tc, p->flags);
+    if (p->mode == CORBAORB_INOUT) {
+      /* the caller's old value goes; the reply's replaces it */
+      if (f & CORBAORB_F_VAR) {
+        corbaorb_free_contents(p->tc, args[done]);
+        memset(args[done], 0, p->tc->size);
+      }
+      rc = read_owned(obj->orb, res, p->tc, f, args[done]);
+    } else {
+      rc = read_out(obj->orb, res, p->tc, f, args[done], 0);
+    }
+  }
+  if (rc != CDR_OK) {
+    /* a reply that does not decode: give back what was read */
+    if (have_ret)
+      drop_out(op->ret, rf, ret, 1);
+    for (CORBA_unsigned_long k = 0; k < done; k++)
+      if (op->params[k].mode == CORBAORB_OUT)
+        drop_out(op->params[k].tc, flags_of(op->params[k].tc, op->params[k].flags), args[k], 0);
+    corbaorb_env_status(ev, rc, CORBA_COMPLETED_YES);
+  }
+  iiop_call_end(call);
+}
+
+/* ---------------------------------------------------------------- server side */
+
+#define MAX_PARAMS 256
+
+/* A parameter's storage holds a pointer the servant sets (a
+ * variable-length out value the servant allocates). */
+static inline int out_slot(const corbaorb_param *p, CORBA_unsigned_long f)
+{
+  return p->mode == CORBAORB_OUT && out_alloc(f, 0);
+}
+
+int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *result,
+                      const corbaorb_operation *op, corbaorb_skel_fn glue)
+{
+  PortableServer_ServantBase *sb = servant;
+  CORBA_ORB orb = NULL; /* for object references among the arguments */
+  cdr_arena *a = cdr_in_arena(args);
+  CORBA_unsigned_long np = op->nparams;
+  if (!a || np > MAX_PARAMS)
+    return CDR_E_NOMEM;
+  void *avbuf[8];
+  CORBA_unsigned_long fbuf[8];
+  void **av = avbuf;
+  CORBA_unsigned_long *fl = fbuf;
+  if (np > 8) {
+    av = cdr_arena_alloc(a, np * sizeof(void *), _Alignof(void *));
+    fl = cdr_arena_alloc(a, np * sizeof *fl, _Alignof(CORBA_unsigned_long));
+    if (!av || !fl)
+      return CDR_E_NOMEM;
+  }
+  /* each parameter's storage (its C value, or for the variable-length outs
+   * the servant allocates, a pointer slot), in the request's arena */
+  int rc = CDR_OK;
+  CORBA_unsigned_long k;
+  for (k = 0; k < np; k++) {
+    const corbaorb_param *p = &op->params[k];
+    CORBA_unsigned_long f = fl[k] = flags_of(p->tc, p->flags);
+    size_t size = p->tc->size, align = p->tc->align ? p->tc->align : 1;
+    if (out_slot(p, f)) {
+      size = sizeof(void *);
+      align = _Alignof(void *);
+    }
+    void *st = cdr_arena_alloc(a, size ? size : 1, align);
+    if (!st) {
+      rc = CDR_E_NOMEM;
+      break;
+    }
+    av[k] = st;
+    if (p->mode == CORBAORB_OUT) {
+      memset(st, 0, size);
+      continue;
+    }
+    if (f & CORBAORB_F_OBJREF) {
+      servant_priv *sp = sb->_private;
+      orb = sp && sp->poa ? sp->poa->orb : NULL;
+      rc = corbaorb_object_read(orb, args, (CORBA_Object *)st);
+    } else if (p->mode == CORBAORB_IN || !(f & CORBAORB_F_VAR)) {
+      if (f & CORBAORB_F_REFS)
+        memset(st, 0, size); /* so that a partial read's references can be released */
+      rc = read_value(args, p->tc, st); /* in the request's arena */
+    } else {
+      memset(st, 0, size);
+      rc = read_owned(orb, args, p->tc, f, st); /* inout: the servant may replace parts */
+    }
+    if (rc != CDR_OK) {
+      k++; /* its storage may hold references the cleanup below gives back */
+      break;
+    }
+  }
+  if (rc != CDR_OK) {
+    for (CORBA_unsigned_long j = 0; j < k; j++) {
+      if ((fl[j] & CORBAORB_F_OBJREF) ||
+          (op->params[j].mode == CORBAORB_INOUT && (fl[j] & CORBAORB_F_VAR)))
+        corbaorb_free_contents(op->params[j].tc, av[j]);
+      else if (op->params[j].mode == CORBAORB_IN && (fl[j] & CORBAORB_F_REFS))
+        corbaorb_release_refs(op->params[j].tc, av[j]);
+    }
+    return rc;
+  }
+  void *ret = NULL;
+  int has_ret = op->ret && op->ret->kind != CDR_K_VOID;
+  CORBA_unsigned_long rf = has_ret ? flags_of(op->ret, op->ret_flags) : 0;
+  int ret_ptr = has_ret && out_alloc(rf, 1);
+  if (has_ret) {
+    size_t size = ret_ptr ? sizeof(void *) : op->ret->size;
+    ret = cdr_arena_alloc(a, size ? size : 1, ret_ptr ? _Alignof(void *) : op->ret->align);
+    if (!ret)
+      return CDR_E_NOMEM; /* the glue stores the servant's result there, whatever happens */
+  }
+
+  CORBA_Environment ev;
+  ev._major = CORBA_NO_EXCEPTION;
+  ev._id = NULL;
+  ev._params = NULL;
+  ev._flags = 0;
+  corbaorb_in_dispatch++;
+  glue(servant, av, ret, &ev);
+  corbaorb_in_dispatch--;
+
+  int out = CDR_OK;
+  if (ev._major == CORBA_NO_EXCEPTION) {
+    if (has_ret) {
+      const void *src = ret_ptr ? *(void **)ret : ret;
+      if (!src)
+        out = CDR_E_INVALID; /* a servant returned NULL where a value is due */
+      else
+        write_value(result, op->ret, rf, src);
+    }
+    for (k = 0; out == CDR_OK && k < np; k++) {
+      const corbaorb_param *p = &op->params[k];
+      if (p->mode == CORBAORB_IN)
+        continue;
+      const void *src = out_slot(p, fl[k]) ? *(void **)av[k] : av[k];
+      if (!src)
+        out = CDR_E_INVALID;
+      else
+        write_value(result, p->tc, fl[k], src);
+    }
+    if (out == CDR_OK)
+      out = cdr_out_status(result);
+    if (out != CDR_OK)
+      iiop_request_set_completed(req, GIOP_COMPLETED_YES);
+  } else if (ev._major == CORBA_USER_EXCEPTION) {
+    CORBA_TypeCode etc = NULL;
+    for (CORBA_unsigned_long j = 0; j < op->nexcepts; j++)
+      if (op->excepts[j]->repo_id && ev._id && !strcmp(op->excepts[j]->repo_id, ev._id))
+        etc = op->excepts[j];
+    if (etc) {
+      cdr_put_string(result, ev._id);
+      if (etc->size && ev._params)
+        cdr_write(result, etc, ev._params);
+      out = cdr_out_status(result) == CDR_OK ? IIOP_R_USER_EXCEPTION : cdr_out_status(result);
+    } else {
+      giop_system_exception e = { ex_CORBA_UNKNOWN, 0x4f4d0000u | 1, GIOP_COMPLETED_MAYBE };
+      iiop_request_set_exception(req, &e);
+      out = IIOP_R_SYSTEM_EXCEPTION;
+    }
+  } else {
+    /* a system exception: its ID into the request's arena (EV goes now) */
+    size_t n = ev._id ? strlen(ev._id) + 1 : 0;
+    char *id = n ? cdr_arena_alloc(a, n, 1) : NULL;
+    if (id)
+      memcpy(id, ev._id, n);
+    giop_system_exception e = { id ? id : ex_CORBA_UNKNOWN, ev._sys.minor,
+                                (uint32_t)ev._sys.completed };
+    iiop_request_set_exception(req, &e);
+    out = IIOP_R_SYSTEM_EXCEPTION;
+  }
+
+  /* What the servant returned, and the inout and object-reference
+   * arguments, are the ORB's to free now that they are written. */
+  if (ret_ptr)
+    CORBA_free(*(void **)ret);
+  else if (rf & CORBAORB_F_VAR)
+    corbaorb_free_contents(op->ret, ret);
+  for (k = 0; k < np; k++) {
+    const corbaorb_param *p = &op->params[k];
+    if (out_slot(p, fl[k]))
+      CORBA_free(*(void **)av[k]);
+    else if ((fl[k] & CORBAORB_F_VAR) && (p->mode != CORBAORB_IN || (fl[k] & CORBAORB_F_OBJREF)))
+      corbaorb_free_contents(p->tc, av[k]);
+    else if (fl[k] & CORBAORB_F_REFS) /* an in value in the arena: its references */
+      corbaorb_release_refs(p->tc, av[k]);
+  }
+  if (ev._major != CORBA_NO_EXCEPTION)
+    CORBA_exception_free(&ev);
+  if (!corbaorb_in_dispatch && corbaorb_pending_finalize)
+    corbaorb_run_pending_finalize();
+  return out;
+}

@@ -1,0 +1,495 @@
+/* memory.c - the mapping's memory rules (corbaorb/corba.h, "Memory"):
+ * blocks with a hidden header naming their element TypeCode, deep free,
+ * deep copy and the variable-length test, all driven by TypeCodes.
+ */
+#include "orb_impl.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* Blocks come from the process-wide allocator (cdr_mem_global()), so that
+ * the tests count and fail them as every other allocation.
+ *
+ * The header before every block CORBA_free accepts.  Aligned as max_align_t
+ * so that the memory after it is aligned for every C type. */
+typedef struct block_hdr {
+  _Alignas(max_align_t) CORBA_TypeCode tc; /* element type; NULL: flat memory */
+  uint32_t count;                          /* elements */
+  uint32_t magic;
+} block_hdr;
+
+#define BLOCK_MAGIC 0xC0DBA11Cu
+#define DEPTH_MAX 64
+
+static void *block_new(CORBA_TypeCode tc, uint32_t count, size_t octets)
+{
+  if (octets > SIZE_MAX - sizeof(block_hdr))
+    return NULL;
+  const cdr_allocator *m = cdr_mem_global();
+  block_hdr *h = m->malloc(sizeof(block_hdr) + octets, m->ud);
+  if (!h)
+    return NULL;
+  memset(h, 0, sizeof(block_hdr) + octets);
+  h->tc = tc;
+  h->count = count;
+  h->magic = BLOCK_MAGIC;
+  return h + 1;
+}
+
+void *corbaorb_alloc(CORBA_TypeCode tc, CORBA_unsigned_long count)
+{
+  if (!tc)
+    return NULL;
+  size_t sz = tc->size;
+  if (sz && count > SIZE_MAX / sz)
+    return NULL;
+  return block_new(corbaorb_tc_variable_depth(tc, 0) ? tc : NULL, count, sz * count);
+}
+
+void *corbaorb_allocbuf(CORBA_TypeCode tc, CORBA_unsigned_long len)
+{
+  return corbaorb_alloc(tc, len);
+}
+
+CORBA_char *CORBA_string_alloc(CORBA_unsigned_long len)
+{
+  char *s = block_new(NULL, 0, (size_t)len + 1);
+  if (s)
+    s[len] = 0;
+  return s;
+}
+
+CORBA_char *CORBA_string_dup(const CORBA_char *str)
+{
+  if (!str)
+    return NULL;
+  size_t n = strlen(str);
+  if (n > UINT32_MAX - 1)
+    return NULL;
+  char *s = CORBA_string_alloc((CORBA_unsigned_long)n);
+  if (s)
+    memcpy(s, str, n);
+  return s;
+}
+
+CORBA_wchar *CORBA_wstring_alloc(CORBA_unsigned_long len)
+{
+  if ((size_t)len + 1 > SIZE_MAX / sizeof(CORBA_wchar))
+    return NULL;
+  CORBA_wchar *s = block_new(NULL, 0, ((size_t)len + 1) * sizeof(CORBA_wchar));
+  if (s)
+    s[len] = 0;
+  return s;
+}
+
+CORBA_unsigned_long CORBA_wstring_len(const CORBA_wchar *str)
+{
+  CORBA_unsigned_long n = 0;
+  if (str)
+    while (str[n])
+      n++;
+  return n;
+}
+
+CORBA_wchar *CORBA_wstring_dup(const CORBA_wchar *str)
+{
+  if (!str)
+    return NULL;
+  CORBA_unsigned_long n = CORBA_wstring_len(str);
+  CORBA_wchar *s = CORBA_wstring_alloc(n);
+  if (s)
+    memcpy(s, str, (size_t)n * sizeof *s);
+  return s;
+}
+
+CORBA_any *CORBA_any__alloc(void)
+{
+  CORBA_any *a = corbaorb_alloc(TC_CORBA_any, 1);
+  if (a)
+    a->_type = TC_null;
+  return a;
+}
+
+/* ---------------------------------------------------------------- by TypeCode */
+
+CORBA_TypeCode corbaorb_tc_unalias(CORBA_TypeCode tc)
+{
+  for (int n = 0; tc && tc->kind == CDR_K_ALIAS && n < DEPTH_MAX; n++)
+    tc = tc->u.alias.type;
+  return tc;
+}
+
+/* The union branch selected by the discriminator at P (a cdr_type union
+ * descriptor), or NULL when none. */
+const cdr_union_case *corbaorb_union_case(CORBA_TypeCode tc, const void *p)
+{
+  CORBA_TypeCode d = corbaorb_tc_unalias(tc->u.un.disc);
+  const uint8_t *dp = (const uint8_t *)p + tc->u.un.disc_offset;
+  int64_t v = 0;
+  switch (d->kind) {
+  case CDR_K_BOOLEAN: case CDR_K_CHAR: case CDR_K_OCTET: v = *dp; break;
+  case CDR_K_SHORT: { int16_t x; memcpy(&x, dp, 2); v = x; break; }
+  case CDR_K_USHORT: { uint16_t x; memcpy(&x, dp, 2); v = x; break; }
+  case CDR_K_LONG: { int32_t x; memcpy(&x, dp, 4); v = x; break; }
+  case CDR_K_ULONG: case CDR_K_ENUM: case CDR_K_WCHAR: { uint32_t x; memcpy(&x, dp, 4); v = x; break; }
+  case CDR_K_LONGLONG: case CDR_K_ULONGLONG: { int64_t x; memcpy(&x, dp, 8); v = x; break; }
+  default: return NULL;
+  }
+  for (uint32_t i = 0; i < tc->u.un.ncases; i++)
+    if ((int32_t)i != tc->u.un.default_case && tc->u.un.cases[i].label == v)
+      return &tc->u.un.cases[i];
+  if (tc->u.un.default_case >= 0 && (uint32_t)tc->u.un.default_case < tc->u.un.ncases)
+    return &tc->u.un.cases[tc->u.un.default_case];
+  return NULL;
+}
+
+int corbaorb_tc_variable_depth(CORBA_TypeCode tc, int depth)
+{
+  tc = corbaorb_tc_unalias(tc);
+  if (!tc || depth > DEPTH_MAX)
+    return 1;
+  switch (tc->kind) {
+  case CDR_K_STRING: case CDR_K_WSTRING: case CDR_K_SEQUENCE: case CDR_K_ANY:
+  case CDR_K_TYPECODE: case CDR_K_PRINCIPAL: case CDR_K_OBJREF: case CDR_K_VALUE:
+  case CDR_K_CUSTOM: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_LOCAL_INTERFACE:
+  case CDR_K_NATIVE:
+    return 1;
+  case CDR_K_STRUCT: case CDR_K_EXCEPT:
+    for (uint32_t i = 0; i < tc->u.st.count; i++)
+      if (corbaorb_tc_variable_depth(tc->u.st.members[i].type, depth + 1))
+        return 1;
+    return 0;
+  case CDR_K_UNION:
+    for (uint32_t i = 0; i < tc->u.un.ncases; i++)
+      if (corbaorb_tc_variable_depth(tc->u.un.cases[i].type, depth + 1))
+        return 1;
+    return 0;
+  case CDR_K_ARRAY:
+    return corbaorb_tc_variable_depth(tc->u.arr.elem, depth + 1);
+  default:
+    return 0;
+  }
+}
+
+int corbaorb_tc_has_refs(CORBA_TypeCode tc, int depth)
+{
+  tc = corbaorb_tc_unalias(tc);
+  if (!tc || depth > DEPTH_MAX)
+    return 1;
+  switch (tc->kind) {
+  case CDR_K_OBJREF: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_ANY:
+    return 1;
+  case CDR_K_STRUCT: case CDR_K_EXCEPT:
+    for (uint32_t i = 0; i < tc->u.st.count; i++)
+      if (corbaorb_tc_has_refs(tc->u.st.members[i].type, depth + 1))
+        return 1;
+    return 0;
+  case CDR_K_UNION:
+    for (uint32_t i = 0; i < tc->u.un.ncases; i++)
+      if (corbaorb_tc_has_refs(tc->u.un.cases[i].type, depth + 1))
+        return 1;
+    return 0;
+  case CDR_K_ARRAY:
+    return corbaorb_tc_has_refs(tc->u.arr.elem, depth + 1);
+  case CDR_K_SEQUENCE:
+    return corbaorb_tc_has_refs(tc->u.seq.elem, depth + 1);
+  default:
+    return 0;
+  }
+}
+
+/* Release the object references inside a decoded value (in an arena: only
+ * the references, which the objref hooks made on the heap, are given back). */
+static void release_refs(CORBA_TypeCode tc, void *p, int depth)
+{
+  tc = corbaorb_tc_unalias(tc);
+  if (!tc || !p || depth > DEPTH_MAX)
+    return;
+  switch (tc->kind) {
+  case CDR_K_OBJREF: case CDR_K_ABSTRACT_INTERFACE: {
+    CORBA_Object *o = p;
+    corbaorb_object_release(*o);
+    *o = NULL;
+    break;
+  }
+  case CDR_K_ANY: {
+    cdr_any *a = p;
+    if (a->_type && a->_value && !a->_release)
+      release_refs(a->_type, a->_value, depth + 1);
+    break;
+  }
+  case CDR_K_STRUCT: case CDR_K_EXCEPT:
+    for (uint32_t i = 0; i < tc->u.st.count; i++)
+      release_refs(tc->u.st.members[i].type, (uint8_t *)p + tc->u.st.members[i].offset,
+                   depth + 1);
+    break;
+  case CDR_K_UNION: {
+    const cdr_union_case *c = corbaorb_union_case(tc, p);
+    if (c)
+      release_refs(c->type, (uint8_t *)p + c->offset, depth + 1);
+    break;
+  }
+  case CDR_K_ARRAY:
+    for (uint32_t i = 0; i < tc->u.arr.count; i++)
+      release_refs(tc->u.arr.elem, (uint8_t *)p + (size_t)i * tc->u.arr.elem->size, depth + 1);
+    break;
+  case CDR_K_SEQUENCE: {
+    cdr_seq *q = p;
+    for (uint32_t i = 0; q->_buffer && i < q->_length; i++)
+      release_refs(tc->u.seq.elem, (uint8_t *)q->_buffer + (size_t)i * tc->u.seq.elem->size,
+                   depth + 1);
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+void corbaorb_release_refs(CORBA_TypeCode tc, void *p)
+{
+  release_refs(tc, p, 0);
+}
+
+int corbaorb_tc_is_variable(CORBA_TypeCode tc)
+{
+  return corbaorb_tc_variable_depth(tc, 0);
+}
+
+static void free_contents(CORBA_TypeCode tc, void *p, int depth)
+{
+  tc = corbaorb_tc_unalias(tc);
+  if (!tc || !p || depth > DEPTH_MAX)
+    return;
+  switch (tc->kind) {
+  case CDR_K_STRING: case CDR_K_WSTRING: {
+    void **s = p;
+    CORBA_free(*s);
+    *s = NULL;
+    break;
+  }
+  case CDR_K_SEQUENCE: case CDR_K_PRINCIPAL: {
+    cdr_seq *s = p;
+    if (s->_release && s->_buffer)
+      CORBA_free(s->_buffer);
+    s->_buffer = NULL;
+    s->_length = s->_maximum = 0;
+    break;
+  }
+  case CDR_K_ANY: {
+    cdr_any *a = p;
+    if (a->_release && a->_value)
+      CORBA_free(a->_value);
+    cdr_tc_release(a->_type);
+    a->_value = NULL;
+    a->_type = TC_null;
+    break;
+  }
+  case CDR_K_TYPECODE: {
+    cdr_typecode *t = p;
+    cdr_tc_release(*t);
+    *t = NULL;
+    break;
+  }
+  case CDR_K_OBJREF: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_LOCAL_INTERFACE: {
+    CORBA_Object *o = p;
+    corbaorb_object_release(*o);
+    *o = NULL;
+    break;
+  }
+  case CDR_K_STRUCT: case CDR_K_EXCEPT:
+    for (uint32_t i = 0; i < tc->u.st.count; i++)
+      free_contents(tc->u.st.members[i].type, (uint8_t *)p + tc->u.st.members[i].offset,
+                    depth + 1);
+    break;
+  case CDR_K_UNION: {
+    const cdr_union_case *c = corbaorb_union_case(tc, p);
+    if (c)
+      free_contents(c->type, (uint8_t *)p + c->offset, depth + 1);
+    break;
+  }
+  case CDR_K_ARRAY: {
+    CORBA_TypeCode e = tc->u.arr.elem;
+    if (!corbaorb_tc_variable_depth(e, depth + 1))
+      break;
+    for (uint32_t i = 0; i < tc->u.arr.count; i++)
+      free_contents(e, (uint8_t *)p + (size_t)i * e->size, depth + 1);
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+void corbaorb_free_contents(CORBA_TypeCode tc, void *p)
+{
+  free_contents(tc, p, 0);
+}
+
+void CORBA_free(void *mem)
+{
+  if (!mem)
+    return;
+  block_hdr *h = (block_hdr *)mem - 1;
+  if (h->magic != BLOCK_MAGIC)
+    return; /* not ours: leaking is safer than freeing a foreign pointer */
+  if (h->tc)
+    for (uint32_t i = 0; i < h->count; i++)
+      free_contents(h->tc, (uint8_t *)mem + (size_t)i * h->tc->size, 0);
+  h->magic = 0;
+  const cdr_allocator *m = cdr_mem_global();
+  m->free(h, m->ud);
+}
+
+static int copy_value(CORBA_TypeCode tc, void *dst, const void *src, int depth)
+{
+  tc = corbaorb_tc_unalias(tc);
+  if (!tc || depth > DEPTH_MAX)
+    return CDR_E_LIMIT;
+  switch (tc->kind) {
+  case CDR_K_STRING: {
+    const char *s = *(char *const *)src;
+    *(char **)dst = NULL;
+    if (s && !(*(char **)dst = CORBA_string_dup(s)))
+      return CDR_E_NOMEM;
+    return CDR_OK;
+  }
+  case CDR_K_WSTRING: {
+    const CORBA_wchar *s = *(CORBA_wchar *const *)src;
+    *(CORBA_wchar **)dst = NULL;
+    if (s && !(*(CORBA_wchar **)dst = CORBA_wstring_dup(s)))
+      return CDR_E_NOMEM;
+    return CDR_OK;
+  }
+  case CDR_K_SEQUENCE: case CDR_K_PRINCIPAL: {
+    const cdr_seq *s = src;
+    cdr_seq *d = dst;
+    CORBA_TypeCode e = tc->kind == CDR_K_SEQUENCE ? tc->u.seq.elem : TC_CORBA_octet;
+    d->_maximum = d->_length = 0;
+    d->_release = 1;
+    d->_buffer = corbaorb_allocbuf(e, s->_length);
+    if (!d->_buffer)
+      return CDR_E_NOMEM;
+    d->_maximum = s->_length;
+    if (!corbaorb_tc_variable_depth(e, depth + 1)) {
+      if (s->_length)
+        memcpy(d->_buffer, s->_buffer, (size_t)s->_length * e->size);
+      d->_length = s->_length;
+      return CDR_OK;
+    }
+    for (uint32_t i = 0; i < s->_length; i++) {
+      d->_length = i + 1;
+      int rc = copy_value(e, (uint8_t *)d->_buffer + (size_t)i * e->size,
+                          (const uint8_t *)s->_buffer + (size_t)i * e->size, depth + 1);
+      if (rc != CDR_OK)
+        return rc;
+    }
+    return CDR_OK;
+  }
+  case CDR_K_ANY: {
+    const cdr_any *s = src;
+    cdr_any *d = dst;
+    memset(d, 0, sizeof *d); /* libcdr's private fields too: no original octets */
+    d->_type = TC_null;
+    d->_value = NULL;
+    d->_release = 1;
+    if (!s->_type)
+      return CDR_OK;
+    int st = CDR_OK;
+    cdr_typecode t = cdr_tc_dup(s->_type, &st);
+    if (!t)
+      return st ? st : CDR_E_NOMEM;
+    if (s->_value && t->size) {
+      void *v = corbaorb_alloc(t, 1);
+      if (!v) {
+        cdr_tc_release(t);
+        return CDR_E_NOMEM;
+      }
+      d->_value = v;
+      d->_type = t;
+      return copy_value(t, v, s->_value, depth + 1);
+    }
+    d->_type = t;
+    return CDR_OK;
+  }
+  case CDR_K_TYPECODE: {
+    cdr_typecode s = *(const cdr_typecode *)src;
+    *(cdr_typecode *)dst = NULL;
+    if (!s)
+      return CDR_OK;
+    int st = CDR_OK;
+    cdr_typecode t = cdr_tc_dup(s, &st);
+    if (!t)
+      return st ? st : CDR_E_NOMEM;
+    *(cdr_typecode *)dst = t;
+    return CDR_OK;
+  }
+  case CDR_K_OBJREF: case CDR_K_ABSTRACT_INTERFACE: case CDR_K_LOCAL_INTERFACE:
+    *(CORBA_Object *)dst = corbaorb_object_dup(*(CORBA_Object const *)src);
+    return CDR_OK;
+  case CDR_K_STRUCT: case CDR_K_EXCEPT:
+    if (!corbaorb_tc_variable_depth(tc, depth)) {
+      memcpy(dst, src, tc->size);
+      return CDR_OK;
+    }
+    memset(dst, 0, tc->size);
+    for (uint32_t i = 0; i < tc->u.st.count; i++) {
+      const cdr_member *m = &tc->u.st.members[i];
+      int rc = copy_value(m->type, (uint8_t *)dst + m->offset, (const uint8_t *)src + m->offset,
+                          depth + 1);
+      if (rc != CDR_OK)
+        return rc;
+    }
+    return CDR_OK;
+  case CDR_K_UNION: {
+    if (!corbaorb_tc_variable_depth(tc, depth)) {
+      memcpy(dst, src, tc->size);
+      return CDR_OK;
+    }
+    memset(dst, 0, tc->size);
+    CORBA_TypeCode d = tc->u.un.disc;
+    memcpy((uint8_t *)dst + tc->u.un.disc_offset, (const uint8_t *)src + tc->u.un.disc_offset,
+           corbaorb_tc_unalias(d)->size);
+    const cdr_union_case *c = corbaorb_union_case(tc, src);
+    if (!c)
+      return CDR_OK;
+    return copy_value(c->type, (uint8_t *)dst + c->offset, (const uint8_t *)src + c->offset,
+                      depth + 1);
+  }
+  case CDR_K_ARRAY: {
+    CORBA_TypeCode e = tc->u.arr.elem;
+    if (!corbaorb_tc_variable_depth(e, depth + 1)) {
+      memcpy(dst, src, tc->size);
+      return CDR_OK;
+    }
+    memset(dst, 0, tc->size);
+    for (uint32_t i = 0; i < tc->u.arr.count; i++) {
+      int rc = copy_value(e, (uint8_t *)dst + (size_t)i * e->size,
+                          (const uint8_t *)src + (size_t)i * e->size, depth + 1);
+      if (rc != CDR_OK)
+        return rc;
+    }
+    return CDR_OK;
+  }
+  case CDR_K_VALUE: case CDR_K_CUSTOM: case CDR_K_NATIVE:
+    return CDR_E_UNSUPPORTED;
+  default:
+    memcpy(dst, src, tc->size);
+    return CDR_OK;
+  }
+}
+
+int corbaorb_copy(CORBA_TypeCode tc, void *dst, const void *src)
+{
+  return copy_value(tc, dst, src, 0);
+}
+
+void CORBA_any__copy(CORBA_any *dst, const CORBA_any *src)
+{
+  if (!dst)
+    return;
+  if (!src || copy_value(TC_CORBA_any, dst, src, 0) != CDR_OK) {
+    if (src)
+      free_contents(TC_CORBA_any, dst, 0);
+    dst->_type = TC_null;
+    dst->_value = NULL;
+  }
+}

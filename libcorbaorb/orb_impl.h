@@ -1,0 +1,107 @@
+/* orb_impl.h - libcorbaorb's private declarations. */
+#ifndef CORBAORB_ORB_IMPL_H
+#define CORBAORB_ORB_IMPL_H
+
+#include <pthread.h>
+#include <corbaorb/corba.h>
+#include <iiop/ior.h>
+
+/* What every object-like handle begins with, so that a POA or the ORB
+ * resolved as a CORBA_Object may be released and cast back. */
+enum { OBJ_REMOTE = 0x0b1ec700, OBJ_POA, OBJ_POAMANAGER, OBJ_ORB, OBJ_POLICY };
+
+struct CORBA_Object_type {
+  int kind;                  /* OBJ_REMOTE */
+  long refs;                 /* atomic */
+  CORBA_ORB orb;
+  iiop_ref *ref;
+  cdr_arena arena;           /* str and ior */
+  char *str;                 /* "IOR:..." */
+  iiop_ior ior;
+};
+
+struct CORBA_Policy_type {
+  int kind;                  /* OBJ_POLICY */
+  int type;                  /* 0: lifespan, 1: id assignment */
+  int value;
+};
+
+struct PortableServer_POAManager_type {
+  int kind;                  /* OBJ_POAMANAGER */
+  CORBA_ORB orb;
+};
+
+/* A POA: its object keys are PREFIX then the ObjectId (RootPOA: the
+ * generated keys, no prefix; omniINSPOA: the bare ObjectId). */
+struct PortableServer_POA_type {
+  int kind;                  /* OBJ_POA */
+  CORBA_ORB orb;
+  char *name;
+  uint8_t *prefix;
+  size_t prefix_len;
+  int user_id;               /* USER_ID (else SYSTEM_ID: generated keys) */
+  int persistent;
+  PortableServer_POA next;   /* the ORB's list of POAs */
+};
+
+/* A servant's _private, from corbaorb_servant_init. */
+typedef struct servant_priv {
+  const corbaorb_class *cls;
+  PortableServer_POA poa;    /* where active, or NULL */
+  uint8_t *key;              /* its object key while active */
+  size_t key_len;
+  PortableServer_Servant servant;
+  struct servant_priv *next, *prev; /* the ORB's active servants */
+} servant_priv;
+
+struct CORBA_ORB_type {
+  int kind;                  /* OBJ_ORB */
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  iiop_client *client;
+  iiop_server *server;       /* made with the RootPOA */
+  int started, shutdown;
+  char *host;                /* -ORBendPoint */
+  uint16_t port;
+  char **initref_names, **initref_urls;
+  size_t ninitrefs;
+  char *default_initref;
+  int timeout_ms;
+  uint64_t next_id;           /* child SYSTEM_ID POAs' ObjectIds */
+  struct PortableServer_POAManager_type manager;
+  PortableServer_POA pois;   /* RootPOA, omniINSPOA, children */
+  servant_priv *active;
+  CORBA_ORB next_orb;        /* the live ORBs (orb.c) */
+};
+
+/* TC with its aliases removed (bounded). */
+CORBA_TypeCode corbaorb_tc_unalias(CORBA_TypeCode tc);
+/* The branch the discriminator at P selects in union TC, or NULL. */
+const cdr_union_case *corbaorb_union_case(CORBA_TypeCode tc, const void *p);
+int corbaorb_tc_variable_depth(CORBA_TypeCode tc, int depth);
+/* Whether a value of TC may hold object references (an any may). */
+int corbaorb_tc_has_refs(CORBA_TypeCode tc, int depth);
+/* Release the references a decoded (arena) value of TC holds. */
+void corbaorb_release_refs(CORBA_TypeCode tc, void *p);
+
+/* Reference counting without an environment (NIL allowed). */
+CORBA_Object corbaorb_object_dup(CORBA_Object obj);
+void corbaorb_object_release(CORBA_Object obj);
+/* A new reference from a stringified IOR or corbaloc URL; NULL with EV set. */
+CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environment *ev);
+/* Read an object reference (an IOR) from I into *OUT (a new reference, or
+ * NIL); Write OBJ as an IOR.  Status values. */
+int corbaorb_object_read(CORBA_ORB orb, cdr_in *i, CORBA_Object *out);
+int corbaorb_object_write(cdr_out *o, CORBA_Object obj);
+
+/* EV set to the system exception of a libcdr/libiiop status ST. */
+void corbaorb_env_status(CORBA_Environment *ev, int st, CORBA_completion_status completed);
+/* Finalize a servant let go by its POA (after its last request). */
+void corbaorb_servant_finalize(PortableServer_Servant servant);
+/* Set while this thread runs corbaorb_dispatch (deactivations then defer
+ * the finalize to corbaorb_run_pending_finalize, after the operation). */
+extern __thread int corbaorb_in_dispatch;
+extern __thread servant_priv *corbaorb_pending_finalize;
+void corbaorb_run_pending_finalize(void);
+
+#endif

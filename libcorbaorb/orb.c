@@ -24,8 +24,11 @@ static char *xstrdup(const char *s)
 /* libcdr marshals object references inside constructed types and anys
  * through process-wide hooks: the C value of an object reference is a
  * CORBA_Object.  References it decodes need an ORB (a client to call
- * through): the first ORB initialised that is not destroyed yet. */
+ * through): one that is initialised and not destroyed (the first such;
+ * when it is destroyed, another live one). */
 static CORBA_ORB hook_orb; /* atomic */
+static CORBA_ORB live_orbs; /* every ORB initialised and not destroyed, under orbs_lock */
+static pthread_mutex_t orbs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int hook_write(cdr_out *o, const void *ref, void *ud)
 {
@@ -251,8 +254,12 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
   }
   static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
   pthread_once(&hooks_once, install_hooks);
-  CORBA_ORB none = NULL;
-  __atomic_compare_exchange_n(&hook_orb, &none, orb, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+  pthread_mutex_lock(&orbs_lock);
+  orb->next_orb = live_orbs;
+  live_orbs = orb;
+  if (!__atomic_load_n(&hook_orb, __ATOMIC_ACQUIRE))
+    __atomic_store_n(&hook_orb, orb, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&orbs_lock);
   return orb;
 badparam:
   orb_free(orb);
@@ -660,8 +667,15 @@ void CORBA_ORB_destroy(CORBA_ORB orb, CORBA_Environment *ev)
       break;
     corbaorb_servant_finalize(sp->servant);
   }
-  CORBA_ORB me = orb;
-  __atomic_compare_exchange_n(&hook_orb, &me, NULL, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+  pthread_mutex_lock(&orbs_lock);
+  for (CORBA_ORB *pp = &live_orbs; *pp; pp = &(*pp)->next_orb)
+    if (*pp == orb) {
+      *pp = orb->next_orb;
+      break;
+    }
+  if (__atomic_load_n(&hook_orb, __ATOMIC_ACQUIRE) == orb) /* another live one takes over */
+    __atomic_store_n(&hook_orb, live_orbs, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&orbs_lock);
   orb_free(orb);
 }
 

@@ -71,6 +71,7 @@ struct CORBA_ORB_type {
   struct PortableServer_POAManager_type manager;
   PortableServer_POA pois;   /* RootPOA, omniINSPOA, children */
   servant_priv *active;
+  CORBA_ORB next_orb;        /* the live ORBs (orb.c) */
 };
 
 /* TC with its aliases removed (bounded). */

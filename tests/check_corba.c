@@ -469,6 +469,14 @@ static Shop_Pt i_move(PortableServer_Servant s, const Shop_Pt *p, Shop_Pt *q, Sh
   Shop_Pt ret = { p->y, p->x };
   return ret;
 }
+static Shop_Tagged *i_wrap(PortableServer_Servant s, const Shop_Tagged *t, CORBA_Environment *ev)
+{
+  (void)s;
+  Shop_Tagged *r = Shop_Tagged__alloc();
+  r->tag = CORBA_string_dup(t->tag);
+  r->ref = CORBA_Object_duplicate(t->ref, ev);
+  return r;
+}
 static void i_finalize(PortableServer_Servant s, CORBA_Environment *ev)
 {
   (void)ev;
@@ -478,7 +486,7 @@ static void i_finalize(PortableServer_Servant s, CORBA_Environment *ev)
 static PortableServer_ServantBase__epv i_base = { NULL, i_finalize, NULL };
 static POA_Shop_Base__epv i_base_epv = { NULL, i_ping, i_label };
 static POA_Shop_Counter__epv i_counter_epv = { NULL, i_get_count, i_set_count, NULL };
-static POA_Shop_Store__epv i_store_epv = { .move = i_move };
+static POA_Shop_Store__epv i_store_epv = { .move = i_move, .wrap = i_wrap };
 static POA_Shop_Store__vepv i_vepv = { &i_base, &i_base_epv, &i_counter_epv, &i_store_epv };
 
 static void impl_init(Impl *im, CORBA_Environment *ev)
@@ -770,6 +778,40 @@ START_TEST(test_ipv6_endpoint)
 }
 END_TEST
 
+/* References inside a struct are made through a live ORB: the first one
+ * destroyed, the next takes over. */
+START_TEST(test_refs_after_first_orb)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  int argc = 0;
+  CORBA_ORB first = CORBA_ORB_init(&argc, NULL, "", &ev);
+  CORBA_ORB orb = orb_with_endpoint(&ev);
+  CORBA_ORB_destroy(first, &ev);
+  PortableServer_POA root =
+    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
+  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  Impl a;
+  impl_init(&a, &ev);
+  Shop_Store ref = PortableServer_POA_servant_to_reference(root, &a, &ev);
+  Shop_Tagged t = { "tag", ref };
+  Shop_Tagged *r = Shop_Store_wrap(ref, &t, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_str_eq(r->tag, "tag");
+  ck_assert(CORBA_Object_is_equivalent(r->ref, ref, &ev));
+  ck_assert_int_eq(Shop_Base_ping(r->ref, 1, &ev), 2);
+  CORBA_free(r);
+  t.ref = CORBA_OBJECT_NIL;
+  r = Shop_Store_wrap(ref, &t, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert(CORBA_Object_is_nil(r->ref, &ev));
+  CORBA_free(r);
+  CORBA_Object_release(ref, &ev);
+  CORBA_ORB_destroy(orb, &ev);
+  POA_Shop_Store__fini(&a, &ev);
+}
+END_TEST
+
 /* Threads sharing one reference (and one connection): every result exact. */
 typedef struct { Shop_Store ref; int base; int bad; } thr_arg;
 
@@ -837,6 +879,7 @@ static Suite *corba_suite(void)
   tcase_add_test(tc, test_servant_exceptions);
   tcase_add_test(tc, test_threads);
   tcase_add_test(tc, test_ipv6_endpoint);
+  tcase_add_test(tc, test_refs_after_first_orb);
   suite_add_tcase(s, tc);
   return s;
 }

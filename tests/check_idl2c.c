@@ -4,7 +4,8 @@
  * IDs with #pragma prefix/ID/version, members, union labels and default,
  * bounds), every descriptor valid, TypeCode octets assembled here by CDR's
  * rules, the constants' values, values marshalled through the descriptors
- * (exact octets, read back), and the generated allocators with CORBA_free.
+ * (exact octets, read back), an any holding a generated struct, and the
+ * generated allocators with CORBA_free.
  * tests/idl2c.test compares the TypeCodes with omniORB's. */
 #include <check.h>
 #include <stdalign.h>
@@ -436,6 +437,55 @@ START_TEST(test_marshal)
 }
 END_TEST
 
+/* An any (typedef any AnyT) holding a generated struct: the generated
+ * descriptor is the TypeCode the any carries on the wire, and a decoded
+ * any's value extracts as the generated C type. */
+START_TEST(test_any)
+{
+  Base_Point p = { .x = 3, .y = -4 };
+  T_AnyT a;
+  cdr_any_init(&a);
+  ck_assert_int_eq(cdr_any_set(&a, TC_Base_Point, &p), CDR_OK);
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.byte_order = 1;
+  cdr_out o;
+  cdr_out_init(&o, &op);
+  ck_assert_int_eq(cdr_write(&o, TC_T_AnyT, &a), CDR_OK);
+  /* Point's TypeCode, then 3 and -4 */
+  size_t tn;
+  const uint8_t *tcb = put_tc(TC_Base_Point, &tn);
+  tu_buf w;
+  memset(&w, 0, sizeof w);
+  tu_put(&w, tcb, tn);
+  tu_num(&w, 0, 3, 4, 1);
+  tu_num(&w, 0, (uint32_t)-4, 4, 1);
+  TU_CTX("any of Base::Point");
+  TU_ASSERT_BYTES(cdr_out_data(&o), cdr_out_size(&o), w.b, w.n);
+
+  cdr_arena ar;
+  cdr_arena_init(&ar, NULL);
+  uint8_t *copy = tu_dup(cdr_out_data(&o), cdr_out_size(&o));
+  cdr_in i;
+  cdr_in_init(&i, copy, cdr_out_size(&o), 1, NULL);
+  cdr_in_set_arena(&i, &ar);
+  T_AnyT b;
+  cdr_any_init(&b);
+  ck_assert_int_eq(cdr_read(&i, TC_T_AnyT, &b), CDR_OK);
+  ck_assert_int_eq(cdr_tc_equal(b._type, TC_Base_Point), 1);
+  const void *v = NULL;
+  ck_assert_int_eq(cdr_any_get(&b, TC_Base_Point, &v), CDR_OK);
+  ck_assert_int_eq(((const Base_Point *)v)->x, 3);
+  ck_assert_int_eq(((const Base_Point *)v)->y, -4);
+  ck_assert_int_eq(cdr_any_get(&b, TC_T_Fixed1, &v), CDR_E_TYPE);
+  cdr_any_free(&b);
+  cdr_any_free(&a);
+  cdr_out_close(&o);
+  free(copy);
+  cdr_arena_free(&ar);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- allocation */
 
 START_TEST(test_alloc)
@@ -502,6 +552,7 @@ static Suite *idl2c_suite(void)
   tcase_add_test(tc, test_typecode_octets);
   tcase_add_test(tc, test_constants);
   tcase_add_test(tc, test_marshal);
+  tcase_add_test(tc, test_any);
   tcase_add_test(tc, test_alloc);
   suite_add_tcase(s, tc);
   return s;

@@ -473,8 +473,8 @@ class Context:
         return self.anon_desc(t, define)
 
     def array_desc(self, elem, sizes):
-        """Descriptor of the anonymous array ELEM[sizes...]; returns (expr, ctype
-        of one element of the outer dimension for sizeof)."""
+        """The descriptor of the anonymous array ELEM[sizes...] (an array of
+        arrays, outermost dimension first), as a C expression."""
         ec = self.ctype(elem)
         etc = self.tc_expr(elem)
         esig = self.sig(elem)
@@ -514,7 +514,7 @@ class Context:
         self.h.out("extern const cdr_type TC_%s_struct;\n"
                    "#define TC_%s ((CORBA_TypeCode)&TC_%s_struct)" % (cn, cn, cn))
 
-    def emit_alloc(self, cn, ret, tc, what="one %s" ):
+    def emit_alloc(self, cn, ret, tc):
         self.h.out("%s *%s__alloc(void);" % (ret, cn))
         self.common.out("%s *%s__alloc(void)\n{\n  return (%s *)%s(%s, 1);\n}"
                         % (ret, cn, ret, ALLOC, tc))

@@ -234,6 +234,14 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
     CORBA_exception_set_system(ev, ex_CORBA_INV_OBJREF, CORBA_COMPLETED_NO);
     return;
   }
+  /* A parameter passed by pointer (a struct, union, any, sequence or
+   * array in; every inout and out) that the caller gave as NULL: BAD_PARAM
+   * before anything is sent, not a crash in the marshaller. */
+  for (CORBA_unsigned_long k = 0; k < op->nparams; k++)
+    if (!args[k]) {
+      CORBA_exception_set_system(ev, ex_CORBA_BAD_PARAM, CORBA_COMPLETED_NO);
+      return;
+    }
   iiop_call *call;
   cdr_out *o;
   int rc = iiop_call_begin(obj->ref, op->name, op->oneway, &call, &o);

@@ -401,6 +401,21 @@ START_TEST(test_object_strings)
   CORBA_Object_release(o, &ev);
   CORBA_Object_release(o2, &ev);
 
+  /* a NULL for a parameter passed by pointer (an in struct, an out):
+   * BAD_PARAM, COMPLETED_NO, before any connection is tried */
+  CORBA_long total = 7;
+  Shop_Store_add(o3, NULL, &total, &ev);
+  ck_assert_int_eq(ev._major, CORBA_SYSTEM_EXCEPTION);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM);
+  ck_assert_int_eq(((CORBA_SystemException *)CORBA_exception_value(&ev))->completed,
+                   CORBA_COMPLETED_NO);
+  CORBA_exception_free(&ev);
+  Shop_Item item = { .name = "x" };
+  Shop_Store_add(o3, &item, NULL, &ev);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM);
+  CORBA_exception_free(&ev);
+  ck_assert_int_eq(total, 7);
+
   /* a call to a port nobody listens on: TRANSIENT, COMPLETED_NO */
   CORBA_long r = Shop_Store_ping(o3, 1, &ev);
   ck_assert_int_eq(r, 0);

@@ -48,6 +48,14 @@ static inline char *iiop__strndup(const cdr_allocator *a, const char *p, size_t 
   return d;
 }
 
+/* ---------------------------------------------------------------- short paths
+ * msg.c reads the common GIOP 1.2 Request (KeyAddr, no service contexts)
+ * and writes the common 1.2 Reply header (no contexts) straight from and
+ * to octets; true here turns both off, every message going the general
+ * way.  For the tests that check both give the same results; never set
+ * otherwise. */
+IIOP_HIDDEN extern int iiop__msg_general;
+
 /* ---------------------------------------------------------------- wire loads
  * A 32-bit unsigned value at P in either byte order (LITTLE non-zero:
  * little-endian), as GIOP headers carry message_size and request IDs. */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <cdr/mem.h>
+#include <cdr/stream.h>
 #include <iiop/export.h>
 
 #define IIOP_HIDDEN __attribute__((visibility("hidden")))
@@ -59,11 +60,13 @@ IIOP_HIDDEN extern int iiop__msg_general;
 /* ---------------------------------------------------------------- wire loads
  * A 32-bit unsigned value at P in either byte order (LITTLE non-zero:
  * little-endian), as GIOP headers carry message_size and request IDs. */
-static inline uint32_t iiop__load32(const uint8_t *p, int little)
+static inline __attribute__((always_inline)) uint32_t iiop__load32(const uint8_t *p, int little)
 {
-  if (little)
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-  return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
+  uint32_t v;
+  memcpy(&v, p, 4);                   /* one load, swapped when the orders differ */
+  if ((little != 0) != (CDR_HOST_ORDER == CDR_LITTLE_ENDIAN))
+    v = __builtin_bswap32(v);
+  return v;
 }
 
 static inline void iiop__store32(uint8_t *p, uint32_t v, int little)

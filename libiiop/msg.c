@@ -615,8 +615,15 @@ static bool fast_request_12(cdr_in *i, giop_request_header *r)
   if (ol == 0 || ol > end - op || ol > i->opts.max_string)
     return false;
   const char *name = (const char *)b + op;
-  if (name[ol - 1] != 0 || (ol > 1 && memchr(name, 0, ol - 1) != NULL))
+  if (name[ol - 1] != 0)
     return false;
+  if (ol <= 32) {                    /* an operation name: a loop beats a call */
+    for (uint32_t k = 0; k + 1 < ol; k++)
+      if (name[k] == 0)
+        return false;
+  } else if (memchr(name, 0, ol - 1) != NULL) {
+    return false;
+  }
   p = (op + ol + 3) & ~(size_t)3;                  /* service context count */
   if (p > end || end - p < 4 || iiop__load32(b + p, le) != 0)
     return false;

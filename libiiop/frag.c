@@ -674,6 +674,8 @@ static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t 
   return r->rem ? CDR_OK : part_done(r);
 }
 
+static int get_spare(giop_reasm *r);
+
 /* Take N octets at P.  SPARE: P is the spare buffer's data, starting at a
  * message boundary. */
 static int process(giop_reasm *r, const uint8_t *p, size_t n, bool spare)
@@ -740,6 +742,28 @@ static int process(giop_reasm *r, const uint8_t *p, size_t n, bool spare)
         continue;                       /* 16 octets needed after all */
     }
     size_t used;
+    size_t part = (size_t)gh.size + GIOP_HEADER_SIZE;
+    if (spare && off == 0 && gh.type != GIOP_FRAGMENT && part >= FRAG_HDR_ONLY && part < n
+        && n - part <= 16) {
+      /* A large first part and no more than the next part's header, read
+       * together (giop_reasm_buffer() sizes a read at a message start so
+       * after large fragmented messages): the spare becomes the message,
+       * as when the read ends with the part, instead of the part being
+       * copied out of it.  The header octets are taken out first and
+       * processed from the copy: the spare is the message's buffer now.
+       * (They fit behind the part: no growing while they are processed.) */
+      uint8_t tail[16];
+      size_t tn = n - part;
+      memcpy(tail, p + part, tn);
+      rc = begin(r, &gh, h, need, peek, part, part, &used);
+      if (rc != CDR_OK)
+        return rc;
+      /* A new spare at once: giop_reasm_buffer() reads the next part's
+       * header with a Fragment's body only when there is one to take it. */
+      if (get_spare(r) != CDR_OK)
+        return r->err;
+      return process(r, tail, tn, false);
+    }
     rc = begin(r, &gh, h, need, peek, n - off, spare && off == 0 ? n : 0, &used);
     if (rc != CDR_OK)
       return rc;

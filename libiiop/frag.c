@@ -905,6 +905,36 @@ int giop_reasm_commit(giop_reasm *r, size_t n)
     return CDR_OK;
   if (mode == RM_SPARE) {
     rbuf *s = r->spare;
+    if (s->len == 0 && r->st == ST_HDR && r->hdr_have == 0 && n >= GIOP_HEADER_SIZE) {
+      /* The common read: exactly one whole unfragmented message at a
+       * message start.  What process() would do (classify(), the spare
+       * becoming the message in begin(), part_done()), without its loop
+       * and calls; anything else goes through process(). */
+      const uint8_t *p = rb_data(s);
+      giop_header gh;
+      size_t need;
+      if (classify(r, p, n, &gh, &need) == CDR_OK && gh.type != GIOP_FRAGMENT
+          && !(gh.minor >= 1 && (gh.flags & GIOP_FLAG_MORE_FRAGMENTS))
+          && (size_t)gh.size + GIOP_HEADER_SIZE == n) {
+        r->spare = NULL;
+        r->last_part = n;
+        s->len = n;
+        s->total = n;
+        s->id = 0;
+        s->order = (uint8_t)(gh.flags & GIOP_FLAG_LITTLE_ENDIAN);
+        s->kind = K_DONE;
+        s->next = s->prev = NULL;
+        r->tgt = NULL;
+        r->rem = 0;
+        r->last = 1;
+        if (r->done_tail)
+          r->done_tail->next = s;
+        else
+          r->done_head = s;
+        r->done_tail = s;
+        return CDR_OK;
+      }
+    }
     s->len += n;
     int rc = process(r, rb_data(s), s->len, true);
     if (rc != CDR_OK)

@@ -161,7 +161,7 @@ static __attribute__((noinline)) int send_fragmented(iiop_conn *c, const struct 
       if (rc == 0)
         break;
       if (w[nw].iov_base == (void *)f.hdr && w[nw].iov_len <= sizeof hdr[nf]) {
-        memcpy(hdr[nf], f.hdr, w[nw].iov_len);
+        memcpy(hdr[nf], f.hdr, sizeof hdr[nf]); /* all 16: a fixed-size copy, no call */
         w[nw].iov_base = hdr[nf];
       }
       nw += n;

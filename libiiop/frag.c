@@ -150,9 +150,15 @@ static int frag_step(giop_fragmenter *f, size_t *hl, size_t *off, size_t *d)
   bool last = rest <= cap;
   size_t dd = last ? rest : cap;
   int little = f->flags & GIOP_FLAG_LITTLE_ENDIAN;
-  giop_header fh = { 1, f->minor, (uint8_t)(little | (last ? 0 : GIOP_FLAG_MORE_FRAGMENTS)),
-                     GIOP_FRAGMENT, (uint32_t)(dd + (f->minor == 2 ? 4 : 0)) };
-  giop_header_write(&fh, f->hdr);
+  /* The header written in place (what giop_header_write() writes; its
+   * fields are valid by construction: version 1.1 or 1.2, a Fragment). */
+  uint8_t *h = f->hdr;
+  memcpy(h, "GIOP", 4);
+  h[4] = 1;
+  h[5] = f->minor;
+  h[6] = (uint8_t)(little | (last ? 0 : GIOP_FLAG_MORE_FRAGMENTS));
+  h[7] = GIOP_FRAGMENT;
+  iiop__store32(h + 8, (uint32_t)(dd + (f->minor == 2 ? 4 : 0)), little);
   *hl = GIOP_HEADER_SIZE;
   if (f->minor == 2) {
     iiop__store32(f->hdr + GIOP_HEADER_SIZE, f->request_id, little);
@@ -547,7 +553,7 @@ static int classify(const giop_reasm *r, const uint8_t *h, size_t have, giop_hea
     *need = GIOP_HEADER_SIZE;
     return 1;
   }
-  if (giop_header_parse(h, have, gh) != CDR_OK)
+  if (iiop__header_parse(h, have, gh) != CDR_OK)
     return CDR_E_PROTOCOL;
   /* Before anything is allocated for it (docs/hostile-input.md C11 a). */
   if ((uint64_t)gh->size + GIOP_HEADER_SIZE > (uint64_t)r->max_message)
@@ -897,7 +903,9 @@ int giop_reasm_commit(giop_reasm *r, size_t n)
     /* Header octets of the next part behind the body (see giop_reasm_buffer):
      * taken out before the reservation ends (its buffer may be a zombie). */
     extra = n - r->resv_body;
-    memcpy(next, r->resv + r->resv_body, extra);
+    /* All 16 (the reservation has them behind the body): a fixed-size
+     * copy, no call; only EXTRA of them count. */
+    memcpy(next, r->resv + r->resv_body, sizeof next);
     n = r->resv_body;
   }
   end_reservation(r);

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <cdr/mem.h>
 #include <cdr/stream.h>
+#include <cdr/error.h>
+#include <iiop/giop.h>
 #include <iiop/export.h>
 
 #define IIOP_HIDDEN __attribute__((visibility("hidden")))
@@ -76,6 +78,36 @@ static inline void iiop__store32(uint8_t *p, uint32_t v, int little)
   } else {
     p[3] = (uint8_t)v; p[2] = (uint8_t)(v >> 8); p[1] = (uint8_t)(v >> 16); p[0] = (uint8_t)(v >> 24);
   }
+}
+
+/* ---------------------------------------------------------------- GIOP headers
+ * giop_header_parse() (iiop/giop.h), inline for the reassembler's and the
+ * message parser's every message. */
+static inline int iiop__header_valid(const giop_header *h)
+{
+  if (h->major != 1 || h->minor > 2 || h->type > GIOP_FRAGMENT)
+    return 0;
+  if (h->minor == 0)
+    return h->type != GIOP_FRAGMENT && h->flags <= 1;
+  return (h->flags & ~(GIOP_FLAG_LITTLE_ENDIAN | GIOP_FLAG_MORE_FRAGMENTS)) == 0;
+}
+
+static inline int iiop__header_parse(const uint8_t *buf, size_t len, giop_header *h)
+{
+  if (len < GIOP_HEADER_SIZE)
+    return CDR_E_SHORT;
+  if (memcmp(buf, "GIOP", 4) != 0)
+    return CDR_E_PROTOCOL;
+  giop_header t;
+  t.major = buf[4];
+  t.minor = buf[5];
+  t.flags = buf[6];
+  t.type = buf[7];
+  if (!iiop__header_valid(&t))
+    return CDR_E_PROTOCOL;
+  t.size = iiop__load32(buf + 8, t.flags & GIOP_FLAG_LITTLE_ENDIAN);
+  *h = t;
+  return CDR_OK;
 }
 
 /* ---------------------------------------------------------------- limits

@@ -663,7 +663,7 @@ int giop_parse(giop_message *m, const uint8_t *buf, size_t len, const cdr_opts *
     return CDR_E_INVALID;
   if (!buf)
     return parse_fail(m, NULL, 0, CDR_E_INVALID, "no message buffer");
-  int rc = giop_header_parse(buf, len, &m->hdr);
+  int rc = iiop__header_parse(buf, len, &m->hdr);
   if (rc != CDR_OK)
     return parse_fail(m, buf, len, CDR_E_PROTOCOL,
                       rc == CDR_E_SHORT ? "message shorter than the GIOP header"

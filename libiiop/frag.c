@@ -125,7 +125,8 @@ int giop_fragmenter_init_iov(giop_fragmenter *f, const struct iovec *segs, int n
 
 /* The next fragment: its header (*HL octets at f->hdr; 0: the message goes
  * whole) and its data, *D octets at message offset *OFF.  0 when done. */
-static int frag_step(giop_fragmenter *f, size_t *hl, size_t *off, size_t *d)
+static inline __attribute__((always_inline)) int frag_step(giop_fragmenter *f, size_t *hl,
+                                                          size_t *off, size_t *d)
 {
   if (f->done)
     return 0;

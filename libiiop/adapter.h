@@ -136,6 +136,30 @@ static inline uint32_t iiop__hash_bytes(const void *p, size_t n)
   return (uint32_t)h;
 }
 
+/* Whether the N octets at A and B are equal: short keys and operation
+ * names without a memcmp call (two overlapping loads up to 16 octets). */
+static inline bool iiop__same_bytes(const void *a, const void *b, size_t n)
+{
+  const uint8_t *x = a, *y = b;
+  if (n >= 8 && n <= 16) {
+    uint64_t p, q, r, t;
+    memcpy(&p, x, 8);
+    memcpy(&q, y, 8);
+    memcpy(&r, x + n - 8, 8);
+    memcpy(&t, y + n - 8, 8);
+    return ((p ^ q) | (r ^ t)) == 0;
+  }
+  if (n >= 4 && n < 8) {
+    uint32_t p, q, r, t;
+    memcpy(&p, x, 4);
+    memcpy(&q, y, 4);
+    memcpy(&r, x + n - 4, 4);
+    memcpy(&t, y + n - 4, 4);
+    return ((p ^ q) | (r ^ t)) == 0;
+  }
+  return n == 0 || memcmp(x, y, n) == 0;
+}
+
 static inline void iiop__reader_enter(iiop__adapter *ad, iiop__reader *r)
 {
   uint64_t e = __atomic_load_n(&ad->epoch, __ATOMIC_ACQUIRE);
@@ -165,7 +189,7 @@ static inline const iiop__obj *iiop__table_find(const iiop__obj_table *t, const 
     const iiop__obj *o = t->slot[i];
     if (!o)
       return NULL;
-    if (o->key_hash == h && o->key_len == len && (len == 0 || memcmp(o->key, key, len) == 0))
+    if (o->key_hash == h && o->key_len == len && iiop__same_bytes(o->key, key, len))
       return o;
   }
 }
@@ -179,7 +203,7 @@ static inline const iiop__op_slot *iiop__find_op(const iiop__obj *o, const char 
     const iiop__op_slot *s = &o->ops[i];
     if (!s->name)
       return NULL;
-    if (s->hash == h && s->len == len && memcmp(s->name, name, len) == 0)
+    if (s->hash == h && s->len == len && iiop__same_bytes(s->name, name, len))
       return s;
   }
 }

@@ -334,7 +334,8 @@ int giop_begin_message_error(cdr_out *o)
 
 void giop_begin_body(cdr_out *o)
 {
-  if (cdr_out_opts(o)->giop_minor >= 2)
+  /* Already on 8 (a Reply header without contexts ends at 24): no call. */
+  if (cdr_out_opts(o)->giop_minor >= 2 && ((o->origin - o->pos) & 7) != 0)
     cdr_out_align(o, 8);
 }
 

@@ -891,6 +891,26 @@ START_TEST(test_short_paths_match_general)
 }
 END_TEST
 
+/* The adapter's byte comparison (keys, operation names): every length up
+ * to 40, equal, and different at each octet in turn. */
+START_TEST(test_same_bytes)
+{
+  uint8_t a[48], b[48];
+  for (size_t n = 0; n <= 40; n++) {
+    for (size_t k = 0; k < sizeof a; k++)
+      a[k] = b[k] = (uint8_t)(k * 37 + n);
+    ck_assert(iiop__same_bytes(a, b, n));
+    for (size_t at = 0; at < n; at++) {
+      b[at] ^= 0x20;
+      ck_assert_msg(!iiop__same_bytes(a, b, n), "n %zu, octet %zu", n, at);
+      b[at] ^= 0x20;
+    }
+    b[n] ^= 0xff;                      /* past the end: not compared */
+    ck_assert(iiop__same_bytes(a, b, n));
+  }
+}
+END_TEST
+
 static Suite *dispatch_suite(void)
 {
   Suite *s = suite_create("dispatch");
@@ -906,6 +926,7 @@ static Suite *dispatch_suite(void)
   tcase_add_test(tc, test_other_messages);
   tcase_add_test(tc, test_refuse_no_resources);
   tcase_add_test(tc, test_short_paths_match_general);
+  tcase_add_test(tc, test_same_bytes);
   suite_add_tcase(s, tc);
   tc = tcase_create("status table");
   tcase_add_test(tc, test_status_table);

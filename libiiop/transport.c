@@ -121,7 +121,25 @@ static int tcp_writev(iiop_transport *t, const struct iovec *iov, int n, int tim
   return CDR_OK;
 }
 
+static __attribute__((noinline)) long tcp_read_timed(iiop_transport *t, void *buf, size_t len,
+                                                     int timeout_ms);
+
+/* No timeout: one blocking recv, the loop (EINTR, timeouts) apart. */
 static long tcp_read(iiop_transport *t, void *buf, size_t len, int timeout_ms)
+{
+  if (timeout_ms < 0) {
+    ssize_t r = recv(t->fd, buf, len, 0);
+    if (r >= 0) {
+      ((tcp_transport *)t)->full = (size_t)r == len;
+      return (long)r;
+    }
+    if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
+      return io_status(errno);       /* as the loop would */
+  }
+  return tcp_read_timed(t, buf, len, timeout_ms);  /* EINTR, EAGAIN: retried there */
+}
+
+static long tcp_read_timed(iiop_transport *t, void *buf, size_t len, int timeout_ms)
 {
   tcp_transport *tt = (tcp_transport *)t;
   int64_t deadline = timeout_ms > 0 ? iiop__now_ms() + timeout_ms : -1;

@@ -81,7 +81,13 @@ void cdr_in_close(cdr_in *i)
     ((cdr__ext *)i->ext)->release(i->ext);
     i->ext = NULL;
   }
-  cdr_in_fail(i, CDR_E_STATE, "stream closed");
+  if (i->status == CDR_OK) {        /* cdr_in_fail(), without its two calls */
+    i->status = CDR_E_STATE;
+    i->reason = CDR_E_STATE;
+    i->err_pos = i->pos;
+    i->err_msg = "stream closed";
+    i->end = i->pos;
+  }
   i->closed = 1;
 }
 

@@ -125,7 +125,8 @@ int giop_fragmenter_init_iov(giop_fragmenter *f, const struct iovec *segs, int n
 
 /* The next fragment: its header (*HL octets at f->hdr; 0: the message goes
  * whole) and its data, *D octets at message offset *OFF.  0 when done. */
-static int frag_step(giop_fragmenter *f, size_t *hl, size_t *off, size_t *d)
+static inline __attribute__((always_inline)) int frag_step(giop_fragmenter *f, size_t *hl,
+                                                          size_t *off, size_t *d)
 {
   if (f->done)
     return 0;
@@ -150,9 +151,15 @@ static int frag_step(giop_fragmenter *f, size_t *hl, size_t *off, size_t *d)
   bool last = rest <= cap;
   size_t dd = last ? rest : cap;
   int little = f->flags & GIOP_FLAG_LITTLE_ENDIAN;
-  giop_header fh = { 1, f->minor, (uint8_t)(little | (last ? 0 : GIOP_FLAG_MORE_FRAGMENTS)),
-                     GIOP_FRAGMENT, (uint32_t)(dd + (f->minor == 2 ? 4 : 0)) };
-  giop_header_write(&fh, f->hdr);
+  /* The header written in place (what giop_header_write() writes; its
+   * fields are valid by construction: version 1.1 or 1.2, a Fragment). */
+  uint8_t *h = f->hdr;
+  memcpy(h, "GIOP", 4);
+  h[4] = 1;
+  h[5] = f->minor;
+  h[6] = (uint8_t)(little | (last ? 0 : GIOP_FLAG_MORE_FRAGMENTS));
+  h[7] = GIOP_FRAGMENT;
+  iiop__store32(h + 8, (uint32_t)(dd + (f->minor == 2 ? 4 : 0)), little);
   *hl = GIOP_HEADER_SIZE;
   if (f->minor == 2) {
     iiop__store32(f->hdr + GIOP_HEADER_SIZE, f->request_id, little);
@@ -547,7 +554,7 @@ static int classify(const giop_reasm *r, const uint8_t *h, size_t have, giop_hea
     *need = GIOP_HEADER_SIZE;
     return 1;
   }
-  if (giop_header_parse(h, have, gh) != CDR_OK)
+  if (iiop__header_parse(h, have, gh) != CDR_OK)
     return CDR_E_PROTOCOL;
   /* Before anything is allocated for it (docs/hostile-input.md C11 a). */
   if ((uint64_t)gh->size + GIOP_HEADER_SIZE > (uint64_t)r->max_message)
@@ -674,6 +681,8 @@ static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t 
   return r->rem ? CDR_OK : part_done(r);
 }
 
+static int get_spare(giop_reasm *r);
+
 /* Take N octets at P.  SPARE: P is the spare buffer's data, starting at a
  * message boundary. */
 static int process(giop_reasm *r, const uint8_t *p, size_t n, bool spare)
@@ -740,6 +749,28 @@ static int process(giop_reasm *r, const uint8_t *p, size_t n, bool spare)
         continue;                       /* 16 octets needed after all */
     }
     size_t used;
+    size_t part = (size_t)gh.size + GIOP_HEADER_SIZE;
+    if (spare && off == 0 && gh.type != GIOP_FRAGMENT && part >= FRAG_HDR_ONLY && part < n
+        && n - part <= 16) {
+      /* A large first part and no more than the next part's header, read
+       * together (giop_reasm_buffer() sizes a read at a message start so
+       * after large fragmented messages): the spare becomes the message,
+       * as when the read ends with the part, instead of the part being
+       * copied out of it.  The header octets are taken out first and
+       * processed from the copy: the spare is the message's buffer now.
+       * (They fit behind the part: no growing while they are processed.) */
+      uint8_t tail[16];
+      size_t tn = n - part;
+      memcpy(tail, p + part, tn);
+      rc = begin(r, &gh, h, need, peek, part, part, &used);
+      if (rc != CDR_OK)
+        return rc;
+      /* A new spare at once: giop_reasm_buffer() reads the next part's
+       * header with a Fragment's body only when there is one to take it. */
+      if (get_spare(r) != CDR_OK)
+        return r->err;
+      return process(r, tail, tn, false);
+    }
     rc = begin(r, &gh, h, need, peek, n - off, spare && off == 0 ? n : 0, &used);
     if (rc != CDR_OK)
       return rc;
@@ -873,7 +904,9 @@ int giop_reasm_commit(giop_reasm *r, size_t n)
     /* Header octets of the next part behind the body (see giop_reasm_buffer):
      * taken out before the reservation ends (its buffer may be a zombie). */
     extra = n - r->resv_body;
-    memcpy(next, r->resv + r->resv_body, extra);
+    /* All 16 (the reservation has them behind the body): a fixed-size
+     * copy, no call; only EXTRA of them count. */
+    memcpy(next, r->resv + r->resv_body, sizeof next);
     n = r->resv_body;
   }
   end_reservation(r);
@@ -881,6 +914,36 @@ int giop_reasm_commit(giop_reasm *r, size_t n)
     return CDR_OK;
   if (mode == RM_SPARE) {
     rbuf *s = r->spare;
+    if (s->len == 0 && r->st == ST_HDR && r->hdr_have == 0 && n >= GIOP_HEADER_SIZE) {
+      /* The common read: exactly one whole unfragmented message at a
+       * message start.  What process() would do (classify(), the spare
+       * becoming the message in begin(), part_done()), without its loop
+       * and calls; anything else goes through process(). */
+      const uint8_t *p = rb_data(s);
+      giop_header gh;
+      size_t need;
+      if (classify(r, p, n, &gh, &need) == CDR_OK && gh.type != GIOP_FRAGMENT
+          && !(gh.minor >= 1 && (gh.flags & GIOP_FLAG_MORE_FRAGMENTS))
+          && (size_t)gh.size + GIOP_HEADER_SIZE == n) {
+        r->spare = NULL;
+        r->last_part = n;
+        s->len = n;
+        s->total = n;
+        s->id = 0;
+        s->order = (uint8_t)(gh.flags & GIOP_FLAG_LITTLE_ENDIAN);
+        s->kind = K_DONE;
+        s->next = s->prev = NULL;
+        r->tgt = NULL;
+        r->rem = 0;
+        r->last = 1;
+        if (r->done_tail)
+          r->done_tail->next = s;
+        else
+          r->done_head = s;
+        r->done_tail = s;
+        return CDR_OK;
+      }
+    }
     s->len += n;
     int rc = process(r, rb_data(s), s->len, true);
     if (rc != CDR_OK)

@@ -1,7 +1,9 @@
 #include "config.h"
 /* msg.c - GIOP 1.0-1.2 message headers: encoding into a cdr_out whose
  * position 0 is the GIOP header's first octet, parsing a complete message
- * with pointers into its buffer.  Only libcdr's public API is used. */
+ * with pointers into its buffer.  Only libcdr's public API is used (the
+ * short path of the common GIOP 1.2 Request reads cdr_in's public fields). */
+#include <stdbool.h>
 #include <string.h>
 #include <cdr/cdr.h>
 #include <iiop/msg.h>
@@ -252,6 +254,19 @@ int giop_begin_reply(cdr_out *o, const giop_reply_header *h)
   if (!h || h->reply_status > (minor >= 2 ? GIOP_NEEDS_ADDRESSING_MODE : GIOP_LOCATION_FORWARD)
       || !sc_list_ok(&h->contexts))
     return cdr_out_fail(o, CDR_E_INVALID, "Reply header invalid (reply status or contexts)");
+  if (minor >= 2 && h->contexts.n == 0 && cdr_out_size(o) == 0 && !iiop__msg_general) {
+    /* The common GIOP 1.2 Reply, no contexts: the 24 octets put_header()
+     * and the three ulongs below write (the stream starts at its origin, so
+     * they need no padding), in one piece. */
+    const cdr_opts *op = cdr_out_opts(o);
+    int le = op->byte_order == CDR_LITTLE_ENDIAN;
+    uint8_t b[24] = { 'G', 'I', 'O', 'P', 1, 2, (uint8_t)(le ? GIOP_FLAG_LITTLE_ENDIAN : 0),
+                      GIOP_REPLY };
+    iiop__store32(b + 12, h->request_id, le);
+    iiop__store32(b + 16, h->reply_status, le);
+    cdr_put_raw(o, b, sizeof b);
+    return cdr_out_status(o);
+  }
   if (put_header(o, GIOP_REPLY) < 0)
     return cdr_out_status(o);
   if (minor >= 2) {
@@ -319,7 +334,8 @@ int giop_begin_message_error(cdr_out *o)
 
 void giop_begin_body(cdr_out *o)
 {
-  if (cdr_out_opts(o)->giop_minor >= 2)
+  /* Already on 8 (a Reply header without contexts ends at 24): no call. */
+  if (cdr_out_opts(o)->giop_minor >= 2 && ((o->origin - o->pos) & 7) != 0)
     cdr_out_align(o, 8);
 }
 
@@ -569,6 +585,71 @@ static void parse_reply(cdr_in *i, int minor, giop_reply_header *r)
   }
 }
 
+int iiop__msg_general;
+
+/* The common GIOP 1.2 Request read straight from the octets: KeyAddr, an
+ * operation name, no service contexts.  Every check the general path
+ * (parse_request() and the body's 8-alignment) makes is made here; true
+ * only when all of them pass, with *R and I's position exactly as the
+ * general path leaves them.  Anything else (another target, contexts, a
+ * failed check) returns false with I untouched, and the general path
+ * parses the message from the start, failing where and how it always
+ * does. */
+static bool fast_request_12(cdr_in *i, giop_request_header *r)
+{
+  const uint8_t *b = i->buf;
+  size_t end = i->end;                /* the message's length: pos 12, origin 0 */
+  bool le = i->order == CDR_LITTLE_ENDIAN;
+  if (end < 28 || i->in_chunk || i->origin != 0 || i->pos != GIOP_HEADER_SIZE)
+    return false;
+  uint16_t d = le ? (uint16_t)(b[20] | b[21] << 8) : (uint16_t)(b[20] << 8 | b[21]);
+  if (d != GIOP_KEY_ADDR)
+    return false;
+  uint32_t kl = iiop__load32(b + 24, le);
+  if (kl > end - 28 || kl > i->opts.max_seq)
+    return false;
+  size_t p = (28 + (size_t)kl + 3) & ~(size_t)3;   /* operation's length */
+  if (p > end || end - p < 4)
+    return false;
+  uint32_t ol = iiop__load32(b + p, le);
+  size_t op = p + 4;
+  if (ol == 0 || ol > end - op || ol > i->opts.max_string)
+    return false;
+  const char *name = (const char *)b + op;
+  if (name[ol - 1] != 0)
+    return false;
+  if (ol <= 32) {                    /* an operation name: a loop beats a call */
+    for (uint32_t k = 0; k + 1 < ol; k++)
+      if (name[k] == 0)
+        return false;
+  } else if (memchr(name, 0, ol - 1) != NULL) {
+    return false;
+  }
+  p = (op + ol + 3) & ~(size_t)3;                  /* service context count */
+  if (p > end || end - p < 4 || iiop__load32(b + p, le) != 0)
+    return false;
+  p += 4;
+  if (p < end) {
+    p = (p + 7) & ~(size_t)7;                      /* the body on 8 */
+    if (p > end)
+      return false;
+  }
+  r->principal = NULL;
+  r->principal_len = 0;
+  r->contexts.n = 0;
+  r->contexts.v = NULL;
+  r->request_id = iiop__load32(b + 12, le);
+  r->response_flags = b[16];
+  memset(&r->target, 0, sizeof r->target);
+  r->target.disposition = GIOP_KEY_ADDR;
+  r->target.key = b + 28;
+  r->target.key_len = kl;
+  r->operation = name;
+  r->operation_len = ol - 1;
+  i->pos = p;
+  return true;
+}
+
 static int parse_fail(giop_message *m, const uint8_t *buf, size_t len, int err, const char *msg)
 {
   /* Leave a body that reports the error, so that m->body is always valid. */
@@ -583,7 +664,7 @@ int giop_parse(giop_message *m, const uint8_t *buf, size_t len, const cdr_opts *
     return CDR_E_INVALID;
   if (!buf)
     return parse_fail(m, NULL, 0, CDR_E_INVALID, "no message buffer");
-  int rc = giop_header_parse(buf, len, &m->hdr);
+  int rc = iiop__header_parse(buf, len, &m->hdr);
   if (rc != CDR_OK)
     return parse_fail(m, buf, len, CDR_E_PROTOCOL,
                       rc == CDR_E_SHORT ? "message shorter than the GIOP header"
@@ -618,6 +699,8 @@ int giop_parse(giop_message *m, const uint8_t *buf, size_t len, const cdr_opts *
   int minor = m->hdr.minor;
   switch (m->hdr.type) {
   case GIOP_REQUEST:
+    if (minor == 2 && !iiop__msg_general && fast_request_12(i, &m->u.request))
+      break;
     parse_request(i, buf, minor, &m->u.request);
     /* GIOP 1.2: a body, when there is one, starts on 8 (omniORB, too,
      * aligns only when octets remain). */

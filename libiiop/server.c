@@ -273,6 +273,9 @@ struct srv_conn {
   budget_ref bref;           /* its stripe of the budget */
   iiop__session sess;        /* dispatch state; its reader is registered while the
                               * record is in the active list */
+  cdr_arena *arena;          /* not pooled: the request arena, kept reset between calls
+                              * (the thread's arena cache would hold it anyway), NULL
+                              * when none; given back when the connection ends */
 };
 
 /* Put SC into the active list, its reader into the adapter's.  Under mu. */
@@ -579,6 +582,10 @@ uint16_t iiop_server_tls_port(const iiop_server *s) { return s && s->tls ? s->tl
 
 enum { ACT_CONTINUE, ACT_CLOSE };
 
+/* A connection thread keeps its request arena between calls while a call
+ * used no more than this of it. */
+#define KEEP_ARENA_MAX ((size_t)65536)
+
 /* Header-only messages (CloseConnection, MessageError) from a stack
  * buffer, so that the shutdown thread never touches the reply stream. */
 static int send_bare(iiop_conn *c, uint8_t type, uint8_t minor)
@@ -600,7 +607,10 @@ static bool send_reply(srv_conn *sc, const iiop__reply *r)
 /* One complete message: dispatch it, send what the dispatcher returns. */
 static int handle(srv_conn *sc, const uint8_t *msg, size_t len)
 {
-  cdr_arena *a = cdr_arena_get();
+  cdr_arena *a = sc->arena;
+  sc->arena = NULL;
+  if (!a)
+    a = cdr_arena_get();
   if (!a)
     return ACT_CLOSE;
   giop_message m;
@@ -613,7 +623,15 @@ static int handle(srv_conn *sc, const uint8_t *msg, size_t len)
   else if (next == IIOP__D_ERROR)
     (void)send_bare(sc->conn, GIOP_MESSAGE_ERROR, sc->sess.minor);
   cdr_in_close(&m.body);
-  cdr_arena_put(a);
+  if (!sc->pooled && cdr_arena_used(a) <= KEEP_ARENA_MAX) {
+    /* A connection thread keeps its arena for the next request (a
+     * get and a put a call less); one a request grew large goes back,
+     * where the pool trims or frees it. */
+    cdr_arena_reset(a);
+    sc->arena = a;
+  } else {
+    cdr_arena_put(a);
+  }
   return next == IIOP__D_CONTINUE ? ACT_CONTINUE : ACT_CLOSE;
 }
 
@@ -748,6 +766,10 @@ static void serve(srv_conn *sc)
 static void conn_finish(srv_conn *sc)
 {
   iiop_server *s = sc->s;
+  if (sc->arena) {
+    cdr_arena_put(sc->arena);
+    sc->arena = NULL;
+  }
   if (sc->conn)
     iiop__conn_shutdown(sc->conn);
   iiop__session_close(&sc->sess);

@@ -52,8 +52,30 @@ static int io_status(int e)
 
 #define IOV_BATCH 64
 
+/* The common case, a list of at most IOV_BATCH entries written whole by
+ * the first sendmsg, touches neither the clock nor a copy of the list; a
+ * partial write or EAGAIN goes on in the loop below, from where the first
+ * try stopped, the deadline counted from then (the try never blocks). */
 static int tcp_writev(iiop_transport *t, const struct iovec *iov, int n, int timeout_ms)
 {
+  size_t done = 0;                    /* octets of IOV's first batch the first try wrote */
+  if (n <= IOV_BATCH) {
+    size_t total = 0;
+    for (int k = 0; k < n; k++)
+      total += iov[k].iov_len;
+    if (total == 0)
+      return CDR_OK;
+    struct msghdr mh = { 0 };
+    mh.msg_iov = (struct iovec *)iov; /* sendmsg does not write it */
+    mh.msg_iovlen = (size_t)n;
+    ssize_t w = sendmsg(t->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (w >= 0 && (size_t)w == total)
+      return CDR_OK;
+    if (w >= 0)
+      done = (size_t)w;
+    else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
+      return io_status(errno);
+  }
   int64_t deadline = timeout_ms >= 0 ? iiop__now_ms() + timeout_ms : -1;
   struct iovec v[IOV_BATCH];
   int next = 0;                       /* first entry of IOV not yet copied into V */
@@ -62,16 +84,25 @@ static int tcp_writev(iiop_transport *t, const struct iovec *iov, int n, int tim
     memcpy(v, iov + next, (size_t)k * sizeof *v);
     next += k;
     struct iovec *p = v;
-    while (k > 0) {
-      if (p->iov_len == 0) {
+    size_t left = done;
+    done = 0;
+    for (;;) {
+      while (k > 0 && left >= p->iov_len) {
+        left -= p->iov_len;
         p++;
         k--;
-        continue;
       }
+      if (k > 0) {
+        p->iov_base = (char *)p->iov_base + left;
+        p->iov_len -= left;
+      }
+      if (k == 0)
+        break;
       struct msghdr mh = { 0 };
       mh.msg_iov = p;
       mh.msg_iovlen = (size_t)k;
       ssize_t w = sendmsg(t->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+      left = 0;
       if (w < 0) {
         if (errno == EINTR)
           continue;
@@ -84,22 +115,31 @@ static int tcp_writev(iiop_transport *t, const struct iovec *iov, int n, int tim
           return rc;
         continue;
       }
-      size_t left = (size_t)w;
-      while (k > 0 && left >= p->iov_len) {
-        left -= p->iov_len;
-        p++;
-        k--;
-      }
-      if (k > 0) {
-        p->iov_base = (char *)p->iov_base + left;
-        p->iov_len -= left;
-      }
+      left = (size_t)w;
     }
   }
   return CDR_OK;
 }
 
+static __attribute__((noinline)) long tcp_read_timed(iiop_transport *t, void *buf, size_t len,
+                                                     int timeout_ms);
+
+/* No timeout: one blocking recv, the loop (EINTR, timeouts) apart. */
 static long tcp_read(iiop_transport *t, void *buf, size_t len, int timeout_ms)
+{
+  if (timeout_ms < 0) {
+    ssize_t r = recv(t->fd, buf, len, 0);
+    if (r >= 0) {
+      ((tcp_transport *)t)->full = (size_t)r == len;
+      return (long)r;
+    }
+    if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
+      return io_status(errno);       /* as the loop would */
+  }
+  return tcp_read_timed(t, buf, len, timeout_ms);  /* EINTR, EAGAIN: retried there */
+}
+
+static long tcp_read_timed(iiop_transport *t, void *buf, size_t len, int timeout_ms)
 {
   tcp_transport *tt = (tcp_transport *)t;
   int64_t deadline = timeout_ms > 0 ? iiop__now_ms() + timeout_ms : -1;

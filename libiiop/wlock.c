@@ -12,8 +12,10 @@
  * signal cannot fall between the waiter's CAS and its wait) or the
  * waiter's CAS comes after the store of 0 and succeeds.
  *
- * Building with -DWLOCK_BROKEN replaces the CAS with a load followed by a
- * store (test-then-set): two threads can both see the flag clear and both
+ * The uncontended lock and unlock are inline in wlock.h; this file holds
+ * the waiting and the waking.  Building libiiop with -DWLOCK_BROKEN (in
+ * CPPFLAGS: every file that includes wlock.h) replaces the CAS with a load
+ * followed by a store (test-then-set): two threads can both see the flag clear and both
  * take the lock.  tests/check_wlock.c must fail against that build; it
  * exists only to prove that the test can see the difference.
  */
@@ -37,29 +39,8 @@ void iiop__wlock_destroy(iiop__wlock *l)
   pthread_mutex_destroy(&l->mu);
 }
 
-/* One attempt to take the flag. */
-static inline bool try_take(iiop__wlock *l)
+int iiop__wlock_lock_slow(iiop__wlock *l)
 {
-#ifndef WLOCK_BROKEN
-  int expected = 0;
-  return __atomic_compare_exchange_n(&l->locked, &expected, 1, false, __ATOMIC_SEQ_CST,
-                                     __ATOMIC_RELAXED);
-#else
-  /* Deliberately wrong: the test and the set are two operations. */
-  if (__atomic_load_n(&l->locked, __ATOMIC_ACQUIRE))
-    return false;
-  __atomic_store_n(&l->locked, 1, __ATOMIC_RELAXED);
-  return true;
-#endif
-}
-
-int iiop__wlock_lock(iiop__wlock *l)
-{
-  if (__builtin_expect(__atomic_load_n(&l->closed, __ATOMIC_ACQUIRE), 0))
-    return CDR_E_CLOSED;
-  if (__builtin_expect(try_take(l), 1))
-    return CDR_OK;
-
   int rc;
   pthread_mutex_lock(&l->mu);
   __atomic_add_fetch(&l->waiters, 1, __ATOMIC_SEQ_CST);
@@ -68,7 +49,7 @@ int iiop__wlock_lock(iiop__wlock *l)
       rc = CDR_E_CLOSED;
       break;
     }
-    if (try_take(l)) {
+    if (iiop__wlock_try_take(l)) {
       rc = CDR_OK;
       break;
     }
@@ -83,17 +64,14 @@ int iiop__wlock_trylock(iiop__wlock *l)
 {
   if (__atomic_load_n(&l->closed, __ATOMIC_ACQUIRE))
     return 0;
-  return try_take(l) ? 1 : 0;
+  return iiop__wlock_try_take(l) ? 1 : 0;
 }
 
-void iiop__wlock_unlock(iiop__wlock *l)
+void iiop__wlock_wake(iiop__wlock *l)
 {
-  __atomic_store_n(&l->locked, 0, __ATOMIC_SEQ_CST);
-  if (__atomic_load_n(&l->waiters, __ATOMIC_SEQ_CST) != 0) {
-    pthread_mutex_lock(&l->mu);
-    pthread_cond_signal(&l->cv);
-    pthread_mutex_unlock(&l->mu);
-  }
+  pthread_mutex_lock(&l->mu);
+  pthread_cond_signal(&l->cv);
+  pthread_mutex_unlock(&l->mu);
 }
 
 void iiop__wlock_close(iiop__wlock *l)

@@ -754,6 +754,163 @@ START_TEST(test_status_exception)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- short paths */
+
+/* One message through giop_parse() and iiop__dispatch() with msg.c's GIOP
+ * 1.2 short paths on (F) and off (G, iiop__msg_general): the parse's
+ * status, error offset and message, header fields and body position, the
+ * dispatcher's action and the reply's octets must all be the same. */
+static void same_both_ways(fixture *f, fixture *g, const uint8_t *msg, size_t len)
+{
+  giop_message a, b;
+  cdr_arena_reset(&f->arena);
+  cdr_arena_reset(&g->arena);
+  iiop__msg_general = 0;
+  int ra = giop_parse(&a, msg, len, &f->sess.in_opts, &f->arena);
+  iiop__msg_general = 1;
+  int rb = giop_parse(&b, msg, len, &g->sess.in_opts, &g->arena);
+  iiop__msg_general = 0;
+  ck_assert_int_eq(ra, rb);
+  ck_assert_int_eq(cdr_in_status(&a.body), cdr_in_status(&b.body));
+  ck_assert_uint_eq(cdr_in_error_offset(&a.body), cdr_in_error_offset(&b.body));
+  ck_assert_str_eq(cdr_in_error_message(&a.body), cdr_in_error_message(&b.body));
+  ck_assert_uint_eq(cdr_in_pos(&a.body), cdr_in_pos(&b.body));
+  ck_assert_uint_eq(cdr_in_remaining(&a.body), cdr_in_remaining(&b.body));
+  if (ra == CDR_OK && a.hdr.type == GIOP_REQUEST) {
+    const giop_request_header *x = &a.u.request, *y = &b.u.request;
+    ck_assert_uint_eq(x->request_id, y->request_id);
+    ck_assert_uint_eq(x->response_flags, y->response_flags);
+    ck_assert_uint_eq(x->target.disposition, y->target.disposition);
+    ck_assert_ptr_eq(x->target.key, y->target.key);
+    ck_assert_uint_eq(x->target.key_len, y->target.key_len);
+    ck_assert_ptr_eq(x->target.profile, y->target.profile);
+    ck_assert_ptr_eq(x->target.ior, y->target.ior);
+    ck_assert_ptr_eq(x->operation, y->operation);
+    ck_assert_uint_eq(x->operation_len, y->operation_len);
+    ck_assert_uint_eq(x->contexts.n, y->contexts.n);
+    ck_assert_ptr_eq(x->principal, y->principal);
+    ck_assert_uint_eq(x->principal_len, y->principal_len);
+  }
+  cdr_in_close(&a.body);
+  cdr_in_close(&b.body);
+
+  iiop__reply r, q;
+  int ca = calls;
+  iiop__reader_enter(&f->ad, &f->sess.reader);
+  int da = iiop__dispatch(&f->sess, msg, len, &f->arena, &f->m, &r);
+  iiop__reader_exit(&f->sess.reader);
+  int na = calls - ca;
+  uint8_t copy[512];
+  ck_assert_uint_le(r.len, sizeof copy);
+  if (r.len)
+    memcpy(copy, r.msg, r.len);
+  iiop__msg_general = 1;
+  ca = calls;
+  iiop__reader_enter(&g->ad, &g->sess.reader);
+  int db = iiop__dispatch(&g->sess, msg, len, &g->arena, &g->m, &q);
+  iiop__reader_exit(&g->sess.reader);
+  iiop__msg_general = 0;
+  ck_assert_int_eq(da, db);
+  ck_assert_int_eq(na, calls - ca);
+  ck_assert_uint_eq(r.request_id, q.request_id);
+  TU_ASSERT_BYTES(copy, r.len, q.msg, q.len);
+  cdr_in_close(&f->m.body);
+  cdr_in_close(&g->m.body);
+}
+
+/* The message in F->req (ended), its message_size rewritten to fit LEN. */
+static void fit(uint8_t *b, size_t len)
+{
+  tu_store(b + 8, len - 12, 4, b[6] & 1);
+}
+
+START_TEST(test_short_paths_match_general)
+{
+  static const char *const keys[] = { "T", "", "TT", "T\0", "TTTTTTTTT" };
+  static const size_t key_lens[] = { 1, 0, 2, 2, 9 };
+  static const char *const ops[] = { "ping", "oops", "wstr", "_non_existent", "_is_a", "nosuch",
+                                     "p" };
+  fixture f, g;
+  fx_init(&f);
+  fx_init(&g);
+  size_t checked = 0;
+  for (int le = 0; le < 2; le++)
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+      for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+        for (int body = 0; body < 3; body++) {
+          cdr_out_close(&f.req);
+          cdr_opts op;
+          cdr_opts_default(&op);
+          op.byte_order = le ? CDR_LITTLE_ENDIAN : CDR_BIG_ENDIAN;
+          op.giop_minor = 2;
+          ck_assert_int_eq(cdr_out_init(&f.req, &op), CDR_OK);
+          giop_request_header h;
+          memset(&h, 0, sizeof h);
+          h.request_id = 0x01020304u + (uint32_t)o;
+          h.response_flags = body == 2 ? 0 : GIOP_RESPONSE_EXPECTED;
+          h.target.disposition = GIOP_KEY_ADDR;
+          h.target.key = (const uint8_t *)keys[k];
+          h.target.key_len = (uint32_t)key_lens[k];
+          h.operation = ops[o];
+          h.operation_len = (uint32_t)strlen(ops[o]);
+          ck_assert_int_eq(giop_begin_request(&f.req, &h), CDR_OK);
+          giop_begin_body(&f.req);
+          if (body)
+            cdr_put_long(&f.req, 41);
+          if (o == 4)
+            cdr_put_string(&f.req, "IDL:Test/T:1.0");
+          ck_assert_int_eq(giop_end(&f.req), CDR_OK);
+          uint8_t base[256], v[256];
+          size_t n = cdr_out_size(&f.req);
+          ck_assert_uint_le(n, sizeof base);
+          memcpy(base, cdr_out_data(&f.req), n);
+          same_both_ways(&f, &g, base, n);
+          checked++;
+          /* Every truncation (message_size telling the truth)... */
+          for (size_t cut = 12; cut < n; cut++) {
+            memcpy(v, base, cut);
+            fit(v, cut);
+            same_both_ways(&f, &g, v, cut);
+            checked++;
+          }
+          /* ... and every octet after the GIOP header changed. */
+          static const uint8_t vals[] = { 0x00, 0x01, 0x02, 0x07, 0x7f, 0x80, 0xff };
+          for (size_t at = 12; at < n; at++)
+            for (size_t x = 0; x < sizeof vals; x++) {
+              memcpy(v, base, n);
+              if (v[at] == vals[x])
+                continue;
+              v[at] = vals[x];
+              same_both_ways(&f, &g, v, n);
+              checked++;
+            }
+        }
+  ck_assert_uint_gt(checked, 10000);
+  fx_free(&f);
+  fx_free(&g);
+}
+END_TEST
+
+/* The adapter's byte comparison (keys, operation names): every length up
+ * to 40, equal, and different at each octet in turn. */
+START_TEST(test_same_bytes)
+{
+  uint8_t a[48], b[48];
+  for (size_t n = 0; n <= 40; n++) {
+    for (size_t k = 0; k < sizeof a; k++)
+      a[k] = b[k] = (uint8_t)(k * 37 + n);
+    ck_assert(iiop__same_bytes(a, b, n));
+    for (size_t at = 0; at < n; at++) {
+      b[at] ^= 0x20;
+      ck_assert_msg(!iiop__same_bytes(a, b, n), "n %zu, octet %zu", n, at);
+      b[at] ^= 0x20;
+    }
+    b[n] ^= 0xff;                      /* past the end: not compared */
+    ck_assert(iiop__same_bytes(a, b, n));
+  }
+}
+END_TEST
+
 static Suite *dispatch_suite(void)
 {
   Suite *s = suite_create("dispatch");
@@ -768,6 +925,8 @@ static Suite *dispatch_suite(void)
   tcase_add_test(tc, test_argument_minor_codes);
   tcase_add_test(tc, test_other_messages);
   tcase_add_test(tc, test_refuse_no_resources);
+  tcase_add_test(tc, test_short_paths_match_general);
+  tcase_add_test(tc, test_same_bytes);
   suite_add_tcase(s, tc);
   tc = tcase_create("status table");
   tcase_add_test(tc, test_status_table);

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <cdr/cdr.h>
+#include <iiop/conn.h>
 #include <iiop/frag.h>
 #include <iiop/ior.h>
 #include <iiop/msg.h>
@@ -2803,12 +2804,83 @@ END_TEST
 
 /* ---------------------------------------------------------------- suite */
 
+/* ---------------------------------------------------------------- transport writes */
+
+typedef struct slow_reader {
+  int fd;
+  uint8_t *got;
+  size_t want, n;
+} slow_reader;
+
+static void *slow_read_main(void *arg)
+{
+  slow_reader *r = arg;
+  while (r->n < r->want) {
+    struct timespec ts = { 0, 200000 };
+    nanosleep(&ts, NULL);              /* the writer's socket fills meanwhile */
+    ssize_t k = read(r->fd, r->got + r->n, r->want - r->n < 4096 ? r->want - r->n : 4096);
+    if (k <= 0)
+      break;
+    r->n += (size_t)k;
+  }
+  return NULL;
+}
+
+/* A gather write far larger than the socket takes at once (a small send
+ * buffer, a reader that sleeps between small reads): the first sendmsg
+ * writes part, the rest goes out after EAGAIN from where it stopped, empty
+ * entries anywhere included, every octet once and in order.  Both sizes of
+ * list: within one batch (the single-call try first) and over several. */
+START_TEST(test_tcp_writev_partial)
+{
+  for (int many = 0; many < 2; many++) {
+    int sv[2];
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    int small = 4096;
+    ck_assert_int_eq(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small), 0);
+    ck_assert_int_eq(setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
+    iiop_transport *t = NULL;
+    ck_assert_int_eq(iiop_tcp_wrap(sv[0], &t), CDR_OK);
+    enum { N = 300000 };
+    uint8_t *src = malloc(N);
+    ck_assert_ptr_nonnull(src);
+    for (size_t k = 0; k < N; k++)
+      src[k] = (uint8_t)(k * 131 + (k >> 9));
+    int nv = many ? 200 : 5;
+    struct iovec v[200];
+    size_t off = 0;
+    for (int k = 0; k < nv; k++) {
+      size_t len = k == nv - 1 ? N - off : k % 3 == 1 ? 0 : (N / (size_t)nv) + (size_t)k;
+      if (off + len > N)
+        len = N - off;
+      v[k].iov_base = src + off;
+      v[k].iov_len = len;
+      off += len;
+    }
+    ck_assert_uint_eq(off, N);
+    slow_reader r = { sv[1], malloc(N), N, 0 };
+    ck_assert_ptr_nonnull(r.got);
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, slow_read_main, &r), 0);
+    ck_assert_int_eq(t->ops->writev(t, v, nv, 20000), CDR_OK);
+    pthread_join(th, NULL);
+    ck_assert_uint_eq(r.n, N);
+    ck_assert_int_eq(memcmp(r.got, src, N), 0);
+    free(r.got);
+    free(src);
+    t->ops->free(t);
+    close(sv[1]);
+  }
+}
+END_TEST
+
 static Suite *orb_suite(void)
 {
   Suite *s = suite_create("orb");
   TCase *tc = tcase_create("calls");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_ping_and_echo_string);
+  tcase_add_test(tc, test_tcp_writev_partial);
   tcase_add_test(tc, test_large_string_fragmented);
   tcase_add_test(tc, test_gather_requests_and_replies);
   tcase_add_test(tc, test_port0_picks_free_ports);

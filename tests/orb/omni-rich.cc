@@ -190,6 +190,14 @@ static int client(const char *ior, bool do_shutdown)
   dv->name("abcde");
   s = dv->name();
   ok(!strcmp(s, "abcde"), "name = abcde (string<5> at its bound)");
+  try {
+    dv->name("toolong");
+    ok(false, "name(toolong) raises MARSHAL (string<5>)");
+  } catch (CORBA::MARSHAL &) {
+    ok(true, "name(toolong) raises MARSHAL (string<5>)");
+  }
+  s = dv->name();
+  ok(!strcmp(s, "abcde"), "name still abcde");
   ok(dv->big() == -(1LL << 40) - 5, "big = -(2^40) - 5");
 
   ok(dv->price() == CORBA::Fixed("12.34"), "price = 12.34");
@@ -222,6 +230,7 @@ static int client(const char *ior, bool do_shutdown)
   ok(fr->length() == 4 && fr[0] == 4 && fr[1] == 3 && fr[2] == 2 && fr[3] == 1,
      "firsts([1,2,3,4]) = [4,3,2,1]");
   ok(g->length() == 4 && g[0] == 10 && g[3] == 40, "firsts out g = [10,20,30,40]");
+
 
   Rich::Grid grid;
   grid.length(2);

@@ -161,6 +161,17 @@ int main(int argc, char **argv)
     ok(!strcmp(s, "abcde"), "name = \"abcde\" (string<5> at its bound)", s);
     CORBA_free(s);
   }
+  /* past the bound: a system exception, the name unchanged */
+  Rich_Derived__set_name(dv, "toolong", &ev);
+  snprintf(d, sizeof d, "%s", CORBA_exception_id(&ev) ? CORBA_exception_id(&ev) : "none");
+  ok(ev._major == CORBA_SYSTEM_EXCEPTION && !strcmp(d, ex_CORBA_MARSHAL),
+     "_set_name(\"toolong\") raises MARSHAL (string<5>)", d);
+  CORBA_exception_free(&ev);
+  s = Rich_Derived__get_name(dv, &ev);
+  if (no_exc(&ev, "_get_name")) {
+    ok(!strcmp(s, "abcde"), "name still \"abcde\"", s);
+    CORBA_free(s);
+  }
   CORBA_long_long big = Rich_Derived__get_big(dv, &ev);
   if (no_exc(&ev, "_get_big"))
     ok(big == -(1LL << 40) - 5, "big = -(2^40) - 5", "");
@@ -217,6 +228,13 @@ int main(int argc, char **argv)
       CORBA_free(r);
       CORBA_free(g);
     }
+    CORBA_long fb5[] = { 1, 2, 3, 4, 5 };
+    seq(&f, fb5, 5);
+    r = Rich_Derived_firsts(dv, &f, &g, &ev);
+    ok(r == NULL && ev._major == CORBA_SYSTEM_EXCEPTION &&
+         !strcmp(CORBA_exception_id(&ev), ex_CORBA_MARSHAL),
+       "firsts([1,2,3,4,5]) raises MARSHAL (sequence<long, 4>)", CORBA_exception_id(&ev));
+    CORBA_exception_free(&ev);
   }
 
   /* sequence<sequence<long> >, and in anys */

@@ -5,7 +5,9 @@
 //                                        first line, serves until shutdown()
 //   omni-rich client IOR [--shutdown]    the checks of rich-client.c from
 //                                        omniORB: "ok N - what" lines, exit 0
-//                                        when all passed
+//                                        when all passed (and, through the DII,
+//                                        values past their bounds, which the
+//                                        C server must refuse)
 // but long double: omniORB on x86-64 sends the x87 memory image where the
 // C runtime sends binary128 (docs/wire-notes.md, "Numbers"), so ldbl() is
 // not called here and rich-client runs with --no-long-double against it.
@@ -196,6 +198,17 @@ static int client(const char *ior, bool do_shutdown)
   } catch (CORBA::MARSHAL &) {
     ok(true, "name(toolong) raises MARSHAL (string<5>)");
   }
+  // past the bound through the DII, which marshals what it is given: the
+  // C server's decoding must refuse it
+  try {
+    CORBA::Request_var req = dv->_request("_set_name");
+    req->add_in_arg() <<= "toolong";
+    req->invoke();
+    ok(CORBA::MARSHAL::_downcast(req->env()->exception()) != 0,
+       "DII _set_name(toolong) raises MARSHAL from the server");
+  } catch (CORBA::MARSHAL &) {
+    ok(true, "DII _set_name(toolong) raises MARSHAL from the server");
+  }
   s = dv->name();
   ok(!strcmp(s, "abcde"), "name still abcde");
   ok(dv->big() == -(1LL << 40) - 5, "big = -(2^40) - 5");
@@ -230,6 +243,21 @@ static int client(const char *ior, bool do_shutdown)
   ok(fr->length() == 4 && fr[0] == 4 && fr[1] == 3 && fr[2] == 2 && fr[3] == 1,
      "firsts([1,2,3,4]) = [4,3,2,1]");
   ok(g->length() == 4 && g[0] == 10 && g[3] == 40, "firsts out g = [10,20,30,40]");
+  try {
+    CORBA::LongSeq f5;
+    f5.length(5);
+    for (int i = 0; i < 5; i++)
+      f5[i] = i + 1;
+    CORBA::Request_var req = dv->_request("firsts");
+    req->add_in_arg() <<= f5;
+    req->add_out_arg().replace(Rich::_tc_Four, 0);
+    req->set_return_type(Rich::_tc_Four);
+    req->invoke();
+    ok(CORBA::MARSHAL::_downcast(req->env()->exception()) != 0,
+       "DII firsts([1,2,3,4,5]) raises MARSHAL from the server");
+  } catch (CORBA::MARSHAL &) {
+    ok(true, "DII firsts([1,2,3,4,5]) raises MARSHAL from the server");
+  }
 
 
   Rich::Grid grid;

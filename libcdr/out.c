@@ -510,13 +510,10 @@ static __attribute__((noinline)) void put_string_convert(cdr_out *o, const char 
   o->pos = (size_t)(p - o->buf) + 4 + n + 1;
 }
 
-/* A string of LEN octets known to hold no NUL. */
-static void put_string_nonul(cdr_out *o, const char *s, size_t len)
+/* A string of LEN octets known to hold no NUL, already in the transmission
+ * code set: copied into the stream. */
+static void put_string_copy(cdr_out *o, const char *s, size_t len)
 {
-  if (o->opts.ncs_c != o->opts.tcs_c) {
-    put_string_convert(o, s, len);
-    return;
-  }
   if (len >= UINT32_MAX) {
     cdr_out_fail(o, CDR_E_LIMIT, "string longer than 2^32-2 octets");
     return;
@@ -531,6 +528,15 @@ static void put_string_nonul(cdr_out *o, const char *s, size_t len)
   if (len)
     memcpy(p + 4, s, len);
   p[4 + len] = 0;
+}
+
+/* A string of LEN octets known to hold no NUL. */
+static void put_string_nonul(cdr_out *o, const char *s, size_t len)
+{
+  if (o->opts.ncs_c != o->opts.tcs_c)
+    put_string_convert(o, s, len);
+  else
+    put_string_copy(o, s, len);
 }
 
 void cdr_put_string_n(cdr_out *o, const char *s, size_t len)
@@ -561,16 +567,7 @@ void cdr_put_string_view(cdr_out *o, const char *s, size_t len)
     return;
   }
   if (!ref_ok(o, len)) {
-    uint8_t *p = cdr_out__reserve(o, 4 + len + 1, 4);
-    if (!p)
-      return;
-    uint32_t n = (uint32_t)len + 1;
-    if (o->swap)
-      n = __builtin_bswap32(n);
-    memcpy(p, &n, 4);
-    if (len)
-      memcpy(p + 4, s, len);
-    p[4 + len] = 0;
+    put_string_copy(o, s, len);
     return;
   }
   cdr_put_ulong(o, (uint32_t)len + 1);

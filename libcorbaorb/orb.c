@@ -397,10 +397,82 @@ int corbaorb_object_read(CORBA_ORB orb, cdr_in *i, CORBA_Object *out)
   return rc;
 }
 
+/* How many corbaloc:rir: URLs one string_to_object or
+ * resolve_initial_references follows through -ORBInitRef / -ORBDefaultInitRef
+ * values (NameService=corbaloc:rir:/NameService names itself). */
+#define MAX_RIR_DEPTH 8
+
+static CORBA_Object resolve_ref(CORBA_ORB orb, const char *identifier, int depth,
+                                CORBA_Environment *ev);
+
+/* The key of "corbaloc:rir:[/KEY]" (after "corbaloc:rir:"), %XX escapes
+ * decoded (RFC 2396, as corbaloc keys), into BUF of SIZE octets; an absent
+ * or empty key is "NameService" (CORBA 3.0 13.6.10.2).  0, or -1 when
+ * malformed (another address after rir:, a bad escape, a NUL, too long). */
+static int rir_key(const char *rest, char *buf, size_t size)
+{
+  if (*rest == '\0' || !strcmp(rest, "/")) {
+    snprintf(buf, size, "NameService");
+    return 0;
+  }
+  if (*rest != '/')
+    return -1; /* "rir:,iiop:..." or junk: rir stands alone */
+  size_t n = 0;
+  for (const char *p = rest + 1; *p; p++) {
+    int c = (unsigned char)*p;
+    if (c == '%') {
+      int v = 0;
+      for (int k = 1; k <= 2; k++) {
+        int h = (unsigned char)p[k], d;
+        if (h >= '0' && h <= '9')
+          d = h - '0';
+        else if (h >= 'a' && h <= 'f')
+          d = h - 'a' + 10;
+        else if (h >= 'A' && h <= 'F')
+          d = h - 'A' + 10;
+        else
+          return -1;
+        v = v * 16 + d;
+      }
+      if (v == 0)
+        return -1;
+      c = v;
+      p += 2;
+    }
+    if (n + 1 >= size)
+      return -1;
+    buf[n++] = (char)c;
+  }
+  buf[n] = '\0';
+  return 0;
+}
+
+static CORBA_Object object_from_string(CORBA_ORB orb, const char *str, int depth,
+                                       CORBA_Environment *ev)
+{
+  if (orb && str && !strncasecmp(str, "corbaloc:rir:", 13)) {
+    char key[256];
+    if (rir_key(str + 13, key, sizeof key) != 0 || depth >= MAX_RIR_DEPTH) {
+      corbaorb_exception_set_system_minor(ev, ex_CORBA_BAD_PARAM, 0x4f4d0000u | 9,
+                                          CORBA_COMPLETED_NO);
+      return NULL;
+    }
+    CORBA_Object o = resolve_ref(orb, key, depth + 1, ev);
+    if (ev && ev->_major == CORBA_USER_EXCEPTION) { /* InvalidName: no such reference */
+      CORBA_exception_free(ev);
+      corbaorb_exception_set_system_minor(ev, ex_CORBA_BAD_PARAM, 0x4f4d0000u | 9,
+                                          CORBA_COMPLETED_NO);
+      return NULL;
+    }
+    return o;
+  }
+  return corbaorb_object_new(orb, str, ev);
+}
+
 CORBA_Object CORBA_ORB_string_to_object(CORBA_ORB orb, const CORBA_char *str,
                                         CORBA_Environment *ev)
 {
-  return corbaorb_object_new(orb, str, ev);
+  return object_from_string(orb, str, 0, ev);
 }
 
 CORBA_char *CORBA_ORB_object_to_string(CORBA_ORB orb, CORBA_Object obj, CORBA_Environment *ev)
@@ -572,6 +644,12 @@ static PortableServer_POA builtin_poa(CORBA_ORB orb, const char *name, CORBA_Env
 CORBA_Object CORBA_ORB_resolve_initial_references(CORBA_ORB orb, const CORBA_char *identifier,
                                                   CORBA_Environment *ev)
 {
+  return resolve_ref(orb, identifier, 0, ev);
+}
+
+static CORBA_Object resolve_ref(CORBA_ORB orb, const char *identifier, int depth,
+                                CORBA_Environment *ev)
+{
   if (!orb || !identifier) {
     SET_SYS(ev, ex_CORBA_BAD_PARAM, CORBA_COMPLETED_NO);
     return NULL;
@@ -580,7 +658,7 @@ CORBA_Object CORBA_ORB_resolve_initial_references(CORBA_ORB orb, const CORBA_cha
     return (CORBA_Object)builtin_poa(orb, identifier, ev);
   for (size_t i = 0; i < orb->ninitrefs; i++)
     if (!strcmp(orb->initref_names[i], identifier))
-      return corbaorb_object_new(orb, orb->initref_urls[i], ev);
+      return object_from_string(orb, orb->initref_urls[i], depth, ev);
   if (orb->default_initref) {
     size_t n = strlen(orb->default_initref) + strlen(identifier) + 2;
     char *url = malloc(n);
@@ -589,7 +667,7 @@ CORBA_Object CORBA_ORB_resolve_initial_references(CORBA_ORB orb, const CORBA_cha
       return NULL;
     }
     snprintf(url, n, "%s/%s", orb->default_initref, identifier);
-    CORBA_Object o = corbaorb_object_new(orb, url, ev);
+    CORBA_Object o = object_from_string(orb, url, depth, ev);
     free(url);
     return o;
   }

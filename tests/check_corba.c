@@ -357,6 +357,85 @@ START_TEST(test_orb_init_options)
 }
 END_TEST
 
+/* corbaloc:rir:[/KEY]: the reference resolve_initial_references(KEY)
+ * gives (KEY "NameService" when absent), through -ORBInitRef values that
+ * are themselves rir URLs; a loop of them, an unknown key or another
+ * address beside rir: BAD_PARAM minor 9. */
+static void check_rir_target(CORBA_ORB orb, const char *url, const char *host, unsigned port,
+                             const char *key)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_Object o = CORBA_ORB_string_to_object(orb, url, &ev);
+  ck_assert_msg(ev._major == CORBA_NO_EXCEPTION, "%s: %s", url,
+                ev._major ? CORBA_exception_id(&ev) : "");
+  ck_assert_ptr_nonnull(o);
+  CORBA_char *s = CORBA_ORB_object_to_string(orb, o, &ev);
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  iiop_ior ior;
+  ck_assert_int_eq(iiop_ior_from_string(s, &a, &ior), CDR_OK);
+  const iiop_profile *p = iiop_ior_iiop_profile(&ior);
+  ck_assert_str_eq(p->host, host);
+  ck_assert_uint_eq(p->port, port);
+  ck_assert_uint_eq(p->key_len, strlen(key));
+  ck_assert(!memcmp(p->key, key, strlen(key)));
+  cdr_arena_free(&a);
+  CORBA_free(s);
+  CORBA_Object_release(o, &ev);
+}
+
+START_TEST(test_corbaloc_rir)
+{
+  char a0[] = "prog", a1[] = "-ORBInitRef", a2[] = "NameService=corbaloc::127.0.0.1:2809/NameService",
+       a3[] = "-ORBInitRef", a4[] = "Echo=corbaloc::10.0.0.2:4000/Echo%20Key",
+       a5[] = "-ORBInitRef", a6[] = "Alias=corbaloc:rir:/Echo", a7[] = "-ORBInitRef",
+       a8[] = "Loop=corbaloc:rir:/Loop", a9[] = "-ORBInitRef", a10[] = "Odd Name=corbaloc::10.0.0.3:5/K";
+  char *argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, NULL };
+  int argc = 11;
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_ORB orb = CORBA_ORB_init(&argc, argv, "", &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_int_eq(argc, 1);
+
+  check_rir_target(orb, "corbaloc:rir:", "127.0.0.1", 2809, "NameService");
+  check_rir_target(orb, "corbaloc:rir:/", "127.0.0.1", 2809, "NameService");
+  check_rir_target(orb, "corbaloc:rir:/NameService", "127.0.0.1", 2809, "NameService");
+  check_rir_target(orb, "CORBALOC:RIR:/Echo", "10.0.0.2", 4000, "Echo Key");
+  check_rir_target(orb, "corbaloc:rir:/Alias", "10.0.0.2", 4000, "Echo Key");
+  check_rir_target(orb, "corbaloc:rir:/Odd%20Name", "10.0.0.3", 5, "K");
+  /* resolve_initial_references follows an InitRef that is a rir URL too */
+  CORBA_Object o = CORBA_ORB_resolve_initial_references(orb, "Alias", &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  CORBA_Object o2 = CORBA_ORB_string_to_object(orb, "corbaloc::10.0.0.2:4000/Echo%20Key", &ev);
+  ck_assert(CORBA_Object_is_equivalent(o, o2, &ev));
+  CORBA_Object_release(o, &ev);
+  CORBA_Object_release(o2, &ev);
+
+  /* the built-in POAs through rir */
+  o = CORBA_ORB_string_to_object(orb, "corbaloc:rir:/RootPOA", &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  o2 = CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
+  ck_assert_ptr_eq(o, o2);
+
+  const char *bad[] = { "corbaloc:rir:/Loop", "corbaloc:rir:/Unknown", "corbaloc:rir:,:h:1/k",
+                        "corbaloc:rir:x", "corbaloc:rir:/a%2", "corbaloc:rir:/a%00b",
+                        "corbaloc:rir:/a%zzb" };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    o = CORBA_ORB_string_to_object(orb, bad[i], &ev);
+    ck_assert_ptr_null(o);
+    ck_assert_msg(ev._major == CORBA_SYSTEM_EXCEPTION, "%s", bad[i]);
+    ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM);
+    CORBA_SystemException *se = CORBA_exception_value(&ev);
+    ck_assert_uint_eq(se->minor, 0x4f4d0000u | 9);
+    ck_assert_int_eq(se->completed, CORBA_COMPLETED_NO);
+    CORBA_exception_free(&ev);
+  }
+  CORBA_ORB_destroy(orb, &ev);
+}
+END_TEST
+
 START_TEST(test_object_strings)
 {
   CORBA_Environment ev;
@@ -944,6 +1023,7 @@ static Suite *corba_suite(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_orb_init_options);
   tcase_add_test(tc, test_object_strings);
+  tcase_add_test(tc, test_corbaloc_rir);
   tcase_add_test(tc, test_poa);
   tcase_add_test(tc, test_steady_state);
   tcase_add_test(tc, test_servant_exceptions);

@@ -459,8 +459,8 @@ static CORBA_Object object_from_string(CORBA_ORB orb, const char *str, int depth
     }
     CORBA_Object o = resolve_ref(orb, key, depth + 1, ev);
     if (ev && ev->_major == CORBA_USER_EXCEPTION) { /* InvalidName: no such reference */
-      CORBA_exception_free(ev);
-      corbaorb_exception_set_system_minor(ev, ex_CORBA_BAD_PARAM, 0x4f4d0000u | 9,
+      CORBA_exception_free(ev); /* omniORB: BAD_PARAM_BadURIOther, OMG minor 10 */
+      corbaorb_exception_set_system_minor(ev, ex_CORBA_BAD_PARAM, 0x4f4d0000u | 10,
                                           CORBA_COMPLETED_NO);
       return NULL;
     }

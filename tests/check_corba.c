@@ -419,7 +419,15 @@ START_TEST(test_corbaloc_rir)
   o2 = CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
   ck_assert_ptr_eq(o, o2);
 
-  const char *bad[] = { "corbaloc:rir:/Loop", "corbaloc:rir:/Unknown", "corbaloc:rir:,:h:1/k",
+  /* a key no initial reference has: minor 10 (omniORB's BAD_PARAM_BadURIOther) */
+  o = CORBA_ORB_string_to_object(orb, "corbaloc:rir:/Unknown", &ev);
+  ck_assert_ptr_null(o);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM);
+  ck_assert_uint_eq(((CORBA_SystemException *)CORBA_exception_value(&ev))->minor,
+                    0x4f4d0000u | 10);
+  CORBA_exception_free(&ev);
+  /* malformed, or rir URLs more than 8 deep: minor 9 */
+  const char *bad[] = { "corbaloc:rir:/Loop", "corbaloc:rir:,:h:1/k",
                         "corbaloc:rir:x", "corbaloc:rir:/a%2", "corbaloc:rir:/a%00b",
                         "corbaloc:rir:/a%zzb" };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

@@ -440,6 +440,35 @@ START_TEST(test_corbaloc_rir)
     ck_assert_int_eq(se->completed, CORBA_COMPLETED_NO);
     CORBA_exception_free(&ev);
   }
+
+#ifdef CORBAORB_TEST_COSNAMING
+  /* corbaname: a malformed URL or string name is BAD_PARAM minor 9 before
+   * anything is sent (port 1: nothing listens there) */
+  const char *badname[] = { "corbaname:#x", "corbaname::127.0.0.1:1#", "corbaname::127.0.0.1:1#a//b",
+                            "corbaname::127.0.0.1:1#a/", "corbaname::127.0.0.1:1#/a",
+                            "corbaname::127.0.0.1:1#a.b.c", "corbaname::127.0.0.1:1#a.",
+                            "corbaname::127.0.0.1:1#a%5C", "corbaname::127.0.0.1:1#a%zz",
+                            "corbaname::127.0.0.1:1#a%00" };
+  for (size_t i = 0; i < sizeof badname / sizeof *badname; i++) {
+    o = CORBA_ORB_string_to_object(orb, badname[i], &ev);
+    ck_assert_ptr_null(o);
+    ck_assert_msg(ev._major == CORBA_SYSTEM_EXCEPTION, "%s", badname[i]);
+    ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM);
+    ck_assert_uint_eq(((CORBA_SystemException *)CORBA_exception_value(&ev))->minor,
+                      0x4f4d0000u | 9);
+    CORBA_exception_free(&ev);
+  }
+  /* well-formed names reach the naming service: none listens, TRANSIENT */
+  const char *good[] = { "corbaname::127.0.0.1:1#a.b/c", "corbaname::127.0.0.1:1/NameService#.",
+                         "corbaname::127.0.0.1:1#.kind", "corbaname::127.0.0.1:1#a%5C.b%5C%2Fc" };
+  for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+    o = CORBA_ORB_string_to_object(orb, good[i], &ev);
+    ck_assert_ptr_null(o);
+    ck_assert_msg(ev._major == CORBA_SYSTEM_EXCEPTION, "%s", good[i]);
+    ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_TRANSIENT);
+    CORBA_exception_free(&ev);
+  }
+#endif
   CORBA_ORB_destroy(orb, &ev);
 }
 END_TEST

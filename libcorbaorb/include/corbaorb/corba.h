@@ -281,9 +281,18 @@ CORBAORB_API CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *
  * (release it).  corbaloc:rir: is CORBA_ORB_resolve_initial_references of
  * KEY (%XX escapes decoded; absent or empty: "NameService"; CORBA 3.0
  * 13.6.10.2), followed through -ORBInitRef values that are rir URLs
- * themselves, at most 8 deep.  Errors: BAD_PARAM (malformed, rir: beside
- * another address, rir URLs more than 8 deep: OMG minor 9; a rir KEY no
- * initial reference has: minor 10; as omniORB), NO_MEMORY. */
+ * themselves, at most 8 deep.  "corbaname:ADDRS[/KEY][#NAME]" (CORBA 3.0
+ * 13.6.10.3; ADDRS as corbaloc's, rir: included; KEY default
+ * "NameService"): the naming context corbaloc:ADDRS/KEY, and when #NAME is
+ * given, NAME (%XX escapes decoded, then a stringified CosNaming name:
+ * "a/b.kind", '\\' escaping '/', '.' and '\\') resolved in it with one
+ * CosNaming resolve call; a library built without CosNaming.idl raises
+ * NO_IMPLEMENT for corbaname:.  Errors: BAD_PARAM (malformed, rir: beside
+ * another address, rir URLs more than 8 deep, an empty, malformed or
+ * unescapable NAME: OMG minor 9; a rir KEY no initial reference has, a NAME
+ * the service does not have (NotFound, CannotProceed, InvalidName): minor
+ * 10; as omniORB), the system exceptions of reaching the naming service
+ * (TRANSIENT, COMM_FAILURE, ...), NO_MEMORY. */
 CORBAORB_API CORBA_Object CORBA_ORB_string_to_object(CORBA_ORB orb, const CORBA_char *str,
                                                      CORBA_Environment *ev);
 /* The IOR string of OBJ (CORBA_free it); nil: "IOR:" of a nil IOR. */

@@ -342,6 +342,19 @@ IIOP_API void iiop_request_set_completed(iiop_request *r, uint32_t completed);
  * repo_id or a completion status above MAYBE (ignored), that return value
  * is answered with UNKNOWN (completion MAYBE). */
 IIOP_API void iiop_request_set_exception(iiop_request *r, const giop_system_exception *e);
+/* In an operation: answer with a forward instead of a result (CORBA 3.x
+ * Part 2, 15.4.2: GIOP Reply status LOCATION_FORWARD (3), or with PERM
+ * non-zero LOCATION_FORWARD_PERM (4; GIOP 1.2 only: a 1.0/1.1 request gets
+ * LOCATION_FORWARD), the body the IOR, re-encoded from IOR, a stringified
+ * IOR ("IOR:..."), parsed and copied here: the caller keeps IOR).  Whatever
+ * the operation then returns or wrote to its result stream is dropped; a
+ * oneway request gets no reply at all.  A second call replaces the first.
+ * Clients (this one included) send the request again to the IOR's target
+ * and, until it fails, later requests too.  Errors: CDR_E_INVALID (a NULL
+ * argument, IOR not a stringified IOR: BAD_PARAM), the decoding errors of
+ * iiop_ior_from_string() (MARSHAL), CDR_E_NOMEM; on error the reply is as
+ * if it had not been called. */
+IIOP_API int iiop_request_set_forward(iiop_request *r, const char *ior, int perm) IIOP_WUR;
 /* Value options for decoding the request's arguments: cdr_value_opts_default()
  * with max_values from the server's limits (iiop/limits.h).  R NULL:
  * the defaults. */

@@ -1284,7 +1284,7 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
         retried = 1;
         continue;
       }
-      if (cached && no && (phase == PH_SEND || rc == CDR_E_CLOSED)) {
+      if (cached && no && (rc == CDR_E_CLOSED || rc == CDR_E_IO || rc == CDR_E_TLS)) {
         /* The cached forward failed before it processed the request
          * (TRANSIENT / COMM_FAILURE, completion NO): back to the base. */
         target *exp = cached;

@@ -283,6 +283,30 @@ START_TEST(test_perm_remembered)
 }
 END_TEST
 
+/* PERM asked for in a GIOP 1.0 request: 1.0 has no LOCATION_FORWARD_PERM,
+ * the reply is LOCATION_FORWARD, so a stopped target sends the client back
+ * to the original. */
+START_TEST(test_perm_in_giop10_is_plain_forward)
+{
+  sa.fwd_ior = ior_b;
+  sa.perm = 1;
+  char url[128];
+  snprintf(url, sizeof url, "corbaloc::1.0@127.0.0.1:%u/F", (unsigned)iiop_server_port(srv_a));
+  iiop_ref *r = resolve(url);
+  int32_t v = 0;
+  ck_assert_int_eq(ping(r, 1, &v, NULL), CDR_OK);
+  ck_assert_int_eq(ping(r, 2, &v, NULL), CDR_OK);
+  ck_assert_int_eq(load(&sa.forwards), 1);
+  ck_assert_int_eq(load(&sb.calls), 2);
+  __atomic_store_n(&sa.fwd_ior, NULL, __ATOMIC_SEQ_CST);
+  iiop_server_shutdown(srv_b);
+  ck_assert_int_eq(ping(r, 3, &v, NULL), CDR_OK);
+  ck_assert_int_eq(v, 4);
+  ck_assert_int_eq(load(&sa.calls), 1);
+  iiop_ref_free(r);
+}
+END_TEST
+
 /* A forwards to A: each call ends with IMP_LIMIT after exactly
  * MAX_FORWARDS + 1 forwards, and the next call is bounded the same way. */
 START_TEST(test_forward_loop_bounded)
@@ -376,6 +400,7 @@ static Suite *forward_suite(void)
   tcase_add_test(tc, test_oneway_after_forward);
   tcase_add_test(tc, test_target_stopped_back_to_original);
   tcase_add_test(tc, test_perm_remembered);
+  tcase_add_test(tc, test_perm_in_giop10_is_plain_forward);
   tcase_add_test(tc, test_forward_loop_bounded);
   tcase_add_test(tc, test_set_forward_errors);
   tcase_add_test(tc, test_threads_share_forward);

@@ -57,6 +57,7 @@
 #include "transport.h"
 
 #define MAX_FORWARDS 8
+#define FWD_TARGETS_MAX 8  /* distinct forwarded targets a reference keeps (bounded memory) */
 #define REQ_IOV (CDR_OUT_IOV_MAX + 1)  /* a request's gather list: a rebuilt header, the body's pieces */
 #define CALL_POOL_MAX 64
 
@@ -92,11 +93,32 @@ struct cconn {
   iiop_call *pend;           /* pending calls, doubly linked */
 };
 
+/* Where a reference's requests go: an endpoint and an object key. */
+typedef struct target {
+  struct target *next;       /* the reference's list of forwarded targets */
+  endpoint *ep;
+  const uint8_t *key;
+  uint32_t key_len;
+} target;
+
+/* Forwarding (CORBA 3.x Part 2, 15.4.3 / GIOP Reply status 3 and 4): ORIG
+ * is where the reference was resolved to; BASE (atomic pointer) is ORIG or
+ * the target a LOCATION_FORWARD_PERM named; FWD (atomic pointer, NULL:
+ * none) the target of the last LOCATION_FORWARD, used by every later call
+ * until it cannot be reached (then BASE again).  Targets are never freed
+ * before the reference, so a pointer read atomically stays valid without
+ * a lock; MU guards only the list (the forward path). */
 struct iiop_ref {
   iiop_client *cl;
   endpoint *ep;
   const uint8_t *key;
   uint32_t key_len;
+  target orig;
+  target *base;              /* atomic */
+  target *fwd;               /* atomic */
+  pthread_mutex_t mu;        /* targets, ntargets */
+  target *targets;
+  unsigned ntargets;
   int cs_bad;                /* no common char code set: calls fail with CDR_E_CODESET */
   cdr_opts opts;             /* GIOP version and code sets for arguments and results */
   cdr_arena arena;           /* what the reference points into */
@@ -113,6 +135,7 @@ struct iiop_call {
   uint8_t out_live, out2_live, oneway, invoked, has_ex, msg_live;
   const char *op;
   uint32_t op_len;
+  const uint8_t *hdr_key;    /* the object key the prepared header names */
   size_t hdr_end, body_start, body_len, msg_len;
   /* the reply */
   cconn *cc;                 /* holds a reference while reply is ours */
@@ -566,6 +589,11 @@ int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out)
   }
   if (prof)
     note_orb_type(r->ep, prof);
+  r->orig.ep = r->ep;
+  r->orig.key = r->key;
+  r->orig.key_len = r->key_len;
+  r->base = &r->orig;
+  pthread_mutex_init(&r->mu, NULL);
   *out = r;
   return CDR_OK;
 
@@ -579,6 +607,12 @@ void iiop_ref_free(iiop_ref *r)
 {
   if (!r)
     return;
+  while (r->targets) {
+    target *t = r->targets;
+    r->targets = t->next;
+    iiop__free(r->cl->alloc, t);
+  }
+  pthread_mutex_destroy(&r->mu);
   cdr_arena_free(&r->arena);
   iiop__free(r->cl->alloc, r);
 }
@@ -692,8 +726,12 @@ int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iiop_call **
   memset(&h, 0, sizeof h);
   h.response_flags = call->oneway ? GIOP_RESPONSE_NONE : GIOP_RESPONSE_EXPECTED;
   h.target.disposition = GIOP_KEY_ADDR;
-  h.target.key = r->key;
-  h.target.key_len = r->key_len;
+  const target *t = __atomic_load_n(&r->fwd, __ATOMIC_ACQUIRE);
+  if (!t)
+    t = __atomic_load_n(&r->base, __ATOMIC_ACQUIRE);
+  call->hdr_key = t->key;
+  h.target.key = t->key;
+  h.target.key_len = t->key_len;
   h.operation = op;
   h.operation_len = call->op_len;
   giop_begin_request(&call->out, &h);
@@ -806,9 +844,8 @@ static int iov_slice(struct iovec *v, int n, size_t from, size_t len)
 static int build_request(iiop_call *call, const uint8_t *key, uint32_t key_len, uint32_t id,
                          int with_cs, struct iovec v[REQ_IOV], int *nv, size_t *len)
 {
-  iiop_ref *r = call->ref;
   int minor = call->out_opts.giop_minor;
-  if (!with_cs && key == r->key) {
+  if (!with_cs && key == call->hdr_key) {
     int rc = giop_patch_request_id(&call->out, id); /* the header has no contexts */
     if (rc != CDR_OK)
       return rc;
@@ -1073,9 +1110,43 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
 
 /* ---------------------------------------------------------------- invoke */
 
+/* The cached target of R for endpoint EP and KEY: one already in R's list,
+ * or a new one (the key copied) while the list has room; NULL when it is
+ * full or on allocation failure (the forward is then followed uncached). */
+static target *target_get(iiop_ref *r, endpoint *ep, const uint8_t *key, uint32_t key_len)
+{
+  if (ep == r->orig.ep && key_len == r->orig.key_len
+      && (key_len == 0 || memcmp(key, r->orig.key, key_len) == 0))
+    return &r->orig;
+  pthread_mutex_lock(&r->mu);
+  target *t;
+  for (t = r->targets; t; t = t->next)
+    if (t->ep == ep && t->key_len == key_len && (key_len == 0 || memcmp(t->key, key, key_len) == 0))
+      break;
+  if (!t && r->ntargets < FWD_TARGETS_MAX) {
+    t = iiop__malloc(r->cl->alloc, sizeof *t + (key_len ? key_len : 1));
+    if (t) {
+      uint8_t *k = (uint8_t *)(t + 1);
+      if (key_len)
+        memcpy(k, key, key_len);
+      t->ep = ep;
+      t->key = k;
+      t->key_len = key_len;
+      t->next = r->targets;
+      r->targets = t;
+      r->ntargets++;
+    }
+  }
+  pthread_mutex_unlock(&r->mu);
+  return t;
+}
+
 /* A LOCATION_FORWARD body: the IOR to go to instead.  Its key is copied
- * into the call's arena (the reply is released before the retry). */
-static int take_forward(iiop_call *call, endpoint **ep, const uint8_t **key, uint32_t *key_len)
+ * into the call's arena (the reply is released before the retry), and the
+ * target cached in the reference: PERM replaces its base target, else it
+ * becomes the forward later calls use. */
+static int take_forward(iiop_call *call, int perm, endpoint **ep, const uint8_t **key,
+                        uint32_t *key_len)
 {
   iiop_ior ior;
   int rc = iiop_ior_read(&call->msg.body, &ior);
@@ -1101,6 +1172,17 @@ static int take_forward(iiop_call *call, endpoint **ep, const uint8_t **key, uin
   *ep = e;
   *key = k;
   *key_len = p->key_len;
+  iiop_ref *r = call->ref;
+  target *t = target_get(r, e, k, p->key_len);
+  if (t) {
+    if (perm) {
+      __atomic_store_n(&r->base, t, __ATOMIC_RELEASE);
+      __atomic_store_n(&r->fwd, NULL, __ATOMIC_RELEASE);
+    } else {
+      __atomic_store_n(&r->fwd, t == __atomic_load_n(&r->base, __ATOMIC_ACQUIRE) ? NULL : t,
+                       __ATOMIC_RELEASE);
+    }
+  }
   return CDR_OK;
 }
 
@@ -1153,14 +1235,29 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
                       cdr_out_byte_order(&call->out));
 
   int64_t deadline = iiop__deadline(cl->o.timeout_ms);
-  endpoint *ep = r->ep;
-  const uint8_t *key = r->key;
-  uint32_t key_len = r->key_len;
+  /* No forward cached: two atomic loads, no lock. */
+  target *cached = __atomic_load_n(&r->fwd, __ATOMIC_ACQUIRE);
+  const target *t = cached ? cached : __atomic_load_n(&r->base, __ATOMIC_ACQUIRE);
+  endpoint *ep = t->ep;
+  const uint8_t *key = t->key;
+  uint32_t key_len = t->key_len;
   int forwards = 0, retried = 0;
   for (;;) {
     cconn *cc;
     int fresh, no = 1;
     rc = get_conn(cl, ep, deadline, &cc, &fresh);
+    if (rc != CDR_OK && cached && rc != CDR_E_NOMEM) {
+      /* The cached forward cannot be reached: forget it, go back to the
+       * reference's own target (once; 15.4.3). */
+      target *exp = cached;
+      __atomic_compare_exchange_n(&r->fwd, &exp, NULL, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+      cached = NULL;
+      t = __atomic_load_n(&r->base, __ATOMIC_ACQUIRE);
+      ep = t->ep;
+      key = t->key;
+      key_len = t->key_len;
+      continue;
+    }
     if (rc != CDR_OK) {
       if (rc == CDR_E_TIMEOUT)
         ccount(cl, CST_TIMEOUT);
@@ -1185,6 +1282,19 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
        * one. */
       if (rc == CDR_E_CLOSED && no && !fresh && !retried) {
         retried = 1;
+        continue;
+      }
+      if (cached && no && (rc == CDR_E_CLOSED || rc == CDR_E_IO || rc == CDR_E_TLS)) {
+        /* The cached forward failed before it processed the request
+         * (TRANSIENT / COMM_FAILURE, completion NO): back to the base. */
+        target *exp = cached;
+        __atomic_compare_exchange_n(&r->fwd, &exp, NULL, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE);
+        cached = NULL;
+        t = __atomic_load_n(&r->base, __ATOMIC_ACQUIRE);
+        ep = t->ep;
+        key = t->key;
+        key_len = t->key_len;
         continue;
       }
       ccount(cl, rc == CDR_E_TIMEOUT ? CST_TIMEOUT : rc == CDR_E_LIMIT ? CST_LIMIT
@@ -1232,7 +1342,9 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
       if (++forwards > MAX_FORWARDS) {
         rc = CDR_E_LIMIT;
       } else {
-        rc = take_forward(call, &ep, &key, &key_len);
+        rc = take_forward(call, call->msg.u.reply.reply_status == GIOP_LOCATION_FORWARD_PERM,
+                          &ep, &key, &key_len);
+        cached = NULL; /* a target this call was told to go to: its failure is reported */
       }
       drop_reply(call);
       if (rc != CDR_OK) {

@@ -8,6 +8,7 @@
 #include "dispatch.h"
 #include <string.h>
 #include <cdr/cdr.h>
+#include <iiop/ior.h>
 
 /* ---------------------------------------------------------------- requests */
 
@@ -17,7 +18,31 @@ struct iiop_request {
   uint32_t completed;
   const iiop__session *sess;
   giop_system_exception sysex; /* iiop_request_set_exception(): repo_id non-NULL */
+  cdr_arena *fwd_arena;      /* iiop_request_set_forward(): FWD lives in it; NULL: none */
+  iiop_ior fwd;
+  int fwd_perm;
 };
+
+int iiop_request_set_forward(iiop_request *r, const char *ior, int perm)
+{
+  if (!r || !ior)
+    return CDR_E_INVALID;
+  cdr_arena *a = cdr_arena_get();
+  if (!a)
+    return CDR_E_NOMEM;
+  iiop_ior v;
+  int rc = iiop_ior_from_string(ior, a, &v);
+  if (rc != CDR_OK) {
+    cdr_arena_put(a);
+    return rc;
+  }
+  if (r->fwd_arena)
+    cdr_arena_put(r->fwd_arena);
+  r->fwd_arena = a;
+  r->fwd = v;
+  r->fwd_perm = perm != 0;
+  return CDR_OK;
+}
 
 void iiop_request_value_opts(const iiop_request *r, cdr_value_opts *o)
 {
@@ -248,7 +273,12 @@ static inline __attribute__((always_inline)) int do_request(iiop__session *s, gi
   if (!o)
     return IIOP__D_CLOSE;
   cdr_in *args = &m->body;
-  iiop_request req = { h->operation, id, GIOP_COMPLETED_NO, s, { NULL, 0, 0 } };
+  iiop_request req;
+  memset(&req, 0, sizeof req);
+  req.operation = h->operation;
+  req.request_id = id;
+  req.completed = GIOP_COMPLETED_NO;
+  req.sess = s;
   int rc;
   switch (op->kind) {
   case IIOP__OP_IS_A: {
@@ -266,6 +296,19 @@ static inline __attribute__((always_inline)) int do_request(iiop__session *s, gi
   default:
     rc = op->fn(ob->servant, &req, args, o);
     break;
+  }
+  if (req.fwd_arena) {
+    /* The servant forwards: whatever it wrote is dropped. */
+    int act = IIOP__D_CONTINUE;
+    if (reply) {
+      uint32_t st = req.fwd_perm && minor >= 2 ? GIOP_LOCATION_FORWARD_PERM : GIOP_LOCATION_FORWARD;
+      o = begin_reply(s, minor, id, st, true);
+      if (o)
+        iiop_ior_write(o, &req.fwd);
+      act = finish(o, id, r);
+    }
+    cdr_arena_put(req.fwd_arena);
+    return act;
   }
   if (!reply)
     return IIOP__D_CONTINUE;

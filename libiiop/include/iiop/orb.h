@@ -7,7 +7,9 @@
  * result), end (give everything back to the pools).  Connections are shared
  * by every thread calling the same endpoint; replies are matched to callers
  * by request ID.  The first request on a connection carries the CodeSets
- * service context.  LOCATION_FORWARD replies are followed.
+ * service context.  LOCATION_FORWARD replies are followed and remembered
+ * per reference (iiop_call_invoke()); a servant forwards with
+ * iiop_request_set_forward().
  *
  * Server: listen, activate servants under object keys (an object adapter:
  * key -> servant and its interface; persistent keys the application names,
@@ -115,8 +117,18 @@ IIOP_API int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iio
                              cdr_out **args) IIOP_WUR;
 /* Send the request and (two-way) wait for its reply; *RESULT (may be NULL
  * for oneway) is positioned at the reply body, decoding into the call's
- * arena.  LOCATION_FORWARD replies are followed (at most 8 in a row; the
- * body goes unchanged, in its GIOP version and code sets).  Returns CDR_OK
+ * arena.  LOCATION_FORWARD replies are followed (at most 8 in a row, the
+ * 9th is CDR_E_LIMIT: IMP_LIMIT, completion NO; the body goes unchanged, in
+ * its GIOP version and code sets; CORBA 3.x Part 2, 15.4.3).  The
+ * reference remembers the last forward: later calls on it, oneways
+ * included, go straight to the forwarded target until a call there fails
+ * to connect or fails before the request was processed (TRANSIENT /
+ * COMM_FAILURE, completion NO); that call then goes once to the
+ * reference's own target (which may forward again).  LOCATION_FORWARD_PERM
+ * replaces the reference's own target for its lifetime.  A reference keeps
+ * at most 8 distinct forwarded targets (memory freed with it); a forward
+ * to a ninth is followed but not remembered.  Calls with no forward
+ * remembered read it with one atomic load: no lock.  Returns CDR_OK
  * (NO_EXCEPTION), IIOP_R_USER_EXCEPTION, IIOP_R_SYSTEM_EXCEPTION, or an
  * error: CDR_E_TIMEOUT (no reply in time: the request is cancelled with
  * CancelRequest, except towards omniORB, whose IORs say so: its 4.2 server
@@ -342,6 +354,19 @@ IIOP_API void iiop_request_set_completed(iiop_request *r, uint32_t completed);
  * repo_id or a completion status above MAYBE (ignored), that return value
  * is answered with UNKNOWN (completion MAYBE). */
 IIOP_API void iiop_request_set_exception(iiop_request *r, const giop_system_exception *e);
+/* In an operation: answer with a forward instead of a result (CORBA 3.x
+ * Part 2, 15.4.2: GIOP Reply status LOCATION_FORWARD (3), or with PERM
+ * non-zero LOCATION_FORWARD_PERM (4; GIOP 1.2 only: a 1.0/1.1 request gets
+ * LOCATION_FORWARD), the body the IOR, re-encoded from IOR, a stringified
+ * IOR ("IOR:..."), parsed and copied here: the caller keeps IOR).  Whatever
+ * the operation then returns or wrote to its result stream is dropped; a
+ * oneway request gets no reply at all.  A second call replaces the first.
+ * Clients (this one included) send the request again to the IOR's target
+ * and, until it fails, later requests too.  Errors: CDR_E_INVALID (a NULL
+ * argument, IOR not a stringified IOR: BAD_PARAM), the decoding errors of
+ * iiop_ior_from_string() (MARSHAL), CDR_E_NOMEM; on error the reply is as
+ * if it had not been called. */
+IIOP_API int iiop_request_set_forward(iiop_request *r, const char *ior, int perm) IIOP_WUR;
 /* Value options for decoding the request's arguments: cdr_value_opts_default()
  * with max_values from the server's limits (iiop/limits.h).  R NULL:
  * the defaults. */

@@ -43,6 +43,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/uio.h>
@@ -141,6 +143,8 @@ struct iiop_client {
   unsigned nfree;
   unsigned live_calls;
   int closing;               /* atomic */
+  pthread_mutex_t err_mu;    /* err */
+  char err[IIOP_CLIENT_ERROR_MAX]; /* the last connection failure's reason ("" none) */
   uint64_t stats[5];         /* atomic: iiop_client_stats, in its order */
 };
 
@@ -243,6 +247,7 @@ iiop_client *iiop_client_new(const iiop_client_opts *opts)
     }
     c->o.tls_ca_file = c->ca_file;
   }
+  pthread_mutex_init(&c->err_mu, NULL);
   pthread_mutex_init(&c->mu, NULL);
   pthread_cond_init(&c->idle_cv, NULL);
   return c;
@@ -288,6 +293,33 @@ static void conn_fail(cconn *cc, int status, int no)
   pthread_mutex_unlock(&cc->mu);
 }
 
+/* Record WHY (printf format) as the reason of the last connection failure. */
+static void client_why(iiop_client *cl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void client_why(iiop_client *cl, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  pthread_mutex_lock(&cl->err_mu);
+  vsnprintf(cl->err, sizeof cl->err, fmt, ap);
+  pthread_mutex_unlock(&cl->err_mu);
+  va_end(ap);
+}
+
+size_t iiop_client_last_error(iiop_client *c, char *buf, size_t cap)
+{
+  if (!c) {
+    if (buf && cap)
+      buf[0] = 0;
+    return 0;
+  }
+  pthread_mutex_lock(&c->err_mu);
+  size_t n = strlen(c->err);
+  if (buf && cap)
+    snprintf(buf, cap, "%s", c->err);
+  pthread_mutex_unlock(&c->err_mu);
+  return n;
+}
+
 /* Send a header-only message (CancelRequest, MessageError), best effort. */
 static void send_small(cconn *cc, int type, uint32_t request_id, uint8_t minor)
 {
@@ -303,6 +335,7 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
   iiop_transport *t;
   int rc = iiop__tcp_connect(ep->host, ep->port, left < 0 ? 0 : left, cl->alloc, &t);
   if (rc != CDR_OK) {
+    client_why(cl, "connect to %s:%u: %s", ep->host, (unsigned)ep->port, cdr_strerror(rc));
     ccount(cl, CST_CONNECT_FAILED);
     return rc;
   }
@@ -316,8 +349,10 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
     int hs = cl->o.limits.handshake_timeout_ms;
     if (left < 0 || left > hs)
       left = hs;
-    rc = iiop_tls_connect(cl->tls, t, ep->host, left, &t);
+    char why[IIOP_TLS_WHY_MAX];
+    rc = iiop_tls_connect_why(cl->tls, t, ep->host, left, &t, why, sizeof why);
     if (rc != CDR_OK) {
+      client_why(cl, "TLS to %s:%u: %s", ep->host, (unsigned)ep->port, why);
       ccount(cl, CST_CONNECT_FAILED);
       return rc;
     }
@@ -1313,5 +1348,6 @@ void iiop_client_free(iiop_client *c)
   iiop__free(c->alloc, c->ca_file);
   pthread_cond_destroy(&c->idle_cv);
   pthread_mutex_destroy(&c->mu);
+  pthread_mutex_destroy(&c->err_mu);
   iiop__free(c->alloc, c);
 }

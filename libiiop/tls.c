@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
@@ -407,7 +408,50 @@ static const iiop_transport_ops tls_ops = { tls_writev, tls_read, tls_shutdown, 
 
 /* ---------------------------------------------------------------- handshake */
 
-static int handshake(tls_transport *t, int timeout_ms)
+/* Append S to WHY (capacity CAP, NUL-terminated), "; " between pieces. */
+static void why_add(char *why, size_t cap, const char *s)
+{
+  size_t n = strlen(why);
+  if (n + 1 >= cap)
+    return;
+  snprintf(why + n, cap - n, "%s%s", n ? "; " : "", s);
+}
+
+/* The reason a TLS step failed, into WHY (CAP octets, NULL: none): the
+ * peer certificate's verification error (X509_verify_cert_error_string)
+ * when verification failed, else OpenSSL's queued errors
+ * (ERR_error_string_n, oldest first), else the system error EN of an
+ * SSL_ERROR_SYSCALL, else WHAT.  The queue is emptied. */
+static void tls_why(char *why, size_t cap, SSL *ssl, int e, int en, const char *what)
+{
+  if (!why || cap == 0) {
+    ERR_clear_error();
+    return;
+  }
+  why[0] = 0;
+  long v = ssl ? SSL_get_verify_result(ssl) : X509_V_OK;
+  if (v != X509_V_OK) {
+    snprintf(why, cap, "certificate verify failed: %s", X509_verify_cert_error_string(v));
+    ERR_clear_error();
+    return;
+  }
+  unsigned long err;
+  while ((err = ERR_get_error()) != 0) {
+    char buf[256];
+    ERR_error_string_n(err, buf, sizeof buf);
+    why_add(why, cap, buf);
+  }
+  if (why[0])
+    return;
+  if (e == SSL_ERROR_SYSCALL && en != 0)
+    snprintf(why, cap, "%s: %s", what, strerror(en));
+  else if (e == SSL_ERROR_SYSCALL || e == SSL_ERROR_ZERO_RETURN)
+    snprintf(why, cap, "%s: the peer closed the connection", what);
+  else
+    snprintf(why, cap, "%s", what);
+}
+
+static int handshake(tls_transport *t, int timeout_ms, char *why, size_t cap)
 {
   int64_t deadline = iiop__deadline(timeout_ms);
   for (;;) {
@@ -424,12 +468,18 @@ static int handshake(tls_transport *t, int timeout_ms)
       rc = iiop__poll(t->base.fd, POLLIN, iiop__remaining(deadline));
     else if (e == SSL_ERROR_WANT_WRITE)
       rc = iiop__poll(t->base.fd, POLLOUT, iiop__remaining(deadline));
-    else if (e == SSL_ERROR_SYSCALL && en != 0)
+    else if (e == SSL_ERROR_SYSCALL && en != 0) {
+      tls_why(why, cap, t->ssl, e, en, "TLS handshake");
       return CDR_E_IO;
-    else
+    } else {
+      tls_why(why, cap, t->ssl, e, en, "TLS handshake failed");
       return CDR_E_TLS;                 /* verification failed, peer closed, bad record */
-    if (rc != CDR_OK)
+    }
+    if (rc != CDR_OK) {
+      if (why && cap)
+        snprintf(why, cap, "TLS handshake: %s", rc == CDR_E_TIMEOUT ? "timed out" : cdr_strerror(rc));
       return rc;
+    }
   }
 }
 
@@ -452,9 +502,13 @@ static const char *bare_host(const char *host, char *buf, size_t cap)
 }
 
 static int tls_start(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int timeout_ms,
-                     int server, iiop_transport **out)
+                     int server, iiop_transport **out, char *why, size_t cap)
 {
+  if (why && cap)
+    why[0] = 0;
   if (!c || !tcp || !out || c->server != server) {
+    if (why && cap)
+      snprintf(why, cap, "%s", !c ? "no TLS context" : "invalid TLS arguments");
     if (tcp)
       tcp->ops->free(tcp);
     return CDR_E_INVALID;
@@ -504,7 +558,7 @@ static int tls_start(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int
         goto tls_fail;
     }
   }
-  rc = handshake(t, timeout_ms);
+  rc = handshake(t, timeout_ms, why, cap);
   if (rc != CDR_OK)
     goto fail;
   *out = &t->base;
@@ -512,7 +566,10 @@ static int tls_start(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int
 
 tls_fail:
   rc = CDR_E_TLS;
+  tls_why(why, cap, NULL, SSL_ERROR_SSL, 0, "TLS setup failed");
 fail:
+  if (why && cap && !why[0])
+    snprintf(why, cap, "TLS setup: %s", cdr_strerror(rc));
   ERR_clear_error();
   tls_free(&t->base);
   return rc;
@@ -521,10 +578,22 @@ fail:
 int iiop_tls_connect(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int timeout_ms,
                      iiop_transport **out)
 {
-  return tls_start(c, tcp, host, timeout_ms, 0, out);
+  return tls_start(c, tcp, host, timeout_ms, 0, out, NULL, 0);
+}
+
+int iiop_tls_connect_why(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int timeout_ms,
+                         iiop_transport **out, char *why, size_t cap)
+{
+  return tls_start(c, tcp, host, timeout_ms, 0, out, why, cap);
 }
 
 int iiop_tls_accept(iiop_tls_ctx *c, iiop_transport *tcp, int timeout_ms, iiop_transport **out)
 {
-  return tls_start(c, tcp, NULL, timeout_ms, 1, out);
+  return tls_start(c, tcp, NULL, timeout_ms, 1, out, NULL, 0);
+}
+
+int iiop_tls_accept_why(iiop_tls_ctx *c, iiop_transport *tcp, int timeout_ms, iiop_transport **out,
+                        char *why, size_t cap)
+{
+  return tls_start(c, tcp, NULL, timeout_ms, 1, out, why, cap);
 }

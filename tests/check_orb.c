@@ -792,16 +792,74 @@ START_TEST(test_tls)
   iiop_ref *r = resolve_ior(c, s, "Echo");
   check_ping(r, 1234);
   check_echo_string(r, "over TLS", 8);
+  char why[IIOP_CLIENT_ERROR_MAX];
+  memset(why, 'x', sizeof why);
+  ck_assert_uint_eq(iiop_client_last_error(c, why, sizeof why), 0);
+  ck_assert_str_eq(why, "");
   iiop_ref_free(r);
   iiop_client_free(c);
 
-  /* A client that does not trust the server's CA refuses it. */
+  /* A client that does not trust the server's CA refuses it, and says why
+   * in OpenSSL's words. */
   c = new_client(other_ca_file);
   r = resolve_ior(c, s, "Echo");
   int32_t got;
   ck_assert_int_eq(call_ping(r, 1, &got), CDR_E_TLS);
+  char want[160];
+  int wn = snprintf(want, sizeof want,
+                    "TLS to 127.0.0.1:%u: certificate verify failed: unable to get local issuer "
+                    "certificate", (unsigned)iiop_server_tls_port(s));
+  ck_assert_uint_eq(iiop_client_last_error(c, why, sizeof why), (size_t)wn);
+  ck_assert_str_eq(why, want);
+  /* Cut to the caller's buffer, NUL-terminated, full length returned. */
+  char small[8];
+  ck_assert_uint_eq(iiop_client_last_error(c, small, sizeof small), (size_t)wn);
+  ck_assert_str_eq(small, "TLS to ");
+  ck_assert_uint_eq(iiop_client_last_error(c, NULL, 0), (size_t)wn);
   iiop_ref_free(r);
   iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* The TLS reason through the transport call itself: a CA that did not sign
+ * the server's certificate. */
+START_TEST(test_tls_connect_why)
+{
+  if (!have_openssl) {
+    fprintf(stderr, "check_orb: openssl command missing: TLS reason test skipped\n");
+    return;
+  }
+  srv_opts_x x = { .tls = 1 };
+  iiop_server *s = start_server_x(&x);
+  iiop_tls_ctx *cx = NULL;
+  ck_assert_int_eq(iiop_tls_client_ctx(other_ca_file, 1, &cx), CDR_OK);
+  iiop_transport *t = NULL, *tt = NULL;
+  ck_assert_int_eq(iiop_tcp_connect("127.0.0.1", iiop_server_tls_port(s), 5000, &t), CDR_OK);
+  char why[IIOP_TLS_WHY_MAX];
+  ck_assert_int_eq(iiop_tls_connect_why(cx, t, "127.0.0.1", 5000, &tt, why, sizeof why),
+                   CDR_E_TLS);
+  ck_assert_ptr_null(tt);
+  ck_assert_str_eq(why, "certificate verify failed: unable to get local issuer certificate");
+  iiop_tls_ctx_free(cx);
+
+  /* The right CA: the handshake succeeds and WHY is empty. */
+  ck_assert_int_eq(iiop_tls_client_ctx(ca_file, 1, &cx), CDR_OK);
+  ck_assert_int_eq(iiop_tcp_connect("127.0.0.1", iiop_server_tls_port(s), 5000, &t), CDR_OK);
+  why[0] = 'x';
+  ck_assert_int_eq(iiop_tls_connect_why(cx, t, "127.0.0.1", 5000, &tt, why, sizeof why), CDR_OK);
+  ck_assert_str_eq(why, "");
+  tt->ops->shutdown(tt);
+  tt->ops->free(tt);
+  iiop_tls_ctx_free(cx);
+
+  /* A name the certificate does not carry. */
+  ck_assert_int_eq(iiop_tls_client_ctx(ca_file, 1, &cx), CDR_OK);
+  ck_assert_int_eq(iiop_tcp_connect("127.0.0.1", iiop_server_tls_port(s), 5000, &t), CDR_OK);
+  ck_assert_int_eq(iiop_tls_connect_why(cx, t, "wrong.example", 5000, &tt, why, sizeof why),
+                   CDR_E_TLS);
+  ck_assert_str_eq(why, "certificate verify failed: hostname mismatch");
+  iiop_tls_ctx_free(cx);
   iiop_server_free(s);
 }
 END_TEST
@@ -2886,6 +2944,7 @@ static Suite *orb_suite(void)
   tcase_add_test(tc, test_port0_picks_free_ports);
   tcase_add_test(tc, test_ior_contents);
   tcase_add_test(tc, test_tls);
+  tcase_add_test(tc, test_tls_connect_why);
   tcase_add_test(tc, test_tls_stalled_client);
   tcase_add_test(tc, test_concurrent_callers_one_connection);
   tcase_add_test(tc, test_exceptions);

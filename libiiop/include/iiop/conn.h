@@ -85,6 +85,21 @@ IIOP_API int iiop_tls_connect(iiop_tls_ctx *c, iiop_transport *tcp, const char *
                               iiop_transport **out) IIOP_WUR;
 IIOP_API int iiop_tls_accept(iiop_tls_ctx *c, iiop_transport *tcp, int timeout_ms,
                              iiop_transport **out) IIOP_WUR;
+/* As iiop_tls_connect / iiop_tls_accept, and on an error the reason as
+ * text into WHY (CAP octets, the caller's; always NUL-terminated, cut at
+ * CAP - 1; IIOP_TLS_WHY_MAX holds any full reason; WHY NULL or CAP 0:
+ * none): for a failed certificate verification "certificate verify
+ * failed: " and OpenSSL's X509_verify_cert_error_string() (e.g. "unable to
+ * get local issuer certificate"), otherwise OpenSSL's queued errors
+ * (ERR_error_string_n(), "; " between them), the system error, or
+ * "TLS handshake: timed out".  WHY is "" on success.  Thread-safe: the
+ * text comes from the calling thread's OpenSSL error queue only. */
+#define IIOP_TLS_WHY_MAX 512
+IIOP_API int iiop_tls_connect_why(iiop_tls_ctx *c, iiop_transport *tcp, const char *host,
+                                  int timeout_ms, iiop_transport **out, char *why,
+                                  size_t cap) IIOP_WUR;
+IIOP_API int iiop_tls_accept_why(iiop_tls_ctx *c, iiop_transport *tcp, int timeout_ms,
+                                 iiop_transport **out, char *why, size_t cap) IIOP_WUR;
 
 #ifdef __cplusplus
 }

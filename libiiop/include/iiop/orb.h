@@ -90,6 +90,17 @@ IIOP_API iiop_client *iiop_client_new(const iiop_client_opts *opts) IIOP_WUR;
  * free.  The calling thread must have no call of its own in progress;
  * references may be freed before or after. */
 IIOP_API void iiop_client_free(iiop_client *c);
+/* The reason of C's most recent connection failure, from any thread, as
+ * text ("" if none yet): "connect to HOST:PORT: <cdr_strerror()>", "TLS to
+ * HOST:PORT: <reason>" where the reason is OpenSSL's (iiop_tls_connect_why()
+ * in iiop/conn.h, e.g. "certificate verify failed: unable to get local
+ * issuer certificate").  A later
+ * failure replaces it; a success does not clear it.  Copied into BUF (CAP
+ * octets, the caller's; NUL-terminated, cut at CAP - 1; BUF NULL or CAP 0:
+ * only the length); IIOP_CLIENT_ERROR_MAX holds any text.  Returns the full
+ * text's length (C NULL: 0).  Thread-safe; allocates nothing. */
+#define IIOP_CLIENT_ERROR_MAX 640
+IIOP_API size_t iiop_client_last_error(iiop_client *c, char *buf, size_t cap);
 
 /* Resolve "IOR:..." or "corbaloc:..." to a reference.  An IOR's first IIOP
  * profile is used: its GIOP version, its code sets (TAG_CODE_SETS,

@@ -201,6 +201,7 @@ void iiop_client_opts_default(iiop_client_opts *o)
   o->max_message = o->limits.max_message;
   o->tls_ca_file = NULL;
   o->tls_verify = 1;
+  o->tls_policy = IIOP_TLS_ALLOWED;
   o->native_char = CDR_CS_ISO8859_1;
   o->native_wchar = CDR_CS_UTF16;
 }
@@ -238,6 +239,11 @@ iiop_client *iiop_client_new(const iiop_client_opts *opts)
   c->alloc = al;
   c->conv_c = o.native_char == CDR_CS_ISO8859_1 ? CDR_CS_UTF8 : CDR_CS_ISO8859_1;
   c->conv_w = o.native_wchar == CDR_CS_UTF16 ? CDR_CS_UCS2 : CDR_CS_UTF16;
+  if (o.tls_policy != IIOP_TLS_ALLOWED && o.tls_policy != IIOP_TLS_OFF
+      && o.tls_policy != IIOP_TLS_REQUIRED) {
+    iiop__free(al, c);
+    return NULL;
+  }
   if (o.tls_ca_file) {
     c->ca_file = iiop__strndup(al, o.tls_ca_file, strlen(o.tls_ca_file));
     if (!c->ca_file || iiop__tls_client_ctx(c->ca_file, o.tls_verify, al, &c->tls) != CDR_OK) {
@@ -246,6 +252,11 @@ iiop_client *iiop_client_new(const iiop_client_opts *opts)
       return NULL;
     }
     c->o.tls_ca_file = c->ca_file;
+  } else if (o.tls_policy == IIOP_TLS_REQUIRED && !o.tls_verify) {
+    if (iiop__tls_client_ctx(NULL, 0, al, &c->tls) != CDR_OK) { /* unverified: tests only */
+      iiop__free(al, c);
+      return NULL;
+    }
   }
   pthread_mutex_init(&c->err_mu, NULL);
   pthread_mutex_init(&c->mu, NULL);
@@ -484,12 +495,27 @@ static void note_orb_type(endpoint *ep, const iiop_profile *p)
 /* Where an IIOP profile says to go: host, port and TLS (TAG_SSL_SEC_TRANS
  * with a CA file configured: the component's port over TLS).  Errors:
  * CDR_E_UNSUPPORTED (TLS only, and no CA file), the component's. */
-static int profile_target(const iiop_client *cl, const iiop_profile *p, uint16_t *port, int *tls)
+static int profile_target(iiop_client *cl, const iiop_profile *p, uint16_t *port, int *tls)
 {
   *port = p->port;
   *tls = 0;
   const iiop_component *ssl = iiop_profile_component(p, IIOP_TAG_SSL_SEC_TRANS);
-  if (ssl && cl->tls) {
+  if (cl->o.tls_policy == IIOP_TLS_REQUIRED) {
+    uint16_t sp = 0;
+    if (!cl->tls) {
+      client_why(cl, "TLS required but not configured: no tls_ca_file (and tls_verify on)");
+      return CDR_E_TLS;
+    }
+    if (!ssl || iiop_ssl_component_decode(ssl, NULL, NULL, &sp) != CDR_OK || sp == 0) {
+      client_why(cl, "TLS required but the reference to %s:%u offers no TLS port", p->host,
+                 (unsigned)p->port);
+      return CDR_E_TLS;
+    }
+    *port = sp;
+    *tls = 1;
+    return CDR_OK;
+  }
+  if (ssl && cl->tls && cl->o.tls_policy != IIOP_TLS_OFF) {
     uint16_t sp = 0;
     int rc = iiop_ssl_component_decode(ssl, NULL, NULL, &sp);
     if (rc != CDR_OK)
@@ -558,6 +584,11 @@ int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out)
       goto fail;
     if (loc.naddrs == 0) {
       rc = CDR_E_INVALID;
+      goto fail;
+    }
+    if (c->o.tls_policy == IIOP_TLS_REQUIRED) {
+      client_why(c, "TLS required but a corbaloc iiop address has no TLS port");
+      rc = CDR_E_TLS;
       goto fail;
     }
     host = loc.addrs[0].host;

@@ -864,6 +864,79 @@ START_TEST(test_tls_connect_why)
 }
 END_TEST
 
+/* IIOP_TLS_REQUIRED: never plain IIOP.  No CA file: resolve fails with
+ * CDR_E_TLS and a reason, and the server saw no connection at all (on
+ * neither port); with a CA file the calls go over TLS; OFF ignores the
+ * TLS port; ALLOWED without a CA file is plain IIOP (unchanged). */
+START_TEST(test_tls_required)
+{
+  if (!have_openssl) {
+    fprintf(stderr, "check_orb: openssl command missing: TLS policy test skipped\n");
+    return;
+  }
+  srv_opts_x x = { .tls = 1 };
+  iiop_server *s = start_server_x(&x);
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  char *ior = NULL;
+  ck_assert_int_eq(iiop_server_ior(s, "Echo", 4, &a, &ior), CDR_OK);
+
+  iiop_client_opts o;
+  iiop_client_opts_default(&o);
+  ck_assert_int_eq(o.tls_policy, IIOP_TLS_ALLOWED);
+  o.timeout_ms = 10000;
+  o.tls_policy = IIOP_TLS_REQUIRED;
+  iiop_client *c = iiop_client_new(&o);
+  ck_assert_ptr_nonnull(c);
+  iiop_ref *r = NULL;
+  ck_assert_int_eq(iiop_client_resolve(c, ior, &r), CDR_E_TLS);
+  ck_assert_ptr_null(r);
+  char why[IIOP_CLIENT_ERROR_MAX];
+  iiop_client_last_error(c, why, sizeof why);
+  ck_assert_str_eq(why, "TLS required but not configured: no tls_ca_file (and tls_verify on)");
+  iiop_client_stats cst;
+  ck_assert_int_eq(iiop_client_stats_get(c, &cst), CDR_OK);
+  ck_assert_uint_eq(cst.connections, 0);
+  iiop_client_free(c);
+  iiop_server_stats st;
+  ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
+  ck_assert_uint_eq(st.accepted, 0);          /* no plaintext octet reached the server */
+
+  /* Required with a CA file: TLS, and a corbaloc (no TLS port) is refused. */
+  o.tls_ca_file = ca_file;
+  c = iiop_client_new(&o);
+  ck_assert_ptr_nonnull(c);
+  ck_assert_int_eq(iiop_client_resolve(c, ior, &r), CDR_OK);
+  check_ping(r, 77);
+  iiop_ref_free(r);
+  r = NULL;
+  char url[96];
+  snprintf(url, sizeof url, "corbaloc::1.2@127.0.0.1:%u/Echo", (unsigned)iiop_server_port(s));
+  ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_E_TLS);
+  ck_assert_ptr_null(r);
+  iiop_client_last_error(c, why, sizeof why);
+  ck_assert_str_eq(why, "TLS required but a corbaloc iiop address has no TLS port");
+  iiop_client_free(c);
+  ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
+  ck_assert_uint_eq(st.accepted, 1);          /* the one TLS connection */
+
+  /* OFF with a CA file: plain IIOP to the profile's port. */
+  o.tls_policy = IIOP_TLS_OFF;
+  c = iiop_client_new(&o);
+  ck_assert_ptr_nonnull(c);
+  ck_assert_int_eq(iiop_client_resolve(c, ior, &r), CDR_OK);
+  check_ping(r, 78);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+
+  /* An unknown policy value: no client. */
+  o.tls_policy = 3;
+  ck_assert_ptr_null(iiop_client_new(&o));
+  cdr_arena_free(&a);
+  iiop_server_free(s);
+}
+END_TEST
+
 START_TEST(test_tls_stalled_client)
 {
   if (!have_openssl) {
@@ -2945,6 +3018,7 @@ static Suite *orb_suite(void)
   tcase_add_test(tc, test_ior_contents);
   tcase_add_test(tc, test_tls);
   tcase_add_test(tc, test_tls_connect_why);
+  tcase_add_test(tc, test_tls_required);
   tcase_add_test(tc, test_tls_stalled_client);
   tcase_add_test(tc, test_concurrent_callers_one_connection);
   tcase_add_test(tc, test_exceptions);

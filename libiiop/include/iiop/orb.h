@@ -52,8 +52,11 @@ typedef struct iiop_client_opts {
   size_t fragment_size;      /* octets per GIOP fragment sent (default GIOP_FRAG_DEFAULT) */
   size_t max_message;        /* largest reply accepted (default 64 MiB): the older name of
                               * limits.max_message, as timeout_ms */
-  const char *tls_ca_file;   /* CA certificates to verify TLS servers (NULL: no TLS) */
+  const char *tls_ca_file;   /* CA certificates to verify TLS servers (NULL: no TLS, or an
+                              * error under IIOP_TLS_REQUIRED) */
   int tls_verify;            /* default 1; 0 turns verification off (tests only) */
+  int tls_policy;            /* IIOP_TLS_ALLOWED (the default, 0), IIOP_TLS_OFF or
+                              * IIOP_TLS_REQUIRED: see iiop_tls_policy */
   uint32_t native_char;      /* default CDR_CS_ISO8859_1 */
   uint32_t native_wchar;     /* default CDR_CS_UTF16 */
   const cdr_allocator *alloc;/* for everything the client allocates itself -- the client,
@@ -68,6 +71,19 @@ typedef struct iiop_client_opts {
                               * handshake_timeout_ms (within the call's), call_timeout_ms;
                               * the server's limits are ignored here */
 } iiop_client_opts;
+
+/* When a client uses TLS (iiop_client_opts.tls_policy):
+ * - IIOP_TLS_ALLOWED: to an IOR's TAG_SSL_SEC_TRANS port when the client has
+ *   a CA file; plain IIOP otherwise (corbaloc, no component, no CA file).
+ * - IIOP_TLS_OFF: never; plain IIOP to the profile's port, even with a CA file.
+ * - IIOP_TLS_REQUIRED: always, never plain IIOP.  Without a CA file (and
+ *   tls_verify on), or for a reference that offers no TLS port (no
+ *   TAG_SSL_SEC_TRANS or its port 0, any corbaloc), iiop_client_resolve()
+ *   and a followed LOCATION_FORWARD fail with CDR_E_TLS, nothing is
+ *   connected, and iiop_client_last_error() says why.  tls_verify 0 and no
+ *   CA file: TLS without verification (tests only).
+ * Any other value: iiop_client_new() returns NULL. */
+enum iiop_tls_policy { IIOP_TLS_ALLOWED = 0, IIOP_TLS_OFF = 1, IIOP_TLS_REQUIRED = 2 };
 
 IIOP_API void iiop_client_opts_default(iiop_client_opts *o);
 /* A client (OPTS NULL: defaults); NULL on allocation failure, a native code
@@ -94,7 +110,7 @@ IIOP_API void iiop_client_free(iiop_client *c);
  * text ("" if none yet): "connect to HOST:PORT: <cdr_strerror()>", "TLS to
  * HOST:PORT: <reason>" where the reason is OpenSSL's (iiop_tls_connect_why()
  * in iiop/conn.h, e.g. "certificate verify failed: unable to get local
- * issuer certificate").  A later
+ * issuer certificate"), or why IIOP_TLS_REQUIRED could not be met.  A later
  * failure replaces it; a success does not clear it.  Copied into BUF (CAP
  * octets, the caller's; NUL-terminated, cut at CAP - 1; BUF NULL or CAP 0:
  * only the length); IIOP_CLIENT_ERROR_MAX holds any text.  Returns the full
@@ -110,6 +126,8 @@ IIOP_API size_t iiop_client_last_error(iiop_client *c, char *buf, size_t cap);
  * ISO-8859-1 and no wchar code set (no code-set component).  Errors:
  * CDR_E_INVALID (BAD_PARAM: malformed), MARSHAL-class (bad IOR octets),
  * CDR_E_UNSUPPORTED (no IIOP profile, or TLS only and no CA file),
+ * CDR_E_TLS (tls_policy IIOP_TLS_REQUIRED cannot be met: no CA file, or the
+ * reference offers no TLS port; iiop_client_last_error() says which),
  * CDR_E_NOMEM.  Nothing is connected yet. */
 IIOP_API int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out) IIOP_WUR;
 IIOP_API void iiop_ref_free(iiop_ref *r);

@@ -864,6 +864,69 @@ START_TEST(test_tls_connect_why)
 }
 END_TEST
 
+/* A server with IIOP_TLS_REQUIRED listens for TLS only: no plain port, its
+ * IORs say port 0 and require integrity and confidentiality; a client with
+ * the CA calls it over TLS, one without gets CDR_E_UNSUPPORTED at resolve.
+ * Without a certificate, or with an unknown policy, there is no server. */
+START_TEST(test_tls_required_server)
+{
+  if (!have_openssl) {
+    fprintf(stderr, "check_orb: openssl command missing: TLS policy test skipped\n");
+    return;
+  }
+  iiop_server_opts so;
+  iiop_server_opts_default(&so);
+  ck_assert_int_eq(so.tls_policy, IIOP_TLS_ALLOWED);
+  iiop_server *s = NULL;
+  so.tls_policy = IIOP_TLS_REQUIRED;
+  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_E_TLS);
+  so.tls_cert = cert_file;
+  so.tls_key = key_file;
+  so.tls_policy = 7;
+  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_E_INVALID);
+  so.tls_policy = IIOP_TLS_REQUIRED;
+  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_OK);
+  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &echo_iface, NULL), CDR_OK);
+  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  ck_assert_uint_eq(iiop_server_port(s), 0);
+  ck_assert_uint_ne(iiop_server_tls_port(s), 0);
+
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  char *ior = NULL;
+  ck_assert_int_eq(iiop_server_ior(s, "Echo", 4, &a, &ior), CDR_OK);
+  iiop_ior parsed;
+  ck_assert_int_eq(iiop_ior_from_string(ior, &a, &parsed), CDR_OK);
+  const iiop_profile *p = iiop_ior_iiop_profile(&parsed);
+  ck_assert_ptr_nonnull(p);
+  ck_assert_uint_eq(p->port, 0);
+  const iiop_component *ssl = iiop_profile_component(p, IIOP_TAG_SSL_SEC_TRANS);
+  ck_assert_ptr_nonnull(ssl);
+  uint16_t sup = 0, req = 0, sp = 0;
+  ck_assert_int_eq(iiop_ssl_component_decode(ssl, &sup, &req, &sp), CDR_OK);
+  ck_assert_uint_eq(sup, 0x02 | 0x04 | 0x20);  /* Integrity, Confidentiality, EstablishTrustInTarget */
+  ck_assert_uint_eq(req, 0x02 | 0x04);
+  ck_assert_uint_eq(sp, iiop_server_tls_port(s));
+
+  iiop_client *c = new_client(ca_file);
+  iiop_ref *r = NULL;
+  ck_assert_int_eq(iiop_client_resolve(c, ior, &r), CDR_OK);
+  check_ping(r, 99);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  c = new_client(NULL);
+  r = NULL;
+  ck_assert_int_eq(iiop_client_resolve(c, ior, &r), CDR_E_UNSUPPORTED);
+  ck_assert_ptr_null(r);
+  iiop_client_free(c);
+  iiop_server_stats st;
+  ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
+  ck_assert_uint_eq(st.accepted, 1);
+  cdr_arena_free(&a);
+  iiop_server_free(s);
+}
+END_TEST
+
 /* IIOP_TLS_REQUIRED: never plain IIOP.  No CA file: resolve fails with
  * CDR_E_TLS and a reason, and the server saw no connection at all (on
  * neither port); with a CA file the calls go over TLS; OFF ignores the
@@ -3019,6 +3082,7 @@ static Suite *orb_suite(void)
   tcase_add_test(tc, test_tls);
   tcase_add_test(tc, test_tls_connect_why);
   tcase_add_test(tc, test_tls_required);
+  tcase_add_test(tc, test_tls_required_server);
   tcase_add_test(tc, test_tls_stalled_client);
   tcase_add_test(tc, test_concurrent_callers_one_connection);
   tcase_add_test(tc, test_exceptions);

@@ -224,6 +224,14 @@ typedef struct iiop_server_opts {
                               * max_message (see iiop/limits.h for what the cap does) */
   const char *tls_cert, *tls_key; /* both set: also listen for TLS on tls_port */
   uint16_t tls_port;         /* 0: a free port */
+  int tls_policy;            /* IIOP_TLS_ALLOWED (the default, 0): plain port, and the TLS
+                              * port when tls_cert/tls_key are set.  IIOP_TLS_REQUIRED: the
+                              * TLS port only (no plain listener: iiop_server_port() is 0,
+                              * IORs carry port 0 and TAG_SSL_SEC_TRANS requiring
+                              * integrity and confidentiality); without tls_cert
+                              * iiop_server_new() fails with CDR_E_TLS.  IIOP_TLS_OFF: the
+                              * plain port only, tls_cert/tls_key ignored.  Another value:
+                              * CDR_E_INVALID */
   int handshake_timeout_ms;  /* default 5000 (also for <= 0): a stalled TLS client cannot
                               * hold a thread.  The older name of
                               * limits.handshake_timeout_ms, as max_message */
@@ -265,7 +273,8 @@ typedef struct iiop_server_opts {
 
 IIOP_API void iiop_server_opts_default(iiop_server_opts *o);
 /* Create and bind (listening starts with iiop_server_start()).  Errors:
- * CDR_E_IO (bind/listen failed), CDR_E_TLS (certificate or key), CDR_E_NOMEM. */
+ * CDR_E_IO (bind/listen failed), CDR_E_TLS (certificate or key; IIOP_TLS_REQUIRED without
+ * them), CDR_E_INVALID (an unknown tls_policy), CDR_E_NOMEM. */
 IIOP_API int iiop_server_new(const iiop_server_opts *opts, iiop_server **out) IIOP_WUR;
 /* Activate SERVANT implementing IFACE under the persistent object KEY
  * (KEY_LEN octets, e.g. "Echo": reachable by corbaloc).  Keys that begin

@@ -171,19 +171,38 @@ static int ctx_new(SSL_CTX *ctx, int server, int verify, const cdr_allocator *a,
   return CDR_OK;
 }
 
+static void tls_why(char *why, size_t cap, SSL *ssl, int e, int en, const char *what);
+
 int iiop_tls_client_ctx(const char *ca_file, int verify, iiop_tls_ctx **out)
 {
-  return iiop__tls_client_ctx(ca_file, verify, NULL, out);
+  return iiop__tls_client_ctx_why(ca_file, verify, NULL, out, NULL, 0);
+}
+
+int iiop_tls_client_ctx_why(const char *ca_file, int verify, iiop_tls_ctx **out, char *why,
+                            size_t cap)
+{
+  return iiop__tls_client_ctx_why(ca_file, verify, NULL, out, why, cap);
 }
 
 int iiop__tls_client_ctx(const char *ca_file, int verify, const cdr_allocator *a,
                          iiop_tls_ctx **out)
 {
+  return iiop__tls_client_ctx_why(ca_file, verify, a, out, NULL, 0);
+}
+
+int iiop__tls_client_ctx_why(const char *ca_file, int verify, const cdr_allocator *a,
+                             iiop_tls_ctx **out, char *why, size_t cap)
+{
+  if (why && cap)
+    why[0] = 0;
   if (!out)
     return CDR_E_INVALID;
+  ERR_clear_error();
   SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
-  if (!ctx)
+  if (!ctx) {
+    tls_why(why, cap, NULL, SSL_ERROR_SSL, 0, "SSL_CTX_new failed");
     return CDR_E_TLS;
+  }
   int ok = ctx_common(ctx);
   if (ok && ca_file)
     ok = SSL_CTX_load_verify_locations(ctx, ca_file, NULL);
@@ -191,7 +210,7 @@ int iiop__tls_client_ctx(const char *ca_file, int verify, const cdr_allocator *a
     ok = SSL_CTX_set_default_verify_paths(ctx);
   if (!ok) {
     SSL_CTX_free(ctx);
-    ERR_clear_error();
+    tls_why(why, cap, NULL, SSL_ERROR_SSL, 0, "cannot load the CA certificates");
     return CDR_E_TLS;
   }
   SSL_CTX_set_verify(ctx, verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, NULL);
@@ -200,23 +219,43 @@ int iiop__tls_client_ctx(const char *ca_file, int verify, const cdr_allocator *a
 
 int iiop_tls_server_ctx(const char *cert_file, const char *key_file, iiop_tls_ctx **out)
 {
-  return iiop__tls_server_ctx(cert_file, key_file, NULL, out);
+  return iiop__tls_server_ctx_why(cert_file, key_file, NULL, out, NULL, 0);
+}
+
+int iiop_tls_server_ctx_why(const char *cert_file, const char *key_file, iiop_tls_ctx **out,
+                            char *why, size_t cap)
+{
+  return iiop__tls_server_ctx_why(cert_file, key_file, NULL, out, why, cap);
 }
 
 int iiop__tls_server_ctx(const char *cert_file, const char *key_file, const cdr_allocator *a,
                          iiop_tls_ctx **out)
 {
-  if (!cert_file || !key_file || !out)
+  return iiop__tls_server_ctx_why(cert_file, key_file, a, out, NULL, 0);
+}
+
+int iiop__tls_server_ctx_why(const char *cert_file, const char *key_file,
+                             const cdr_allocator *a, iiop_tls_ctx **out, char *why, size_t cap)
+{
+  if (why && cap)
+    why[0] = 0;
+  if (!cert_file || !key_file || !out) {
+    if (why && cap)
+      snprintf(why, cap, "no certificate or key file");
     return CDR_E_INVALID;
+  }
+  ERR_clear_error();
   SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
-  if (!ctx)
+  if (!ctx) {
+    tls_why(why, cap, NULL, SSL_ERROR_SSL, 0, "SSL_CTX_new failed");
     return CDR_E_TLS;
+  }
   int ok = ctx_common(ctx) && SSL_CTX_use_certificate_chain_file(ctx, cert_file) == 1
            && SSL_CTX_use_PrivateKey_file(ctx, key_file, SSL_FILETYPE_PEM) == 1
            && SSL_CTX_check_private_key(ctx) == 1;
   if (!ok) {
     SSL_CTX_free(ctx);
-    ERR_clear_error();
+    tls_why(why, cap, NULL, SSL_ERROR_SSL, 0, "cannot load the certificate or key");
     return CDR_E_TLS;
   }
   SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);

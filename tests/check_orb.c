@@ -853,6 +853,19 @@ START_TEST(test_tls_connect_why)
   tt->ops->free(tt);
   iiop_tls_ctx_free(cx);
 
+  /* Contexts: a missing CA file, a key that is not the certificate's. */
+  char missing[160];
+  snprintf(missing, sizeof missing, "%s/no-such-ca.crt", cert_dir);
+  cx = (iiop_tls_ctx *)1;
+  ck_assert_int_eq(iiop_tls_client_ctx_why(missing, 1, &cx, why, sizeof why), CDR_E_TLS);
+  ck_assert_ptr_nonnull(strstr(why, "No such file or directory"));
+  ck_assert_int_eq(iiop_tls_server_ctx_why(other_ca_file, key_file, &cx, why, sizeof why),
+                   CDR_E_TLS);
+  ck_assert_ptr_nonnull(strstr(why, "key values mismatch"));
+  ck_assert_int_eq(iiop_tls_client_ctx_why(ca_file, 1, &cx, why, sizeof why), CDR_OK);
+  ck_assert_str_eq(why, "");
+  iiop_tls_ctx_free(cx);
+
   /* A name the certificate does not carry. */
   ck_assert_int_eq(iiop_tls_client_ctx(ca_file, 1, &cx), CDR_OK);
   ck_assert_int_eq(iiop_tcp_connect("127.0.0.1", iiop_server_tls_port(s), 5000, &t), CDR_OK);

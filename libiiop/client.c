@@ -43,6 +43,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/uio.h>
@@ -164,6 +166,8 @@ struct iiop_client {
   unsigned nfree;
   unsigned live_calls;
   int closing;               /* atomic */
+  pthread_mutex_t err_mu;    /* err */
+  char err[IIOP_CLIENT_ERROR_MAX]; /* the last connection failure's reason ("" none) */
   uint64_t stats[5];         /* atomic: iiop_client_stats, in its order */
 };
 
@@ -220,6 +224,7 @@ void iiop_client_opts_default(iiop_client_opts *o)
   o->max_message = o->limits.max_message;
   o->tls_ca_file = NULL;
   o->tls_verify = 1;
+  o->tls_policy = IIOP_TLS_ALLOWED;
   o->native_char = CDR_CS_ISO8859_1;
   o->native_wchar = CDR_CS_UTF16;
 }
@@ -257,6 +262,11 @@ iiop_client *iiop_client_new(const iiop_client_opts *opts)
   c->alloc = al;
   c->conv_c = o.native_char == CDR_CS_ISO8859_1 ? CDR_CS_UTF8 : CDR_CS_ISO8859_1;
   c->conv_w = o.native_wchar == CDR_CS_UTF16 ? CDR_CS_UCS2 : CDR_CS_UTF16;
+  if (o.tls_policy != IIOP_TLS_ALLOWED && o.tls_policy != IIOP_TLS_OFF
+      && o.tls_policy != IIOP_TLS_REQUIRED) {
+    iiop__free(al, c);
+    return NULL;
+  }
   if (o.tls_ca_file) {
     c->ca_file = iiop__strndup(al, o.tls_ca_file, strlen(o.tls_ca_file));
     if (!c->ca_file || iiop__tls_client_ctx(c->ca_file, o.tls_verify, al, &c->tls) != CDR_OK) {
@@ -265,7 +275,13 @@ iiop_client *iiop_client_new(const iiop_client_opts *opts)
       return NULL;
     }
     c->o.tls_ca_file = c->ca_file;
+  } else if (o.tls_policy == IIOP_TLS_REQUIRED && !o.tls_verify) {
+    if (iiop__tls_client_ctx(NULL, 0, al, &c->tls) != CDR_OK) { /* unverified: tests only */
+      iiop__free(al, c);
+      return NULL;
+    }
   }
+  pthread_mutex_init(&c->err_mu, NULL);
   pthread_mutex_init(&c->mu, NULL);
   pthread_cond_init(&c->idle_cv, NULL);
   return c;
@@ -311,6 +327,33 @@ static void conn_fail(cconn *cc, int status, int no)
   pthread_mutex_unlock(&cc->mu);
 }
 
+/* Record WHY (printf format) as the reason of the last connection failure. */
+static void client_why(iiop_client *cl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void client_why(iiop_client *cl, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  pthread_mutex_lock(&cl->err_mu);
+  vsnprintf(cl->err, sizeof cl->err, fmt, ap);
+  pthread_mutex_unlock(&cl->err_mu);
+  va_end(ap);
+}
+
+size_t iiop_client_last_error(iiop_client *c, char *buf, size_t cap)
+{
+  if (!c) {
+    if (buf && cap)
+      buf[0] = 0;
+    return 0;
+  }
+  pthread_mutex_lock(&c->err_mu);
+  size_t n = strlen(c->err);
+  if (buf && cap)
+    snprintf(buf, cap, "%s", c->err);
+  pthread_mutex_unlock(&c->err_mu);
+  return n;
+}
+
 /* Send a header-only message (CancelRequest, MessageError), best effort. */
 static void send_small(cconn *cc, int type, uint32_t request_id, uint8_t minor)
 {
@@ -326,6 +369,7 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
   iiop_transport *t;
   int rc = iiop__tcp_connect(ep->host, ep->port, left < 0 ? 0 : left, cl->alloc, &t);
   if (rc != CDR_OK) {
+    client_why(cl, "connect to %s:%u: %s", ep->host, (unsigned)ep->port, cdr_strerror(rc));
     ccount(cl, CST_CONNECT_FAILED);
     return rc;
   }
@@ -339,8 +383,10 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
     int hs = cl->o.limits.handshake_timeout_ms;
     if (left < 0 || left > hs)
       left = hs;
-    rc = iiop_tls_connect(cl->tls, t, ep->host, left, &t);
+    char why[IIOP_TLS_WHY_MAX];
+    rc = iiop_tls_connect_why(cl->tls, t, ep->host, left, &t, why, sizeof why);
     if (rc != CDR_OK) {
+      client_why(cl, "TLS to %s:%u: %s", ep->host, (unsigned)ep->port, why);
       ccount(cl, CST_CONNECT_FAILED);
       return rc;
     }
@@ -472,12 +518,27 @@ static void note_orb_type(endpoint *ep, const iiop_profile *p)
 /* Where an IIOP profile says to go: host, port and TLS (TAG_SSL_SEC_TRANS
  * with a CA file configured: the component's port over TLS).  Errors:
  * CDR_E_UNSUPPORTED (TLS only, and no CA file), the component's. */
-static int profile_target(const iiop_client *cl, const iiop_profile *p, uint16_t *port, int *tls)
+static int profile_target(iiop_client *cl, const iiop_profile *p, uint16_t *port, int *tls)
 {
   *port = p->port;
   *tls = 0;
   const iiop_component *ssl = iiop_profile_component(p, IIOP_TAG_SSL_SEC_TRANS);
-  if (ssl && cl->tls) {
+  if (cl->o.tls_policy == IIOP_TLS_REQUIRED) {
+    uint16_t sp = 0;
+    if (!cl->tls) {
+      client_why(cl, "TLS required but not configured: no tls_ca_file (and tls_verify on)");
+      return CDR_E_TLS;
+    }
+    if (!ssl || iiop_ssl_component_decode(ssl, NULL, NULL, &sp) != CDR_OK || sp == 0) {
+      client_why(cl, "TLS required but the reference to %s:%u offers no TLS port", p->host,
+                 (unsigned)p->port);
+      return CDR_E_TLS;
+    }
+    *port = sp;
+    *tls = 1;
+    return CDR_OK;
+  }
+  if (ssl && cl->tls && cl->o.tls_policy != IIOP_TLS_OFF) {
     uint16_t sp = 0;
     int rc = iiop_ssl_component_decode(ssl, NULL, NULL, &sp);
     if (rc != CDR_OK)
@@ -546,6 +607,11 @@ int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out)
       goto fail;
     if (loc.naddrs == 0) {
       rc = CDR_E_INVALID;
+      goto fail;
+    }
+    if (c->o.tls_policy == IIOP_TLS_REQUIRED) {
+      client_why(c, "TLS required but a corbaloc iiop address has no TLS port");
+      rc = CDR_E_TLS;
       goto fail;
     }
     host = loc.addrs[0].host;
@@ -1425,5 +1491,6 @@ void iiop_client_free(iiop_client *c)
   iiop__free(c->alloc, c->ca_file);
   pthread_cond_destroy(&c->idle_cv);
   pthread_mutex_destroy(&c->mu);
+  pthread_mutex_destroy(&c->err_mu);
   iiop__free(c->alloc, c);
 }

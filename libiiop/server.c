@@ -326,6 +326,7 @@ void iiop_server_opts_default(iiop_server_opts *o)
   o->max_connections = o->limits.max_connections;
   o->tls_cert = o->tls_key = NULL;
   o->tls_port = 0;
+  o->tls_policy = IIOP_TLS_ALLOWED;
   o->handshake_timeout_ms = o->limits.handshake_timeout_ms;
   o->pool_threshold = 0;
   o->pool_threads = 0;
@@ -429,6 +430,13 @@ int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
     o.host = "127.0.0.1";
   if ((o.tls_cert != NULL) != (o.tls_key != NULL))
     return CDR_E_TLS;
+  if (o.tls_policy != IIOP_TLS_ALLOWED && o.tls_policy != IIOP_TLS_OFF
+      && o.tls_policy != IIOP_TLS_REQUIRED)
+    return CDR_E_INVALID;
+  if (o.tls_policy == IIOP_TLS_REQUIRED && !o.tls_cert)
+    return CDR_E_TLS;
+  if (o.tls_policy == IIOP_TLS_OFF)
+    o.tls_cert = o.tls_key = NULL;
 
   const cdr_allocator *al = iiop__alloc_or_global(o.alloc);
   iiop_server *s = iiop__malloc(al, sizeof *s);
@@ -484,7 +492,7 @@ int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
   int rc = CDR_OK;
   if (!s->ior_host)
     rc = CDR_E_NOMEM;
-  if (rc == CDR_OK)
+  if (rc == CDR_OK && o.tls_policy != IIOP_TLS_REQUIRED)
     rc = bind_socket(s->host, o.port, &s->lfd, &s->port);
   if (rc == CDR_OK && o.tls_cert) {
     rc = iiop__tls_server_ctx(o.tls_cert, o.tls_key, al, &s->tls);
@@ -1274,7 +1282,7 @@ int iiop_server_start(iiop_server *s)
     return rc;
   }
   int rc = CDR_OK;
-  if (listen(s->lfd, SOMAXCONN) != 0 || (s->tls_lfd >= 0 && listen(s->tls_lfd, SOMAXCONN) != 0))
+  if ((s->lfd >= 0 && listen(s->lfd, SOMAXCONN) != 0) || (s->tls_lfd >= 0 && listen(s->tls_lfd, SOMAXCONN) != 0))
     rc = CDR_E_IO;
   else if (pthread_create(&s->accept_thr, NULL, accept_main, s) != 0)
     rc = CDR_E_NOMEM;
@@ -1442,12 +1450,17 @@ int iiop_server_ior(iiop_server *s, const void *key, size_t key_len, cdr_arena *
   iiop_component comps[2];
   uint32_t n = 0;
   int rc = iiop_codeset_info_encode(&ci, CDR_HOST_ORDER, a, &comps[n++]);
-  if (rc == CDR_OK && s->tls)
+  if (rc == CDR_OK && s->tls && s->lfd >= 0)
     /* The plain port is served too: NoProtection is supported, nothing
      * is required; no client certificates are asked for. */
     rc = iiop_ssl_component_encode(SSL_NO_PROTECTION | SSL_INTEGRITY | SSL_CONFIDENTIALITY
                                      | SSL_TRUST_IN_TARGET,
                                    0, s->tls_port, CDR_HOST_ORDER, a, &comps[n++]);
+  else if (rc == CDR_OK && s->tls)
+    /* IIOP_TLS_REQUIRED: TLS only, the profile's plain port is 0. */
+    rc = iiop_ssl_component_encode(SSL_INTEGRITY | SSL_CONFIDENTIALITY | SSL_TRUST_IN_TARGET,
+                                   SSL_INTEGRITY | SSL_CONFIDENTIALITY, s->tls_port,
+                                   CDR_HOST_ORDER, a, &comps[n++]);
   if (rc != CDR_OK)
     return rc;
   iiop_ior ior;

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
@@ -170,19 +171,38 @@ static int ctx_new(SSL_CTX *ctx, int server, int verify, const cdr_allocator *a,
   return CDR_OK;
 }
 
+static void tls_why(char *why, size_t cap, SSL *ssl, int e, int en, const char *what);
+
 int iiop_tls_client_ctx(const char *ca_file, int verify, iiop_tls_ctx **out)
 {
-  return iiop__tls_client_ctx(ca_file, verify, NULL, out);
+  return iiop__tls_client_ctx_why(ca_file, verify, NULL, out, NULL, 0);
+}
+
+int iiop_tls_client_ctx_why(const char *ca_file, int verify, iiop_tls_ctx **out, char *why,
+                            size_t cap)
+{
+  return iiop__tls_client_ctx_why(ca_file, verify, NULL, out, why, cap);
 }
 
 int iiop__tls_client_ctx(const char *ca_file, int verify, const cdr_allocator *a,
                          iiop_tls_ctx **out)
 {
+  return iiop__tls_client_ctx_why(ca_file, verify, a, out, NULL, 0);
+}
+
+int iiop__tls_client_ctx_why(const char *ca_file, int verify, const cdr_allocator *a,
+                             iiop_tls_ctx **out, char *why, size_t cap)
+{
+  if (why && cap)
+    why[0] = 0;
   if (!out)
     return CDR_E_INVALID;
+  ERR_clear_error();
   SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
-  if (!ctx)
+  if (!ctx) {
+    tls_why(why, cap, NULL, SSL_ERROR_SSL, 0, "SSL_CTX_new failed");
     return CDR_E_TLS;
+  }
   int ok = ctx_common(ctx);
   if (ok && ca_file)
     ok = SSL_CTX_load_verify_locations(ctx, ca_file, NULL);
@@ -190,7 +210,7 @@ int iiop__tls_client_ctx(const char *ca_file, int verify, const cdr_allocator *a
     ok = SSL_CTX_set_default_verify_paths(ctx);
   if (!ok) {
     SSL_CTX_free(ctx);
-    ERR_clear_error();
+    tls_why(why, cap, NULL, SSL_ERROR_SSL, 0, "cannot load the CA certificates");
     return CDR_E_TLS;
   }
   SSL_CTX_set_verify(ctx, verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, NULL);
@@ -199,23 +219,43 @@ int iiop__tls_client_ctx(const char *ca_file, int verify, const cdr_allocator *a
 
 int iiop_tls_server_ctx(const char *cert_file, const char *key_file, iiop_tls_ctx **out)
 {
-  return iiop__tls_server_ctx(cert_file, key_file, NULL, out);
+  return iiop__tls_server_ctx_why(cert_file, key_file, NULL, out, NULL, 0);
+}
+
+int iiop_tls_server_ctx_why(const char *cert_file, const char *key_file, iiop_tls_ctx **out,
+                            char *why, size_t cap)
+{
+  return iiop__tls_server_ctx_why(cert_file, key_file, NULL, out, why, cap);
 }
 
 int iiop__tls_server_ctx(const char *cert_file, const char *key_file, const cdr_allocator *a,
                          iiop_tls_ctx **out)
 {
-  if (!cert_file || !key_file || !out)
+  return iiop__tls_server_ctx_why(cert_file, key_file, a, out, NULL, 0);
+}
+
+int iiop__tls_server_ctx_why(const char *cert_file, const char *key_file,
+                             const cdr_allocator *a, iiop_tls_ctx **out, char *why, size_t cap)
+{
+  if (why && cap)
+    why[0] = 0;
+  if (!cert_file || !key_file || !out) {
+    if (why && cap)
+      snprintf(why, cap, "no certificate or key file");
     return CDR_E_INVALID;
+  }
+  ERR_clear_error();
   SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
-  if (!ctx)
+  if (!ctx) {
+    tls_why(why, cap, NULL, SSL_ERROR_SSL, 0, "SSL_CTX_new failed");
     return CDR_E_TLS;
+  }
   int ok = ctx_common(ctx) && SSL_CTX_use_certificate_chain_file(ctx, cert_file) == 1
            && SSL_CTX_use_PrivateKey_file(ctx, key_file, SSL_FILETYPE_PEM) == 1
            && SSL_CTX_check_private_key(ctx) == 1;
   if (!ok) {
     SSL_CTX_free(ctx);
-    ERR_clear_error();
+    tls_why(why, cap, NULL, SSL_ERROR_SSL, 0, "cannot load the certificate or key");
     return CDR_E_TLS;
   }
   SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
@@ -407,7 +447,50 @@ static const iiop_transport_ops tls_ops = { tls_writev, tls_read, tls_shutdown, 
 
 /* ---------------------------------------------------------------- handshake */
 
-static int handshake(tls_transport *t, int timeout_ms)
+/* Append S to WHY (capacity CAP, NUL-terminated), "; " between pieces. */
+static void why_add(char *why, size_t cap, const char *s)
+{
+  size_t n = strlen(why);
+  if (n + 1 >= cap)
+    return;
+  snprintf(why + n, cap - n, "%s%s", n ? "; " : "", s);
+}
+
+/* The reason a TLS step failed, into WHY (CAP octets, NULL: none): the
+ * peer certificate's verification error (X509_verify_cert_error_string)
+ * when verification failed, else OpenSSL's queued errors
+ * (ERR_error_string_n, oldest first), else the system error EN of an
+ * SSL_ERROR_SYSCALL, else WHAT.  The queue is emptied. */
+static void tls_why(char *why, size_t cap, SSL *ssl, int e, int en, const char *what)
+{
+  if (!why || cap == 0) {
+    ERR_clear_error();
+    return;
+  }
+  why[0] = 0;
+  long v = ssl ? SSL_get_verify_result(ssl) : X509_V_OK;
+  if (v != X509_V_OK) {
+    snprintf(why, cap, "certificate verify failed: %s", X509_verify_cert_error_string(v));
+    ERR_clear_error();
+    return;
+  }
+  unsigned long err;
+  while ((err = ERR_get_error()) != 0) {
+    char buf[256];
+    ERR_error_string_n(err, buf, sizeof buf);
+    why_add(why, cap, buf);
+  }
+  if (why[0])
+    return;
+  if (e == SSL_ERROR_SYSCALL && en != 0)
+    snprintf(why, cap, "%s: %s", what, strerror(en));
+  else if (e == SSL_ERROR_SYSCALL || e == SSL_ERROR_ZERO_RETURN)
+    snprintf(why, cap, "%s: the peer closed the connection", what);
+  else
+    snprintf(why, cap, "%s", what);
+}
+
+static int handshake(tls_transport *t, int timeout_ms, char *why, size_t cap)
 {
   int64_t deadline = iiop__deadline(timeout_ms);
   for (;;) {
@@ -424,12 +507,18 @@ static int handshake(tls_transport *t, int timeout_ms)
       rc = iiop__poll(t->base.fd, POLLIN, iiop__remaining(deadline));
     else if (e == SSL_ERROR_WANT_WRITE)
       rc = iiop__poll(t->base.fd, POLLOUT, iiop__remaining(deadline));
-    else if (e == SSL_ERROR_SYSCALL && en != 0)
+    else if (e == SSL_ERROR_SYSCALL && en != 0) {
+      tls_why(why, cap, t->ssl, e, en, "TLS handshake");
       return CDR_E_IO;
-    else
+    } else {
+      tls_why(why, cap, t->ssl, e, en, "TLS handshake failed");
       return CDR_E_TLS;                 /* verification failed, peer closed, bad record */
-    if (rc != CDR_OK)
+    }
+    if (rc != CDR_OK) {
+      if (why && cap)
+        snprintf(why, cap, "TLS handshake: %s", rc == CDR_E_TIMEOUT ? "timed out" : cdr_strerror(rc));
       return rc;
+    }
   }
 }
 
@@ -452,9 +541,13 @@ static const char *bare_host(const char *host, char *buf, size_t cap)
 }
 
 static int tls_start(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int timeout_ms,
-                     int server, iiop_transport **out)
+                     int server, iiop_transport **out, char *why, size_t cap)
 {
+  if (why && cap)
+    why[0] = 0;
   if (!c || !tcp || !out || c->server != server) {
+    if (why && cap)
+      snprintf(why, cap, "%s", !c ? "no TLS context" : "invalid TLS arguments");
     if (tcp)
       tcp->ops->free(tcp);
     return CDR_E_INVALID;
@@ -504,7 +597,7 @@ static int tls_start(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int
         goto tls_fail;
     }
   }
-  rc = handshake(t, timeout_ms);
+  rc = handshake(t, timeout_ms, why, cap);
   if (rc != CDR_OK)
     goto fail;
   *out = &t->base;
@@ -512,7 +605,10 @@ static int tls_start(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int
 
 tls_fail:
   rc = CDR_E_TLS;
+  tls_why(why, cap, NULL, SSL_ERROR_SSL, 0, "TLS setup failed");
 fail:
+  if (why && cap && !why[0])
+    snprintf(why, cap, "TLS setup: %s", cdr_strerror(rc));
   ERR_clear_error();
   tls_free(&t->base);
   return rc;
@@ -521,10 +617,22 @@ fail:
 int iiop_tls_connect(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int timeout_ms,
                      iiop_transport **out)
 {
-  return tls_start(c, tcp, host, timeout_ms, 0, out);
+  return tls_start(c, tcp, host, timeout_ms, 0, out, NULL, 0);
+}
+
+int iiop_tls_connect_why(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int timeout_ms,
+                         iiop_transport **out, char *why, size_t cap)
+{
+  return tls_start(c, tcp, host, timeout_ms, 0, out, why, cap);
 }
 
 int iiop_tls_accept(iiop_tls_ctx *c, iiop_transport *tcp, int timeout_ms, iiop_transport **out)
 {
-  return tls_start(c, tcp, NULL, timeout_ms, 1, out);
+  return tls_start(c, tcp, NULL, timeout_ms, 1, out, NULL, 0);
+}
+
+int iiop_tls_accept_why(iiop_tls_ctx *c, iiop_transport *tcp, int timeout_ms, iiop_transport **out,
+                        char *why, size_t cap)
+{
+  return tls_start(c, tcp, NULL, timeout_ms, 1, out, why, cap);
 }

@@ -18,5 +18,10 @@ IIOP_HIDDEN int iiop__tls_client_ctx(const char *ca_file, int verify, const cdr_
                                      iiop_tls_ctx **out) IIOP_WUR;
 IIOP_HIDDEN int iiop__tls_server_ctx(const char *cert_file, const char *key_file,
                                      const cdr_allocator *a, iiop_tls_ctx **out) IIOP_WUR;
+IIOP_HIDDEN int iiop__tls_client_ctx_why(const char *ca_file, int verify, const cdr_allocator *a,
+                                         iiop_tls_ctx **out, char *why, size_t cap) IIOP_WUR;
+IIOP_HIDDEN int iiop__tls_server_ctx_why(const char *cert_file, const char *key_file,
+                                         const cdr_allocator *a, iiop_tls_ctx **out, char *why,
+                                         size_t cap) IIOP_WUR;
 
 #endif

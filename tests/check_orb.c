@@ -792,16 +792,223 @@ START_TEST(test_tls)
   iiop_ref *r = resolve_ior(c, s, "Echo");
   check_ping(r, 1234);
   check_echo_string(r, "over TLS", 8);
+  char why[IIOP_CLIENT_ERROR_MAX];
+  memset(why, 'x', sizeof why);
+  ck_assert_uint_eq(iiop_client_last_error(c, why, sizeof why), 0);
+  ck_assert_str_eq(why, "");
   iiop_ref_free(r);
   iiop_client_free(c);
 
-  /* A client that does not trust the server's CA refuses it. */
+  /* A client that does not trust the server's CA refuses it, and says why
+   * in OpenSSL's words. */
   c = new_client(other_ca_file);
   r = resolve_ior(c, s, "Echo");
   int32_t got;
   ck_assert_int_eq(call_ping(r, 1, &got), CDR_E_TLS);
+  char want[160];
+  int wn = snprintf(want, sizeof want,
+                    "TLS to 127.0.0.1:%u: certificate verify failed: unable to get local issuer "
+                    "certificate", (unsigned)iiop_server_tls_port(s));
+  ck_assert_uint_eq(iiop_client_last_error(c, why, sizeof why), (size_t)wn);
+  ck_assert_str_eq(why, want);
+  /* Cut to the caller's buffer, NUL-terminated, full length returned. */
+  char small[8];
+  ck_assert_uint_eq(iiop_client_last_error(c, small, sizeof small), (size_t)wn);
+  ck_assert_str_eq(small, "TLS to ");
+  ck_assert_uint_eq(iiop_client_last_error(c, NULL, 0), (size_t)wn);
   iiop_ref_free(r);
   iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* The TLS reason through the transport call itself: a CA that did not sign
+ * the server's certificate. */
+START_TEST(test_tls_connect_why)
+{
+  if (!have_openssl) {
+    fprintf(stderr, "check_orb: openssl command missing: TLS reason test skipped\n");
+    return;
+  }
+  srv_opts_x x = { .tls = 1 };
+  iiop_server *s = start_server_x(&x);
+  iiop_tls_ctx *cx = NULL;
+  ck_assert_int_eq(iiop_tls_client_ctx(other_ca_file, 1, &cx), CDR_OK);
+  iiop_transport *t = NULL, *tt = NULL;
+  ck_assert_int_eq(iiop_tcp_connect("127.0.0.1", iiop_server_tls_port(s), 5000, &t), CDR_OK);
+  char why[IIOP_TLS_WHY_MAX];
+  ck_assert_int_eq(iiop_tls_connect_why(cx, t, "127.0.0.1", 5000, &tt, why, sizeof why),
+                   CDR_E_TLS);
+  ck_assert_ptr_null(tt);
+  ck_assert_str_eq(why, "certificate verify failed: unable to get local issuer certificate");
+  iiop_tls_ctx_free(cx);
+
+  /* The right CA: the handshake succeeds and WHY is empty. */
+  ck_assert_int_eq(iiop_tls_client_ctx(ca_file, 1, &cx), CDR_OK);
+  ck_assert_int_eq(iiop_tcp_connect("127.0.0.1", iiop_server_tls_port(s), 5000, &t), CDR_OK);
+  why[0] = 'x';
+  ck_assert_int_eq(iiop_tls_connect_why(cx, t, "127.0.0.1", 5000, &tt, why, sizeof why), CDR_OK);
+  ck_assert_str_eq(why, "");
+  tt->ops->shutdown(tt);
+  tt->ops->free(tt);
+  iiop_tls_ctx_free(cx);
+
+  /* Contexts: a missing CA file, a key that is not the certificate's. */
+  char missing[160];
+  snprintf(missing, sizeof missing, "%s/no-such-ca.crt", cert_dir);
+  cx = (iiop_tls_ctx *)1;
+  ck_assert_int_eq(iiop_tls_client_ctx_why(missing, 1, &cx, why, sizeof why), CDR_E_TLS);
+  ck_assert_ptr_nonnull(strstr(why, "No such file or directory"));
+  ck_assert_int_eq(iiop_tls_server_ctx_why(other_ca_file, key_file, &cx, why, sizeof why),
+                   CDR_E_TLS);
+  ck_assert_ptr_nonnull(strstr(why, "key values mismatch"));
+  ck_assert_int_eq(iiop_tls_client_ctx_why(ca_file, 1, &cx, why, sizeof why), CDR_OK);
+  ck_assert_str_eq(why, "");
+  iiop_tls_ctx_free(cx);
+
+  /* A name the certificate does not carry. */
+  ck_assert_int_eq(iiop_tls_client_ctx(ca_file, 1, &cx), CDR_OK);
+  ck_assert_int_eq(iiop_tcp_connect("127.0.0.1", iiop_server_tls_port(s), 5000, &t), CDR_OK);
+  ck_assert_int_eq(iiop_tls_connect_why(cx, t, "wrong.example", 5000, &tt, why, sizeof why),
+                   CDR_E_TLS);
+  ck_assert_str_eq(why, "certificate verify failed: hostname mismatch");
+  iiop_tls_ctx_free(cx);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* A server with IIOP_TLS_REQUIRED listens for TLS only: no plain port, its
+ * IORs say port 0 and require integrity and confidentiality; a client with
+ * the CA calls it over TLS, one without gets CDR_E_UNSUPPORTED at resolve.
+ * Without a certificate, or with an unknown policy, there is no server. */
+START_TEST(test_tls_required_server)
+{
+  if (!have_openssl) {
+    fprintf(stderr, "check_orb: openssl command missing: TLS policy test skipped\n");
+    return;
+  }
+  iiop_server_opts so;
+  iiop_server_opts_default(&so);
+  ck_assert_int_eq(so.tls_policy, IIOP_TLS_ALLOWED);
+  iiop_server *s = NULL;
+  so.tls_policy = IIOP_TLS_REQUIRED;
+  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_E_TLS);
+  so.tls_cert = cert_file;
+  so.tls_key = key_file;
+  so.tls_policy = 7;
+  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_E_INVALID);
+  so.tls_policy = IIOP_TLS_REQUIRED;
+  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_OK);
+  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &echo_iface, NULL), CDR_OK);
+  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  ck_assert_uint_eq(iiop_server_port(s), 0);
+  ck_assert_uint_ne(iiop_server_tls_port(s), 0);
+
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  char *ior = NULL;
+  ck_assert_int_eq(iiop_server_ior(s, "Echo", 4, &a, &ior), CDR_OK);
+  iiop_ior parsed;
+  ck_assert_int_eq(iiop_ior_from_string(ior, &a, &parsed), CDR_OK);
+  const iiop_profile *p = iiop_ior_iiop_profile(&parsed);
+  ck_assert_ptr_nonnull(p);
+  ck_assert_uint_eq(p->port, 0);
+  const iiop_component *ssl = iiop_profile_component(p, IIOP_TAG_SSL_SEC_TRANS);
+  ck_assert_ptr_nonnull(ssl);
+  uint16_t sup = 0, req = 0, sp = 0;
+  ck_assert_int_eq(iiop_ssl_component_decode(ssl, &sup, &req, &sp), CDR_OK);
+  ck_assert_uint_eq(sup, 0x02 | 0x04 | 0x20);  /* Integrity, Confidentiality, EstablishTrustInTarget */
+  ck_assert_uint_eq(req, 0x02 | 0x04);
+  ck_assert_uint_eq(sp, iiop_server_tls_port(s));
+
+  iiop_client *c = new_client(ca_file);
+  iiop_ref *r = NULL;
+  ck_assert_int_eq(iiop_client_resolve(c, ior, &r), CDR_OK);
+  check_ping(r, 99);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  c = new_client(NULL);
+  r = NULL;
+  ck_assert_int_eq(iiop_client_resolve(c, ior, &r), CDR_E_UNSUPPORTED);
+  ck_assert_ptr_null(r);
+  iiop_client_free(c);
+  iiop_server_stats st;
+  ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
+  ck_assert_uint_eq(st.accepted, 1);
+  cdr_arena_free(&a);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* IIOP_TLS_REQUIRED: never plain IIOP.  No CA file: resolve fails with
+ * CDR_E_TLS and a reason, and the server saw no connection at all (on
+ * neither port); with a CA file the calls go over TLS; OFF ignores the
+ * TLS port; ALLOWED without a CA file is plain IIOP (unchanged). */
+START_TEST(test_tls_required)
+{
+  if (!have_openssl) {
+    fprintf(stderr, "check_orb: openssl command missing: TLS policy test skipped\n");
+    return;
+  }
+  srv_opts_x x = { .tls = 1 };
+  iiop_server *s = start_server_x(&x);
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  char *ior = NULL;
+  ck_assert_int_eq(iiop_server_ior(s, "Echo", 4, &a, &ior), CDR_OK);
+
+  iiop_client_opts o;
+  iiop_client_opts_default(&o);
+  ck_assert_int_eq(o.tls_policy, IIOP_TLS_ALLOWED);
+  o.timeout_ms = 10000;
+  o.tls_policy = IIOP_TLS_REQUIRED;
+  iiop_client *c = iiop_client_new(&o);
+  ck_assert_ptr_nonnull(c);
+  iiop_ref *r = NULL;
+  ck_assert_int_eq(iiop_client_resolve(c, ior, &r), CDR_E_TLS);
+  ck_assert_ptr_null(r);
+  char why[IIOP_CLIENT_ERROR_MAX];
+  iiop_client_last_error(c, why, sizeof why);
+  ck_assert_str_eq(why, "TLS required but not configured: no tls_ca_file (and tls_verify on)");
+  iiop_client_stats cst;
+  ck_assert_int_eq(iiop_client_stats_get(c, &cst), CDR_OK);
+  ck_assert_uint_eq(cst.connections, 0);
+  iiop_client_free(c);
+  iiop_server_stats st;
+  ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
+  ck_assert_uint_eq(st.accepted, 0);          /* no plaintext octet reached the server */
+
+  /* Required with a CA file: TLS, and a corbaloc (no TLS port) is refused. */
+  o.tls_ca_file = ca_file;
+  c = iiop_client_new(&o);
+  ck_assert_ptr_nonnull(c);
+  ck_assert_int_eq(iiop_client_resolve(c, ior, &r), CDR_OK);
+  check_ping(r, 77);
+  iiop_ref_free(r);
+  r = NULL;
+  char url[96];
+  snprintf(url, sizeof url, "corbaloc::1.2@127.0.0.1:%u/Echo", (unsigned)iiop_server_port(s));
+  ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_E_TLS);
+  ck_assert_ptr_null(r);
+  iiop_client_last_error(c, why, sizeof why);
+  ck_assert_str_eq(why, "TLS required but a corbaloc iiop address has no TLS port");
+  iiop_client_free(c);
+  ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
+  ck_assert_uint_eq(st.accepted, 1);          /* the one TLS connection */
+
+  /* OFF with a CA file: plain IIOP to the profile's port. */
+  o.tls_policy = IIOP_TLS_OFF;
+  c = iiop_client_new(&o);
+  ck_assert_ptr_nonnull(c);
+  ck_assert_int_eq(iiop_client_resolve(c, ior, &r), CDR_OK);
+  check_ping(r, 78);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+
+  /* An unknown policy value: no client. */
+  o.tls_policy = 3;
+  ck_assert_ptr_null(iiop_client_new(&o));
+  cdr_arena_free(&a);
   iiop_server_free(s);
 }
 END_TEST
@@ -2886,6 +3093,9 @@ static Suite *orb_suite(void)
   tcase_add_test(tc, test_port0_picks_free_ports);
   tcase_add_test(tc, test_ior_contents);
   tcase_add_test(tc, test_tls);
+  tcase_add_test(tc, test_tls_connect_why);
+  tcase_add_test(tc, test_tls_required);
+  tcase_add_test(tc, test_tls_required_server);
   tcase_add_test(tc, test_tls_stalled_client);
   tcase_add_test(tc, test_concurrent_callers_one_connection);
   tcase_add_test(tc, test_exceptions);

@@ -71,6 +71,16 @@ IIOP_API int iiop_tcp_wrap(int fd, iiop_transport **out) IIOP_WUR;
 typedef struct iiop_tls_ctx iiop_tls_ctx;
 IIOP_API int iiop_tls_client_ctx(const char *ca_file, int verify, iiop_tls_ctx **out) IIOP_WUR;
 IIOP_API int iiop_tls_server_ctx(const char *cert_file, const char *key_file, iiop_tls_ctx **out) IIOP_WUR;
+/* As the two above, and on an error OpenSSL's reason (its queued errors,
+ * ERR_error_string_n(), "; " between them, e.g. one ending in "No such file
+ * or directory" for a missing file) into WHY: CAP octets, the caller's,
+ * NUL-terminated, cut at CAP - 1 (IIOP_TLS_WHY_MAX below holds a full
+ * reason; NULL or 0: none); "" on success.  Thread-safe (the calling
+ * thread's error queue). */
+IIOP_API int iiop_tls_client_ctx_why(const char *ca_file, int verify, iiop_tls_ctx **out,
+                                     char *why, size_t cap) IIOP_WUR;
+IIOP_API int iiop_tls_server_ctx_why(const char *cert_file, const char *key_file,
+                                     iiop_tls_ctx **out, char *why, size_t cap) IIOP_WUR;
 IIOP_API void iiop_tls_ctx_free(iiop_tls_ctx *c);
 /* Run the handshake over the connected transport TCP (taken over: part of
  * the result, and freed on error), within TIMEOUT_MS (0: none); the client
@@ -85,6 +95,21 @@ IIOP_API int iiop_tls_connect(iiop_tls_ctx *c, iiop_transport *tcp, const char *
                               iiop_transport **out) IIOP_WUR;
 IIOP_API int iiop_tls_accept(iiop_tls_ctx *c, iiop_transport *tcp, int timeout_ms,
                              iiop_transport **out) IIOP_WUR;
+/* As iiop_tls_connect / iiop_tls_accept, and on an error the reason as
+ * text into WHY (CAP octets, the caller's; always NUL-terminated, cut at
+ * CAP - 1; IIOP_TLS_WHY_MAX holds any full reason; WHY NULL or CAP 0:
+ * none): for a failed certificate verification "certificate verify
+ * failed: " and OpenSSL's X509_verify_cert_error_string() (e.g. "unable to
+ * get local issuer certificate"), otherwise OpenSSL's queued errors
+ * (ERR_error_string_n(), "; " between them), the system error, or
+ * "TLS handshake: timed out".  WHY is "" on success.  Thread-safe: the
+ * text comes from the calling thread's OpenSSL error queue only. */
+#define IIOP_TLS_WHY_MAX 512
+IIOP_API int iiop_tls_connect_why(iiop_tls_ctx *c, iiop_transport *tcp, const char *host,
+                                  int timeout_ms, iiop_transport **out, char *why,
+                                  size_t cap) IIOP_WUR;
+IIOP_API int iiop_tls_accept_why(iiop_tls_ctx *c, iiop_transport *tcp, int timeout_ms,
+                                 iiop_transport **out, char *why, size_t cap) IIOP_WUR;
 
 #ifdef __cplusplus
 }

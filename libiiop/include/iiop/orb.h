@@ -54,8 +54,11 @@ typedef struct iiop_client_opts {
   size_t fragment_size;      /* octets per GIOP fragment sent (default GIOP_FRAG_DEFAULT) */
   size_t max_message;        /* largest reply accepted (default 64 MiB): the older name of
                               * limits.max_message, as timeout_ms */
-  const char *tls_ca_file;   /* CA certificates to verify TLS servers (NULL: no TLS) */
+  const char *tls_ca_file;   /* CA certificates to verify TLS servers (NULL: no TLS, or an
+                              * error under IIOP_TLS_REQUIRED) */
   int tls_verify;            /* default 1; 0 turns verification off (tests only) */
+  int tls_policy;            /* IIOP_TLS_ALLOWED (the default, 0), IIOP_TLS_OFF or
+                              * IIOP_TLS_REQUIRED: see iiop_tls_policy */
   uint32_t native_char;      /* default CDR_CS_ISO8859_1 */
   uint32_t native_wchar;     /* default CDR_CS_UTF16 */
   const cdr_allocator *alloc;/* for everything the client allocates itself -- the client,
@@ -70,6 +73,19 @@ typedef struct iiop_client_opts {
                               * handshake_timeout_ms (within the call's), call_timeout_ms;
                               * the server's limits are ignored here */
 } iiop_client_opts;
+
+/* When a client uses TLS (iiop_client_opts.tls_policy):
+ * - IIOP_TLS_ALLOWED: to an IOR's TAG_SSL_SEC_TRANS port when the client has
+ *   a CA file; plain IIOP otherwise (corbaloc, no component, no CA file).
+ * - IIOP_TLS_OFF: never; plain IIOP to the profile's port, even with a CA file.
+ * - IIOP_TLS_REQUIRED: always, never plain IIOP.  Without a CA file (and
+ *   tls_verify on), or for a reference that offers no TLS port (no
+ *   TAG_SSL_SEC_TRANS or its port 0, any corbaloc), iiop_client_resolve()
+ *   and a followed LOCATION_FORWARD fail with CDR_E_TLS, nothing is
+ *   connected, and iiop_client_last_error() says why.  tls_verify 0 and no
+ *   CA file: TLS without verification (tests only).
+ * Any other value: iiop_client_new() returns NULL. */
+enum iiop_tls_policy { IIOP_TLS_ALLOWED = 0, IIOP_TLS_OFF = 1, IIOP_TLS_REQUIRED = 2 };
 
 IIOP_API void iiop_client_opts_default(iiop_client_opts *o);
 /* A client (OPTS NULL: defaults); NULL on allocation failure, a native code
@@ -92,6 +108,17 @@ IIOP_API iiop_client *iiop_client_new(const iiop_client_opts *opts) IIOP_WUR;
  * free.  The calling thread must have no call of its own in progress;
  * references may be freed before or after. */
 IIOP_API void iiop_client_free(iiop_client *c);
+/* The reason of C's most recent connection failure, from any thread, as
+ * text ("" if none yet): "connect to HOST:PORT: <cdr_strerror()>", "TLS to
+ * HOST:PORT: <reason>" where the reason is OpenSSL's (iiop_tls_connect_why()
+ * in iiop/conn.h, e.g. "certificate verify failed: unable to get local
+ * issuer certificate"), or why IIOP_TLS_REQUIRED could not be met.  A later
+ * failure replaces it; a success does not clear it.  Copied into BUF (CAP
+ * octets, the caller's; NUL-terminated, cut at CAP - 1; BUF NULL or CAP 0:
+ * only the length); IIOP_CLIENT_ERROR_MAX holds any text.  Returns the full
+ * text's length (C NULL: 0).  Thread-safe; allocates nothing. */
+#define IIOP_CLIENT_ERROR_MAX 640
+IIOP_API size_t iiop_client_last_error(iiop_client *c, char *buf, size_t cap);
 
 /* Resolve "IOR:..." or "corbaloc:..." to a reference.  An IOR's first IIOP
  * profile is used: its GIOP version, its code sets (TAG_CODE_SETS,
@@ -101,6 +128,8 @@ IIOP_API void iiop_client_free(iiop_client *c);
  * ISO-8859-1 and no wchar code set (no code-set component).  Errors:
  * CDR_E_INVALID (BAD_PARAM: malformed), MARSHAL-class (bad IOR octets),
  * CDR_E_UNSUPPORTED (no IIOP profile, or TLS only and no CA file),
+ * CDR_E_TLS (tls_policy IIOP_TLS_REQUIRED cannot be met: no CA file, or the
+ * reference offers no TLS port; iiop_client_last_error() says which),
  * CDR_E_NOMEM.  Nothing is connected yet. */
 IIOP_API int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out) IIOP_WUR;
 IIOP_API void iiop_ref_free(iiop_ref *r);
@@ -207,6 +236,14 @@ typedef struct iiop_server_opts {
                               * max_message (see iiop/limits.h for what the cap does) */
   const char *tls_cert, *tls_key; /* both set: also listen for TLS on tls_port */
   uint16_t tls_port;         /* 0: a free port */
+  int tls_policy;            /* IIOP_TLS_ALLOWED (the default, 0): plain port, and the TLS
+                              * port when tls_cert/tls_key are set.  IIOP_TLS_REQUIRED: the
+                              * TLS port only (no plain listener: iiop_server_port() is 0,
+                              * IORs carry port 0 and TAG_SSL_SEC_TRANS requiring
+                              * integrity and confidentiality); without tls_cert
+                              * iiop_server_new() fails with CDR_E_TLS.  IIOP_TLS_OFF: the
+                              * plain port only, tls_cert/tls_key ignored.  Another value:
+                              * CDR_E_INVALID */
   int handshake_timeout_ms;  /* default 5000 (also for <= 0): a stalled TLS client cannot
                               * hold a thread.  The older name of
                               * limits.handshake_timeout_ms, as max_message */
@@ -248,7 +285,8 @@ typedef struct iiop_server_opts {
 
 IIOP_API void iiop_server_opts_default(iiop_server_opts *o);
 /* Create and bind (listening starts with iiop_server_start()).  Errors:
- * CDR_E_IO (bind/listen failed), CDR_E_TLS (certificate or key), CDR_E_NOMEM. */
+ * CDR_E_IO (bind/listen failed), CDR_E_TLS (certificate or key; IIOP_TLS_REQUIRED without
+ * them), CDR_E_INVALID (an unknown tls_policy), CDR_E_NOMEM. */
 IIOP_API int iiop_server_new(const iiop_server_opts *opts, iiop_server **out) IIOP_WUR;
 /* Activate SERVANT implementing IFACE under the persistent object KEY
  * (KEY_LEN octets, e.g. "Echo": reachable by corbaloc).  Keys that begin

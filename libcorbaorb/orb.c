@@ -412,6 +412,8 @@ static CORBA_Object resolve_ref(CORBA_ORB orb, const char *identifier, int depth
  * decoded (RFC 2396, as corbaloc keys), into BUF of SIZE octets; an absent
  * or empty key is "NameService" (CORBA 3.0 13.6.10.2).  0, or -1 when
  * malformed (another address after rir:, a bad escape, a NUL, too long). */
+static int url_unescape(const char *s, size_t n, char *out);
+
 static int rir_key(const char *rest, char *buf, size_t size)
 {
   if (*rest == '\0' || !strcmp(rest, "/")) {
@@ -420,34 +422,8 @@ static int rir_key(const char *rest, char *buf, size_t size)
   }
   if (*rest != '/')
     return -1; /* "rir:,iiop:..." or junk: rir stands alone */
-  size_t n = 0;
-  for (const char *p = rest + 1; *p; p++) {
-    int c = (unsigned char)*p;
-    if (c == '%') {
-      int v = 0;
-      for (int k = 1; k <= 2; k++) {
-        int h = (unsigned char)p[k], d;
-        if (h >= '0' && h <= '9')
-          d = h - '0';
-        else if (h >= 'a' && h <= 'f')
-          d = h - 'a' + 10;
-        else if (h >= 'A' && h <= 'F')
-          d = h - 'A' + 10;
-        else
-          return -1;
-        v = v * 16 + d;
-      }
-      if (v == 0)
-        return -1;
-      c = v;
-      p += 2;
-    }
-    if (n + 1 >= size)
-      return -1;
-    buf[n++] = (char)c;
-  }
-  buf[n] = '\0';
-  return 0;
+  size_t n = strlen(rest + 1);
+  return n < size ? url_unescape(rest + 1, n, buf) : -1;
 }
 
 static CORBA_Object object_from_string(CORBA_ORB orb, const char *str, int depth,

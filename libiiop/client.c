@@ -1268,6 +1268,17 @@ static void drop_reply(iiop_call *call)
   }
 }
 
+/* Drop R's cached forward *CACHED (unless another thread replaced it
+ * already) and clear *CACHED: the reference's own target, returned, is
+ * where the call goes on. */
+static const target *forget_forward(iiop_ref *r, target **cached)
+{
+  target *exp = *cached;
+  __atomic_compare_exchange_n(&r->fwd, &exp, NULL, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+  *cached = NULL;
+  return __atomic_load_n(&r->base, __ATOMIC_ACQUIRE);
+}
+
 int iiop_call_invoke(iiop_call *call, cdr_in **result)
 {
   if (result)
@@ -1315,10 +1326,7 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
     if (rc != CDR_OK && cached && rc != CDR_E_NOMEM) {
       /* The cached forward cannot be reached: forget it, go back to the
        * reference's own target (once; 15.4.3). */
-      target *exp = cached;
-      __atomic_compare_exchange_n(&r->fwd, &exp, NULL, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-      cached = NULL;
-      t = __atomic_load_n(&r->base, __ATOMIC_ACQUIRE);
+      t = forget_forward(r, &cached);
       ep = t->ep;
       key = t->key;
       key_len = t->key_len;
@@ -1353,11 +1361,7 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
       if (cached && no && (rc == CDR_E_CLOSED || rc == CDR_E_IO || rc == CDR_E_TLS)) {
         /* The cached forward failed before it processed the request
          * (TRANSIENT / COMM_FAILURE, completion NO): back to the base. */
-        target *exp = cached;
-        __atomic_compare_exchange_n(&r->fwd, &exp, NULL, false, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE);
-        cached = NULL;
-        t = __atomic_load_n(&r->base, __ATOMIC_ACQUIRE);
+        t = forget_forward(r, &cached);
         ep = t->ep;
         key = t->key;
         key_len = t->key_len;

@@ -313,6 +313,20 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
 
 /* ---------------------------------------------------------------- server side */
 
+static const cdr_member forward_request_members[] = {
+  { "forward_reference", TC_CORBA_Object, offsetof(PortableServer_ForwardRequest, forward_reference) },
+};
+const cdr_type TC_PortableServer_ForwardRequest_struct = {
+  .kind = CDR_K_EXCEPT, .size = sizeof(PortableServer_ForwardRequest),
+  .align = _Alignof(PortableServer_ForwardRequest),
+  .name = "ForwardRequest", .repo_id = ex_PortableServer_ForwardRequest,
+  .u.st = { forward_request_members, 1U } };
+
+PortableServer_ForwardRequest *PortableServer_ForwardRequest__alloc(void)
+{
+  return corbaorb_alloc(TC_PortableServer_ForwardRequest, 1);
+}
+
 #define MAX_PARAMS 256
 
 /* A parameter's storage holds a pointer the servant sets (a
@@ -433,6 +447,19 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
       out = cdr_out_status(result);
     if (out != CDR_OK)
       iiop_request_set_completed(req, GIOP_COMPLETED_YES);
+  } else if (ev._major == CORBA_USER_EXCEPTION && ev._id &&
+             !strcmp(ev._id, ex_PortableServer_ForwardRequest)) {
+    /* a forward (corbaorb/corba.h): the reference's IOR string, parsed and
+     * copied by libiiop; EV (and the reference) go below */
+    const PortableServer_ForwardRequest *fr = ev._params;
+    CORBA_Object to = fr ? fr->forward_reference : CORBA_OBJECT_NIL;
+    if (to && to->kind == OBJ_REMOTE && to->str) {
+      out = iiop_request_set_forward(req, to->str, 0);
+    } else {
+      giop_system_exception e = { ex_CORBA_BAD_PARAM, 0, GIOP_COMPLETED_NO };
+      iiop_request_set_exception(req, &e);
+      out = IIOP_R_SYSTEM_EXCEPTION;
+    }
   } else if (ev._major == CORBA_USER_EXCEPTION) {
     CORBA_TypeCode etc = NULL;
     for (CORBA_unsigned_long j = 0; j < op->nexcepts; j++)

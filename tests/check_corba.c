@@ -560,13 +560,25 @@ typedef struct Impl {
   CORBA_long count;
   PortableServer_POA poa;    /* for bump(-1): deactivate itself */
   PortableServer_ObjectId *oid;
+  int pings;                 /* ping() calls this servant ran */
+  int forward;               /* ping(): 1 raise ForwardRequest to fwd, 2 with a nil reference */
+  Shop_Store fwd;
 } Impl;
 
 /* ping(-99) raises a user exception ping's raises clause does not list;
  * ping(-98) a system exception of the servant's choosing */
 static CORBA_long i_ping(PortableServer_Servant s, CORBA_long x, CORBA_Environment *ev)
 {
-  (void)s;
+  Impl *im = (Impl *)s;
+  im->pings++;
+  if (im->forward) {
+    PortableServer_ForwardRequest *fr = PortableServer_ForwardRequest__alloc();
+    ck_assert_ptr_nonnull(fr);
+    fr->forward_reference =
+      im->forward == 1 ? CORBA_Object_duplicate(im->fwd, ev) : CORBA_OBJECT_NIL;
+    CORBA_exception_set(ev, CORBA_USER_EXCEPTION, ex_PortableServer_ForwardRequest, fr);
+    return 0;
+  }
   if (x == -99) {
     Shop_NotFound *nf = Shop_NotFound__alloc();
     nf->what = CORBA_string_dup("unlisted");
@@ -885,6 +897,66 @@ START_TEST(test_servant_exceptions)
 }
 END_TEST
 
+/* A servant raising PortableServer::ForwardRequest: the client follows the
+ * LOCATION_FORWARD to the second servant, gets its result, and sends later
+ * calls on that reference straight there; a nil forward_reference gets
+ * BAD_PARAM. */
+START_TEST(test_forward_request)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_ORB orb = orb_with_endpoint(&ev);
+  PortableServer_POA root =
+    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
+  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  Impl a, b, c;
+  impl_init(&a, &ev);
+  impl_init(&b, &ev);
+  impl_init(&c, &ev);
+  Shop_Store ra = PortableServer_POA_servant_to_reference(root, &a, &ev);
+  Shop_Store rb = PortableServer_POA_servant_to_reference(root, &b, &ev);
+  Shop_Store rc = PortableServer_POA_servant_to_reference(root, &c, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  a.forward = 1;
+  a.fwd = rb;
+  b.count = 42;
+  c.forward = 2;
+
+  ck_assert_int_eq(Shop_Store_ping(ra, 5, &ev), 6);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_int_eq(a.pings, 1);
+  ck_assert_int_eq(b.pings, 1);
+  ck_assert_int_eq(Shop_Store_ping(ra, 7, &ev), 8);
+  ck_assert_int_eq(Shop_Store_ping(ra, 9, &ev), 10);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_int_eq(a.pings, 1); /* remembered: straight to b */
+  ck_assert_int_eq(b.pings, 3);
+  ck_assert_int_eq(Shop_Counter__get_count(ra, &ev), 42); /* another operation too */
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+
+  Shop_Store_ping(rc, 1, &ev);
+  ck_assert_int_eq(ev._major, CORBA_SYSTEM_EXCEPTION);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM);
+  CORBA_SystemException *se = CORBA_exception_value(&ev);
+  ck_assert_uint_eq(se->minor, 0);
+  ck_assert_int_eq(se->completed, CORBA_COMPLETED_NO);
+  CORBA_exception_free(&ev);
+  Shop_Store_ping(rc, 1, &ev);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM);
+  CORBA_exception_free(&ev);
+  ck_assert_int_eq(c.pings, 2);
+  ck_assert_int_eq(b.pings, 3);
+
+  CORBA_Object_release(ra, &ev);
+  CORBA_Object_release(rb, &ev);
+  CORBA_Object_release(rc, &ev);
+  CORBA_ORB_destroy(orb, &ev);
+  POA_Shop_Store__fini(&a, &ev);
+  POA_Shop_Store__fini(&b, &ev);
+  POA_Shop_Store__fini(&c, &ev);
+}
+END_TEST
+
 /* -ORBendPoint giop:tcp:[::1]:0: the server listens on ::1 and its
  * references carry it (as omniORB writes IPv6 hosts: unbracketed in the
  * profile), and calls go through. */
@@ -1064,6 +1136,7 @@ static Suite *corba_suite(void)
   tcase_add_test(tc, test_poa);
   tcase_add_test(tc, test_steady_state);
   tcase_add_test(tc, test_servant_exceptions);
+  tcase_add_test(tc, test_forward_request);
   tcase_add_test(tc, test_threads);
   tcase_add_test(tc, test_ipv6_endpoint);
   tcase_add_test(tc, test_refs_after_first_orb);

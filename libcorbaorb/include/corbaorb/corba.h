@@ -440,6 +440,33 @@ typedef struct CORBA_PolicyList {
 #define ex_PortableServer_POA_WrongAdapter "IDL:omg.org/PortableServer/POA/WrongAdapter:1.0"
 #define ex_PortableServer_POA_InvalidPolicy "IDL:omg.org/PortableServer/POA/InvalidPolicy:1.0"
 
+/* PortableServer::ForwardRequest (CORBA 3.x Part 1, 15.3.2, as omniORB's):
+ * a servant answers a request with a forward instead of a result by raising
+ * this user exception from any operation (its raises clause need not list
+ * it): allocate it with PortableServer_ForwardRequest__alloc(), set
+ * forward_reference to a reference of its own (CORBA_Object_duplicate()d,
+ * or from a stringified IOR; a corbaloc reference is forwarded as the IOR
+ * made from it), and pass it to CORBA_exception_set(ev,
+ * CORBA_USER_EXCEPTION, ex_PortableServer_ForwardRequest, fr).  EV owns it
+ * from then: the ORB frees it (forward_reference released) after the reply.
+ * On the wire the reply is GIOP LOCATION_FORWARD (CORBA 3.x Part 2, 15.4.2;
+ * iiop_request_set_forward(), not PERM) with forward_reference's IOR as its
+ * body: clients, this ORB's included, send the request again there and
+ * keep sending later calls on that reference there until one fails.  A nil
+ * forward_reference (or one that is not an object reference, e.g. a POA)
+ * gets BAD_PARAM (minor 0, COMPLETED_NO) to the client instead; an IOR
+ * that libiiop cannot re-encode gets the system exception of its status
+ * (MARSHAL, NO_MEMORY).  A oneway operation that raises it sends nothing. */
+typedef struct PortableServer_ForwardRequest {
+  CORBA_Object forward_reference;
+} PortableServer_ForwardRequest;
+#define ex_PortableServer_ForwardRequest "IDL:omg.org/PortableServer/ForwardRequest:1.0"
+CORBAORB_API extern const cdr_type TC_PortableServer_ForwardRequest_struct;
+#define TC_PortableServer_ForwardRequest ((CORBA_TypeCode)&TC_PortableServer_ForwardRequest_struct)
+/* A zeroed PortableServer_ForwardRequest (forward_reference nil), freed with
+ * CORBA_free (which releases forward_reference); NULL when out of memory. */
+CORBAORB_API PortableServer_ForwardRequest *PortableServer_ForwardRequest__alloc(void);
+
 /* POAs come from CORBA_ORB_resolve_initial_references ("RootPOA": SYSTEM_ID,
  * TRANSIENT, implicit activation, object keys libiiop's generated ones;
  * "omniINSPOA": USER_ID, PERSISTENT, the key is the bare ObjectId, so that

@@ -620,7 +620,6 @@ CORBA_char *CORBA_ORB_object_to_string(CORBA_ORB orb, CORBA_Object obj, CORBA_En
 {
   (void)orb;
   if (!obj || obj->kind != OBJ_REMOTE) {
-    /* a nil IOR: big-endian encapsulation, empty type ID, no profiles */
     /* a nil IOR: big-endian encapsulation (00, 3 padding octets), type ID
      * "" (ulong 1, NUL, 3 padding octets), no profiles (ulong 0) */
     CORBA_char *s = CORBA_string_dup("IOR:00000000000000010000000000000000");

@@ -141,7 +141,7 @@ static int ping(iiop_ref *r, int32_t x, int32_t *out, const char **ex_id)
     ck_assert_int_eq(cdr_in_status(res), CDR_OK);
   }
   const giop_system_exception *e = iiop_call_exception(call);
-  static char id[128];
+  static _Thread_local char id[128]; /* per caller thread: test_threads_share_forward calls from 4 */
   id[0] = 0;
   if (e)
     snprintf(id, sizeof id, "%s", e->repo_id);

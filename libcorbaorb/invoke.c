@@ -327,6 +327,20 @@ PortableServer_ForwardRequest *PortableServer_ForwardRequest__alloc(void)
   return corbaorb_alloc(TC_PortableServer_ForwardRequest, 1);
 }
 
+static const cdr_member forward_perm_members[] = {
+  { "forward_reference", TC_CORBA_Object, offsetof(corbaorb_LocationForwardPerm, forward_reference) },
+};
+const cdr_type TC_corbaorb_LocationForwardPerm_struct = {
+  .kind = CDR_K_EXCEPT, .size = sizeof(corbaorb_LocationForwardPerm),
+  .align = _Alignof(corbaorb_LocationForwardPerm),
+  .name = "LocationForwardPerm", .repo_id = ex_corbaorb_LocationForwardPerm,
+  .u.st = { forward_perm_members, 1U } };
+
+corbaorb_LocationForwardPerm *corbaorb_LocationForwardPerm__alloc(void)
+{
+  return corbaorb_alloc(TC_corbaorb_LocationForwardPerm, 1);
+}
+
 #define MAX_PARAMS 256
 
 /* A parameter's storage holds a pointer the servant sets (a
@@ -448,13 +462,20 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
     if (out != CDR_OK)
       iiop_request_set_completed(req, GIOP_COMPLETED_YES);
   } else if (ev._major == CORBA_USER_EXCEPTION && ev._id &&
-             !strcmp(ev._id, ex_PortableServer_ForwardRequest)) {
+             (!strcmp(ev._id, ex_PortableServer_ForwardRequest) ||
+              !strcmp(ev._id, ex_corbaorb_LocationForwardPerm))) {
     /* a forward (corbaorb/corba.h): the reference's IOR string, parsed and
-     * copied by libiiop; EV (and the reference) go below */
+     * copied by libiiop, PERM for LocationForwardPerm (libiiop answers a
+     * GIOP 1.0/1.1 request with a plain LOCATION_FORWARD); EV (and the
+     * reference) go below.  Both exceptions hold only forward_reference. */
+    _Static_assert(offsetof(PortableServer_ForwardRequest, forward_reference) ==
+                   offsetof(corbaorb_LocationForwardPerm, forward_reference),
+                   "one layout for both forwards");
+    int perm = !strcmp(ev._id, ex_corbaorb_LocationForwardPerm);
     const PortableServer_ForwardRequest *fr = ev._params;
     CORBA_Object to = fr ? fr->forward_reference : CORBA_OBJECT_NIL;
     if (to && to->kind == OBJ_REMOTE && to->str) {
-      out = iiop_request_set_forward(req, to->str, 0);
+      out = iiop_request_set_forward(req, to->str, perm);
     } else {
       giop_system_exception e = { ex_CORBA_BAD_PARAM, 0, GIOP_COMPLETED_NO };
       iiop_request_set_exception(req, &e);

@@ -561,7 +561,8 @@ typedef struct Impl {
   PortableServer_POA poa;    /* for bump(-1): deactivate itself */
   PortableServer_ObjectId *oid;
   int pings;                 /* ping() calls this servant ran */
-  int forward;               /* ping(): 1 raise ForwardRequest to fwd, 2 with a nil reference */
+  int forward;               /* ping(): 1 raise ForwardRequest to fwd, 2 with a nil reference,
+                                3 raise corbaorb_LocationForwardPerm to fwd */
   Shop_Store fwd;
 } Impl;
 
@@ -571,6 +572,13 @@ static CORBA_long i_ping(PortableServer_Servant s, CORBA_long x, CORBA_Environme
 {
   Impl *im = (Impl *)s;
   im->pings++;
+  if (im->forward == 3) {
+    corbaorb_LocationForwardPerm *fp = corbaorb_LocationForwardPerm__alloc();
+    ck_assert_ptr_nonnull(fp);
+    fp->forward_reference = CORBA_Object_duplicate(im->fwd, ev);
+    CORBA_exception_set(ev, CORBA_USER_EXCEPTION, ex_corbaorb_LocationForwardPerm, fp);
+    return 0;
+  }
   if (im->forward) {
     PortableServer_ForwardRequest *fr = PortableServer_ForwardRequest__alloc();
     ck_assert_ptr_nonnull(fr);
@@ -957,6 +965,109 @@ START_TEST(test_forward_request)
 }
 END_TEST
 
+/* corbaorb_LocationForwardPerm against ForwardRequest: two forwarders in
+ * one ORB (a with PERM, c plain) to a target b in a second ORB.  Both are
+ * followed once and remembered; once the target's ORB is gone, a's
+ * clients stay on the replaced reference (TRANSIENT, a not asked again)
+ * while c's go back to c (which forwards once more to the dead target,
+ * then TRANSIENT).  Through a GIOP 1.0 corbaloc reference PERM is a plain
+ * LOCATION_FORWARD: back to a, as with c. */
+static void perm_case(int giop10)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_ORB orb = orb_with_endpoint(&ev);
+  CORBA_ORB orb2 = orb_with_endpoint(&ev);
+  ck_assert_ptr_ne(orb, orb2);
+  PortableServer_POA root =
+    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
+  PortableServer_POA ins =
+    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "omniINSPOA", &ev);
+  PortableServer_POA root2 =
+    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb2, "RootPOA", &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(ins, &ev), &ev);
+  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root2, &ev), &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  Impl a, b, c;
+  impl_init(&a, &ev);
+  impl_init(&b, &ev);
+  impl_init(&c, &ev);
+  PortableServer_ObjectId *oid = PortableServer_string_to_ObjectId("PermA", &ev);
+  PortableServer_POA_activate_object_with_id(ins, oid, &a, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  Shop_Store ra0 = PortableServer_POA_servant_to_reference(ins, &a, &ev);
+  Shop_Store rb = PortableServer_POA_servant_to_reference(root2, &b, &ev);
+  Shop_Store rc = PortableServer_POA_servant_to_reference(root, &c, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  Shop_Store ra = ra0;
+  if (giop10) {
+    /* the same object through corbaloc::1.0@ (the port from a's IOR) */
+    CORBA_char *s = CORBA_ORB_object_to_string(orb, ra0, &ev);
+    iiop_ior ior;
+    cdr_arena ar;
+    cdr_arena_init(&ar, NULL);
+    ck_assert_int_eq(iiop_ior_from_string(s, &ar, &ior), CDR_OK);
+    const iiop_profile *p = iiop_ior_iiop_profile(&ior);
+    ck_assert_ptr_nonnull(p);
+    char url[96];
+    snprintf(url, sizeof url, "corbaloc::1.0@127.0.0.1:%u/PermA", (unsigned)p->port);
+    cdr_arena_free(&ar);
+    CORBA_free(s);
+    ra = CORBA_ORB_string_to_object(orb, url, &ev);
+    ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  }
+  a.forward = 3;
+  a.fwd = rb;
+  c.forward = 1;
+  c.fwd = rb;
+  for (CORBA_long i = 0; i < 5; i++) {
+    ck_assert_int_eq(Shop_Store_ping(ra, 10 * i, &ev), 10 * i + 1);
+    ck_assert_int_eq(Shop_Store_ping(rc, 10 * i + 5, &ev), 10 * i + 6);
+    ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  }
+  ck_assert_int_eq(a.pings, 1);
+  ck_assert_int_eq(c.pings, 1);
+  ck_assert_int_eq(b.pings, 10);
+
+  /* the target goes */
+  CORBA_ORB_destroy(orb2, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  Shop_Store_ping(ra, 1, &ev);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_TRANSIENT);
+  CORBA_exception_free(&ev);
+  ck_assert_int_eq(a.pings, (giop10 ? 2 : 1)); /* PERM: the reference is b's now */
+  Shop_Store_ping(rc, 1, &ev);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_TRANSIENT);
+  CORBA_exception_free(&ev);
+  ck_assert_int_eq(c.pings, 2);              /* back to c, which forwards again */
+  ck_assert_int_eq(b.pings, 10);
+
+  if (ra != ra0)
+    CORBA_Object_release(ra, &ev);
+  CORBA_Object_release(ra0, &ev);
+  CORBA_Object_release(rb, &ev);
+  CORBA_Object_release(rc, &ev);
+  CORBA_free(oid);
+  CORBA_ORB_destroy(orb, &ev);
+  POA_Shop_Store__fini(&a, &ev);
+  POA_Shop_Store__fini(&b, &ev);
+  POA_Shop_Store__fini(&c, &ev);
+}
+
+START_TEST(test_location_forward_perm)
+{
+  perm_case(0);
+}
+END_TEST
+
+START_TEST(test_location_forward_perm_giop10)
+{
+  perm_case(1);
+}
+END_TEST
+
 /* -ORBendPoint giop:tcp:[::1]:0: the server listens on ::1 and its
  * references carry it (as omniORB writes IPv6 hosts: unbracketed in the
  * profile), and calls go through. */
@@ -1137,6 +1248,8 @@ static Suite *corba_suite(void)
   tcase_add_test(tc, test_steady_state);
   tcase_add_test(tc, test_servant_exceptions);
   tcase_add_test(tc, test_forward_request);
+  tcase_add_test(tc, test_location_forward_perm);
+  tcase_add_test(tc, test_location_forward_perm_giop10);
   tcase_add_test(tc, test_threads);
   tcase_add_test(tc, test_ipv6_endpoint);
   tcase_add_test(tc, test_refs_after_first_orb);

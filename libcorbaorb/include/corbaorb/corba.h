@@ -450,7 +450,8 @@ typedef struct CORBA_PolicyList {
  * CORBA_USER_EXCEPTION, ex_PortableServer_ForwardRequest, fr).  EV owns it
  * from then: the ORB frees it (forward_reference released) after the reply.
  * On the wire the reply is GIOP LOCATION_FORWARD (CORBA 3.x Part 2, 15.4.2;
- * iiop_request_set_forward(), not PERM) with forward_reference's IOR as its
+ * iiop_request_set_forward(), not PERM: corbaorb_LocationForwardPerm below
+ * is the permanent one) with forward_reference's IOR as its
  * body: clients, this ORB's included, send the request again there and
  * keep sending later calls on that reference there until one fails.  A nil
  * forward_reference (or one that is not an object reference, e.g. a POA)
@@ -466,6 +467,29 @@ CORBAORB_API extern const cdr_type TC_PortableServer_ForwardRequest_struct;
 /* A zeroed PortableServer_ForwardRequest (forward_reference nil), freed with
  * CORBA_free (which releases forward_reference); NULL when out of memory. */
 CORBAORB_API PortableServer_ForwardRequest *PortableServer_ForwardRequest__alloc(void);
+
+/* corbaorb::LocationForwardPerm, our extension (the POA has no permanent
+ * forward; omniORB's C++ equivalent is omniORB::LOCATION_FORWARD with its
+ * permanent flag): raised exactly as PortableServer_ForwardRequest (from
+ * any operation, allocated with corbaorb_LocationForwardPerm__alloc(),
+ * forward_reference a reference of the servant's own, EV owning it), it
+ * answers a GIOP 1.2 request with LOCATION_FORWARD_PERM (Reply status 4,
+ * CORBA 3.x Part 2, 15.4.3): the client replaces the reference's target
+ * with forward_reference for good (this ORB's clients and omniORB's send
+ * every later call there and do not go back to the original when it
+ * fails).  GIOP 1.0 and 1.1 have no PERM: their requests get a plain
+ * LOCATION_FORWARD (status 3), as iiop_request_set_forward() does.  A nil
+ * forward_reference gets BAD_PARAM, as for ForwardRequest.  A oneway
+ * operation that raises it sends nothing. */
+typedef struct corbaorb_LocationForwardPerm {
+  CORBA_Object forward_reference;
+} corbaorb_LocationForwardPerm;
+#define ex_corbaorb_LocationForwardPerm "IDL:corbaorb/LocationForwardPerm:1.0"
+CORBAORB_API extern const cdr_type TC_corbaorb_LocationForwardPerm_struct;
+#define TC_corbaorb_LocationForwardPerm ((CORBA_TypeCode)&TC_corbaorb_LocationForwardPerm_struct)
+/* A zeroed corbaorb_LocationForwardPerm (forward_reference nil), freed with
+ * CORBA_free (which releases forward_reference); NULL when out of memory. */
+CORBAORB_API corbaorb_LocationForwardPerm *corbaorb_LocationForwardPerm__alloc(void);
 
 /* POAs come from CORBA_ORB_resolve_initial_references ("RootPOA": SYSTEM_ID,
  * TRANSIENT, implicit activation, object keys libiiop's generated ones;

@@ -860,6 +860,43 @@ START_TEST(test_omni_server)
 }
 END_TEST
 
+/* The native bench server with --no-trunc-type knows Node and SubNode
+ * only: a TruncNode in a list comes back truncated to a Node. */
+START_TEST(test_bench_server_truncates)
+{
+  const char *ior = getenv("BENCH_NT_IOR");
+  if (!ior || !*ior)
+    return;
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  char a0[] = "t";
+  char *argv[] = { a0, NULL };
+  int argc = 1;
+  CORBA_ORB orb = CORBA_ORB_init(&argc, argv, "", &ev);
+  Bench_Echo e = CORBA_ORB_string_to_object(orb, ior, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  Bench_Node *h = make_list(3, 1);
+  Bench_TruncNode *t = Bench_TruncNode__alloc_in(h);
+  t->_base.id = 4;
+  t->extra = 40;
+  t->_base.next = Bench_Node__alloc_in(h);
+  t->_base.next->id = 5;
+  h->next->next->next = &t->_base;
+  Bench_Node *r = Bench_Echo_echoGraph(e, h, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  Bench_Node *x = r->next->next->next;
+  ck_assert_int_eq(x->id, 4);
+  ck_assert_ptr_eq(x->_hdr.type, &Bench_Node__vt);
+  ck_assert_ptr_null(Bench_TruncNode__downcast(x));
+  ck_assert_int_eq(x->next->id, 5);
+  ck_assert_int_eq(Bench_SubNode__downcast(r->next)->extra, 20);
+  CORBA_free(r);
+  CORBA_free(h);
+  CORBA_Object_release(e, &ev);
+  CORBA_ORB_destroy(orb, &ev);
+}
+END_TEST
+
 static Suite *values_suite(void)
 {
   Suite *s = suite_create("values");
@@ -874,7 +911,12 @@ static Suite *values_suite(void)
   tcase_add_test(tc, test_any);
   tcase_add_test(tc, test_graph_memory);
   tcase_add_test(tc, test_stub_skeleton);
+  suite_add_tcase(s, tc);
+  /* against other servers: tests/values.test runs this case alone */
+  tc = tcase_create("remote");
+  tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_bench_server);
+  tcase_add_test(tc, test_bench_server_truncates);
   tcase_add_test(tc, test_omni_server);
   suite_add_tcase(s, tc);
   return s;

@@ -251,8 +251,8 @@ CORBAORB_API int corbaorb_copy(CORBA_TypeCode tc, void *dst, const void *src);
  * graph: CORBA_free() of it (or of the block that holds it) gives the
  * reference back, and the last reference frees the graph's arena whole, so
  * shared and cyclic values need no reference counting of their own.  The
- * other values of the graph (ROOT->next ...) are not references: CORBA_free
- * of one of them does nothing.  Members of value objects are never freed
+ * other values of the graph (ROOT->next ...) are not references: they must
+ * not be given to CORBA_free, and live as long as a reference to their graph.  Members of value objects are never freed
  * one by one: what a program stores in a value it built (a string from
  * CORBA_string_dup) stays the program's. */
 

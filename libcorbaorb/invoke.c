@@ -26,6 +26,8 @@ CORBA_unsigned_long corbaorb_tc_flags(CORBA_TypeCode tc)
   if (u && u->kind != CDR_K_OBJREF && u->kind != CDR_K_ABSTRACT_INTERFACE &&
       corbaorb_tc_has_refs(tc, 0))
     f |= CORBAORB_F_REFS;
+  if (corbaorb_tc_has_values(tc, 0))
+    f |= CORBAORB_F_VALUES;
   switch (u ? u->kind : CDR_K_VOID) {
   case CDR_K_OBJREF: case CDR_K_ABSTRACT_INTERFACE:
     f |= CORBAORB_F_OBJREF | CORBAORB_F_PTR;
@@ -129,22 +131,38 @@ static int write_value(cdr_out *o, CORBA_TypeCode tc, CORBA_unsigned_long f, con
 
 /* Read a value of TC into DST (tc->size octets) as the caller's own: fixed
  * values straight there, variable ones through the arena, then copied
- * into CORBA_free blocks.  On error DST holds nothing to free. */
+ * into CORBA_free blocks.  Values (CORBAORB_F_VALUES) are decoded into the
+ * graph *GP (made on first use; one per message, so that indirections
+ * between parameters stay in one graph) and stay there: the copy holds
+ * references to it (corba.h, "Values").  GP NULL: values cannot be read
+ * (CDR_E_UNSUPPORTED).  On error DST holds nothing to free. */
 static int read_owned(CORBA_ORB orb, cdr_in *i, CORBA_TypeCode tc, CORBA_unsigned_long f,
-                      void *dst)
+                      void *dst, corbaorb_graph **gp)
 {
   if (f & CORBAORB_F_OBJREF)
     return corbaorb_object_read(orb, i, (CORBA_Object *)dst);
   if (!(f & CORBAORB_F_VAR))
     return read_value(i, tc, dst);
   cdr_arena *a = cdr_in_arena(i);
-  void *tmp = a ? cdr_arena_alloc(a, tc->size ? tc->size : 1, tc->align ? tc->align : 1) : NULL;
-  if (!tmp)
+  corbaorb_graph *g = NULL;
+  if ((f & CORBAORB_F_VALUES) && gp) {
+    if (!*gp && !(*gp = corbaorb_graph_new()))
+      return CDR_E_NOMEM;
+    g = *gp;
+    cdr_in_set_arena(i, corbaorb_graph_arena(g)); /* what the read decodes lives there */
+  }
+  void *tmp = cdr_in_arena(i) ? cdr_arena_alloc(cdr_in_arena(i), tc->size ? tc->size : 1,
+                                                tc->align ? tc->align : 1)
+                              : NULL;
+  if (!tmp) {
+    cdr_in_set_arena(i, a);
     return CDR_E_NOMEM;
+  }
   memset(tmp, 0, tc->size);
   int rc = cdr_read(i, tc, tmp);
+  cdr_in_set_arena(i, a);
   if (rc == CDR_OK)
-    rc = corbaorb_copy(tc, dst, tmp);
+    rc = corbaorb_copy_graph(tc, dst, tmp, g);
   else
     memset(dst, 0, tc->size);
   if (f & CORBAORB_F_REFS) /* the copy holds references of its own */
@@ -158,14 +176,14 @@ static int read_owned(CORBA_ORB orb, cdr_in *i, CORBA_TypeCode tc, CORBA_unsigne
 
 /* Where an out value or result goes: fills the caller's slot SLOT. */
 static int read_out(CORBA_ORB orb, cdr_in *i, CORBA_TypeCode tc, CORBA_unsigned_long f,
-                    void *slot, int is_ret)
+                    void *slot, int is_ret, corbaorb_graph **gp)
 {
   if (!out_alloc(f, is_ret))
-    return read_owned(orb, i, tc, f, slot);
+    return read_owned(orb, i, tc, f, slot, gp);
   void *blk = corbaorb_alloc(tc, 1);
   if (!blk)
     return CDR_E_NOMEM;
-  int rc = read_owned(orb, i, tc, f, blk);
+  int rc = read_owned(orb, i, tc, f, blk, gp);
   if (rc != CDR_OK) {
     CORBA_free(blk);
     blk = NULL;
@@ -206,7 +224,9 @@ static void set_user_exception(CORBA_ORB orb, const corbaorb_operation *op, cdr_
         CORBA_exception_set_system(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_YES);
         return;
       }
-      int rc = read_owned(orb, res, tc, corbaorb_tc_flags(tc), v);
+      corbaorb_graph *g = NULL;
+      int rc = read_owned(orb, res, tc, corbaorb_tc_flags(tc), v, &g);
+      corbaorb_graph_done(g);
       if (rc != CDR_OK) {
         CORBA_free(v);
         corbaorb_env_status(ev, rc, CORBA_COMPLETED_YES);
@@ -278,9 +298,10 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
   /* NO_EXCEPTION: the result, then inout and out values in order. */
   CORBA_unsigned_long done = 0;
   int have_ret = 0;
+  corbaorb_graph *graph = NULL; /* the reply's values, made on first use */
   CORBA_unsigned_long rf = op->ret ? flags_of(op->ret, op->ret_flags) : 0;
   if (ret && op->ret && op->ret->kind != CDR_K_VOID) {
-    rc = read_out(obj->orb, res, op->ret, rf, ret, 1);
+    rc = read_out(obj->orb, res, op->ret, rf, ret, 1, &graph);
     have_ret = rc == CDR_OK;
   }
   for (; rc == CDR_OK && done < op->nparams; done++) {
@@ -294,9 +315,9 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
         corbaorb_free_contents(p->tc, args[done]);
         memset(args[done], 0, p->tc->size);
       }
-      rc = read_owned(obj->orb, res, p->tc, f, args[done]);
+      rc = read_owned(obj->orb, res, p->tc, f, args[done], &graph);
     } else {
-      rc = read_out(obj->orb, res, p->tc, f, args[done], 0);
+      rc = read_out(obj->orb, res, p->tc, f, args[done], 0, &graph);
     }
   }
   if (rc != CDR_OK) {
@@ -308,6 +329,7 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
         drop_out(op->params[k].tc, flags_of(op->params[k].tc, op->params[k].flags), args[k], 0);
     corbaorb_env_status(ev, rc, CORBA_COMPLETED_YES);
   }
+  corbaorb_graph_done(graph); /* freed unless a value was handed out */
   iiop_call_end(call);
 }
 
@@ -373,6 +395,7 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
    * the servant allocates, a pointer slot), in the request's arena */
   int rc = CDR_OK;
   CORBA_unsigned_long k;
+  corbaorb_graph *graph = NULL; /* inout values the servant may replace */
   for (k = 0; k < np; k++) {
     const corbaorb_param *p = &op->params[k];
     CORBA_unsigned_long f = fl[k] = flags_of(p->tc, p->flags);
@@ -401,13 +424,14 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
       rc = read_value(args, p->tc, st); /* in the request's arena */
     } else {
       memset(st, 0, size);
-      rc = read_owned(orb, args, p->tc, f, st); /* inout: the servant may replace parts */
+      rc = read_owned(orb, args, p->tc, f, st, &graph); /* inout: the servant may replace parts */
     }
     if (rc != CDR_OK) {
       k++; /* its storage may hold references the cleanup below gives back */
       break;
     }
   }
+  corbaorb_graph_done(graph); /* the inout values hold references to it, or nothing does */
   if (rc != CDR_OK) {
     for (CORBA_unsigned_long j = 0; j < k; j++) {
       if ((fl[j] & CORBAORB_F_OBJREF) ||

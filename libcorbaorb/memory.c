@@ -20,6 +20,245 @@ typedef struct block_hdr {
 #define BLOCK_MAGIC 0xC0DBA11Cu
 #define DEPTH_MAX 64
 
+/* ---------------------------------------------------------------- value graphs
+ *
+ * The references to graphs (corbaorb/corba.h, "Values") are kept in one
+ * table: value pointer -> (graph, count), open addressing with linear
+ * probing, under one mutex.  CORBA_free looks a pointer up there first
+ * while any reference is live (one atomic load otherwise). */
+
+struct corbaorb_graph {
+  cdr_arena arena;
+  uint32_t refs;             /* references to this graph (under ref_lock) */
+};
+
+typedef struct ref_ent {
+  const void *p;             /* NULL: empty slot */
+  corbaorb_graph *g;
+  uint32_t n;                /* references through this pointer */
+} ref_ent;
+
+static pthread_mutex_t ref_lock = PTHREAD_MUTEX_INITIALIZER;
+static ref_ent *ref_tab;
+static size_t ref_cap, ref_used;  /* slots (a power of two, or 0), entries */
+static size_t ref_live;           /* entries, read without the lock by CORBA_free */
+static const cdr_allocator *ref_tab_alloc; /* what ref_tab came from */
+
+corbaorb_graph *corbaorb_graph_new(void)
+{
+  const cdr_allocator *m = cdr_mem_global();
+  corbaorb_graph *g = m->malloc(sizeof *g, m->ud);
+  if (!g)
+    return NULL;
+  cdr_arena_init(&g->arena, m);
+  g->refs = 0;
+  return g;
+}
+
+cdr_arena *corbaorb_graph_arena(corbaorb_graph *g)
+{
+  return &g->arena;
+}
+
+static void graph_free(corbaorb_graph *g)
+{
+  cdr_arena_free(&g->arena);
+  const cdr_allocator *m = cdr_mem_global();
+  m->free(g, m->ud);
+}
+
+void corbaorb_graph_done(corbaorb_graph *g)
+{
+  if (!g)
+    return;
+  pthread_mutex_lock(&ref_lock);
+  uint32_t refs = g->refs;
+  pthread_mutex_unlock(&ref_lock);
+  if (!refs)
+    graph_free(g);
+}
+
+static size_t ref_hash(const void *p)
+{
+  uint64_t x = (uint64_t)(uintptr_t)p;
+  x ^= x >> 29;
+  x *= 0x9E3779B97F4A7C15ull;
+  return (size_t)(x >> 17);
+}
+
+/* The slot of P, or of the empty slot where it would go.  Lock held,
+ * ref_cap > 0. */
+static size_t ref_slot(const void *p)
+{
+  size_t mask = ref_cap - 1, i = ref_hash(p) & mask;
+  while (ref_tab[i].p && ref_tab[i].p != p)
+    i = (i + 1) & mask;
+  return i;
+}
+
+static int ref_grow(void)
+{
+  size_t cap = ref_cap ? ref_cap * 2 : 64;
+  const cdr_allocator *m = cdr_mem_global();
+  ref_ent *t = m->malloc(cap * sizeof *t, m->ud);
+  if (!t)
+    return CDR_E_NOMEM;
+  memset(t, 0, cap * sizeof *t);
+  ref_ent *old = ref_tab;
+  size_t oldcap = ref_cap;
+  const cdr_allocator *om = ref_tab_alloc;
+  ref_tab = t;
+  ref_cap = cap;
+  ref_tab_alloc = m;
+  for (size_t i = 0; i < oldcap; i++)
+    if (old[i].p)
+      ref_tab[ref_slot(old[i].p)] = old[i];
+  if (old)
+    om->free(old, om->ud);
+  return CDR_OK;
+}
+
+/* One more reference through P to G.  CDR_OK or CDR_E_NOMEM; CDR_E_INVALID
+ * when P is a reference to another graph. */
+static int ref_add(const void *p, corbaorb_graph *g)
+{
+  pthread_mutex_lock(&ref_lock);
+  int rc = CDR_OK;
+  if ((ref_used + 1) * 2 > ref_cap)
+    rc = ref_grow();
+  if (rc == CDR_OK) {
+    ref_ent *e = &ref_tab[ref_slot(p)];
+    if (!e->p) {
+      e->p = p;
+      e->g = g;
+      e->n = 1;
+      ref_used++;
+      __atomic_store_n(&ref_live, ref_used, __ATOMIC_RELEASE);
+      g->refs++;
+    } else if (e->g != g) {
+      rc = CDR_E_INVALID;
+    } else {
+      e->n++;
+      g->refs++;
+    }
+  }
+  pthread_mutex_unlock(&ref_lock);
+  return rc;
+}
+
+/* Another reference through P, if P is one: 1, else 0. */
+static int ref_dup(const void *p)
+{
+  int found = 0;
+  pthread_mutex_lock(&ref_lock);
+  if (ref_cap) {
+    ref_ent *e = &ref_tab[ref_slot(p)];
+    if (e->p) {
+      e->n++;
+      e->g->refs++;
+      found = 1;
+    }
+  }
+  pthread_mutex_unlock(&ref_lock);
+  return found;
+}
+
+/* The graph P is a reference to, or NULL. */
+static corbaorb_graph *ref_graph(const void *p)
+{
+  corbaorb_graph *g = NULL;
+  pthread_mutex_lock(&ref_lock);
+  if (ref_cap) {
+    ref_ent *e = &ref_tab[ref_slot(p)];
+    if (e->p)
+      g = e->g;
+  }
+  pthread_mutex_unlock(&ref_lock);
+  return g;
+}
+
+/* Give back one reference through P, if P is one (the last one of its
+ * graph frees the graph): 1, else 0. */
+static int ref_drop(const void *p)
+{
+  corbaorb_graph *dead = NULL;
+  int found = 0;
+  pthread_mutex_lock(&ref_lock);
+  if (ref_cap) {
+    size_t mask = ref_cap - 1, i = ref_slot(p);
+    ref_ent *e = &ref_tab[i];
+    if (e->p) {
+      found = 1;
+      if (--e->g->refs == 0)
+        dead = e->g;
+      if (--e->n == 0) {
+        /* remove, then move the rest of the cluster back where it belongs */
+        e->p = NULL;
+        ref_used--;
+        __atomic_store_n(&ref_live, ref_used, __ATOMIC_RELEASE);
+        for (size_t j = (i + 1) & mask; ref_tab[j].p; j = (j + 1) & mask) {
+          ref_ent t = ref_tab[j];
+          ref_tab[j].p = NULL;
+          ref_tab[ref_slot(t.p)] = t;
+        }
+      }
+    }
+  }
+  pthread_mutex_unlock(&ref_lock);
+  if (dead)
+    graph_free(dead);
+  return found;
+}
+
+void *corbaorb_value_new(const cdr_value_type *vt, const void *graph)
+{
+  if (!vt || (vt->flags & CDR_VT_ABSTRACT) || vt->size < sizeof(cdr_value))
+    return NULL;
+  size_t align = vt->align ? vt->align : _Alignof(cdr_value);
+  cdr_value *v;
+  if (graph) {
+    corbaorb_graph *g = ref_graph(graph);
+    if (!g)
+      return NULL;
+    pthread_mutex_lock(&ref_lock); /* G's arena: one allocation at a time */
+    v = cdr_arena_alloc(&g->arena, vt->size, align);
+    pthread_mutex_unlock(&ref_lock);
+    if (!v)
+      return NULL;
+  } else {
+    corbaorb_graph *g = corbaorb_graph_new();
+    if (!g)
+      return NULL;
+    v = cdr_arena_alloc(&g->arena, vt->size, align);
+    if (!v || ref_add(v, g) != CDR_OK) {
+      graph_free(g);
+      return NULL;
+    }
+  }
+  memset(v, 0, vt->size);
+  v->type = vt;
+  return v;
+}
+
+CORBA_char *corbaorb_value_strdup(const void *graph, const CORBA_char *str)
+{
+  corbaorb_graph *g = graph && str ? ref_graph(graph) : NULL;
+  if (!g)
+    return NULL;
+  size_t n = strlen(str) + 1;
+  pthread_mutex_lock(&ref_lock);
+  char *s = cdr_arena_alloc(&g->arena, n, 1);
+  pthread_mutex_unlock(&ref_lock);
+  if (s)
+    memcpy(s, str, n);
+  return s;
+}
+
+void *corbaorb_value_dup(const void *v)
+{
+  return v && ref_dup(v) ? (void *)v : NULL;
+}
+
 static void *block_new(CORBA_TypeCode tc, uint32_t count, size_t octets)
 {
   if (octets > SIZE_MAX - sizeof(block_hdr))
@@ -197,6 +436,33 @@ int corbaorb_tc_has_refs(CORBA_TypeCode tc, int depth)
   }
 }
 
+int corbaorb_tc_has_values(CORBA_TypeCode tc, int depth)
+{
+  tc = corbaorb_tc_unalias(tc);
+  if (!tc || depth > DEPTH_MAX)
+    return 1;
+  switch (tc->kind) {
+  case CDR_K_VALUE: case CDR_K_ANY:
+    return 1;
+  case CDR_K_STRUCT: case CDR_K_EXCEPT:
+    for (uint32_t i = 0; i < tc->u.st.count; i++)
+      if (corbaorb_tc_has_values(tc->u.st.members[i].type, depth + 1))
+        return 1;
+    return 0;
+  case CDR_K_UNION:
+    for (uint32_t i = 0; i < tc->u.un.ncases; i++)
+      if (corbaorb_tc_has_values(tc->u.un.cases[i].type, depth + 1))
+        return 1;
+    return 0;
+  case CDR_K_ARRAY:
+    return corbaorb_tc_has_values(tc->u.arr.elem, depth + 1);
+  case CDR_K_SEQUENCE:
+    return corbaorb_tc_has_values(tc->u.seq.elem, depth + 1);
+  default:
+    return 0;
+  }
+}
+
 /* Release the object references inside a decoded value (in an arena: only
  * the references, which the objref hooks made on the heap, are given back). */
 static void release_refs(CORBA_TypeCode tc, void *p, int depth)
@@ -295,6 +561,13 @@ static void free_contents(CORBA_TypeCode tc, void *p, int depth)
     *o = NULL;
     break;
   }
+  case CDR_K_VALUE: {
+    void **v = p;
+    if (*v)
+      ref_drop(*v); /* a reference to its graph, or nothing of the mapping's */
+    *v = NULL;
+    break;
+  }
   case CDR_K_STRUCT: case CDR_K_EXCEPT:
     for (uint32_t i = 0; i < tc->u.st.count; i++)
       free_contents(tc->u.st.members[i].type, (uint8_t *)p + tc->u.st.members[i].offset,
@@ -328,6 +601,8 @@ void CORBA_free(void *mem)
 {
   if (!mem)
     return;
+  if (__atomic_load_n(&ref_live, __ATOMIC_ACQUIRE) && ref_drop(mem))
+    return; /* a value: a reference to its graph */
   block_hdr *h = (block_hdr *)mem - 1;
   if (h->magic != BLOCK_MAGIC)
     return; /* not ours: leaking is safer than freeing a foreign pointer */
@@ -339,7 +614,8 @@ void CORBA_free(void *mem)
   m->free(h, m->ud);
 }
 
-static int copy_value(CORBA_TypeCode tc, void *dst, const void *src, int depth)
+static int copy_value(CORBA_TypeCode tc, void *dst, const void *src, int depth,
+                      corbaorb_graph *g)
 {
   tc = corbaorb_tc_unalias(tc);
   if (!tc || depth > DEPTH_MAX)
@@ -378,7 +654,7 @@ static int copy_value(CORBA_TypeCode tc, void *dst, const void *src, int depth)
     for (uint32_t i = 0; i < s->_length; i++) {
       d->_length = i + 1;
       int rc = copy_value(e, (uint8_t *)d->_buffer + (size_t)i * e->size,
-                          (const uint8_t *)s->_buffer + (size_t)i * e->size, depth + 1);
+                          (const uint8_t *)s->_buffer + (size_t)i * e->size, depth + 1, g);
       if (rc != CDR_OK)
         return rc;
     }
@@ -405,7 +681,7 @@ static int copy_value(CORBA_TypeCode tc, void *dst, const void *src, int depth)
       }
       d->_value = v;
       d->_type = t;
-      return copy_value(t, v, s->_value, depth + 1);
+      return copy_value(t, v, s->_value, depth + 1, g);
     }
     d->_type = t;
     return CDR_OK;
@@ -434,7 +710,7 @@ static int copy_value(CORBA_TypeCode tc, void *dst, const void *src, int depth)
     for (uint32_t i = 0; i < tc->u.st.count; i++) {
       const cdr_member *m = &tc->u.st.members[i];
       int rc = copy_value(m->type, (uint8_t *)dst + m->offset, (const uint8_t *)src + m->offset,
-                          depth + 1);
+                          depth + 1, g);
       if (rc != CDR_OK)
         return rc;
     }
@@ -452,7 +728,7 @@ static int copy_value(CORBA_TypeCode tc, void *dst, const void *src, int depth)
     if (!c)
       return CDR_OK;
     return copy_value(c->type, (uint8_t *)dst + c->offset, (const uint8_t *)src + c->offset,
-                      depth + 1);
+                      depth + 1, g);
   }
   case CDR_K_ARRAY: {
     CORBA_TypeCode e = tc->u.arr.elem;
@@ -463,13 +739,30 @@ static int copy_value(CORBA_TypeCode tc, void *dst, const void *src, int depth)
     memset(dst, 0, tc->size);
     for (uint32_t i = 0; i < tc->u.arr.count; i++) {
       int rc = copy_value(e, (uint8_t *)dst + (size_t)i * e->size,
-                          (const uint8_t *)src + (size_t)i * e->size, depth + 1);
+                          (const uint8_t *)src + (size_t)i * e->size, depth + 1, g);
       if (rc != CDR_OK)
         return rc;
     }
     return CDR_OK;
   }
-  case CDR_K_VALUE: case CDR_K_CUSTOM: case CDR_K_NATIVE:
+  case CDR_K_VALUE: {
+    /* the same value, one more reference to its graph: G's when the value
+     * was decoded there, else the graph SRC's value is a reference to */
+    void *v = *(void *const *)src;
+    *(void **)dst = NULL;
+    if (!v)
+      return CDR_OK;
+    if (g) {
+      int rc = ref_add(v, g);
+      if (rc != CDR_OK)
+        return rc;
+    } else if (!ref_dup(v)) {
+      return CDR_E_UNSUPPORTED; /* not a value of the mapping's */
+    }
+    *(void **)dst = v;
+    return CDR_OK;
+  }
+  case CDR_K_CUSTOM: case CDR_K_NATIVE:
     return CDR_E_UNSUPPORTED;
   default:
     memcpy(dst, src, tc->size);
@@ -479,14 +772,19 @@ static int copy_value(CORBA_TypeCode tc, void *dst, const void *src, int depth)
 
 int corbaorb_copy(CORBA_TypeCode tc, void *dst, const void *src)
 {
-  return copy_value(tc, dst, src, 0);
+  return copy_value(tc, dst, src, 0, NULL);
+}
+
+int corbaorb_copy_graph(CORBA_TypeCode tc, void *dst, const void *src, corbaorb_graph *g)
+{
+  return copy_value(tc, dst, src, 0, g);
 }
 
 void CORBA_any__copy(CORBA_any *dst, const CORBA_any *src)
 {
   if (!dst)
     return;
-  if (!src || copy_value(TC_CORBA_any, dst, src, 0) != CDR_OK) {
+  if (!src || copy_value(TC_CORBA_any, dst, src, 0, NULL) != CDR_OK) {
     if (src)
       free_contents(TC_CORBA_any, dst, 0);
     dst->_type = TC_null;

@@ -83,6 +83,21 @@ int corbaorb_tc_variable_depth(CORBA_TypeCode tc, int depth);
 int corbaorb_tc_has_refs(CORBA_TypeCode tc, int depth);
 /* Release the references a decoded (arena) value of TC holds. */
 void corbaorb_release_refs(CORBA_TypeCode tc, void *p);
+/* Whether a value of TC may hold values (valuetypes; an any may). */
+int corbaorb_tc_has_values(CORBA_TypeCode tc, int depth);
+
+/* A graph of decoded values (memory.c): the arena its objects live in and
+ * the number of references to it the program holds (value pointers the
+ * mapping handed out: CORBA_free of each gives one back; the last frees
+ * the arena whole).  corbaorb_graph_new() makes an empty one (NULL: no
+ * memory); corbaorb_graph_done() frees it when no reference was taken. */
+typedef struct corbaorb_graph corbaorb_graph;
+corbaorb_graph *corbaorb_graph_new(void);
+cdr_arena *corbaorb_graph_arena(corbaorb_graph *g);
+void corbaorb_graph_done(corbaorb_graph *g);
+/* corbaorb_copy() whose values (pointers into G's arena) become references
+ * to G; G NULL: as corbaorb_copy(). */
+int corbaorb_copy_graph(CORBA_TypeCode tc, void *dst, const void *src, corbaorb_graph *g);
 
 /* Reference counting without an environment (NIL allowed). */
 CORBA_Object corbaorb_object_dup(CORBA_Object obj);

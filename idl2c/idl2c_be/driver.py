@@ -5,7 +5,7 @@
 # This module maps the types (modules, constants, typedefs, enums, structs,
 # unions, sequences, arrays, strings, wstrings, fixed, any, TypeCode,
 # exceptions, forward declarations, interfaces as object types with their
-# TypeCodes); interfaces.py maps the interfaces' operations and attributes
+# TypeCodes, valuetypes and value boxes); interfaces.py maps the interfaces' operations and attributes
 # (client stubs, skeletons, the POA types).
 #
 # ---------------------------------------------------------------------------
@@ -192,6 +192,7 @@ class Context:
         self.typedefs = set()   # struct/union typedefs already declared
         self.objtypes = set()
         self.var_memo = {}
+        self.value_types = []   # the main file's cdr_value_type names
 
     # ---------------------------------------------------------------- names
 
@@ -239,17 +240,24 @@ class Context:
     def _check_declared(self, t):
         """Refuse a use of a type idl2c does not map (the error is given at
         the use: the member, case or typedef that names it)."""
-        what = {idltype.tk_value: "valuetype", idltype.tk_value_box: "value box",
-                idltype.tk_native: "native",
+        what = {idltype.tk_native: "native",
                 idltype.tk_abstract_interface: "abstract interface",
                 idltype.tk_local_interface: "local interface"}.get(t.kind())
+        d = t.decl()
+        if t.kind() == idltype.tk_value and isinstance(value_full(d), idlast.ValueAbs):
+            what = "abstract valuetype"
+        if isinstance(value_full(d), idlast.ValueForward):
+            if d.abstract():
+                what = "abstract valuetype"
+            else:
+                raise IdlError(None, "valuetype %s is declared (at %s:%d) but never defined"
+                               % ("::".join(t.scopedName()), d.file(), d.line()))
         if what:
-            d = t.decl()
+            extra = ""
+            if what == "abstract valuetype":
+                extra = " as a type (only as a base of a concrete valuetype)"
             raise IdlError(None, "%s %s is not mapped by idl2c%s (declared at %s:%d)"
-                           % (what, "::".join(t.scopedName()),
-                              " (valuetypes come in a later version)"
-                              if what in ("valuetype", "value box") else "",
-                              d.file(), d.line()))
+                           % (what, "::".join(t.scopedName()), extra, d.file(), d.line()))
 
     def kind(self, t):
         t = self.unalias(t)
@@ -284,12 +292,14 @@ class Context:
             return "except"
         if isinstance(t, idltype.Declared):
             self._check_declared(t)
+        if k in (idltype.tk_value, idltype.tk_value_box):
+            return "value"
         raise IdlError(None, "type kind %d is not mapped by idl2c" % k)
 
     def is_variable(self, t):
         t = self.unalias(t)
         k = self.kind(t)
-        if k in ("string", "wstring", "sequence", "any", "typecode", "objref"):
+        if k in ("string", "wstring", "sequence", "any", "typecode", "objref", "value"):
             return True
         if k == "array":
             return self.is_variable(t.decl().alias().aliasType())
@@ -326,6 +336,9 @@ class Context:
             return "CORBA_fixed_%d_%d" % (t.digits(), t.scale())
         if k == idltype.tk_sequence:
             return "CORBA_sequence_" + self.ident(t.seqType())
+        if k in (idltype.tk_value, idltype.tk_value_box):
+            self._check_declared(t)
+            return self.cname(t.scopedName())
         return self.ctype(t)
 
     def sig(self, t):
@@ -376,6 +389,8 @@ class Context:
             self._check_declared(t)
             if k == idltype.tk_objref and t.scopedName() == ["CORBA", "Object"]:
                 return "CORBA_Object"
+            if k in (idltype.tk_value, idltype.tk_value_box):
+                return self.cname(t.scopedName()) + " *"
             return self.cname(t.scopedName())
         raise IdlError(None, "type kind %d is not mapped by idl2c" % k)
 
@@ -501,7 +516,8 @@ class Context:
         sizes = declarator.sizes()
         ct = self.ctype(t)
         name = self.member_name(declarator.identifier())
-        return "%s %s%s" % (ct, name, "".join("[%d]" % s for s in sizes))
+        return "%s%s%s%s" % (ct, "" if ct.endswith("*") else " ", name,
+                             "".join("[%d]" % s for s in sizes))
 
     # ---------------------------------------------------------------- emission
 
@@ -520,11 +536,6 @@ class Context:
                         % (ret, cn, ret, ALLOC, tc))
 
     def check_unmapped(self, d):
-        if isinstance(d, (idlast.Value, idlast.ValueAbs, idlast.ValueBox, idlast.ValueForward)):
-            what = {idlast.Value: "valuetype", idlast.ValueAbs: "abstract valuetype",
-                    idlast.ValueBox: "value box", idlast.ValueForward: "valuetype forward declaration"}
-            self.error(d, "%s %s is not mapped by idl2c (valuetypes come in a later version)"
-                       % (what[type(d)], "::".join(d.scopedName())))
         if isinstance(d, idlast.Native):
             self.error(d, "native %s is not mapped by idl2c" % "::".join(d.scopedName()))
         if isinstance(d, (idlast.Interface, idlast.Forward)):
@@ -574,6 +585,18 @@ class Context:
             self.emit_union(d)
         elif isinstance(d, idlast.Enum):
             self.emit_enum(d)
+        elif isinstance(d, idlast.Value):
+            self.emit_value(d)
+        elif isinstance(d, idlast.ValueBox):
+            self.emit_value_box(d)
+        elif isinstance(d, idlast.ValueAbs):
+            self.emit_value_abs(d)
+        elif isinstance(d, idlast.ValueForward):
+            if d.abstract():
+                self.h.out("/* abstract valuetype %s (forward) */" % "::".join(d.scopedName()))
+            else:
+                self.emit_typedef_tag(self.cname(d))
+            self.h.blank()
         else:
             self.error(d, "%s is not mapped by idl2c" % type(d).__name__)
 
@@ -803,6 +826,174 @@ class Context:
         self.common.blank()
         self.h.blank()
 
+    # ---------------------------------------------------------------- values
+
+    def value_local(self, d):
+        """A comment naming what a valuetype declares that is local to the
+        value (operations, attributes, initializers): not mapped."""
+        names = []
+        for c in d.contents():
+            if isinstance(c, idlast.Operation):
+                names.append("operation " + c.identifier())
+            elif isinstance(c, idlast.Attribute):
+                names += ["attribute " + x.identifier() for x in c.declarators()]
+            elif isinstance(c, idlast.Factory):
+                names.append("initializer " + c.identifier())
+        if names:
+            self.h.out("/* %s: local to the value, not mapped by idl2c (docs/idl2c.md, "
+                       "\"Values\") */" % ", ".join(names))
+
+    def check_value_member(self, t):
+        from .interfaces import has_refs
+        if has_refs(self, t, set()):
+            raise IdlError(None, "a state member holding object references or anys is not "
+                           "mapped by idl2c (a value graph's arena is freed whole)")
+
+    def emit_value_tail(self, d, cn, members, vis, base, flags, custom):
+        """The declarations of a valuetype or box CN in FILE.h, its
+        cdr_value_type, TypeCode and allocators in FILE-common.c."""
+        self.h.out("extern cdr_value_type %s__vt;" % cn)
+        self.emit_tc_decl(cn)
+        self.h.out("%s *%s__alloc(void);" % (cn, cn))
+        self.h.out("%s *%s__alloc_in(const void *graph);" % (cn, cn))
+        self.h.out("%s *%s__downcast(const void *value);" % (cn, cn))
+        if custom:
+            self.h.out("/* custom marshalling: the program defines these two (cdr/value.h) */")
+            self.h.out("int %s__marshal(cdr_out *o, const void *value, const cdr_value_type *t);"
+                       % cn)
+            self.h.out("int %s__unmarshal(cdr_in *i, void *value, const cdr_value_type *t);"
+                       % cn)
+        c = self.common
+        if members:
+            c.out("static const cdr_member %s__members[] = {" % cn)
+            for name, tc, field in members:
+                c.out("  { %s, %s, offsetof(%s, %s) }," % (c_string(name), tc, cn, field))
+            c.out("};")
+        if vis is not None and members:
+            c.out("static const int16_t %s__visibility[] = { %s };"
+                  % (cn, ", ".join("CDR_PUBLIC_MEMBER" if v else "CDR_PRIVATE_MEMBER"
+                                   for v in vis)))
+        fields = [".name = %s" % c_string(d.identifier()),
+                  ".repo_id = %s" % c_string(self.repo_id(d))]
+        if base:
+            fields.append(".base = &%s__vt" % base)
+        if flags:
+            fields.append(".flags = " + " | ".join(flags))
+        if members:
+            fields.append(".members = %s__members, .nmembers = %dU" % (cn, len(members)))
+        fields.append(".size = sizeof(%s), .align = _Alignof(%s)" % (cn, cn))
+        if custom:
+            fields.append(".marshal = %s__marshal, .unmarshal = %s__unmarshal" % (cn, cn))
+        if vis is not None and members:
+            fields.append(".visibility = %s__visibility" % cn)
+        c.out("cdr_value_type %s__vt = {\n  %s };" % (cn, ",\n  ".join(fields)))
+        c.out("const cdr_type TC_%s_struct = {\n  .kind = CDR_K_VALUE, "
+              ".size = sizeof(%s *), .align = _Alignof(%s *),\n"
+              "  .name = %s, .repo_id = %s,\n  .u.val = { &%s__vt } };"
+              % (cn, cn, cn, c_string(d.identifier()), c_string(self.repo_id(d)), cn))
+        c.out("%s *%s__alloc(void)\n{\n  return (%s *)corbaorb_value_new(&%s__vt, NULL);\n}"
+              % (cn, cn, cn, cn))
+        c.out("%s *%s__alloc_in(const void *graph)\n{\n"
+              "  return graph ? (%s *)corbaorb_value_new(&%s__vt, graph) : NULL;\n}"
+              % (cn, cn, cn, cn))
+        c.out("%s *%s__downcast(const void *value)\n{\n"
+              "  return value && cdr_value_type_is_base_of(&%s__vt, "
+              "((const cdr_value *)value)->type)\n"
+              "    ? (%s *)(void *)(uintptr_t)value : NULL;\n}" % (cn, cn, cn, cn))
+        c.blank()
+        self.h.blank()
+        self.value_types.append(cn)
+
+    def emit_value(self, d):
+        cn = self.cname(d)
+        what = "::".join(d.scopedName())
+        if d.supports():
+            self.error(d, "valuetype %s supports interfaces: not mapped by idl2c" % what)
+        for x in d.declarations():
+            self.walk(x)
+        base = None
+        inh = [value_full(b) for b in d.inherits()]
+        if inh and isinstance(inh[0], idlast.Value):
+            base = self.cname(inh[0])
+        if d.truncatable() and not base:
+            self.error(d, "valuetype %s: truncatable needs a concrete base" % what)
+        flags = []
+        if d.truncatable():
+            flags.append("CDR_VT_TRUNCATABLE")
+        if d.custom():
+            flags.append("CDR_VT_CUSTOM")
+        members = []
+        decls = []
+        vis = []
+        for m in d.statemembers():
+            with self.at(m):
+                if m.constrType():
+                    self.emit_constr(m.memberType())
+                self.check_value_member(m.memberType())
+                for decl in m.declarators():
+                    decls.append(self.member_decl(m.memberType(), decl))
+                    members.append((decl.identifier(), self.member_tc(m.memberType(), decl),
+                                    self.member_name(decl.identifier())))
+                    vis.append(m.memberAccess() == 0)
+        self.h.out("/* valuetype %s%s%s */" % (what, (" : " + ("truncatable " if d.truncatable()
+                                                              else "") + "::".join(inh[0].scopedName()))
+                                              if base else "", " (custom)" if d.custom() else ""))
+        self.value_local(d)
+        self.emit_typedef_tag(cn)
+        self.h.out("struct %s_type {" % cn)
+        self.h.out("  %s;" % ("%s _base" % base if base else "cdr_value _hdr"))
+        for x in decls:
+            self.h.out("  %s;" % x)
+        self.h.out("};")
+        self.emit_value_tail(d, cn, members, vis if not all(vis) else None, base, flags,
+                             d.custom())
+
+    def emit_value_box(self, d):
+        cn = self.cname(d)
+        t = d.boxedType()
+        with self.at(d):
+            if d.constrType():
+                self.emit_constr(t)
+            self.check_value_member(t)
+            ct = self.ctype(t)
+            tc = self.tc_expr(t)
+        self.h.out("/* valuetype %s (a value box) */" % "::".join(d.scopedName()))
+        self.emit_typedef_tag(cn)
+        self.h.out("struct %s_type {\n  cdr_value _hdr;\n  %s _value;\n};" % (cn, ct))
+        self.emit_value_tail(d, cn, [("_value", tc, "_value")], None, None, ["CDR_VT_BOX"],
+                             False)
+
+    def emit_value_abs(self, d):
+        what = "::".join(d.scopedName())
+        if d.supports():
+            self.error(d, "abstract valuetype %s supports interfaces: not mapped by idl2c"
+                       % what)
+        for x in d.declarations():
+            self.walk(x)
+        self.h.out("/* abstract valuetype %s: no state, nothing to map; a concrete "
+                   "valuetype may inherit it */" % what)
+        self.value_local(d)
+        self.h.blank()
+
+    def emit_value_registration(self):
+        """The registration of the file's value types (their factories are
+        libcdr's default: zeroed objects in the decoding graph's arena)."""
+        fn = "%s_register_values" % self.prefix
+        self.h.out("/* Register this file's value types with R (NULL: cdr_registry_global()),\n"
+                   " * which receivers look repository IDs up in.  Done for the global registry\n"
+                   " * when the program starts; CDR_OK or cdr_registry_add()'s error. */")
+        self.h.out("int %s(cdr_registry *r);" % fn)
+        self.h.blank()
+        c = self.common
+        c.out("int %s(cdr_registry *r)\n{\n  if (!r)\n    r = cdr_registry_global();\n"
+              "  int rc = CDR_OK;" % fn)
+        for cn in self.value_types:
+            c.out("  if (rc == CDR_OK)\n    rc = cdr_registry_add(r, &%s__vt);" % cn)
+        c.out("  return rc;\n}")
+        c.out("static void %s__init(void) __attribute__((constructor));" % fn)
+        c.out("static void %s__init(void)\n{\n  (void)%s(NULL);\n}" % (fn, fn))
+        c.blank()
+
     def emit_enum(self, d):
         cn = self.cname(d)
         names = [e.identifier() for e in d.enumerators()]
@@ -819,6 +1010,13 @@ class Context:
                            len(names), cn))
         self.common.blank()
         self.h.blank()
+
+
+def value_full(d):
+    """A valuetype's full declaration (a forward declaration resolved)."""
+    if isinstance(d, idlast.ValueForward) and d.fullDecl() is not None:
+        return d.fullDecl()
+    return d
 
 
 def included_files(tree):
@@ -841,7 +1039,7 @@ def generate(tree, basename):
     ctx.h.out("\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n")
     ctx.common.out("/* %s-common.c - generated by idl2c from %s: do not edit. */"
                    % (basename, os.path.basename(tree.file())))
-    ctx.common.out("#include <stddef.h>\n#include \"%s.h\"\n" % basename)
+    ctx.common.out("#include <stddef.h>\n#include <stdint.h>\n#include \"%s.h\"\n" % basename)
     for w, what in ((ctx.stubs, "stubs"), (ctx.skels, "skels")):
         w.out("/* %s-%s.c - generated by idl2c from %s: do not edit. */"
               % (basename, what, os.path.basename(tree.file())))
@@ -850,6 +1048,8 @@ def generate(tree, basename):
     for d in tree.declarations():
         ctx.walk(d)
     interfaces.end(ctx)
+    if ctx.value_types:
+        ctx.emit_value_registration()
     ctx.h.out("#ifdef __cplusplus\n}\n#endif\n#endif")
     return ctx
 

@@ -39,6 +39,8 @@
 #   sequence, any            const T *        T *        T **       T *
 #   array                    const T          T          T / T_slice ** (variable)
 #                                                                   T_slice *
+#   valuetype, value box     const Mod_V *    Mod_V **   Mod_V **   Mod_V *
+#                            (our extension: docs/idl2c.md "Values")
 # The runtime's ARGS are the addresses of the parameters' C values:
 # &param for the kinds passed by value, param itself for the others.
 
@@ -141,6 +143,9 @@ def param_decl(ctx, p):
         if p.direction == OUT and var:
             return "%s **%s" % (slice_of(ctx, t), n)
         return ("const %s %s" if p.direction == IN else "%s %s") % (ct, n)
+    if k == "value":     # "Mod_V *", typedefs resolved
+        ct = ctx.ctype(ctx.unalias(t))
+        return ("const %s%s" if p.direction == IN else "%s*%s") % (ct, n)
     if p.direction == IN:
         if k in ("basic", "enum", "objref", "typecode"):
             return "%s %s" % (ct, n)
@@ -163,6 +168,8 @@ def ret_type(ctx, t):
         return "void "
     if k == "array":
         return slice_of(ctx, t) + " *"
+    if k == "value":
+        return ctx.ctype(ctx.unalias(t))
     ct = ctx.ctype(t)
     if k in ("struct", "union", "sequence", "any") and ctx.is_variable(t):
         return ct + " *"
@@ -172,7 +179,8 @@ def ret_type(ctx, t):
 def arg_addr(ctx, p):
     """What the stub puts in ARGS for P."""
     k = ctx.kind(p.type)
-    if p.direction == IN and k in ("basic", "enum", "objref", "typecode", "string", "wstring"):
+    if p.direction == IN and k in ("basic", "enum", "objref", "typecode", "string", "wstring",
+                                   "value"):
         return "(void *)&%s" % p.name
     return "(void *)%s" % p.name
 
@@ -190,6 +198,8 @@ def glue_arg(ctx, p, i):
             return "*(const CORBA_wchar **)%s" % a
         if k in ("basic", "enum", "objref", "typecode"):
             return "*(%s *)%s" % (ctx.ctype(t), a)
+        if k == "value":
+            return "*(const %s*)%s" % (ctx.ctype(ctx.unalias(t)), a)
         return "(const %s *)%s" % (ctx.ctype(t), a)
     if k == "array":
         if p.direction == OUT and ctx.is_variable(t):
@@ -216,13 +226,38 @@ def flags(ctx, t):
         f.append("CORBAORB_F_VAR")
     if k == "objref":
         f += ["CORBAORB_F_PTR", "CORBAORB_F_OBJREF"]
-    elif k in ("string", "wstring", "typecode"):
+    elif k in ("string", "wstring", "typecode", "value"):
         f.append("CORBAORB_F_PTR")
     elif k == "array":
         f.append("CORBAORB_F_ARRAY")
     if k != "objref" and has_refs(ctx, t, set()):
         f.append("CORBAORB_F_REFS")
+    if has_values(ctx, t, set()):
+        f.append("CORBAORB_F_VALUES")
     return " | ".join(f)
+
+
+def has_values(ctx, t, seen):
+    """Whether a value of T may hold values (valuetypes; an any may)."""
+    t = ctx.unalias(t)
+    k = ctx.kind(t)
+    if k in ("value", "any"):
+        return True
+    if k == "sequence":
+        return has_values(ctx, t.seqType(), seen)
+    if k == "array":
+        return has_values(ctx, t.decl().alias().aliasType(), seen)
+    if k in ("struct", "union", "except"):
+        decl = t.decl()
+        if isinstance(decl, (idlast.StructForward, idlast.UnionForward)):
+            decl = decl.fullDecl()
+        if id(decl) in seen:
+            return False
+        seen.add(id(decl))
+        if k == "union":
+            return any(has_values(ctx, c.caseType(), seen) for c in decl.cases())
+        return any(has_values(ctx, m.memberType(), seen) for m in decl.members())
+    return False
 
 
 def has_refs(ctx, t, seen):

@@ -242,6 +242,38 @@ CORBAORB_API void corbaorb_free_contents(CORBA_TypeCode tc, void *p);
  * newly allocated as CORBA_free expects.  CDR_OK or CDR_E_NOMEM (DST then
  * holds a valid, partial copy: free it with corbaorb_free_contents). */
 CORBAORB_API int corbaorb_copy(CORBA_TypeCode tc, void *dst, const void *src);
+/* ---- Values (our extension: the OMG C mapping defines none; docs/c-mapping.md
+ * "Values").  A value is a pointer to a C struct whose first member is a
+ * cdr_value (cdr/value.h); the objects of one graph live in one arena.  A
+ * value pointer the mapping hands out -- a result, an out or inout value, a
+ * value inside a struct, sequence, union, array or any the ORB allocated,
+ * what corbaorb_value_new() makes with GRAPH NULL -- is a reference to its
+ * graph: CORBA_free() of it (or of the block that holds it) gives the
+ * reference back, and the last reference frees the graph's arena whole, so
+ * shared and cyclic values need no reference counting of their own.  The
+ * other values of the graph (ROOT->next ...) are not references: they must
+ * not be given to CORBA_free, and live as long as a reference to their graph.  Members of value objects are never freed
+ * one by one: what a program stores in a value it built (a string from
+ * CORBA_string_dup) stays the program's. */
+
+/* A new zeroed value object of type VT (VT->size octets, its cdr_value
+ * header set to VT).  GRAPH NULL: in a graph of its own, and the result is
+ * a reference to that graph; else GRAPH must be a reference (as above) and
+ * the object is allocated in GRAPH's graph, freed with it (not a reference
+ * itself).  A graph's allocations are not thread-safe against each other
+ * unless the threads serialise them.  NULL when out of memory, VT is NULL,
+ * abstract or smaller than a cdr_value, or GRAPH is not a reference. */
+CORBAORB_API void *corbaorb_value_new(const cdr_value_type *vt, const void *graph);
+/* A copy of the string STR in the graph of the reference GRAPH, freed with
+ * it (for the string members of values a program builds: CORBA_string_dup's
+ * would be the program's to free).  NULL when out of memory, STR is NULL or
+ * GRAPH is not a reference. */
+CORBAORB_API CORBA_char *corbaorb_value_strdup(const void *graph, const CORBA_char *str);
+/* Another reference to the graph of the reference V (CORBA_free gives it
+ * back): V, or NULL when V is not a reference (NULL, a value inside a graph,
+ * a value that did not come from the mapping). */
+CORBAORB_API void *corbaorb_value_dup(const void *v);
+
 /* Whether TC's type is variable-length in the mapping's sense (strings,
  * sequences, any, TypeCodes, object references, or a struct, union or
  * array holding one): 1 or 0. */
@@ -585,7 +617,8 @@ enum {
                            * TypeCode, object reference */
   CORBAORB_F_OBJREF = 8,  /* an object reference (marshalled as an IOR) */
   CORBAORB_F_ARRAY = 16,  /* an array (a result is always allocated) */
-  CORBAORB_F_REFS = 32    /* holds object references (or anys) below its top level */
+  CORBAORB_F_REFS = 32,   /* holds object references (or anys) below its top level */
+  CORBAORB_F_VALUES = 64  /* may hold values (a valuetype, a value box, an any) */
 };
 
 typedef struct corbaorb_param {

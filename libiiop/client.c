@@ -122,6 +122,7 @@ struct iiop_ref {
   target *targets;
   unsigned ntargets;
   int cs_bad;                /* no common char code set: calls fail with CDR_E_CODESET */
+  int timeout_ms;            /* atomic: iiop_ref_set_timeout() (IIOP_TIMEOUT_INHERIT: none set) */
   cdr_opts opts;             /* GIOP version and code sets for arguments and results */
   cdr_arena arena;           /* what the reference points into */
 };
@@ -137,6 +138,7 @@ struct iiop_call {
   uint8_t out_live, out2_live, oneway, invoked, has_ex, msg_live;
   const char *op;
   uint32_t op_len;
+  int timeout_ms;            /* iiop_call_set_timeout() (IIOP_TIMEOUT_INHERIT: none set) */
   const uint8_t *hdr_key;    /* the object key the prepared header names */
   size_t hdr_end, body_start, body_len, msg_len;
   /* the reply */
@@ -168,10 +170,10 @@ struct iiop_client {
   int closing;               /* atomic */
   pthread_mutex_t err_mu;    /* err */
   char err[IIOP_CLIENT_ERROR_MAX]; /* the last connection failure's reason ("" none) */
-  uint64_t stats[5];         /* atomic: iiop_client_stats, in its order */
+  uint64_t stats[6];         /* atomic: iiop_client_stats, in its order */
 };
 
-enum { CST_CONNECTIONS, CST_CONNECT_FAILED, CST_TIMEOUT, CST_LIMIT, CST_PROTOCOL };
+enum { CST_CONNECTIONS, CST_CONNECT_FAILED, CST_TIMEOUT, CST_LIMIT, CST_PROTOCOL, CST_LATE };
 
 /* Count one event K (CST_*; -1: none). */
 static void ccount(iiop_client *cl, int k)
@@ -190,6 +192,7 @@ int iiop_client_stats_get(iiop_client *c, iiop_client_stats *st)
   st->timeout_call = __atomic_load_n(&c->stats[CST_TIMEOUT], __ATOMIC_RELAXED);
   st->limit_message = __atomic_load_n(&c->stats[CST_LIMIT], __ATOMIC_RELAXED);
   st->limit_protocol = __atomic_load_n(&c->stats[CST_PROTOCOL], __ATOMIC_RELAXED);
+  st->late_replies = __atomic_load_n(&c->stats[CST_LATE], __ATOMIC_RELAXED);
   return CDR_OK;
 }
 
@@ -659,6 +662,7 @@ int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out)
   r->orig.key = r->key;
   r->orig.key_len = r->key_len;
   r->base = &r->orig;
+  r->timeout_ms = IIOP_TIMEOUT_INHERIT;
   pthread_mutex_init(&r->mu, NULL);
   *out = r;
   return CDR_OK;
@@ -667,6 +671,19 @@ fail:
   cdr_arena_free(&r->arena);
   iiop__free(c->alloc, r);
   return rc;
+}
+
+int iiop_ref_set_timeout(iiop_ref *r, int ms)
+{
+  if (!r || ms < IIOP_TIMEOUT_INHERIT)
+    return CDR_E_INVALID;
+  __atomic_store_n(&r->timeout_ms, ms, __ATOMIC_RELAXED);
+  return CDR_OK;
+}
+
+int iiop_ref_timeout(const iiop_ref *r)
+{
+  return r ? __atomic_load_n(&r->timeout_ms, __ATOMIC_RELAXED) : IIOP_TIMEOUT_INHERIT;
 }
 
 void iiop_ref_free(iiop_ref *r)
@@ -779,6 +796,7 @@ int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iiop_call **
   call->op = op;
   call->op_len = (uint32_t)ol;
   call->oneway = oneway != 0;
+  call->timeout_ms = IIOP_TIMEOUT_INHERIT;
   call->invoked = call->has_ex = call->msg_live = 0;
   call->cc = NULL;
   call->reply = NULL;
@@ -819,6 +837,7 @@ enum { PH_CONNECT, PH_SEND, PH_WAIT };
 static void set_local_ex(iiop_call *call, int rc, int phase, int completed_no)
 {
   const char *name;
+  uint32_t minor = 0;
   uint32_t completed = completed_no ? GIOP_COMPLETED_NO : GIOP_COMPLETED_MAYBE;
   switch (rc) {
   case CDR_E_CLOSED:
@@ -832,6 +851,8 @@ static void set_local_ex(iiop_call *call, int rc, int phase, int completed_no)
     name = phase == PH_CONNECT ? "TRANSIENT" : "TIMEOUT";
     if (phase == PH_CONNECT)
       completed = GIOP_COMPLETED_NO;
+    else
+      minor = IIOP_MINOR_CALL_TIMED_OUT;
     break;
   case CDR_E_PROTOCOL:
     name = "COMM_FAILURE";
@@ -848,7 +869,7 @@ static void set_local_ex(iiop_call *call, int rc, int phase, int completed_no)
     break;
   }
   call->ex.repo_id = giop_system_exception_id(name);
-  call->ex.minor = 0;
+  call->ex.minor = minor;
   call->ex.completed = completed;
   call->has_ex = 1;
 }
@@ -1030,7 +1051,7 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
     pthread_mutex_unlock(&cc->mu);
   }
   if (rc == CDR_OK) {
-    rc = iiop__conn_sendv(cc->conn, v, nv, len, id);
+    rc = iiop__conn_sendv_timed(cc->conn, v, nv, len, id, iiop__remaining(deadline));
     if (rc != CDR_OK) {
       /* Not (completely) sent: the server never saw a whole request.  A
        * write error also ends the connection (conn_send shut it down). */
@@ -1057,7 +1078,7 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
 /* Under cc->mu: route the message M the leader read.  Returns CDR_OK, or
  * CDR_E_PROTOCOL for a message a client must not receive (the caller sends
  * MessageError and fails the connection). */
-static int dispatch(cconn *cc, uint8_t *m, size_t len)
+static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len)
 {
   giop_header h;
   if (giop_header_parse(m, len, &h) != CDR_OK) {
@@ -1075,6 +1096,7 @@ static int dispatch(cconn *cc, uint8_t *m, size_t len)
     iiop_call *p = pend_find(cc, id);
     if (!p) {
       iiop__conn_release(cc->conn, m);  /* a reply to a call that timed out */
+      ccount(cl, CST_LATE);
       return CDR_OK;
     }
     pend_remove(cc, p);
@@ -1142,7 +1164,7 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
           conn_fail_locked(cc, rc == CDR_E_LIMIT ? rc : proto ? CDR_E_PROTOCOL : rc, 0);
           break;
         }
-        if (dispatch(cc, m, len) != CDR_OK) {
+        if (dispatch(call->cl, cc, m, len) != CDR_OK) {
           pthread_mutex_unlock(&cc->mu);
           send_small(cc, GIOP_MESSAGE_ERROR, 0, call->out_opts.giop_minor);
           pthread_mutex_lock(&cc->mu);
@@ -1311,7 +1333,16 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
   cdr_out_patch_ulong(&call->out, 8, (uint32_t)(call->msg_len - GIOP_HEADER_SIZE),
                       cdr_out_byte_order(&call->out));
 
-  int64_t deadline = iiop__deadline(cl->o.timeout_ms);
+  /* The call's timeout, else the reference's, else the client's: one
+   * relaxed load, no lock.  One deadline for the whole call: connect,
+   * write, reply, and any forward followed (relative round-trip). */
+  int ms = call->timeout_ms;
+  if (ms < 0) {
+    ms = __atomic_load_n(&r->timeout_ms, __ATOMIC_RELAXED);
+    if (ms < 0)
+      ms = cl->o.timeout_ms;
+  }
+  int64_t deadline = iiop__deadline(ms);
   /* No forward cached: two atomic loads, no lock. */
   target *cached = __atomic_load_n(&r->fwd, __ATOMIC_ACQUIRE);
   const target *t = cached ? cached : __atomic_load_n(&r->base, __ATOMIC_ACQUIRE);
@@ -1428,6 +1459,16 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
       return CDR_E_UNSUPPORTED;
     }
   }
+}
+
+int iiop_call_set_timeout(iiop_call *call, int ms)
+{
+  if (!call || ms < IIOP_TIMEOUT_INHERIT)
+    return CDR_E_INVALID;
+  if (call->invoked)
+    return CDR_E_STATE;
+  call->timeout_ms = ms;
+  return CDR_OK;
 }
 
 const giop_system_exception *iiop_call_exception(const iiop_call *call)

@@ -422,8 +422,10 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
 }
 
 /* A live connection to EP (a reference for the caller), opening one if
- * needed.  *FRESH: this call opened it. */
-static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out, int *fresh)
+ * needed.  *FRESH: this call opened it.  *WAITED: it waited (for a connect,
+ * its own or another thread's), so time has passed. */
+static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out, int *fresh,
+                    int *waited)
 {
   pthread_mutex_lock(&ep->mu);
   for (;;) {
@@ -445,12 +447,14 @@ static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out
     }
     if (!ep->connecting)
       break;
+    *waited = 1;
     if (cond_wait_until(&ep->cv, &ep->mu, deadline) == ETIMEDOUT && ep->connecting) {
       pthread_mutex_unlock(&ep->mu);
       return CDR_E_TIMEOUT;
     }
   }
   ep->connecting = 1;
+  *waited = 1;
   pthread_mutex_unlock(&ep->mu);
 
   cconn *cc = NULL;
@@ -1004,9 +1008,12 @@ static int build_request(iiop_call *call, const uint8_t *key, uint32_t key_len, 
 }
 
 /* Send CALL's request to KEY on CC; a two-way call is registered as pending
- * first.  *NO: a failure left the request unprocessed (completion NO). */
+ * first.  The write is bounded by DEADLINE; FULL_MS (< 0: DEADLINE's time
+ * left must be read from the clock) is what is left of it when nothing
+ * has waited since it was set: the common case reads no clock here.  *NO:
+ * a failure left the request unprocessed (completion NO). */
 static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t key_len,
-                        int64_t deadline, int *no)
+                        int64_t deadline, int full_ms, int *no)
 {
   *no = 1;
   int minor = call->out_opts.giop_minor;
@@ -1028,6 +1035,7 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
       with_cs = 1;
     }
     pthread_mutex_unlock(&cc->mu);
+    full_ms = -1;                       /* may have waited */
   }
 
   uint32_t id = __atomic_fetch_add(&cc->next_id, 1, __ATOMIC_RELAXED);
@@ -1051,7 +1059,9 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
     pthread_mutex_unlock(&cc->mu);
   }
   if (rc == CDR_OK) {
-    rc = iiop__conn_sendv_timed(cc->conn, v, nv, len, id, iiop__remaining(deadline));
+    rc = iiop__conn_sendv_timed(cc->conn, v, nv, len, id,
+                                deadline < 0 ? -1 : full_ms > 0 ? full_ms
+                                                   : iiop__remaining(deadline));
     if (rc != CDR_OK) {
       /* Not (completely) sent: the server never saw a whole request.  A
        * write error also ends the connection (conn_send shut it down). */
@@ -1349,11 +1359,11 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
   endpoint *ep = t->ep;
   const uint8_t *key = t->key;
   uint32_t key_len = t->key_len;
-  int forwards = 0, retried = 0;
-  for (;;) {
+  int forwards = 0, retried = 0, waited = 0;
+  for (;; waited = 1) {
     cconn *cc;
     int fresh, no = 1;
-    rc = get_conn(cl, ep, deadline, &cc, &fresh);
+    rc = get_conn(cl, ep, deadline, &cc, &fresh, &waited);
     if (rc != CDR_OK && cached && rc != CDR_E_NOMEM) {
       /* The cached forward cannot be reached: forget it, go back to the
        * reference's own target (once; 15.4.3). */
@@ -1370,7 +1380,7 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
       return rc;
     }
     int phase = PH_SEND;
-    rc = send_request(call, cc, key, key_len, deadline, &no);
+    rc = send_request(call, cc, key, key_len, deadline, waited ? -1 : ms, &no);
     if (rc == CDR_OK && call->oneway) {
       cconn_unref(cl, cc);
       return CDR_OK;

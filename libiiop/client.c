@@ -422,11 +422,11 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
 }
 
 /* A live connection to EP (a reference for the caller), opening one if
- * needed.  *FRESH: this call opened it.  *WAITED: it waited (for a connect,
- * its own or another thread's), so time has passed. */
-static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out, int *fresh,
-                    int *waited)
+ * needed.  *FRESH: 1 this call opened it, 2 another thread did while this
+ * one waited, 0 it was there. */
+static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out, int *fresh)
 {
+  int waited = 0;
   pthread_mutex_lock(&ep->mu);
   for (;;) {
     if (__atomic_load_n(&cl->closing, __ATOMIC_ACQUIRE)) {
@@ -438,7 +438,7 @@ static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out
       __atomic_add_fetch(&cur->refs, 1, __ATOMIC_RELAXED);
       pthread_mutex_unlock(&ep->mu);
       *out = cur;
-      *fresh = 0;
+      *fresh = waited ? 2 : 0;
       return CDR_OK;
     }
     if (cur) {
@@ -447,14 +447,13 @@ static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out
     }
     if (!ep->connecting)
       break;
-    *waited = 1;
+    waited = 1;
     if (cond_wait_until(&ep->cv, &ep->mu, deadline) == ETIMEDOUT && ep->connecting) {
       pthread_mutex_unlock(&ep->mu);
       return CDR_E_TIMEOUT;
     }
   }
   ep->connecting = 1;
-  *waited = 1;
   pthread_mutex_unlock(&ep->mu);
 
   cconn *cc = NULL;
@@ -1359,11 +1358,11 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
   endpoint *ep = t->ep;
   const uint8_t *key = t->key;
   uint32_t key_len = t->key_len;
-  int forwards = 0, retried = 0, waited = 0;
-  for (;; waited = 1) {
+  int forwards = 0, retried = 0, full_ms = ms; /* full_ms: as send_request() */
+  for (;; full_ms = -1) {
     cconn *cc;
     int fresh, no = 1;
-    rc = get_conn(cl, ep, deadline, &cc, &fresh, &waited);
+    rc = get_conn(cl, ep, deadline, &cc, &fresh);
     if (rc != CDR_OK && cached && rc != CDR_E_NOMEM) {
       /* The cached forward cannot be reached: forget it, go back to the
        * reference's own target (once; 15.4.3). */
@@ -1380,7 +1379,7 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
       return rc;
     }
     int phase = PH_SEND;
-    rc = send_request(call, cc, key, key_len, deadline, waited ? -1 : ms, &no);
+    rc = send_request(call, cc, key, key_len, deadline, fresh ? -1 : full_ms, &no);
     if (rc == CDR_OK && call->oneway) {
       cconn_unref(cl, cc);
       return CDR_OK;
@@ -1395,7 +1394,7 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
       /* A connection taken from the cache that the server had closed (or
        * closes now, saying so) processed nothing: try once more on a new
        * one. */
-      if (rc == CDR_E_CLOSED && no && !fresh && !retried) {
+      if (rc == CDR_E_CLOSED && no && fresh != 1 && !retried) {
         retried = 1;
         continue;
       }

@@ -188,14 +188,9 @@ static inline int send_locked(iiop_conn *c, const struct iovec *v, int nv, size_
   return send_fragmented(c, v, nv, len, request_id, timeout_ms);
 }
 
-int iiop__conn_sendv(iiop_conn *c, const struct iovec *v, int nv, size_t len,
-                     uint32_t request_id)
-{
-  return iiop__conn_sendv_timed(c, v, nv, len, request_id, c->send_timeout_ms);
-}
-
-int iiop__conn_sendv_timed(iiop_conn *c, const struct iovec *v, int nv, size_t len,
-                           uint32_t request_id, int timeout_ms)
+/* The body of both: TIMEOUT_MS < 0 none. */
+static inline int sendv_common(iiop_conn *c, const struct iovec *v, int nv, size_t len,
+                               uint32_t request_id, int timeout_ms)
 {
   if (!v || nv < 1 || nv > CDR_OUT_IOV_MAX + 1 || v[0].iov_len < GIOP_HEADER_SIZE)
     return CDR_E_INVALID;
@@ -204,11 +199,23 @@ int iiop__conn_sendv_timed(iiop_conn *c, const struct iovec *v, int nv, size_t l
   int rc = iiop__wlock_lock(&c->wl);
   if (rc != CDR_OK)
     return rc;
-  rc = send_locked(c, v, nv, len, request_id, timeout_ms < 0 ? -1 : timeout_ms);
+  rc = send_locked(c, v, nv, len, request_id, timeout_ms);
   if (rc != CDR_OK && rc != CDR_E_INVALID && rc != CDR_E_PROTOCOL)
     iiop__conn_shutdown(c);          /* part of a message may be out: the stream is lost */
   iiop__wlock_unlock(&c->wl);
   return rc;
+}
+
+int iiop__conn_sendv(iiop_conn *c, const struct iovec *v, int nv, size_t len,
+                     uint32_t request_id)
+{
+  return sendv_common(c, v, nv, len, request_id, c->send_timeout_ms);
+}
+
+int iiop__conn_sendv_timed(iiop_conn *c, const struct iovec *v, int nv, size_t len,
+                           uint32_t request_id, int timeout_ms)
+{
+  return sendv_common(c, v, nv, len, request_id, timeout_ms);
 }
 
 int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t request_id)

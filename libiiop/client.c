@@ -1068,8 +1068,10 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
       if (!call->oneway && call->pstate == P_WAIT)
         pend_remove(cc, call);
       call->pstate = P_IDLE;
+      /* This call's own deadline (CDR_E_TIMEOUT, returned to it) is not
+       * the others': for them the connection is lost (CDR_E_CLOSED). */
       if (rc != CDR_E_INVALID && rc != CDR_E_PROTOCOL)
-        conn_fail_locked(cc, rc == CDR_E_TIMEOUT || rc == CDR_E_TLS ? rc : CDR_E_CLOSED, 0);
+        conn_fail_locked(cc, rc == CDR_E_TLS ? rc : CDR_E_CLOSED, 0);
       pthread_mutex_unlock(&cc->mu);
     }
   }

@@ -603,6 +603,162 @@ START_TEST(test_reply_cut_around_deadline)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- a request that cannot be written */
+
+typedef struct pinger {
+  iiop_ref *r;
+  outcome o;
+} pinger;
+
+static void *pinger_main(void *arg)
+{
+  pinger *p = arg;
+  p->o = call_ping(p->r, 77, 0);
+  return NULL;
+}
+
+/* A server that never reads (a listening socket nothing accepts from: the
+ * kernel buffers what it can): a 32 MiB request cannot be written within
+ * the call's 300 ms although the client's timeout is 30 s.  The call
+ * fails with TIMEOUT, completion NO (the request did not all go out); the
+ * connection, with part of a message on it, is closed, so a call waiting
+ * on it gets COMM_FAILURE (CDR_E_CLOSED), not TIMEOUT; the next call opens
+ * another connection. */
+START_TEST(test_write_timeout)
+{
+  int lfd = socket(AF_INET, SOCK_STREAM, 0);
+  ck_assert_int_ge(lfd, 0);
+  struct sockaddr_in sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+  ck_assert_int_eq(listen(lfd, 4), 0);
+  socklen_t sl = sizeof sa;
+  ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
+
+  iiop_client *c = new_client(30000);
+  iiop_ref *r = resolve_port(c, ntohs(sa.sin_port));
+  /* A call that waits on the connection (no timeout: the write's failure
+   * ends it). */
+  pinger p = { r, { 0 } };
+  pthread_t t;
+  ck_assert_int_eq(pthread_create(&t, NULL, pinger_main, &p), 0);
+  for (int k = 0; k < 500; k++) {
+    iiop_client_stats st;
+    ck_assert_int_eq(iiop_client_stats_get(c, &st), CDR_OK);
+    if (st.connections == 1)
+      break;
+    sleep_ms(10);
+  }
+  sleep_ms(100);                    /* its small request is out */
+
+  size_t n = (size_t)32 << 20;
+  char *big = malloc(n + 1);
+  ck_assert_ptr_nonnull(big);
+  memset(big, 'q', n);
+  big[n] = 0;
+  iiop_call *call;
+  cdr_out *args;
+  ck_assert_int_eq(iiop_call_begin(r, "sleepEcho", 0, &call, &args), CDR_OK);
+  ck_assert_int_eq(iiop_call_set_timeout(call, 300), CDR_OK);
+  cdr_put_long(args, 0);
+  cdr_put_string_ref(args, big, n);
+  cdr_in *res = NULL;
+  outcome o;
+  memset(&o, 0, sizeof o);
+  int64_t t0 = now_ms();
+  o.rc = iiop_call_invoke(call, &res);
+  o.ms = now_ms() - t0;
+  take_exception(&o, call);
+  iiop_call_end(call);
+  ck_assert_int_eq(o.rc, CDR_E_TIMEOUT);
+  ck_assert_int_ge(o.ms, 300 - 5);
+  ck_assert_int_le(o.ms, 300 + SLACK_MS);
+  ck_assert_str_eq(o.ex.repo_id, "TIMEOUT");
+  ck_assert_uint_eq(o.ex.minor, IIOP_MINOR_CALL_TIMED_OUT);
+  ck_assert_uint_eq(o.ex.completed, GIOP_COMPLETED_NO);
+  pthread_join(t, NULL);
+  ck_assert_int_eq(p.o.rc, CDR_E_CLOSED);
+
+  /* The next call: a new connection (nothing answers: it times out). */
+  o = call_ping(r, 1, 200);
+  check_timed_out(&o, 200);
+  iiop_client_stats st;
+  ck_assert_int_eq(iiop_client_stats_get(c, &st), CDR_OK);
+  ck_assert_uint_eq(st.connections, 2);
+  ck_assert_uint_eq(st.timeout_call, 2);
+  free(big);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  close(lfd);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- many threads, mixed timeouts */
+
+typedef struct mixer {
+  iiop_ref *r;
+  int id;
+  int bad;                           /* wrong values, or timeouts of calls without one */
+  int timeouts;
+} mixer;
+
+static void *mixer_main(void *arg)
+{
+  mixer *m = arg;
+  tu_rng g = { (uint64_t)m->id * 7919 + 1 };
+  for (int i = 0; i < 40; i++) {
+    int32_t x = m->id * 1000 + i;
+    int sleep = (int)tu_below(&g, 15);
+    int kind = (int)tu_below(&g, 4);
+    int ms = kind == 0 ? IIOP_TIMEOUT_INHERIT : kind == 1 ? 0 : 5 + (int)tu_below(&g, 40);
+    outcome o = tu_below(&g, 2) ? call_sleep(m->r, sleep, x, ms) : call_ping(m->r, x, ms);
+    if (o.rc == CDR_E_TIMEOUT && kind >= 2)
+      m->timeouts++;
+    else if (o.rc != CDR_OK || o.value != x)
+      m->bad++;
+  }
+  return NULL;
+}
+
+/* Four threads, 40 calls each on one connection, a third of them with
+ * timeouts short enough to fire now and then: every call gets its own
+ * value or (only those with a timeout) CDR_E_TIMEOUT; once a last call has
+ * been answered (the server answers in order), every timed-out call's
+ * reply has been read and dropped: late_replies == timeout_call, exactly;
+ * one connection throughout. */
+START_TEST(test_threads_mixed_timeouts)
+{
+  iiop_server *s = start_server(0);
+  iiop_client *c = new_client(30000);
+  iiop_ref *r = resolve(c, s);
+  enum { N = 4 };
+  mixer m[N];
+  pthread_t t[N];
+  for (int i = 0; i < N; i++) {
+    m[i] = (mixer){ r, i + 1, 0, 0 };
+    ck_assert_int_eq(pthread_create(&t[i], NULL, mixer_main, &m[i]), 0);
+  }
+  int timeouts = 0;
+  for (int i = 0; i < N; i++) {
+    pthread_join(t[i], NULL);
+    ck_assert_int_eq(m[i].bad, 0);
+    timeouts += m[i].timeouts;
+  }
+  /* A sleep of 6 ms or more under a 5 ms timeout fires whatever the load:
+   * some did. */
+  ck_assert_int_gt(timeouts, 0);
+  outcome o = call_ping(r, 5, IIOP_TIMEOUT_INHERIT);
+  ck_assert_int_eq(o.rc, CDR_OK);
+  ck_assert_int_eq(o.value, 5);
+  check_stats(c, 1, (uint64_t)timeouts, (uint64_t)timeouts);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
 static Suite *timeout_suite(void)
 {
   Suite *s = suite_create("timeout");
@@ -613,6 +769,8 @@ static Suite *timeout_suite(void)
   tcase_add_test(tc, test_fragmented_late_reply);
   tcase_add_test(tc, test_threads_one_connection);
   tcase_add_test(tc, test_reply_cut_around_deadline);
+  tcase_add_test(tc, test_write_timeout);
+  tcase_add_test(tc, test_threads_mixed_timeouts);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -162,7 +162,8 @@ IIOP_API void iiop_ref_free(iiop_ref *r);
  * server answers requests of a connection in order and ignores it).  A
  * deadline that passes while the request is being written (the server
  * does not read) ends the connection instead, since a partial message
- * cannot be taken back: calls pending on it fail.  The exception
+ * cannot be taken back: calls pending on it fail with CDR_E_CLOSED
+ * (COMM_FAILURE, completion MAYBE) and the next call opens another.  The exception
  * (iiop_call_exception()): TIMEOUT, minor IIOP_MINOR_CALL_TIMED_OUT,
  * completion MAYBE (NO when the request was not completely written);
  * TRANSIENT, minor 0, completion NO when the deadline passed before a

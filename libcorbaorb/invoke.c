@@ -245,6 +245,34 @@ static void set_user_exception(CORBA_ORB orb, const corbaorb_operation *op, cdr_
   corbaorb_exception_set_system_minor(ev, ex_CORBA_UNKNOWN, 0x4f4d0000u | 1, CORBA_COMPLETED_YES);
 }
 
+/* corbaorb_set_thread_call_timeout(): CORBAORB_TIMEOUT_DEFAULT, 0 or ms. */
+static __thread CORBA_long thread_timeout = CORBAORB_TIMEOUT_DEFAULT;
+
+CORBA_long corbaorb_set_thread_call_timeout(CORBA_long ms)
+{
+  CORBA_long old = thread_timeout;
+  if (ms >= CORBAORB_TIMEOUT_DEFAULT)
+    thread_timeout = ms;
+  return old;
+}
+
+void corbaorb_Object_set_call_timeout(CORBA_Object obj, CORBA_long ms, CORBA_Environment *ev)
+{
+  if (ev->_major != CORBA_NO_EXCEPTION || ev->_flags)
+    CORBA_exception_free(ev);
+  if (!obj || obj->kind != OBJ_REMOTE) {
+    CORBA_exception_set_system(ev, ex_CORBA_INV_OBJREF, CORBA_COMPLETED_NO);
+    return;
+  }
+  if (iiop_ref_set_timeout(obj->ref, ms < CORBAORB_TIMEOUT_DEFAULT ? -2 : (int)ms) != CDR_OK)
+    CORBA_exception_set_system(ev, ex_CORBA_BAD_PARAM, CORBA_COMPLETED_NO);
+}
+
+CORBA_long corbaorb_Object_call_timeout(CORBA_Object obj)
+{
+  return obj && obj->kind == OBJ_REMOTE ? iiop_ref_timeout(obj->ref) : CORBAORB_TIMEOUT_DEFAULT;
+}
+
 void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
                      void *const *args, CORBA_Environment *ev)
 {
@@ -269,6 +297,9 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
     corbaorb_env_status(ev, rc, CORBA_COMPLETED_NO);
     return;
   }
+  /* The thread's timeout, unless the object has one: object > thread > ORB. */
+  if (thread_timeout != CORBAORB_TIMEOUT_DEFAULT && iiop_ref_timeout(obj->ref) < 0)
+    (void)iiop_call_set_timeout(call, thread_timeout);
   for (CORBA_unsigned_long k = 0; k < op->nparams; k++) {
     const corbaorb_param *p = &op->params[k];
     if (p->mode != CORBAORB_OUT && write_value(o, p->tc, flags_of(p->tc, p->flags), args[k]) != CDR_OK)
@@ -278,8 +309,14 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
   rc = iiop_call_invoke(call, &res);
   if (rc == IIOP_R_SYSTEM_EXCEPTION || rc < 0) {
     const giop_system_exception *e = iiop_call_exception(call);
-    if (e && e->repo_id)
-      corbaorb_exception_set_system_minor(ev, e->repo_id, e->minor,
+    const char *id = e ? e->repo_id : NULL;
+    /* A call timeout: TIMEOUT, or as omniORB with throwTransientOnTimeOut,
+     * TRANSIENT (the same minor: TRANSIENT_CallTimedout). */
+    if (rc == CDR_E_TIMEOUT && id && obj->orb->transient_on_timeout
+        && !strcmp(id, ex_CORBA_TIMEOUT))
+      id = ex_CORBA_TRANSIENT;
+    if (id)
+      corbaorb_exception_set_system_minor(ev, id, e->minor,
                                           (CORBA_completion_status)e->completed);
     else
       corbaorb_env_status(ev, rc < 0 ? rc : CDR_E_PROTOCOL, CORBA_COMPLETED_MAYBE);

@@ -214,7 +214,8 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
     }
     const char *opt = a + 4;
     int known = !strcmp(opt, "endPoint") || !strcmp(opt, "InitRef") ||
-                !strcmp(opt, "DefaultInitRef") || !strcmp(opt, "clientCallTimeOutPeriod");
+                !strcmp(opt, "DefaultInitRef") || !strcmp(opt, "clientCallTimeOutPeriod") ||
+                !strcmp(opt, "throwTransientOnTimeOut");
     if (!known) {
       i++;
       continue;
@@ -231,6 +232,11 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
       free(orb->default_initref);
       orb->default_initref = xstrdup(v);
       rc = orb->default_initref ? 0 : -2;
+    } else if (!strcmp(opt, "throwTransientOnTimeOut")) {
+      if (!strcmp(v, "0") || !strcmp(v, "1"))
+        orb->transient_on_timeout = v[0] == '1';
+      else
+        rc = -1;
     } else {
       char *end;
       long t = strtol(v, &end, 10);

@@ -67,6 +67,7 @@ struct CORBA_ORB_type {
   size_t ninitrefs;
   char *default_initref;
   int timeout_ms;
+  int transient_on_timeout;  /* -ORBthrowTransientOnTimeOut 1 */
   uint64_t next_id;           /* child SYSTEM_ID POAs' ObjectIds */
   struct PortableServer_POAManager_type manager;
   PortableServer_POA pois;   /* RootPOA, omniINSPOA, children */

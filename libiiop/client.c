@@ -122,6 +122,7 @@ struct iiop_ref {
   target *targets;
   unsigned ntargets;
   int cs_bad;                /* no common char code set: calls fail with CDR_E_CODESET */
+  int timeout_ms;            /* atomic: iiop_ref_set_timeout() (IIOP_TIMEOUT_INHERIT: none set) */
   cdr_opts opts;             /* GIOP version and code sets for arguments and results */
   cdr_arena arena;           /* what the reference points into */
 };
@@ -137,6 +138,7 @@ struct iiop_call {
   uint8_t out_live, out2_live, oneway, invoked, has_ex, msg_live;
   const char *op;
   uint32_t op_len;
+  int timeout_ms;            /* iiop_call_set_timeout() (IIOP_TIMEOUT_INHERIT: none set) */
   const uint8_t *hdr_key;    /* the object key the prepared header names */
   size_t hdr_end, body_start, body_len, msg_len;
   /* the reply */
@@ -168,10 +170,10 @@ struct iiop_client {
   int closing;               /* atomic */
   pthread_mutex_t err_mu;    /* err */
   char err[IIOP_CLIENT_ERROR_MAX]; /* the last connection failure's reason ("" none) */
-  uint64_t stats[5];         /* atomic: iiop_client_stats, in its order */
+  uint64_t stats[6];         /* atomic: iiop_client_stats, in its order */
 };
 
-enum { CST_CONNECTIONS, CST_CONNECT_FAILED, CST_TIMEOUT, CST_LIMIT, CST_PROTOCOL };
+enum { CST_CONNECTIONS, CST_CONNECT_FAILED, CST_TIMEOUT, CST_LIMIT, CST_PROTOCOL, CST_LATE };
 
 /* Count one event K (CST_*; -1: none). */
 static void ccount(iiop_client *cl, int k)
@@ -190,6 +192,7 @@ int iiop_client_stats_get(iiop_client *c, iiop_client_stats *st)
   st->timeout_call = __atomic_load_n(&c->stats[CST_TIMEOUT], __ATOMIC_RELAXED);
   st->limit_message = __atomic_load_n(&c->stats[CST_LIMIT], __ATOMIC_RELAXED);
   st->limit_protocol = __atomic_load_n(&c->stats[CST_PROTOCOL], __ATOMIC_RELAXED);
+  st->late_replies = __atomic_load_n(&c->stats[CST_LATE], __ATOMIC_RELAXED);
   return CDR_OK;
 }
 
@@ -419,9 +422,11 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
 }
 
 /* A live connection to EP (a reference for the caller), opening one if
- * needed.  *FRESH: this call opened it. */
+ * needed.  *FRESH: 1 this call opened it, 2 another thread did while this
+ * one waited, 0 it was there. */
 static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out, int *fresh)
 {
+  int waited = 0;
   pthread_mutex_lock(&ep->mu);
   for (;;) {
     if (__atomic_load_n(&cl->closing, __ATOMIC_ACQUIRE)) {
@@ -433,7 +438,7 @@ static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out
       __atomic_add_fetch(&cur->refs, 1, __ATOMIC_RELAXED);
       pthread_mutex_unlock(&ep->mu);
       *out = cur;
-      *fresh = 0;
+      *fresh = waited ? 2 : 0;
       return CDR_OK;
     }
     if (cur) {
@@ -442,6 +447,7 @@ static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out
     }
     if (!ep->connecting)
       break;
+    waited = 1;
     if (cond_wait_until(&ep->cv, &ep->mu, deadline) == ETIMEDOUT && ep->connecting) {
       pthread_mutex_unlock(&ep->mu);
       return CDR_E_TIMEOUT;
@@ -659,6 +665,7 @@ int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out)
   r->orig.key = r->key;
   r->orig.key_len = r->key_len;
   r->base = &r->orig;
+  r->timeout_ms = IIOP_TIMEOUT_INHERIT;
   pthread_mutex_init(&r->mu, NULL);
   *out = r;
   return CDR_OK;
@@ -667,6 +674,19 @@ fail:
   cdr_arena_free(&r->arena);
   iiop__free(c->alloc, r);
   return rc;
+}
+
+int iiop_ref_set_timeout(iiop_ref *r, int ms)
+{
+  if (!r || ms < IIOP_TIMEOUT_INHERIT)
+    return CDR_E_INVALID;
+  __atomic_store_n(&r->timeout_ms, ms, __ATOMIC_RELAXED);
+  return CDR_OK;
+}
+
+int iiop_ref_timeout(const iiop_ref *r)
+{
+  return r ? __atomic_load_n(&r->timeout_ms, __ATOMIC_RELAXED) : IIOP_TIMEOUT_INHERIT;
 }
 
 void iiop_ref_free(iiop_ref *r)
@@ -779,6 +799,7 @@ int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iiop_call **
   call->op = op;
   call->op_len = (uint32_t)ol;
   call->oneway = oneway != 0;
+  call->timeout_ms = IIOP_TIMEOUT_INHERIT;
   call->invoked = call->has_ex = call->msg_live = 0;
   call->cc = NULL;
   call->reply = NULL;
@@ -819,6 +840,7 @@ enum { PH_CONNECT, PH_SEND, PH_WAIT };
 static void set_local_ex(iiop_call *call, int rc, int phase, int completed_no)
 {
   const char *name;
+  uint32_t minor = 0;
   uint32_t completed = completed_no ? GIOP_COMPLETED_NO : GIOP_COMPLETED_MAYBE;
   switch (rc) {
   case CDR_E_CLOSED:
@@ -832,6 +854,8 @@ static void set_local_ex(iiop_call *call, int rc, int phase, int completed_no)
     name = phase == PH_CONNECT ? "TRANSIENT" : "TIMEOUT";
     if (phase == PH_CONNECT)
       completed = GIOP_COMPLETED_NO;
+    else
+      minor = IIOP_MINOR_CALL_TIMED_OUT;
     break;
   case CDR_E_PROTOCOL:
     name = "COMM_FAILURE";
@@ -848,7 +872,7 @@ static void set_local_ex(iiop_call *call, int rc, int phase, int completed_no)
     break;
   }
   call->ex.repo_id = giop_system_exception_id(name);
-  call->ex.minor = 0;
+  call->ex.minor = minor;
   call->ex.completed = completed;
   call->has_ex = 1;
 }
@@ -983,9 +1007,12 @@ static int build_request(iiop_call *call, const uint8_t *key, uint32_t key_len, 
 }
 
 /* Send CALL's request to KEY on CC; a two-way call is registered as pending
- * first.  *NO: a failure left the request unprocessed (completion NO). */
+ * first.  The write is bounded by DEADLINE; FULL_MS (< 0: DEADLINE's time
+ * left must be read from the clock) is what is left of it when nothing
+ * has waited since it was set: the common case reads no clock here.  *NO:
+ * a failure left the request unprocessed (completion NO). */
 static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t key_len,
-                        int64_t deadline, int *no)
+                        int64_t deadline, int full_ms, int *no)
 {
   *no = 1;
   int minor = call->out_opts.giop_minor;
@@ -1007,6 +1034,7 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
       with_cs = 1;
     }
     pthread_mutex_unlock(&cc->mu);
+    full_ms = -1;                       /* may have waited */
   }
 
   uint32_t id = __atomic_fetch_add(&cc->next_id, 1, __ATOMIC_RELAXED);
@@ -1030,7 +1058,9 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
     pthread_mutex_unlock(&cc->mu);
   }
   if (rc == CDR_OK) {
-    rc = iiop__conn_sendv(cc->conn, v, nv, len, id);
+    rc = iiop__conn_sendv_timed(cc->conn, v, nv, len, id,
+                                deadline < 0 ? -1 : full_ms > 0 ? full_ms
+                                                   : iiop__remaining(deadline));
     if (rc != CDR_OK) {
       /* Not (completely) sent: the server never saw a whole request.  A
        * write error also ends the connection (conn_send shut it down). */
@@ -1038,8 +1068,10 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
       if (!call->oneway && call->pstate == P_WAIT)
         pend_remove(cc, call);
       call->pstate = P_IDLE;
+      /* This call's own deadline (CDR_E_TIMEOUT, returned to it) is not
+       * the others': for them the connection is lost (CDR_E_CLOSED). */
       if (rc != CDR_E_INVALID && rc != CDR_E_PROTOCOL)
-        conn_fail_locked(cc, rc == CDR_E_TIMEOUT || rc == CDR_E_TLS ? rc : CDR_E_CLOSED, 0);
+        conn_fail_locked(cc, rc == CDR_E_TLS ? rc : CDR_E_CLOSED, 0);
       pthread_mutex_unlock(&cc->mu);
     }
   }
@@ -1057,7 +1089,7 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
 /* Under cc->mu: route the message M the leader read.  Returns CDR_OK, or
  * CDR_E_PROTOCOL for a message a client must not receive (the caller sends
  * MessageError and fails the connection). */
-static int dispatch(cconn *cc, uint8_t *m, size_t len)
+static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len)
 {
   giop_header h;
   if (giop_header_parse(m, len, &h) != CDR_OK) {
@@ -1075,6 +1107,7 @@ static int dispatch(cconn *cc, uint8_t *m, size_t len)
     iiop_call *p = pend_find(cc, id);
     if (!p) {
       iiop__conn_release(cc->conn, m);  /* a reply to a call that timed out */
+      ccount(cl, CST_LATE);
       return CDR_OK;
     }
     pend_remove(cc, p);
@@ -1142,7 +1175,7 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
           conn_fail_locked(cc, rc == CDR_E_LIMIT ? rc : proto ? CDR_E_PROTOCOL : rc, 0);
           break;
         }
-        if (dispatch(cc, m, len) != CDR_OK) {
+        if (dispatch(call->cl, cc, m, len) != CDR_OK) {
           pthread_mutex_unlock(&cc->mu);
           send_small(cc, GIOP_MESSAGE_ERROR, 0, call->out_opts.giop_minor);
           pthread_mutex_lock(&cc->mu);
@@ -1311,15 +1344,24 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
   cdr_out_patch_ulong(&call->out, 8, (uint32_t)(call->msg_len - GIOP_HEADER_SIZE),
                       cdr_out_byte_order(&call->out));
 
-  int64_t deadline = iiop__deadline(cl->o.timeout_ms);
+  /* The call's timeout, else the reference's, else the client's: one
+   * relaxed load, no lock.  One deadline for the whole call: connect,
+   * write, reply, and any forward followed (relative round-trip). */
+  int ms = call->timeout_ms;
+  if (ms < 0) {
+    ms = __atomic_load_n(&r->timeout_ms, __ATOMIC_RELAXED);
+    if (ms < 0)
+      ms = cl->o.timeout_ms;
+  }
+  int64_t deadline = iiop__deadline(ms);
   /* No forward cached: two atomic loads, no lock. */
   target *cached = __atomic_load_n(&r->fwd, __ATOMIC_ACQUIRE);
   const target *t = cached ? cached : __atomic_load_n(&r->base, __ATOMIC_ACQUIRE);
   endpoint *ep = t->ep;
   const uint8_t *key = t->key;
   uint32_t key_len = t->key_len;
-  int forwards = 0, retried = 0;
-  for (;;) {
+  int forwards = 0, retried = 0, full_ms = ms; /* full_ms: as send_request() */
+  for (;; full_ms = -1) {
     cconn *cc;
     int fresh, no = 1;
     rc = get_conn(cl, ep, deadline, &cc, &fresh);
@@ -1339,7 +1381,7 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
       return rc;
     }
     int phase = PH_SEND;
-    rc = send_request(call, cc, key, key_len, deadline, &no);
+    rc = send_request(call, cc, key, key_len, deadline, fresh ? -1 : full_ms, &no);
     if (rc == CDR_OK && call->oneway) {
       cconn_unref(cl, cc);
       return CDR_OK;
@@ -1354,7 +1396,7 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
       /* A connection taken from the cache that the server had closed (or
        * closes now, saying so) processed nothing: try once more on a new
        * one. */
-      if (rc == CDR_E_CLOSED && no && !fresh && !retried) {
+      if (rc == CDR_E_CLOSED && no && fresh != 1 && !retried) {
         retried = 1;
         continue;
       }
@@ -1428,6 +1470,16 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
       return CDR_E_UNSUPPORTED;
     }
   }
+}
+
+int iiop_call_set_timeout(iiop_call *call, int ms)
+{
+  if (!call || ms < IIOP_TIMEOUT_INHERIT)
+    return CDR_E_INVALID;
+  if (call->invoked)
+    return CDR_E_STATE;
+  call->timeout_ms = ms;
+  return CDR_OK;
 }
 
 const giop_system_exception *iiop_call_exception(const iiop_call *call)

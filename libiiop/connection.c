@@ -137,14 +137,15 @@ static int fragmentable(const uint8_t *msg)
 /* Write the message of the NV pieces V (LEN octets; the first holds the
  * 12-octet header) as fragments, under the lock. */
 static __attribute__((noinline)) int send_fragmented(iiop_conn *c, const struct iovec *v,
-                                                     int nv, size_t len, uint32_t request_id)
+                                                     int nv, size_t len, uint32_t request_id,
+                                                     int timeout_ms)
 {
   iiop_transport *t = c->t;
   giop_fragmenter f;
   int rc = giop_fragmenter_init_iov(&f, v, nv, len, c->frag_size, request_id);
   if (rc != CDR_OK)
     return rc;
-  int64_t deadline = c->send_timeout_ms >= 0 ? iiop__now_ms() + c->send_timeout_ms : -1;
+  int64_t deadline = timeout_ms >= 0 ? iiop__now_ms() + timeout_ms : -1;
   /* Up to FRAG_BATCH fragments per gather write: each a header (copied
    * here: the fragmenter's is valid only until its next call) and its data
    * as pieces of V -- the fragments' data is never copied. */
@@ -179,16 +180,17 @@ static __attribute__((noinline)) int send_fragmented(iiop_conn *c, const struct 
 /* A message that needs no fragmenting is one gather write, without the
  * fragmenter's large frame. */
 static inline int send_locked(iiop_conn *c, const struct iovec *v, int nv, size_t len,
-                              uint32_t request_id)
+                              uint32_t request_id, int timeout_ms)
 {
   iiop_transport *t = c->t;
   if (len <= c->frag_size || !fragmentable(v[0].iov_base))
-    return t->ops->writev(t, v, nv, c->send_timeout_ms);
-  return send_fragmented(c, v, nv, len, request_id);
+    return t->ops->writev(t, v, nv, timeout_ms);
+  return send_fragmented(c, v, nv, len, request_id, timeout_ms);
 }
 
-int iiop__conn_sendv(iiop_conn *c, const struct iovec *v, int nv, size_t len,
-                     uint32_t request_id)
+/* The body of both: TIMEOUT_MS < 0 none. */
+static inline int sendv_common(iiop_conn *c, const struct iovec *v, int nv, size_t len,
+                               uint32_t request_id, int timeout_ms)
 {
   if (!v || nv < 1 || nv > CDR_OUT_IOV_MAX + 1 || v[0].iov_len < GIOP_HEADER_SIZE)
     return CDR_E_INVALID;
@@ -197,11 +199,23 @@ int iiop__conn_sendv(iiop_conn *c, const struct iovec *v, int nv, size_t len,
   int rc = iiop__wlock_lock(&c->wl);
   if (rc != CDR_OK)
     return rc;
-  rc = send_locked(c, v, nv, len, request_id);
+  rc = send_locked(c, v, nv, len, request_id, timeout_ms);
   if (rc != CDR_OK && rc != CDR_E_INVALID && rc != CDR_E_PROTOCOL)
     iiop__conn_shutdown(c);          /* part of a message may be out: the stream is lost */
   iiop__wlock_unlock(&c->wl);
   return rc;
+}
+
+int iiop__conn_sendv(iiop_conn *c, const struct iovec *v, int nv, size_t len,
+                     uint32_t request_id)
+{
+  return sendv_common(c, v, nv, len, request_id, c->send_timeout_ms);
+}
+
+int iiop__conn_sendv_timed(iiop_conn *c, const struct iovec *v, int nv, size_t len,
+                           uint32_t request_id, int timeout_ms)
+{
+  return sendv_common(c, v, nv, len, request_id, timeout_ms);
 }
 
 int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t request_id)

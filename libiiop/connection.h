@@ -62,6 +62,12 @@ IIOP_HIDDEN int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, ui
  * without copying their data.  Errors: as iiop__conn_send(). */
 IIOP_HIDDEN int iiop__conn_sendv(iiop_conn *c, const struct iovec *v, int nv, size_t len,
                                  uint32_t request_id) IIOP_WUR;
+/* As iiop__conn_sendv(), within TIMEOUT_MS (< 0: none; 0: only what can be
+ * written without waiting) instead of the connection's send_timeout_ms: a
+ * client call's remaining time.  The wait for the write lock is not timed
+ * (its holder's write is).  Errors: as iiop__conn_send(). */
+IIOP_HIDDEN int iiop__conn_sendv_timed(iiop_conn *c, const struct iovec *v, int nv, size_t len,
+                                       uint32_t request_id, int timeout_ms) IIOP_WUR;
 /* Send the complete message encoded in O (its buffer and by-reference
  * segments: cdr_out_iov(), cdr_out_total()).  Errors: as iiop__conn_send(). */
 IIOP_HIDDEN int iiop__conn_send_out(iiop_conn *c, const cdr_out *o, uint32_t request_id)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <iiop/ior.h>
 #include "shop.h"
 #include "testutil.h"
@@ -567,7 +568,9 @@ typedef struct Impl {
 } Impl;
 
 /* ping(-99) raises a user exception ping's raises clause does not list;
- * ping(-98) a system exception of the servant's choosing */
+ * ping(-98) a system exception of the servant's choosing; ping(PING_SLEEP
+ * + MS) answers after MS milliseconds */
+#define PING_SLEEP 1000000
 static CORBA_long i_ping(PortableServer_Servant s, CORBA_long x, CORBA_Environment *ev)
 {
   Impl *im = (Impl *)s;
@@ -596,6 +599,11 @@ static CORBA_long i_ping(PortableServer_Servant s, CORBA_long x, CORBA_Environme
   if (x == -98) {
     corbaorb_exception_set_system_minor(ev, ex_CORBA_TRANSIENT, 0x4f4d0003u, CORBA_COMPLETED_MAYBE);
     return 0;
+  }
+  if (x >= PING_SLEEP && x < PING_SLEEP + 100000) { /* sleeps x - PING_SLEEP ms first */
+    struct timespec ts = { (x - PING_SLEEP) / 1000, (long)((x - PING_SLEEP) % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0)
+      ;
   }
   return x + 1;
 }
@@ -1229,6 +1237,140 @@ START_TEST(test_threads)
 }
 END_TEST
 
+static int64_t mono_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ping(PING_SLEEP + SLEEP) on REF: the result, EV holding the exception;
+ * *MS how long it took. */
+static CORBA_long timed_ping(Shop_Store ref, int sleep, int64_t *ms, CORBA_Environment *ev)
+{
+  int64_t t0 = mono_ms();
+  CORBA_long r = Shop_Store_ping(ref, PING_SLEEP + sleep, ev);
+  *ms = mono_ms() - t0;
+  return r;
+}
+
+/* EV holds a call timeout: ID, omniORB's minor, completion MAYBE, within
+ * LIMIT ms (and 2 s of slack for a loaded machine). */
+static void check_call_timed_out(CORBA_Environment *ev, const char *id, int64_t ms, int limit)
+{
+  ck_assert_int_eq(ev->_major, CORBA_SYSTEM_EXCEPTION);
+  ck_assert_str_eq(CORBA_exception_id(ev), id);
+  CORBA_SystemException *se = CORBA_exception_value(ev);
+  ck_assert_ptr_nonnull(se);
+  ck_assert_uint_eq(se->minor, CORBAORB_MINOR_CALL_TIMED_OUT);
+  ck_assert_uint_eq(se->minor, 0x41540008u); /* omniORB's TIMEOUT_CallTimedOutOnClient */
+  ck_assert_int_eq(se->completed, CORBA_COMPLETED_MAYBE);
+  ck_assert_int_ge(ms, limit - 5);
+  ck_assert_int_le(ms, limit + 2000);
+  CORBA_exception_free(ev);
+}
+
+/* -ORBclientCallTimeOutPeriod, the per-object and per-thread timeouts and
+ * their order (object > thread > ORB), -ORBthrowTransientOnTimeOut; after
+ * a timeout the same reference goes on with the right results. */
+START_TEST(test_call_timeouts)
+{
+  char a0[] = "t", a1[] = "-ORBendPoint", a2[] = "giop:tcp:127.0.0.1:0",
+       a3[] = "-ORBclientCallTimeOutPeriod", a4[] = "300", a5[] = "x";
+  char *argv[] = { a0, a1, a2, a3, a4, a5, NULL };
+  int argc = 6;
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_ORB orb = CORBA_ORB_init(&argc, argv, "", &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_int_eq(argc, 2);
+  ck_assert_str_eq(argv[1], "x");
+  PortableServer_POA root =
+    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
+  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  Impl a;
+  impl_init(&a, &ev);
+  Shop_Store ref = PortableServer_POA_servant_to_reference(root, &a, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  int64_t ms;
+
+  /* The ORB's 300 ms. */
+  ck_assert_int_eq(timed_ping(ref, 0, &ms, &ev), PING_SLEEP + 1);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  timed_ping(ref, 1000, &ms, &ev);
+  check_call_timed_out(&ev, ex_CORBA_TIMEOUT, ms, 300);
+  /* The object's: 3 s (the sleep's late reply comes first, then this). */
+  ck_assert_int_eq(corbaorb_Object_call_timeout(ref), CORBAORB_TIMEOUT_DEFAULT);
+  corbaorb_Object_set_call_timeout(ref, 3000, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_int_eq(corbaorb_Object_call_timeout(ref), 3000);
+  ck_assert_int_eq(Shop_Store_ping(ref, 5, &ev), 6);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_int_eq(timed_ping(ref, 600, &ms, &ev), PING_SLEEP + 601);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  /* The object's 0: none. */
+  corbaorb_Object_set_call_timeout(ref, 0, &ev);
+  ck_assert_int_eq(timed_ping(ref, 600, &ms, &ev), PING_SLEEP + 601);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  /* Errors. */
+  corbaorb_Object_set_call_timeout(CORBA_OBJECT_NIL, 5, &ev);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_INV_OBJREF);
+  CORBA_exception_free(&ev);
+  corbaorb_Object_set_call_timeout(ref, -2, &ev);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM);
+  CORBA_exception_free(&ev);
+  ck_assert_int_eq(corbaorb_Object_call_timeout(ref), 0);
+  ck_assert_int_eq(corbaorb_Object_call_timeout(CORBA_OBJECT_NIL), CORBAORB_TIMEOUT_DEFAULT);
+
+  /* The thread's: wins over the ORB's, not over the object's. */
+  corbaorb_Object_set_call_timeout(ref, CORBAORB_TIMEOUT_DEFAULT, &ev);
+  ck_assert_int_eq(corbaorb_set_thread_call_timeout(0), CORBAORB_TIMEOUT_DEFAULT);
+  ck_assert_int_eq(timed_ping(ref, 600, &ms, &ev), PING_SLEEP + 601);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_int_eq(corbaorb_set_thread_call_timeout(-7), 0); /* ignored */
+  corbaorb_Object_set_call_timeout(ref, 200, &ev);
+  timed_ping(ref, 1000, &ms, &ev);
+  check_call_timed_out(&ev, ex_CORBA_TIMEOUT, ms, 200);
+  ck_assert_int_eq(corbaorb_set_thread_call_timeout(CORBAORB_TIMEOUT_DEFAULT), 0);
+  corbaorb_Object_set_call_timeout(ref, 5000, &ev);
+  ck_assert_int_eq(Shop_Store_ping(ref, 7, &ev), 8);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  CORBA_Object_release(ref, &ev);
+  CORBA_ORB_destroy(orb, &ev);
+  POA_Shop_Store__fini(&a, &ev);
+
+  /* -ORBthrowTransientOnTimeOut 1: TRANSIENT, the same minor. */
+  char b3[] = "-ORBthrowTransientOnTimeOut", b4[] = "1", b5[] = "-ORBclientCallTimeOutPeriod",
+       b6[] = "250";
+  char *argv2[] = { a0, a1, a2, b3, b4, b5, b6, NULL };
+  argc = 7;
+  orb = CORBA_ORB_init(&argc, argv2, "", &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_int_eq(argc, 1);
+  root = (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
+  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  impl_init(&a, &ev);
+  ref = PortableServer_POA_servant_to_reference(root, &a, &ev);
+  timed_ping(ref, 1000, &ms, &ev);
+  check_call_timed_out(&ev, ex_CORBA_TRANSIENT, ms, 250);
+  corbaorb_Object_set_call_timeout(ref, 5000, &ev);
+  ck_assert_int_eq(Shop_Store_ping(ref, 9, &ev), 10);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  CORBA_Object_release(ref, &ev);
+  CORBA_ORB_destroy(orb, &ev);
+  POA_Shop_Store__fini(&a, &ev);
+
+  /* A value other than 0 or 1: BAD_PARAM. */
+  char c4[] = "2";
+  char *argv3[] = { a0, b3, c4, NULL };
+  argc = 3;
+  orb = CORBA_ORB_init(&argc, argv3, "", &ev);
+  ck_assert_ptr_null(orb);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM);
+  CORBA_exception_free(&ev);
+}
+END_TEST
+
 static Suite *corba_suite(void)
 {
   Suite *s = suite_create("corba");
@@ -1254,6 +1396,7 @@ static Suite *corba_suite(void)
   tcase_add_test(tc, test_ipv6_endpoint);
   tcase_add_test(tc, test_refs_after_first_orb);
   tcase_add_test(tc, test_deactivate_from_operation);
+  tcase_add_test(tc, test_call_timeouts);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -304,11 +304,48 @@ typedef CORBA_char *CORBA_ORBid;
  * lowering *ARGC): -ORBendPoint giop:tcp:HOST:PORT (where the POAs listen;
  * PORT 0 or empty: a free one; default 127.0.0.1, a free port),
  * -ORBInitRef NAME=URL (for resolve_initial_references), -ORBDefaultInitRef
- * URL (corbaloc prefix: URL/NAME for names not given), -ORBclientCallTimeOutPeriod
- * MS.  Other -ORB options are left in ARGV.  Errors in EV: BAD_PARAM (a
- * malformed option or a missing value), NO_MEMORY, INITIALIZE. */
+ * URL (corbaloc prefix: URL/NAME for names not given),
+ * -ORBclientCallTimeOutPeriod MS (the call timeout of the ORB's calls, in
+ * milliseconds, 0 none; default 30000 -- omniORB's default is 0; see
+ * corbaorb_Object_set_call_timeout()), -ORBthrowTransientOnTimeOut 0|1 (1:
+ * a call timeout raises TRANSIENT instead of TIMEOUT, as omniORB's option;
+ * default 0).  Other -ORB options are left in ARGV.  Errors in EV:
+ * BAD_PARAM (a malformed option or a missing value), NO_MEMORY,
+ * INITIALIZE. */
 CORBAORB_API CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifier,
                                       CORBA_Environment *ev);
+
+/* Call timeouts (our extension; omniORB's omniORB::setClientCallTimeout(obj,
+ * ms) and setClientThreadCallTimeout(ms)), relative round-trip in
+ * milliseconds: connect, sending the request and waiting for its reply, as
+ * libiiop's (iiop_ref_set_timeout() in iiop/orb.h).  A call uses the first
+ * that is set of the object's, the calling thread's and the ORB's
+ * (-ORBclientCallTimeOutPeriod).  Each is CORBAORB_TIMEOUT_DEFAULT (-1:
+ * not set), 0 (none: no timeout, whatever the next one says) or a positive
+ * number of milliseconds.  A call past its timeout raises CORBA::TIMEOUT
+ * (TRANSIENT with -ORBthrowTransientOnTimeOut 1) with omniORB's minor
+ * TIMEOUT_CallTimedOutOnClient / TRANSIENT_CallTimedout,
+ * CORBAORB_MINOR_CALL_TIMED_OUT (0x41540008), completion MAYBE (NO when
+ * the request could not be written in time); a timeout that passes before
+ * a connection is made raises TRANSIENT, minor 0, completion NO.  After a
+ * timed-out call the connection stays in use: the late reply is dropped,
+ * other calls on it are unaffected.  The timeout covers every remote call
+ * (corbaorb_invoke: the stubs', CORBA_Object_is_a, _non_existent). */
+#define CORBAORB_TIMEOUT_DEFAULT (-1)
+#define CORBAORB_MINOR_CALL_TIMED_OUT 0x41540008u
+/* Set OBJ's call timeout to MS (for OBJ and its duplicates: one reference;
+ * any thread, calls already in progress keep theirs).  Errors in EV:
+ * INV_OBJREF (OBJ nil or not a remote reference), BAD_PARAM (MS < -1). */
+CORBAORB_API void corbaorb_Object_set_call_timeout(CORBA_Object obj, CORBA_long ms,
+                                                   CORBA_Environment *ev);
+/* OBJ's call timeout as set (CORBAORB_TIMEOUT_DEFAULT: none, or OBJ not a
+ * remote reference). */
+CORBAORB_API CORBA_long corbaorb_Object_call_timeout(CORBA_Object obj);
+/* Set the calling thread's call timeout to MS, for every ORB (a thread-local
+ * variable: no lock); returns the previous one.  MS < -1 changes nothing.
+ * Unlike omniORB, no option is needed (omniORB's
+ * -ORBsupportPerThreadTimeOut). */
+CORBAORB_API CORBA_long corbaorb_set_thread_call_timeout(CORBA_long ms);
 /* "IOR:...", "corbaloc:[iiop]:..." or "corbaloc:rir:[/KEY]" to a reference
  * (release it).  corbaloc:rir: is CORBA_ORB_resolve_initial_references of
  * KEY (%XX escapes decoded; absent or empty: "NameService"; CORBA 3.0

@@ -60,7 +60,9 @@
  * - handshake_timeout_ms: a TLS handshake (server: from accept; client:
  *   part of the call's timeout) not done within it fails; the server
  *   closes the connection.
- * - call_timeout_ms (client): per call, connect included: CDR_E_TIMEOUT.
+ * - call_timeout_ms (client): per call, connect included: CDR_E_TIMEOUT;
+ *   the default of calls whose reference or call sets none
+ *   (iiop_ref_set_timeout(), iiop_call_set_timeout() in iiop/orb.h).
  *
  * Every limit hit frees what was held for the message or connection and
  * is counted in iiop_server_stats or iiop_client_stats.

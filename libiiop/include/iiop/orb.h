@@ -48,9 +48,11 @@ typedef struct iiop_ref iiop_ref;
 typedef struct iiop_call iiop_call;
 
 typedef struct iiop_client_opts {
-  int timeout_ms;            /* per call, connect included (default 30000; 0: none).  The
-                              * older name of limits.call_timeout_ms: a value other than
-                              * the default wins over it */
+  int timeout_ms;            /* per call, connect included (default 30000; 0: none), for
+                              * calls whose reference and call set none (see
+                              * iiop_ref_set_timeout()).  The older name of
+                              * limits.call_timeout_ms: a value other than the default wins
+                              * over it */
   size_t fragment_size;      /* octets per GIOP fragment sent (default GIOP_FRAG_DEFAULT) */
   size_t max_message;        /* largest reply accepted (default 64 MiB): the older name of
                               * limits.max_message, as timeout_ms */
@@ -134,6 +136,49 @@ IIOP_API size_t iiop_client_last_error(iiop_client *c, char *buf, size_t cap);
 IIOP_API int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out) IIOP_WUR;
 IIOP_API void iiop_ref_free(iiop_ref *r);
 
+/* Call timeouts (relative round-trip, in milliseconds).  A call's deadline
+ * is taken once at iiop_call_invoke() from the first of these that is set:
+ * the call's (iiop_call_set_timeout()), the reference's
+ * (iiop_ref_set_timeout()), the client's (iiop_client_opts.timeout_ms /
+ * limits.call_timeout_ms).  It covers the whole call: waiting for another
+ * thread's connect to the endpoint, connecting (TLS handshake included,
+ * within handshake_timeout_ms), writing the request, waiting for the
+ * reply, and every LOCATION_FORWARD followed.  Each value is
+ * IIOP_TIMEOUT_INHERIT (-1: not set, the next one applies), 0 (no timeout:
+ * wait as long as it takes) or a positive number of milliseconds.
+ *
+ * A call past its deadline returns CDR_E_TIMEOUT (iiop_call_invoke()).
+ * While waiting for the reply, that leaves the connection as it was: the
+ * request's slot is released and its ID is never reused on the
+ * connection, so the reply, should it come later (fragmented or not), is
+ * read by whichever caller reads next and dropped at once (it costs at
+ * most max_message octets, max_fragmented when fragmented, for as long as
+ * it takes to read it: one message at a time per connection); other calls
+ * multiplexed on the connection go on (a timed-out caller that was reading
+ * for them hands reading to one of them), and later calls use the same
+ * connection.  A CancelRequest for the request ID is sent (GIOP 1.x,
+ * CORBA 3.x Part 2, 15.4.4), except to omniORB (see iiop_call_invoke()); it
+ * is advisory: a server may still process the request (this library's
+ * server answers requests of a connection in order and ignores it).  A
+ * deadline that passes while the request is being written (the server
+ * does not read) ends the connection instead, since a partial message
+ * cannot be taken back: calls pending on it fail with CDR_E_CLOSED
+ * (COMM_FAILURE, completion MAYBE) and the next call opens another.  The exception
+ * (iiop_call_exception()): TIMEOUT, minor IIOP_MINOR_CALL_TIMED_OUT,
+ * completion MAYBE (NO when the request was not completely written);
+ * TRANSIENT, minor 0, completion NO when the deadline passed before a
+ * connection was made. */
+#define IIOP_TIMEOUT_INHERIT (-1)
+/* omniORB's minor code of a client call timeout (TIMEOUT_CallTimedOutOnClient,
+ * the same value as TRANSIENT_CallTimedout: its VMCID 0x41540000 | 8). */
+#define IIOP_MINOR_CALL_TIMED_OUT 0x41540008u
+/* Set R's call timeout to MS (see above): for calls invoked from then on,
+ * by any thread (a relaxed atomic store; calls read it with one load, no
+ * lock).  Errors: CDR_E_INVALID (R NULL, MS < IIOP_TIMEOUT_INHERIT). */
+IIOP_API int iiop_ref_set_timeout(iiop_ref *r, int ms);
+/* R's call timeout as set (IIOP_TIMEOUT_INHERIT when none is, or R NULL). */
+IIOP_API int iiop_ref_timeout(const iiop_ref *r);
+
 /* Begin a call of OPERATION on R: *ARGS is the stream to write the
  * arguments into (GIOP 1.2 body alignment done), in R's GIOP version and
  * negotiated code sets.  ONEWAY: no reply expected.  *ARGS gathers
@@ -159,7 +204,8 @@ IIOP_API int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iio
  * to a ninth is followed but not remembered.  Calls with no forward
  * remembered read it with one atomic load: no lock.  Returns CDR_OK
  * (NO_EXCEPTION), IIOP_R_USER_EXCEPTION, IIOP_R_SYSTEM_EXCEPTION, or an
- * error: CDR_E_TIMEOUT (no reply in time: the request is cancelled with
+ * error: CDR_E_TIMEOUT (no reply in time, see iiop_ref_set_timeout(): the
+ * connection stays usable, the request is cancelled with
  * CancelRequest, except towards omniORB, whose IORs say so: its 4.2 server
  * loops on a CancelRequest followed by another message in one read; a late
  * reply is dropped), CDR_E_CLOSED (the connection closed before the reply:
@@ -174,6 +220,13 @@ IIOP_API int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iio
  * CDR_E_CODESET), CDR_E_STATE (invoked twice).  Each error is also mapped
  * to a system exception for iiop_call_exception(). */
 IIOP_API int iiop_call_invoke(iiop_call *call, cdr_in **result) IIOP_WUR;
+/* Set the timeout of CALL to MS (see iiop_ref_set_timeout()), between
+ * iiop_call_begin() and iiop_call_invoke(); it wins over the reference's
+ * and the client's.  Like the call itself, for the thread that began it
+ * (nothing is shared: no atomics).  Errors:
+ * CDR_E_INVALID (CALL NULL, MS < IIOP_TIMEOUT_INHERIT), CDR_E_STATE (after
+ * iiop_call_invoke()). */
+IIOP_API int iiop_call_set_timeout(iiop_call *call, int ms);
 /* After IIOP_R_SYSTEM_EXCEPTION (or a local failure mapped to one): the
  * exception (repository ID, minor code, completion status). */
 IIOP_API const giop_system_exception *iiop_call_exception(const iiop_call *call);
@@ -188,6 +241,8 @@ typedef struct iiop_client_stats {
   uint64_t limit_message;    /* replies over max_message / max_fragmented (CDR_E_LIMIT; the
                               * connection got MessageError and was closed) */
   uint64_t limit_protocol;   /* connections closed on a GIOP protocol error (MessageError) */
+  uint64_t late_replies;     /* replies read for no pending call (calls that timed out):
+                              * dropped */
 } iiop_client_stats;
 
 /* Copy C's counters into *ST.  Errors: CDR_E_INVALID (a NULL argument). */

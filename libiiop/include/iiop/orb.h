@@ -9,7 +9,9 @@
  * by request ID.  The first request on a connection carries the CodeSets
  * service context.  LOCATION_FORWARD replies are followed and remembered
  * per reference (iiop_call_invoke()); a servant forwards with
- * iiop_request_set_forward().
+ * iiop_request_set_forward().  Service contexts go with a call or with a
+ * reference, a reply's are readable; interceptor hooks see and add them
+ * on both sides ("service contexts" below).
  *
  * Server: listen, activate servants under object keys (an object adapter:
  * key -> servant and its interface; persistent keys the application names,

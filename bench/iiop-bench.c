@@ -98,6 +98,10 @@ static void usage(FILE *f)
         "  --count-allocs      print mallocs per request on stderr at exit\n"
         "  --ldouble-x87       AnyEcho: long double as omniORB's x87 image\n"
         "  --any-reencode      AnyEcho: encode the echoed any again, not its octets\n"
+        "  --contexts          print each service context ID requests carry (the first\n"
+        "                      time it is seen) on stderr, and add the context\n"
+        "                      0x49420003 (4 octets: GIOP 1.0/1.1 replies also get the\n"
+        "                      alignment context 0x49495000) to every reply\n"
         "  Prints the corbaloc URL and the IOR, one line each, then 'AnyEcho IOR:...',\n"
         "  then serves until SIGINT or SIGTERM.\n"
         "client options:\n"
@@ -123,10 +127,67 @@ static void usage(FILE *f)
         "  --ldouble-x87       any: long double as omniORB's x87 image\n"
         "  --case NAME         any: only the case NAME (default: each case in turn;\n"
         "                      --calls defaults to one call per case)\n"
+        "  --contexts          send the service contexts 0x49420001 (5 octets, the\n"
+        "                      reference's) and 0x49420002 (3 octets, each call's, from an\n"
+        "                      interceptor); print each reply context ID (first time seen)\n"
         "  The last line of standard output is\n"
         "  scenario=S calls=N failed=F wall_s=X calls_per_s=Y p50_us=A p99_us=B\n"
         "  Exit status: 0 all calls succeeded and matched, 1 a reply differed,\n"
         "  2 usage error, 3 a call failed.\n", f);
+}
+
+/* ---------------------------------------------------------------- service contexts */
+
+/* --contexts: each context ID seen (requests on the server, replies on the
+ * client) printed once on stderr. */
+static pthread_mutex_t ctx_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t ctx_seen[64];
+static unsigned nctx_seen;
+
+static void ctx_note(const char *what, const giop_service_context *v, uint32_t n, const char *op)
+{
+  pthread_mutex_lock(&ctx_mu);
+  for (uint32_t k = 0; k < n; k++) {
+    unsigned j = 0;
+    while (j < nctx_seen && ctx_seen[j] != v[k].id)
+      j++;
+    if (j < nctx_seen || nctx_seen == 64)
+      continue;
+    ctx_seen[nctx_seen++] = v[k].id;
+    fprintf(stderr, "iiop-bench: %s service context 0x%08" PRIx32 " (%" PRIu32 " octets) in %s\n",
+            what, v[k].id, v[k].len, op);
+  }
+  pthread_mutex_unlock(&ctx_mu);
+}
+
+static int srv_ctx_receive(void *ud, iiop_request *req)
+{
+  (void)ud;
+  const giop_service_context *v;
+  uint32_t n = iiop_request_service_contexts(req, &v);
+  ctx_note("request", v, n, iiop_request_operation(req));
+  return 0;
+}
+
+static void srv_ctx_send(void *ud, iiop_request *req, uint32_t status)
+{
+  (void)ud, (void)status;
+  if (iiop_request_add_reply_service_context(req, 0x49420003u, "rply", 4) != CDR_OK)
+    fprintf(stderr, "iiop-bench: --contexts: cannot add the reply context\n");
+}
+
+static int cli_ctx_send(void *ud, iiop_call *call)
+{
+  (void)ud;
+  return iiop_call_add_service_context(call, 0x49420002u, "\x07\x08\x09", 3);
+}
+
+static void cli_ctx_receive(void *ud, iiop_call *call, int status)
+{
+  (void)ud, (void)status;
+  const giop_service_context *v;
+  uint32_t n = iiop_call_reply_service_contexts(call, &v);
+  ctx_note("reply", v, n, iiop_call_operation(call));
 }
 
 /* ---------------------------------------------------------------- server */
@@ -221,7 +282,7 @@ static bool split_hostport(const char *s, char *buf, size_t bufsz, unsigned long
 static int server_main(int argc, char **argv)
 {
   enum { O_LISTEN = 256, O_FRAG, O_CERT, O_KEY, O_TLSPORT, O_NOTRUNC, O_COUNT, O_POOLTH,
-         O_POOLN, O_HELP, O_X87, O_REENC };
+         O_POOLN, O_HELP, O_X87, O_REENC, O_CTX };
   static const struct option lo[] = {
     { "listen", required_argument, NULL, O_LISTEN },
     { "fragment-size", required_argument, NULL, O_FRAG },
@@ -234,13 +295,14 @@ static int server_main(int argc, char **argv)
     { "pool-threads", required_argument, NULL, O_POOLN },
     { "ldouble-x87", no_argument, NULL, O_X87 },
     { "any-reencode", no_argument, NULL, O_REENC },
+    { "contexts", no_argument, NULL, O_CTX },
     { "help", no_argument, NULL, O_HELP },
     { NULL, 0, NULL, 0 },
   };
   static BenchAny_AnyEcho_servant any_servant = { .on_request = srv_count };
   const char *listen = NULL, *cert = NULL, *key = NULL;
   unsigned long frag = 0, tls_port = 0, pool_threshold = 0, pool_threads = 0;
-  bool no_trunc = false;
+  bool no_trunc = false, contexts = false;
   int c;
   opterr = 0;
   while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -268,6 +330,7 @@ static int server_main(int argc, char **argv)
       break;
     case O_X87: any_servant.flags |= ANY_X87; break;
     case O_REENC: any_servant.flags |= ANY_REENCODE; break;
+    case O_CTX: contexts = true; break;
     case O_HELP: usage(stdout); return EXIT_OK;
     default:
       return bench_usage_error("iiop-bench", usage, "server: bad option or missing argument: %s", argv[optind - 1]);
@@ -319,6 +382,9 @@ static int server_main(int argc, char **argv)
     rc = iiop_server_activate(s, "Echo", 4, &Bench_Echo_interface, &servant);
   if (rc == CDR_OK)
     rc = iiop_server_activate(s, "AnyEcho", 7, &BenchAny_AnyEcho_interface, &any_servant);
+  static const iiop_server_interceptor srv_ctx = { srv_ctx_receive, srv_ctx_send };
+  if (rc == CDR_OK && contexts)
+    rc = iiop_server_add_interceptor(s, &srv_ctx, NULL);
   if (rc == CDR_OK)
     rc = iiop_server_start(s);
   cdr_arena a;
@@ -381,7 +447,7 @@ static struct {
   const char *target;
   int scenario;
   unsigned long calls, nodes, size, threads, warmup, timeout_ms, frag;
-  bool check, cyclic, mixed, expect_trunc, no_trunc, tls_no_verify, calls_given;
+  bool check, cyclic, mixed, expect_trunc, no_trunc, tls_no_verify, calls_given, contexts;
   const char *tls_ca;
   unsigned any_flags;
 } opt = { .calls = 1000, .nodes = 50, .size = 65536, .threads = 1, .timeout_ms = 60000,
@@ -683,7 +749,7 @@ static int client_main(int argc, char **argv)
 {
   enum { O_TARGET = 256, O_SCEN, O_CALLS, O_NODES, O_SIZE, O_THREADS, O_CHECK, O_CYCLIC,
          O_MIXED, O_EXPECT, O_NOTRUNC, O_WARMUP, O_FRAG, O_TIMEOUT, O_CA, O_NOVERIFY, O_COUNT,
-         O_HELP, O_X87, O_CASE };
+         O_HELP, O_X87, O_CASE, O_CTX };
   static const struct option lo[] = {
     { "target", required_argument, NULL, O_TARGET },
     { "scenario", required_argument, NULL, O_SCEN },
@@ -704,6 +770,7 @@ static int client_main(int argc, char **argv)
     { "count-allocs", no_argument, NULL, O_COUNT },
     { "ldouble-x87", no_argument, NULL, O_X87 },
     { "case", required_argument, NULL, O_CASE },
+    { "contexts", no_argument, NULL, O_CTX },
     { "help", no_argument, NULL, O_HELP },
     { NULL, 0, NULL, 0 },
   };
@@ -738,6 +805,7 @@ static int client_main(int argc, char **argv)
     case O_COUNT: g_count_allocs = true; break;
     case O_X87: opt.any_flags |= ANY_X87; break;
     case O_CASE: bad = !any_cases_only(optarg); break;
+    case O_CTX: opt.contexts = true; break;
     case O_HELP: usage(stdout); return EXIT_OK;
     default:
       return bench_usage_error("iiop-bench", usage, "client: bad option or missing argument: %s", argv[optind - 1]);
@@ -797,6 +865,15 @@ static int client_main(int argc, char **argv)
     fprintf(stderr, "call failed: resolving the target: CORBA::%s (%s)\n",
             ex ? ex : "BAD_PARAM", cdr_strerror(rc));
     printf("scenario=%s calls=0 failed=1 wall_s=0 calls_per_s=0 p50_us=0 p99_us=0\n", sname);
+    iiop_client_free(cl);
+    return EXIT_FAILED;
+  }
+  static const iiop_client_interceptor cli_ctx = { cli_ctx_send, cli_ctx_receive };
+  if (opt.contexts
+      && (iiop_ref_set_service_context(g_ref, 0x49420001u, "\x01\x02\x03\x04\x05", 5) != CDR_OK
+          || iiop_client_add_interceptor(cl, &cli_ctx, NULL) != CDR_OK)) {
+    fprintf(stderr, "iiop-bench: --contexts: cannot set the service contexts\n");
+    iiop_ref_free(g_ref);
     iiop_client_free(cl);
     return EXIT_FAILED;
   }

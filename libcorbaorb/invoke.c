@@ -402,6 +402,11 @@ corbaorb_LocationForwardPerm *corbaorb_LocationForwardPerm__alloc(void)
 
 #define MAX_PARAMS 256
 
+/* The request of the upcall this thread runs (corbaorb_current_request). */
+static __thread iiop_request *current_req;
+
+iiop_request *corbaorb_current_request(void) { return current_req; }
+
 /* A parameter's storage holds a pointer the servant sets (a
  * variable-length out value the servant allocates). */
 static inline int out_slot(const corbaorb_param *p, CORBA_unsigned_long f)
@@ -495,9 +500,12 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
   ev._id = NULL;
   ev._params = NULL;
   ev._flags = 0;
+  iiop_request *outer = current_req;
+  current_req = req;
   corbaorb_in_dispatch++;
   glue(servant, av, ret, &ev);
   corbaorb_in_dispatch--;
+  current_req = outer;
 
   int out = CDR_OK;
   if (ev._major == CORBA_NO_EXCEPTION) {

@@ -657,6 +657,83 @@ CORBA_boolean CORBA_Object_is_nil(CORBA_Object obj, CORBA_Environment *ev)
   return obj == CORBA_OBJECT_NIL;
 }
 
+/* ---------------------------------------------------------------- service contexts */
+
+static int clear_ev(CORBA_Environment *ev)
+{
+  if (!ev)
+    return 0;
+  if (ev->_major != CORBA_NO_EXCEPTION || ev->_flags)
+    CORBA_exception_free(ev);
+  return 1;
+}
+
+void corbaorb_object_set_service_context(CORBA_Object obj, CORBA_unsigned_long id,
+                                         const CORBA_octet *data, CORBA_unsigned_long len,
+                                         CORBA_Environment *ev)
+{
+  if (!clear_ev(ev))
+    return;
+  if (!obj || obj->kind != OBJ_REMOTE) {
+    SET_SYS(ev, ex_CORBA_INV_OBJREF, CORBA_COMPLETED_NO);
+    return;
+  }
+  int rc = iiop_ref_set_service_context(obj->ref, id, data, len);
+  if (rc != CDR_OK)
+    corbaorb_env_status(ev, rc, CORBA_COMPLETED_NO);
+}
+
+void corbaorb_object_remove_service_context(CORBA_Object obj, CORBA_unsigned_long id,
+                                            CORBA_Environment *ev)
+{
+  if (!clear_ev(ev))
+    return;
+  if (!obj || obj->kind != OBJ_REMOTE) {
+    SET_SYS(ev, ex_CORBA_INV_OBJREF, CORBA_COMPLETED_NO);
+    return;
+  }
+  int rc = iiop_ref_remove_service_context(obj->ref, id);
+  if (rc != CDR_OK)
+    corbaorb_env_status(ev, rc, CORBA_COMPLETED_NO);
+}
+
+void corbaorb_orb_add_client_interceptor(CORBA_ORB orb, const iiop_client_interceptor *ic,
+                                         void *ud, CORBA_Environment *ev)
+{
+  if (!clear_ev(ev))
+    return;
+  if (!orb || orb->kind != OBJ_ORB || !ic) {
+    SET_SYS(ev, ex_CORBA_BAD_PARAM, CORBA_COMPLETED_NO);
+    return;
+  }
+  int rc = iiop_client_add_interceptor(orb->client, ic, ud);
+  if (rc != CDR_OK)
+    corbaorb_env_status(ev, rc, CORBA_COMPLETED_NO);
+}
+
+void corbaorb_orb_add_server_interceptor(CORBA_ORB orb, const iiop_server_interceptor *ic,
+                                         void *ud, CORBA_Environment *ev)
+{
+  if (!clear_ev(ev))
+    return;
+  if (!orb || orb->kind != OBJ_ORB || !ic) {
+    SET_SYS(ev, ex_CORBA_BAD_PARAM, CORBA_COMPLETED_NO);
+    return;
+  }
+  int rc = CDR_E_LIMIT;
+  pthread_mutex_lock(&orb->lock);
+  if (orb->nsic < IIOP_INTERCEPTORS_MAX) {
+    rc = orb->server ? iiop_server_add_interceptor(orb->server, ic, ud) : CDR_OK;
+    if (rc == CDR_OK) {
+      orb->sics[orb->nsic] = *ic;
+      orb->sic_ud[orb->nsic++] = ud;
+    }
+  }
+  pthread_mutex_unlock(&orb->lock);
+  if (rc != CDR_OK)
+    corbaorb_env_status(ev, rc, CORBA_COMPLETED_NO);
+}
+
 static const corbaorb_param is_a_params[] = { { TC_CORBA_string, CORBAORB_IN, 0 } };
 static const corbaorb_operation is_a_op = { "_is_a", 0, TC_CORBA_boolean, is_a_params, 1, NULL, 0, 0 };
 static const corbaorb_operation non_existent_op = { "_non_existent", 0, TC_CORBA_boolean, NULL, 0,
@@ -755,7 +832,10 @@ static int ensure_server(CORBA_ORB orb)
   iiop_server_opts_default(&so);
   so.host = orb->host;
   so.port = orb->port;
-  return iiop_server_new(&so, &orb->server);
+  int rc = iiop_server_new(&so, &orb->server);
+  for (unsigned k = 0; rc == CDR_OK && k < orb->nsic; k++)
+    rc = iiop_server_add_interceptor(orb->server, &orb->sics[k], orb->sic_ud[k]);
+  return rc; /* (at most IIOP_INTERCEPTORS_MAX: cannot fail) */
 }
 
 static PortableServer_POA find_poa(CORBA_ORB orb, const char *name)

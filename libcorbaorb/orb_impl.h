@@ -73,6 +73,11 @@ struct CORBA_ORB_type {
   PortableServer_POA pois;   /* RootPOA, omniINSPOA, children */
   servant_priv *active;
   CORBA_ORB next_orb;        /* the live ORBs (orb.c) */
+  /* server interceptors (corbaorb_orb_add_server_interceptor), under lock:
+   * given to the server when it is made */
+  iiop_server_interceptor sics[IIOP_INTERCEPTORS_MAX];
+  void *sic_ud[IIOP_INTERCEPTORS_MAX];
+  unsigned nsic;
 };
 
 /* TC with its aliases removed (bounded). */

@@ -27,7 +27,8 @@
  * The request header is written at iiop_call_begin(), before the connection
  * is known, so that the arguments can follow it in the same buffer; at
  * invoke the request ID is patched in.  Only a connection's first request
- * (which carries the CodeSets service context) and a request re-sent to a
+ * (which carries the CodeSets service context), a request with service
+ * contexts of its reference or its own, and a request re-sent to a
  * forwarded location (another object key) need another header: the body is
  * then copied behind the new header so that it starts at the same position
  * modulo 8 (GIOP 1.2 aligns it on 8; in 1.0/1.1 it follows the header, and
@@ -103,6 +104,14 @@ typedef struct target {
   uint32_t key_len;
 } target;
 
+/* A reference's service contexts: an immutable block, replaced whole
+ * (iiop_ref_set_service_context()); its data follows it. */
+typedef struct scblock {
+  struct scblock *next;      /* the reference's replaced blocks */
+  uint32_t n;
+  giop_service_context v[IIOP_SC_ADD_MAX];
+} scblock;
+
 /* Forwarding (CORBA 3.x Part 2, 15.4.3 / GIOP Reply status 3 and 4): ORIG
  * is where the reference was resolved to; BASE (atomic pointer) is ORIG or
  * the target a LOCATION_FORWARD_PERM named; FWD (atomic pointer, NULL:
@@ -123,6 +132,9 @@ struct iiop_ref {
   unsigned ntargets;
   int cs_bad;                /* no common char code set: calls fail with CDR_E_CODESET */
   int timeout_ms;            /* atomic: iiop_ref_set_timeout() (IIOP_TIMEOUT_INHERIT: none set) */
+  scblock *sc;               /* atomic: the service contexts every call sends, or NULL */
+  int sc_users;              /* atomic: calls holding a block they read from sc */
+  scblock *sc_old;           /* under mu: replaced blocks not freed yet */
   cdr_opts opts;             /* GIOP version and code sets for arguments and results */
   cdr_arena arena;           /* what the reference points into */
 };
@@ -136,6 +148,7 @@ struct iiop_call {
   cdr_out out2;              /* a rebuilt request (new header, same body) */
   cdr_opts out_opts, out2_opts;
   uint8_t out_live, out2_live, oneway, invoked, has_ex, msg_live;
+  uint8_t have_reply;        /* msg is a parsed Reply (its contexts readable) */
   const char *op;
   uint32_t op_len;
   int timeout_ms;            /* iiop_call_set_timeout() (IIOP_TIMEOUT_INHERIT: none set) */
@@ -153,6 +166,11 @@ struct iiop_call {
   int pstate, pstatus, pno, waiting;
   uint8_t *pmsg;
   size_t plen;
+  /* service contexts: the reference's block this call holds (NULL: none),
+   * and the call's own (data in the arena) */
+  scblock *rsc;
+  uint32_t nsc;
+  giop_service_context sc[IIOP_SC_ADD_MAX];
 };
 
 struct iiop_client {
@@ -171,6 +189,9 @@ struct iiop_client {
   pthread_mutex_t err_mu;    /* err */
   char err[IIOP_CLIENT_ERROR_MAX]; /* the last connection failure's reason ("" none) */
   uint64_t stats[6];         /* atomic: iiop_client_stats, in its order */
+  unsigned nic;              /* atomic: interceptors published (written under mu) */
+  iiop_client_interceptor ic[IIOP_INTERCEPTORS_MAX];
+  void *ic_ud[IIOP_INTERCEPTORS_MAX];
 };
 
 enum { CST_CONNECTIONS, CST_CONNECT_FAILED, CST_TIMEOUT, CST_LIMIT, CST_PROTOCOL, CST_LATE };
@@ -689,6 +710,134 @@ int iiop_ref_timeout(const iiop_ref *r)
   return r ? __atomic_load_n(&r->timeout_ms, __ATOMIC_RELAXED) : IIOP_TIMEOUT_INHERIT;
 }
 
+/* ---------------------------------------------------------------- a reference's contexts */
+
+static void sc_free_list(iiop_client *cl, scblock *b)
+{
+  while (b) {
+    scblock *n = b->next;
+    iiop__free(cl->alloc, b);
+    b = n;
+  }
+}
+
+/* For iiop_call_begin(): R's current block, held until iiop_call_end().
+ * The increment comes before the load and the writer's store before its
+ * check of sc_users (all sequentially consistent): a writer that sees no
+ * user frees a block no call can still load. */
+static scblock *sc_take(iiop_ref *r)
+{
+  __atomic_add_fetch(&r->sc_users, 1, __ATOMIC_SEQ_CST);
+  scblock *b = __atomic_load_n(&r->sc, __ATOMIC_SEQ_CST);
+  if (!b)
+    __atomic_sub_fetch(&r->sc_users, 1, __ATOMIC_SEQ_CST);
+  return b;
+}
+
+/* Under r->mu: publish NB (NULL: no contexts) in place of R's block. */
+static void sc_publish(iiop_ref *r, scblock *nb)
+{
+  scblock *old = __atomic_exchange_n(&r->sc, nb, __ATOMIC_SEQ_CST);
+  if (old) {
+    old->next = r->sc_old;
+    r->sc_old = old;
+  }
+  if (__atomic_load_n(&r->sc_users, __ATOMIC_SEQ_CST) == 0) {
+    sc_free_list(r->cl, r->sc_old);
+    r->sc_old = NULL;
+  }
+}
+
+/* Under r->mu: a copy of R's contexts with ID set to DATA (LEN octets),
+ * or without ID (DEL); NULL and *RC on error, NULL and CDR_OK for an empty
+ * list. */
+static scblock *sc_edit(iiop_ref *r, uint32_t id, const void *data, size_t len, int del, int *rc)
+{
+  const scblock *cur = __atomic_load_n(&r->sc, __ATOMIC_SEQ_CST);
+  uint32_t n = cur ? cur->n : 0, at = n, out = 0;
+  size_t total = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    if (cur->v[k].id == id && at == n)
+      at = k;
+    else
+      total += cur->v[k].len;
+  }
+  *rc = CDR_OK;
+  if (del && at == n) {
+    *rc = CDR_E_INVALID;
+    return NULL;
+  }
+  if (!del && at == n && n >= IIOP_SC_ADD_MAX) {
+    *rc = CDR_E_LIMIT;
+    return NULL;
+  }
+  if (!del)
+    total += len;
+  if (n - (del ? 1 : 0) + (at == n ? 1 : 0) == 0)
+    return NULL;
+  scblock *b = iiop__malloc(r->cl->alloc, sizeof *b + (total ? total : 1));
+  if (!b) {
+    *rc = CDR_E_NOMEM;
+    return NULL;
+  }
+  uint8_t *d = (uint8_t *)(b + 1);
+  for (uint32_t k = 0; k <= n; k++) {
+    const void *src;
+    uint32_t l, kid;
+    if (k == at) {
+      if (del)
+        continue;
+      src = data;
+      l = (uint32_t)len;
+      kid = id;
+    } else if (k == n) {
+      break;
+    } else {
+      src = cur->v[k].data;
+      l = cur->v[k].len;
+      kid = cur->v[k].id;
+    }
+    if (l)
+      memcpy(d, src, l);
+    b->v[out].id = kid;
+    b->v[out].len = l;
+    b->v[out].data = d;
+    out++;
+    d += l;
+  }
+  b->n = out;
+  b->next = NULL;
+  return b;
+}
+
+int iiop_ref_set_service_context(iiop_ref *r, uint32_t id, const void *data, size_t len)
+{
+  if (!r || (!data && len))
+    return CDR_E_INVALID;
+  if (len > IIOP_SC_DATA_MAX)
+    return CDR_E_LIMIT;
+  pthread_mutex_lock(&r->mu);
+  int rc;
+  scblock *b = sc_edit(r, id, data, len, 0, &rc);
+  if (rc == CDR_OK)
+    sc_publish(r, b);
+  pthread_mutex_unlock(&r->mu);
+  return rc;
+}
+
+int iiop_ref_remove_service_context(iiop_ref *r, uint32_t id)
+{
+  if (!r)
+    return CDR_E_INVALID;
+  pthread_mutex_lock(&r->mu);
+  int rc;
+  scblock *b = sc_edit(r, id, NULL, 0, 1, &rc);
+  if (rc == CDR_OK)
+    sc_publish(r, b);
+  pthread_mutex_unlock(&r->mu);
+  return rc;
+}
+
 void iiop_ref_free(iiop_ref *r)
 {
   if (!r)
@@ -698,6 +847,8 @@ void iiop_ref_free(iiop_ref *r)
     r->targets = t->next;
     iiop__free(r->cl->alloc, t);
   }
+  sc_free_list(r->cl, r->sc_old);
+  sc_free_list(r->cl, r->sc);
   pthread_mutex_destroy(&r->mu);
   cdr_arena_free(&r->arena);
   iiop__free(r->cl->alloc, r);
@@ -804,6 +955,8 @@ int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iiop_call **
   call->cc = NULL;
   call->reply = NULL;
   call->pstate = P_IDLE;
+  call->nsc = 0;
+  call->rsc = __atomic_load_n(&r->sc, __ATOMIC_ACQUIRE) ? sc_take(r) : NULL;
 
   out_prepare(&call->out, &call->out_live, &call->out_opts, &r->opts);
   /* Arguments may be written by reference (cdr_put_string_ref() and the
@@ -935,7 +1088,7 @@ static int build_request(iiop_call *call, const uint8_t *key, uint32_t key_len, 
                          int with_cs, struct iovec v[REQ_IOV], int *nv, size_t *len)
 {
   int minor = call->out_opts.giop_minor;
-  if (!with_cs && key == call->hdr_key) {
+  if (!with_cs && key == call->hdr_key && !call->nsc && !call->rsc) {
     int rc = giop_patch_request_id(&call->out, id); /* the header has no contexts */
     if (rc != CDR_OK)
       return rc;
@@ -947,12 +1100,24 @@ static int build_request(iiop_call *call, const uint8_t *key, uint32_t key_len, 
     return CDR_OK;
   }
   uint8_t csd[12];
-  giop_service_context sc;
   giop_codeset_context cs = { call->out_opts.tcs_c, call->out_opts.tcs_w };
   giop_codeset_context_encode(&cs, csd);
-  sc.id = GIOP_SC_CODE_SETS;
-  sc.len = sizeof csd;
-  sc.data = csd;
+  /* CodeSets first, then the reference's contexts, then the call's. */
+  giop_service_context scl[1 + 2 * IIOP_SC_ADD_MAX];
+  uint32_t nsc = 0;
+  if (with_cs) {
+    scl[nsc].id = GIOP_SC_CODE_SETS;
+    scl[nsc].len = sizeof csd;
+    scl[nsc++].data = csd;
+  }
+  if (call->rsc) {
+    memcpy(scl + nsc, call->rsc->v, call->rsc->n * sizeof *scl);
+    nsc += call->rsc->n;
+  }
+  if (call->nsc) {
+    memcpy(scl + nsc, call->sc, call->nsc * sizeof *scl);
+    nsc += call->nsc;
+  }
   static const uint8_t zeros[8];
   giop_request_header h;
   memset(&h, 0, sizeof h);
@@ -963,8 +1128,8 @@ static int build_request(iiop_call *call, const uint8_t *key, uint32_t key_len, 
   h.target.key_len = key_len;
   h.operation = call->op;
   h.operation_len = call->op_len;
-  h.contexts.n = with_cs ? 1 : 0;
-  h.contexts.v = with_cs ? &sc : NULL;
+  h.contexts.n = nsc;
+  h.contexts.v = nsc ? scl : NULL;
   cdr_out *o = &call->out2;
   for (int pass = 0; pass < 2; pass++) {
     out_prepare(o, &call->out2_live, &call->out2_opts, &call->out_opts);
@@ -1290,6 +1455,7 @@ static void drop_reply(iiop_call *call)
   if (call->msg_live) {
     cdr_in_close(&call->msg.body);
     call->msg_live = 0;
+    call->have_reply = 0;
   }
   if (call->reply) {
     iiop__conn_release(call->cc->conn, call->reply);
@@ -1312,7 +1478,7 @@ static const target *forget_forward(iiop_ref *r, target **cached)
   return __atomic_load_n(&r->base, __ATOMIC_ACQUIRE);
 }
 
-int iiop_call_invoke(iiop_call *call, cdr_in **result)
+static int invoke(iiop_call *call, cdr_in **result)
 {
   if (result)
     *result = NULL;
@@ -1429,6 +1595,7 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
       set_local_ex(call, CDR_E_PROTOCOL, PH_WAIT, 0);
       return CDR_E_PROTOCOL;
     }
+    call->have_reply = 1;
     cdr_in *body = &call->msg.body;
     switch (call->msg.u.reply.reply_status) {
     case GIOP_NO_EXCEPTION:
@@ -1482,6 +1649,108 @@ int iiop_call_set_timeout(iiop_call *call, int ms)
   return CDR_OK;
 }
 
+/* invoke() with CL's NIC interceptors around it. */
+static __attribute__((noinline)) int invoke_hooked(iiop_call *call, cdr_in **result, unsigned nic)
+{
+  iiop_client *cl = call->cl;
+  if (call->invoked)
+    return invoke(call, result);        /* CDR_E_STATE */
+  for (unsigned k = 0; k < nic; k++) {
+    if (!cl->ic[k].send_request)
+      continue;
+    int rc = cl->ic[k].send_request(cl->ic_ud[k], call);
+    if (rc != CDR_OK) {
+      if (rc > 0)
+        rc = CDR_E_INVALID;
+      if (result)
+        *result = NULL;
+      call->invoked = 1;
+      set_local_ex(call, rc, PH_SEND, 1);
+      return rc;
+    }
+  }
+  int rc = invoke(call, result);
+  for (unsigned k = nic; k-- > 0;)
+    if (cl->ic[k].receive_reply)
+      cl->ic[k].receive_reply(cl->ic_ud[k], call, rc);
+  return rc;
+}
+
+/* No interceptor registered: one atomic load more than invoke(). */
+int iiop_call_invoke(iiop_call *call, cdr_in **result)
+{
+  unsigned nic = call ? __atomic_load_n(&call->cl->nic, __ATOMIC_ACQUIRE) : 0;
+  if (__builtin_expect(nic != 0, 0))
+    return invoke_hooked(call, result, nic);
+  return invoke(call, result);
+}
+
+int iiop_client_add_interceptor(iiop_client *c, const iiop_client_interceptor *ic, void *ud)
+{
+  if (!c || !ic)
+    return CDR_E_INVALID;
+  pthread_mutex_lock(&c->mu);
+  unsigned n = c->nic;
+  int rc = CDR_E_LIMIT;
+  if (n < IIOP_INTERCEPTORS_MAX) {
+    c->ic[n] = *ic;
+    c->ic_ud[n] = ud;
+    __atomic_store_n(&c->nic, n + 1, __ATOMIC_RELEASE);
+    rc = CDR_OK;
+  }
+  pthread_mutex_unlock(&c->mu);
+  return rc;
+}
+
+int iiop_call_add_service_context(iiop_call *call, uint32_t id, const void *data, size_t len)
+{
+  if (!call || (!data && len))
+    return CDR_E_INVALID;
+  if (call->invoked)
+    return CDR_E_STATE;
+  if (call->nsc >= IIOP_SC_ADD_MAX || len > IIOP_SC_DATA_MAX)
+    return CDR_E_LIMIT;
+  uint8_t *d = cdr_arena_alloc(call->arena, len ? len : 1, 1);
+  if (!d)
+    return CDR_E_NOMEM;
+  if (len)
+    memcpy(d, data, len);
+  giop_service_context *c = &call->sc[call->nsc++];
+  c->id = id;
+  c->len = (uint32_t)len;
+  c->data = d;
+  return CDR_OK;
+}
+
+const char *iiop_call_operation(const iiop_call *call) { return call ? call->op : NULL; }
+
+uint32_t iiop_call_reply_service_contexts(const iiop_call *call, const giop_service_context **v)
+{
+  if (v)
+    *v = NULL;
+  if (!call || !call->have_reply)
+    return 0;
+  if (v)
+    *v = call->msg.u.reply.contexts.v;
+  return call->msg.u.reply.contexts.n;
+}
+
+int iiop_call_reply_service_context(const iiop_call *call, uint32_t id, const uint8_t **data,
+                                    uint32_t *len)
+{
+  if (!data || !len)
+    return CDR_E_INVALID;
+  const giop_service_context *v;
+  uint32_t n = iiop_call_reply_service_contexts(call, &v);
+  for (uint32_t k = 0; k < n; k++)
+    if (v[k].id == id) {
+      *data = v[k].data;
+      *len = v[k].len;
+      return CDR_OK;
+    }
+  return CDR_E_INVALID;
+}
+
 const giop_system_exception *iiop_call_exception(const iiop_call *call)
 {
   return call && call->has_ex ? &call->ex : NULL;
@@ -1492,6 +1761,10 @@ void iiop_call_end(iiop_call *call)
   if (!call)
     return;
   drop_reply(call);
+  if (call->rsc) {
+    __atomic_sub_fetch(&call->ref->sc_users, 1, __ATOMIC_SEQ_CST);
+    call->rsc = NULL;
+  }
   if (call->arena)
     cdr_arena_put(call->arena);
   call->arena = NULL;

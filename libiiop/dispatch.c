@@ -6,7 +6,10 @@
  * body, message_size patched (begin_reply() and finish()).
  */
 #include "dispatch.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <cdr/cdr.h>
 #include <iiop/ior.h>
 
@@ -21,6 +24,10 @@ struct iiop_request {
   cdr_arena *fwd_arena;      /* iiop_request_set_forward(): FWD lives in it; NULL: none */
   iiop_ior fwd;
   int fwd_perm;
+  const giop_message *msg;   /* the request: object key, version, service contexts */
+  unsigned nic;              /* the server's interceptors this request runs */
+  uint32_t nrsc;             /* reply service contexts added ... */
+  giop_service_context *rsc; /* ... (IIOP_SC_ADD_MAX entries in the arena once one is) */
 };
 
 int iiop_request_set_forward(iiop_request *r, const char *ior, int perm)
@@ -55,6 +62,116 @@ void iiop_request_value_opts(const iiop_request *r, cdr_value_opts *o)
   }
 }
 
+const uint8_t *iiop_request_object_key(const iiop_request *r, uint32_t *len)
+{
+  const uint8_t *k = r && r->msg ? r->msg->u.request.target.key : NULL;
+  if (len)
+    *len = k ? r->msg->u.request.target.key_len : 0;
+  return k;
+}
+
+int iiop_request_giop_version(const iiop_request *r, uint8_t *major, uint8_t *minor)
+{
+  if (!r || !r->msg || !major || !minor)
+    return CDR_E_INVALID;
+  *major = r->msg->hdr.major;
+  *minor = r->msg->hdr.minor;
+  return CDR_OK;
+}
+
+uint32_t iiop_request_service_contexts(const iiop_request *r, const giop_service_context **v)
+{
+  if (v)
+    *v = NULL;
+  if (!r || !r->msg)
+    return 0;
+  if (v)
+    *v = r->msg->u.request.contexts.v;
+  return r->msg->u.request.contexts.n;
+}
+
+int iiop_request_service_context(const iiop_request *r, uint32_t id, const uint8_t **data,
+                                 uint32_t *len)
+{
+  if (!r || !r->msg || !data || !len)
+    return CDR_E_INVALID;
+  const giop_service_context *c = giop_sc_find(&r->msg->u.request.contexts, id);
+  if (!c)
+    return CDR_E_INVALID;
+  *data = c->data;
+  *len = c->len;
+  return CDR_OK;
+}
+
+int iiop_request_peer(const iiop_request *r, char *host, size_t cap, uint16_t *port)
+{
+  if (!r)
+    return CDR_E_INVALID;
+  if (!r->sess || r->sess->peer_fd < 0)
+    return CDR_E_STATE;
+  struct sockaddr_storage ss;
+  socklen_t sl = sizeof ss;
+  if (getpeername(r->sess->peer_fd, (struct sockaddr *)&ss, &sl) != 0)
+    return CDR_E_IO;
+  char buf[IIOP_PEER_HOST_MAX];
+  uint16_t p;
+  if (ss.ss_family == AF_INET) {
+    const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+    if (!inet_ntop(AF_INET, &a->sin_addr, buf, sizeof buf))
+      return CDR_E_IO;
+    p = ntohs(a->sin_port);
+  } else if (ss.ss_family == AF_INET6) {
+    const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+    const void *ad = &a->sin6_addr;
+    int fam = AF_INET6;
+    if (IN6_IS_ADDR_V4MAPPED(&a->sin6_addr)) {
+      ad = a->sin6_addr.s6_addr + 12;
+      fam = AF_INET;
+    }
+    if (!inet_ntop(fam, ad, buf, sizeof buf))
+      return CDR_E_IO;
+    p = ntohs(a->sin6_port);
+  } else {
+    return CDR_E_IO;
+  }
+  size_t n = strlen(buf);
+  if (host && cap) {
+    if (n >= cap)
+      return CDR_E_LIMIT;
+    memcpy(host, buf, n + 1);
+  }
+  if (port)
+    *port = p;
+  return CDR_OK;
+}
+
+int iiop_request_add_reply_service_context(iiop_request *r, uint32_t id, const void *data,
+                                           size_t len)
+{
+  if (!r || (!data && len))
+    return CDR_E_INVALID;
+  if (r->nrsc >= IIOP_SC_ADD_MAX || len > IIOP_SC_DATA_MAX)
+    return CDR_E_LIMIT;
+  cdr_arena *a = r->msg ? cdr_in_arena(&r->msg->body) : NULL;
+  if (!a)
+    return CDR_E_NOMEM;
+  if (!r->rsc) {
+    r->rsc = cdr_arena_alloc(a, IIOP_SC_ADD_MAX * sizeof *r->rsc, _Alignof(giop_service_context));
+    if (!r->rsc)
+      return CDR_E_NOMEM;
+  }
+  uint8_t *d = cdr_arena_alloc(a, len ? len : 1, 1);
+  if (!d)
+    return CDR_E_NOMEM;
+  if (len)
+    memcpy(d, data, len);
+  giop_service_context *c = &r->rsc[r->nrsc++];
+  c->id = id;
+  c->len = (uint32_t)len;
+  c->data = d;
+  return CDR_OK;
+}
+
 const char *iiop_request_operation(const iiop_request *r) { return r ? r->operation : NULL; }
 uint32_t iiop_request_id(const iiop_request *r) { return r ? r->request_id : 0; }
 void iiop_request_set_completed(iiop_request *r, uint32_t completed)
@@ -70,6 +187,8 @@ void iiop_request_set_exception(iiop_request *r, const giop_system_exception *e)
 
 /* ---------------------------------------------------------------- sessions */
 
+static const iiop__icpt no_icpt; /* a session of no server: no interceptors */
+
 void iiop__session_init(iiop__session *s, iiop__adapter *ad, size_t max_message,
                         const cdr_allocator *alloc)
 {
@@ -84,6 +203,8 @@ void iiop__session_init(iiop__session *s, iiop__adapter *ad, size_t max_message,
   s->in_opts.tcs_w = 0;                /* until a CodeSets context names one */
   s->in_opts.max_size = max_message;
   s->in_opts.alloc = alloc;
+  s->peer_fd = -1;
+  s->icpt = &no_icpt;
 }
 
 void iiop__session_limits(iiop__session *s, const iiop_limits *l, uint64_t *hits)
@@ -102,6 +223,10 @@ void iiop__session_close(iiop__session *s)
   if (s->out_ready) {
     cdr_out_close(&s->out);
     s->out_ready = false;
+  }
+  if (s->out2_ready) {
+    cdr_out_close(&s->out2);
+    s->out2_ready = false;
   }
 }
 
@@ -127,6 +252,29 @@ static void named_exception(const char *name, uint32_t minor, giop_system_except
 }
 
 /* ---------------------------------------------------------------- replies */
+
+/* The session's second reply stream (a reply with service contexts),
+ * emptied, for GIOP 1.MINOR. */
+static cdr_out *reply_stream2(iiop__session *s, uint8_t minor)
+{
+  if (s->out2_ready && s->out2_minor == minor) {
+    cdr_out_reset(&s->out2);
+    return &s->out2;
+  }
+  if (s->out2_ready)
+    cdr_out_close(&s->out2);
+  s->out2_ready = false;
+  cdr_opts o = s->in_opts;
+  o.byte_order = CDR_HOST_ORDER;
+  o.giop_major = 1;
+  o.giop_minor = minor;
+  if (cdr_out_init(&s->out2, &o) != CDR_OK)
+    return NULL;
+  cdr_out_set_gather(&s->out2, true);
+  s->out2_ready = true;
+  s->out2_minor = minor;
+  return &s->out2;
+}
 
 /* The session's reply stream, emptied, for GIOP 1.MINOR. */
 static cdr_out *reply_stream(iiop__session *s, uint8_t minor)
@@ -188,6 +336,98 @@ static int reply_exception(iiop__session *s, uint8_t minor, uint32_t id,
   if (o)
     giop_put_system_exception(o, e);
   return finish(o, id, r);
+}
+
+/* ---------------------------------------------------------------- interceptors */
+
+/* The octets of a Reply header with no service contexts (every version):
+ * where begin_reply() leaves a body. */
+#define REPLY_HDR 24
+
+/* REQ's receive_request hooks; false when one refused the request. */
+static __attribute__((noinline)) bool run_receive_request(iiop__session *s, iiop_request *req)
+{
+  const iiop__icpt *ic = s->icpt;
+  for (unsigned k = 0; k < req->nic; k++)
+    if (ic->ic[k].receive_request && ic->ic[k].receive_request(ic->ud[k], req) != 0)
+      return false;
+  return true;
+}
+
+/* The reply O (a Reply header with no contexts, STATUS, the body) of a
+ * request with interceptors or reply contexts: the send_reply hooks, then,
+ * with contexts, the reply again in the second stream -- a header with
+ * them (and in GIOP 1.0/1.1 the IIOP_SC_ALIGN context where the body
+ * would move by 4 modulo 8), O's body behind it by reference. */
+static __attribute__((noinline)) int finish_hooked(iiop__session *s, iiop_request *req,
+                                                   cdr_out *o, uint32_t status, iiop__reply *r)
+{
+  const iiop__icpt *ic = s->icpt;
+  for (unsigned k = req->nic; k-- > 0;)
+    if (ic->ic[k].send_reply)
+      ic->ic[k].send_reply(ic->ud[k], req, status);
+  uint32_t id = req->request_id;
+  if (!req->nrsc || !o || cdr_out_status(o) != CDR_OK)
+    return finish(o, id, r);
+  uint8_t minor = req->msg->hdr.minor;
+  size_t total = cdr_out_total(o);
+  giop_service_context v[IIOP_SC_ADD_MAX + 1];
+  memcpy(v, req->rsc, req->nrsc * sizeof *v);
+  giop_reply_header rh = { id, status, { req->nrsc, v } };
+  static const uint8_t zeros[4];
+  cdr_out *o2 = NULL;
+  for (int pass = 0; pass < 2; pass++) {
+    o2 = reply_stream2(s, minor);
+    if (!o2)
+      return IIOP__D_CLOSE;
+    giop_begin_reply(o2, &rh);
+    if (minor >= 2 || total == REPLY_HDR || ((cdr_out_size(o2) - REPLY_HDR) & 7) == 0)
+      break;
+    v[rh.contexts.n].id = IIOP_SC_ALIGN;
+    v[rh.contexts.n].len = sizeof zeros;
+    v[rh.contexts.n++].data = zeros;
+  }
+  if (total > REPLY_HDR) {
+    giop_begin_body(o2);
+    struct iovec iov[CDR_OUT_IOV_MAX];
+    int n = cdr_out_iov(o, iov, CDR_OUT_IOV_MAX);
+    size_t skip = REPLY_HDR;
+    for (int k = 0; k < n; k++) {
+      const uint8_t *b = iov[k].iov_base;
+      size_t l = iov[k].iov_len;
+      if (skip >= l) {
+        skip -= l;
+        continue;
+      }
+      cdr_put_raw_ref(o2, b + skip, l - skip);
+      skip = 0;
+    }
+  }
+  return finish(o2, id, r);
+}
+
+/* The reply O to REQ with STATUS, complete. */
+static inline int finish_req(iiop__session *s, iiop_request *req, cdr_out *o, uint32_t status,
+                             iiop__reply *r)
+{
+  if (__builtin_expect((req->nic | req->nrsc) == 0, 1))
+    return finish(o, req->request_id, r);
+  return finish_hooked(s, req, o, status, r);
+}
+
+/* The system exception E in reply to REQ. */
+static int reply_exception_req(iiop__session *s, iiop_request *req,
+                               const giop_system_exception *e, iiop__reply *r)
+{
+  uint8_t minor = req->msg->hdr.minor;
+  if ((req->nic | req->nrsc) == 0)
+    return reply_exception(s, minor, req->request_id, e, r);
+  if (s->limit_hits && e->repo_id == s->imp_limit_id)
+    __atomic_add_fetch(s->limit_hits, 1, __ATOMIC_RELAXED);
+  cdr_out *o = begin_reply(s, minor, req->request_id, GIOP_SYSTEM_EXCEPTION, true);
+  if (o)
+    giop_put_system_exception(o, e);
+  return finish_hooked(s, req, o, GIOP_SYSTEM_EXCEPTION, r);
 }
 
 /* ---------------------------------------------------------------- dispatch */
@@ -279,6 +519,16 @@ static inline __attribute__((always_inline)) int do_request(iiop__session *s, gi
   req.request_id = id;
   req.completed = GIOP_COMPLETED_NO;
   req.sess = s;
+  req.msg = m;
+  req.nic = __atomic_load_n(&s->icpt->n, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(req.nic != 0, 0) && !run_receive_request(s, &req)) {
+    /* refused: the reply begun above is replaced */
+    if (req.sysex.repo_id)
+      e = req.sysex;
+    else
+      named_exception("NO_PERMISSION", 0, &e);
+    return reply ? reply_exception_req(s, &req, &e, r) : IIOP__D_CONTINUE;
+  }
   int rc;
   switch (op->kind) {
   case IIOP__OP_IS_A: {
@@ -305,7 +555,7 @@ static inline __attribute__((always_inline)) int do_request(iiop__session *s, gi
       o = begin_reply(s, minor, id, st, true);
       if (o)
         iiop_ior_write(o, &req.fwd);
-      act = finish(o, id, r);
+      act = finish_req(s, &req, o, st, r);
     }
     cdr_arena_put(req.fwd_arena);
     return act;
@@ -323,7 +573,8 @@ static inline __attribute__((always_inline)) int do_request(iiop__session *s, gi
       int end = rc == IIOP_R_USER_EXCEPTION ? giop_patch_reply_status(o, GIOP_USER_EXCEPTION)
                                             : CDR_OK;
       if (end == CDR_OK)
-        return finish(o, id, r);
+        return finish_req(s, &req, o,
+                          rc == IIOP_R_USER_EXCEPTION ? GIOP_USER_EXCEPTION : GIOP_NO_EXCEPTION, r);
       iiop__status_exception(end, NULL, GIOP_COMPLETED_YES, &e);
     }
   } else if (rc < 0) {
@@ -334,7 +585,7 @@ static inline __attribute__((always_inline)) int do_request(iiop__session *s, gi
     named_exception("UNKNOWN", 0, &e); /* not a status an operation may return */
     e.completed = GIOP_COMPLETED_MAYBE;
   }
-  return reply_exception(s, minor, id, &e, r);
+  return reply_exception_req(s, &req, &e, r);
 }
 
 static int do_locate(iiop__session *s, giop_message *m, iiop__reply *r)

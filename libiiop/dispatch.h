@@ -29,6 +29,14 @@
 #include "adapter.h"
 #include "internal.h"
 
+/* A server's interceptors (iiop_server_add_interceptor()): entries below
+ * N are written once, before N is published. */
+typedef struct iiop__icpt {
+  unsigned n;                /* atomic */
+  iiop_server_interceptor ic[IIOP_INTERCEPTORS_MAX];
+  void *ud[IIOP_INTERCEPTORS_MAX];
+} iiop__icpt;
+
 typedef struct iiop__session {
   iiop__adapter *ad;
   iiop__reader reader;       /* the connection's, registered by the caller */
@@ -43,6 +51,12 @@ typedef struct iiop__session {
   const char *imp_limit_id;  /* giop_system_exception_id("IMP_LIMIT") */
   cdr_opts in_opts;          /* body decoding options (and the reply stream's) */
   cdr_out out;               /* reply stream, reused */
+  const iiop__icpt *icpt;    /* the server's interceptors (never NULL) */
+  int peer_fd;               /* the connection's socket (iiop_request_peer()), or -1 */
+  bool out2_ready;
+  uint8_t out2_minor;
+  cdr_out out2;              /* a reply with service contexts: its header, the body of
+                              * OUT behind it by reference */
 } iiop__session;
 
 /* What the caller does with a dispatched message. */

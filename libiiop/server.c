@@ -248,6 +248,7 @@ struct iiop_server {
   pthread_t *workers;
   uint32_t nworkers;
   bool pool_failed;          /* could not start: connections get threads */
+  iiop__icpt icpt;           /* interceptors (entries written under mu) */
 
 };
 
@@ -581,6 +582,23 @@ int iiop_server_stats_get(iiop_server *s, iiop_server_stats *st)
   st->in_flight_peak = (uint64_t)__atomic_load_n(&s->bud.peak, __ATOMIC_RELAXED);
   st->in_flight_max = (uint64_t)s->bud.max;
   return CDR_OK;
+}
+
+int iiop_server_add_interceptor(iiop_server *s, const iiop_server_interceptor *ic, void *ud)
+{
+  if (!s || !ic)
+    return CDR_E_INVALID;
+  pthread_mutex_lock(&s->mu);
+  unsigned n = s->icpt.n;
+  int rc = CDR_E_LIMIT;
+  if (n < IIOP_INTERCEPTORS_MAX) {
+    s->icpt.ic[n] = *ic;
+    s->icpt.ud[n] = ud;
+    __atomic_store_n(&s->icpt.n, n + 1, __ATOMIC_RELEASE);
+    rc = CDR_OK;
+  }
+  pthread_mutex_unlock(&s->mu);
+  return rc;
 }
 
 uint16_t iiop_server_port(const iiop_server *s) { return s ? s->port : 0; }
@@ -1171,6 +1189,8 @@ static void start_conn(iiop_server *s, int fd, bool tls)
   sc->bref.st = &s->bud.st[(unsigned)fd % BUDGET_STRIPES];
   iiop__session_init(&sc->sess, &s->ad, s->lim.max_message, s->conn_alloc);
   iiop__session_limits(&sc->sess, &s->lim, &s->stats[ST_L_ARGS]);
+  sc->sess.icpt = &s->icpt;
+  sc->sess.peer_fd = fd;
   count(s, ST_ACCEPTED);
 
   pthread_mutex_lock(&s->mu);

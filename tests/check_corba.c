@@ -571,6 +571,39 @@ typedef struct Impl {
  * ping(-98) a system exception of the servant's choosing; ping(PING_SLEEP
  * + MS) answers after MS milliseconds */
 #define PING_SLEEP 1000000
+/* What ping saw of its request through corbaorb_current_request() while
+ * sc_probe is set (test_service_contexts). */
+static int sc_probe;
+static struct {
+  uint8_t ctx[16];
+  uint32_t ctx_len, nctx, key_len;
+  uint8_t key[64];
+  uint8_t major, minor;
+  char peer[IIOP_PEER_HOST_MAX];
+  int peer_rc;
+} sc_seen;
+
+static void probe_request(void)
+{
+  iiop_request *r = corbaorb_current_request();
+  ck_assert_ptr_nonnull(r);
+  ck_assert_str_eq(iiop_request_operation(r), "ping");
+  const uint8_t *d;
+  uint32_t l;
+  sc_seen.ctx_len = 0;
+  if (iiop_request_service_context(r, 0x100, &d, &l) == CDR_OK && l <= sizeof sc_seen.ctx) {
+    memcpy(sc_seen.ctx, d, l);
+    sc_seen.ctx_len = l;
+  }
+  sc_seen.nctx = iiop_request_service_contexts(r, NULL);
+  const uint8_t *k = iiop_request_object_key(r, &sc_seen.key_len);
+  ck_assert_uint_le(sc_seen.key_len, sizeof sc_seen.key);
+  memcpy(sc_seen.key, k, sc_seen.key_len);
+  ck_assert_int_eq(iiop_request_giop_version(r, &sc_seen.major, &sc_seen.minor), CDR_OK);
+  sc_seen.peer_rc = iiop_request_peer(r, sc_seen.peer, sizeof sc_seen.peer, NULL);
+  ck_assert_int_eq(iiop_request_add_reply_service_context(r, 0x300, "back", 4), CDR_OK);
+}
+
 static CORBA_long i_ping(PortableServer_Servant s, CORBA_long x, CORBA_Environment *ev)
 {
   Impl *im = (Impl *)s;
@@ -582,6 +615,8 @@ static CORBA_long i_ping(PortableServer_Servant s, CORBA_long x, CORBA_Environme
     CORBA_exception_set(ev, CORBA_USER_EXCEPTION, ex_corbaorb_LocationForwardPerm, fp);
     return 0;
   }
+  if (sc_probe)
+    probe_request();
   if (im->forward) {
     PortableServer_ForwardRequest *fr = PortableServer_ForwardRequest__alloc();
     ck_assert_ptr_nonnull(fr);
@@ -907,6 +942,119 @@ START_TEST(test_servant_exceptions)
   ck_assert_str_eq(l, "label");
   CORBA_free(l);
 
+  CORBA_Object_release(ref, &ev);
+  CORBA_ORB_destroy(orb, &ev);
+  POA_Shop_Store__fini(&a, &ev);
+}
+END_TEST
+
+/* Interceptor hooks of test_service_contexts: the client's adds "C:op"
+ * and records the reply's 0x300 context; the server's refuses _get_label. */
+static char sc_log[512];
+
+static int sc_cli_send(void *ud, iiop_call *call)
+{
+  (void)ud;
+  const char *op = iiop_call_operation(call);
+  size_t n = strlen(sc_log);
+  snprintf(sc_log + n, sizeof sc_log - n, "C>%s ", op);
+  return iiop_call_add_service_context(call, 0x200, op, strlen(op));
+}
+
+static void sc_cli_recv(void *ud, iiop_call *call, int status)
+{
+  (void)ud;
+  const uint8_t *d;
+  uint32_t l;
+  size_t n = strlen(sc_log);
+  if (iiop_call_reply_service_context(call, 0x300, &d, &l) == CDR_OK)
+    snprintf(sc_log + n, sizeof sc_log - n, "C<%d[%.*s] ", status, (int)l, (const char *)d);
+  else
+    snprintf(sc_log + n, sizeof sc_log - n, "C<%d ", status);
+}
+
+static int sc_srv_recv(void *ud, iiop_request *req)
+{
+  (void)ud;
+  const char *op = iiop_request_operation(req);
+  const uint8_t *d;
+  uint32_t l;
+  ck_assert_int_eq(iiop_request_service_context(req, 0x200, &d, &l), CDR_OK);
+  size_t n = strlen(sc_log);
+  snprintf(sc_log + n, sizeof sc_log - n, "S>%s[%.*s] ", op, (int)l, (const char *)d);
+  return strcmp(op, "_get_label") == 0;
+}
+
+/* The C mapping's service contexts (our extension): a context set on an
+ * object reference reaches the servant, which reads it, its object key
+ * (the ObjectId), GIOP version and peer through corbaorb_current_request()
+ * and adds a reply context; ORB-level interceptors see operation names,
+ * add contexts, and the server's refusal is NO_PERMISSION. */
+START_TEST(test_service_contexts)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_ORB orb = orb_with_endpoint(&ev);
+  static const iiop_client_interceptor ci = { sc_cli_send, sc_cli_recv };
+  static const iiop_server_interceptor si = { sc_srv_recv, NULL };
+  corbaorb_orb_add_client_interceptor(orb, &ci, NULL, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  corbaorb_orb_add_server_interceptor(orb, &si, NULL, &ev); /* before the server exists */
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  corbaorb_orb_add_client_interceptor(orb, NULL, NULL, &ev);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM);
+  CORBA_exception_free(&ev);
+  PortableServer_POA root =
+    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
+  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  Impl a;
+  impl_init(&a, &ev);
+  PortableServer_ObjectId *oid = PortableServer_POA_activate_object(root, &a, &ev);
+  Shop_Store ref = PortableServer_POA_servant_to_reference(root, &a, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_ptr_null(corbaorb_current_request());
+
+  corbaorb_object_set_service_context(ref, 0x100, (const CORBA_octet *)"orb-ctx", 7, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  sc_probe = 1;
+  sc_log[0] = 0;
+  ck_assert_int_eq(Shop_Store_ping(ref, 41, &ev), 42);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  sc_probe = 0;
+  TU_ASSERT_BYTES(sc_seen.ctx, sc_seen.ctx_len, "orb-ctx", 7);
+  ck_assert_uint_eq(sc_seen.nctx, 3); /* CodeSets, the reference's, the interceptor's */
+  TU_ASSERT_BYTES(sc_seen.key, sc_seen.key_len, oid->_buffer, oid->_length);
+  ck_assert_uint_eq(sc_seen.major, 1);
+  ck_assert_uint_eq(sc_seen.minor, 2);
+  ck_assert_int_eq(sc_seen.peer_rc, CDR_OK);
+  ck_assert_str_eq(sc_seen.peer, "127.0.0.1");
+  ck_assert_str_eq(sc_log, "C>ping S>ping[ping] C<0[back] ");
+
+  /* the server's interceptor refuses _get_label */
+  sc_log[0] = 0;
+  ck_assert_ptr_null(Shop_Store__get_label(ref, &ev));
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_NO_PERMISSION);
+  CORBA_SystemException *se = CORBA_exception_value(&ev);
+  ck_assert_int_eq(se->completed, CORBA_COMPLETED_NO);
+  CORBA_exception_free(&ev);
+  ck_assert_str_eq(sc_log, "C>_get_label S>_get_label[_get_label] C<2 ");
+
+  /* removed: the servant sees no 0x100 any more */
+  corbaorb_object_remove_service_context(ref, 0x100, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  corbaorb_object_remove_service_context(ref, 0x100, &ev);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM);
+  CORBA_exception_free(&ev);
+  sc_probe = 1;
+  ck_assert_int_eq(Shop_Store_ping(ref, 1, &ev), 2);
+  sc_probe = 0;
+  ck_assert_uint_eq(sc_seen.ctx_len, 0);
+  ck_assert_uint_eq(sc_seen.nctx, 1);
+  corbaorb_object_set_service_context(CORBA_OBJECT_NIL, 1, NULL, 0, &ev);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_INV_OBJREF);
+  CORBA_exception_free(&ev);
+
+  CORBA_free(oid);
   CORBA_Object_release(ref, &ev);
   CORBA_ORB_destroy(orb, &ev);
   POA_Shop_Store__fini(&a, &ev);
@@ -1389,6 +1537,7 @@ static Suite *corba_suite(void)
   tcase_add_test(tc, test_poa);
   tcase_add_test(tc, test_steady_state);
   tcase_add_test(tc, test_servant_exceptions);
+  tcase_add_test(tc, test_service_contexts);
   tcase_add_test(tc, test_forward_request);
   tcase_add_test(tc, test_location_forward_perm);
   tcase_add_test(tc, test_location_forward_perm_giop10);

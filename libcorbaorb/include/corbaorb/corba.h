@@ -418,6 +418,52 @@ CORBAORB_API CORBA_boolean CORBA_Object_is_equivalent(CORBA_Object obj, CORBA_Ob
 CORBAORB_API CORBA_unsigned_long CORBA_Object_hash(CORBA_Object obj, CORBA_unsigned_long maximum,
                                                    CORBA_Environment *ev);
 
+/* ---------------------------------------------------------------- service contexts (extension)
+ * Our extension, not the OMG's PortableInterceptor (not mapped this
+ * round: no ORBInitializer, RequestInfo, Current or PICurrent): service
+ * contexts and interceptor hooks as libiiop has them (iiop/orb.h, "service
+ * contexts"; docs/c-mapping.md).  Errors map as elsewhere: BAD_PARAM
+ * (malformed arguments), IMP_LIMIT (IIOP_SC_ADD_MAX, IIOP_SC_DATA_MAX,
+ * IIOP_INTERCEPTORS_MAX), NO_MEMORY, INV_OBJREF (OBJ nil or not a remote
+ * reference). */
+
+/* Set OBJ's service context ID to LEN octets of DATA (copied), sent with
+ * every request made through OBJ (its duplicates are the same object; a
+ * reference decoded from a message or made by string_to_object again is
+ * another) from the next call on, after the CodeSets context where that
+ * is sent; ID set already: replaced.  Thread-safe with calls on OBJ (libiiop's
+ * iiop_ref_set_service_context()). */
+CORBAORB_API void corbaorb_object_set_service_context(CORBA_Object obj, CORBA_unsigned_long id,
+                                                      const CORBA_octet *data,
+                                                      CORBA_unsigned_long len,
+                                                      CORBA_Environment *ev);
+/* Remove OBJ's context ID; BAD_PARAM when none is set. */
+CORBAORB_API void corbaorb_object_remove_service_context(CORBA_Object obj, CORBA_unsigned_long id,
+                                                         CORBA_Environment *ev);
+/* Inside an operation of a servant (an upcall of corbaorb_dispatch, in the
+ * thread that runs it): the request it serves, for libiiop's
+ * iiop_request_* calls (iiop_request_service_context(),
+ * iiop_request_service_contexts(), iiop_request_object_key(),
+ * iiop_request_giop_version(), iiop_request_peer(),
+ * iiop_request_add_reply_service_context(), iiop_request_operation()); valid
+ * until the operation returns.  NULL outside an upcall. */
+CORBAORB_API iiop_request *corbaorb_current_request(void);
+/* Register client (server) interceptor hooks with UD on ORB: libiiop's
+ * iiop_client_add_interceptor() on the ORB's client (every request of
+ * every reference of ORB), iiop_server_add_interceptor() on the server of
+ * ORB's POAs (now, or when the first POA is used: held until then).  The
+ * hooks get libiiop's iiop_call / iiop_request, and a server hook refuses
+ * a request by returning non-zero (the client gets NO_PERMISSION, or the
+ * system exception the hook set with iiop_request_set_exception()).  No
+ * removal; IMP_LIMIT past IIOP_INTERCEPTORS_MAX; BAD_PARAM (ORB or IC
+ * NULL). */
+CORBAORB_API void corbaorb_orb_add_client_interceptor(CORBA_ORB orb,
+                                                      const iiop_client_interceptor *ic, void *ud,
+                                                      CORBA_Environment *ev);
+CORBAORB_API void corbaorb_orb_add_server_interceptor(CORBA_ORB orb,
+                                                      const iiop_server_interceptor *ic, void *ud,
+                                                      CORBA_Environment *ev);
+
 /* ---------------------------------------------------------------- CORBA::TypeCode */
 
 /* A TypeCode is a type descriptor (cdr/typecode.h).  TypeCodes these

@@ -9,7 +9,9 @@
  * by request ID.  The first request on a connection carries the CodeSets
  * service context.  LOCATION_FORWARD replies are followed and remembered
  * per reference (iiop_call_invoke()); a servant forwards with
- * iiop_request_set_forward().
+ * iiop_request_set_forward().  Service contexts go with a call or with a
+ * reference, a reply's are readable; interceptor hooks see and add them
+ * on both sides ("service contexts" below).
  *
  * Server: listen, activate servants under object keys (an object adapter:
  * key -> servant and its interface; persistent keys the application names,
@@ -248,6 +250,92 @@ typedef struct iiop_client_stats {
 /* Copy C's counters into *ST.  Errors: CDR_E_INVALID (a NULL argument). */
 IIOP_API int iiop_client_stats_get(iiop_client *c, iiop_client_stats *st);
 
+/* ---------------------------------------------------------------- service contexts
+ * (CORBA 3.x Part 2, "Service Context"; the lists of the GIOP Request and
+ * Reply headers, IOP::ServiceContextList.)  A context is an ID and its
+ * context_data octets, which are sent as given (by convention an
+ * encapsulation; nothing here checks that).  A Request carries, in this
+ * order: the CodeSets context where the connection's first request sends
+ * it (GIOP 1.1 and 1.2), the reference's contexts (in the order they were
+ * first set), then the call's own (in the order added, interceptors'
+ * included).  The list's place differs by version (GIOP 1.0/1.1: first in
+ * the header; 1.2: after the operation name) and the body keeps its
+ * alignment either way (docs/wire-notes.md).  A call with no context of
+ * its own and none on its reference sends the header prepared at
+ * iiop_call_begin(): contexts cost nothing until used. */
+
+#define IIOP_SC_ADD_MAX 16        /* contexts one call, one reply or one reference may add */
+#define IIOP_SC_DATA_MAX 65536u   /* octets of one added context's data, at most */
+#define IIOP_INTERCEPTORS_MAX 4   /* interceptors per client and per server */
+
+/* Add the context ID with LEN octets of DATA to CALL's request: between
+ * iiop_call_begin() and iiop_call_invoke(), or from a send_request
+ * interceptor.  DATA is copied (into the call's arena).  A second context
+ * with the same ID is sent as a second entry.  Errors: CDR_E_INVALID (CALL
+ * NULL, DATA NULL with LEN > 0), CDR_E_STATE (already invoked), CDR_E_LIMIT
+ * (IIOP_SC_ADD_MAX contexts already, LEN over IIOP_SC_DATA_MAX),
+ * CDR_E_NOMEM. */
+IIOP_API int iiop_call_add_service_context(iiop_call *call, uint32_t id, const void *data,
+                                           size_t len) IIOP_WUR;
+/* Set R's context ID to LEN octets of DATA (copied): every call begun on
+ * R afterwards sends it; a context already set under ID is replaced in
+ * place.  Thread-safe with calls on R in other threads: the list is an
+ * immutable block replaced whole (under R's mutex); a call takes the block
+ * current at its iiop_call_begin() with one atomic load and, when there is
+ * one, one atomic increment (no lock), and gives it back at
+ * iiop_call_end().  A replaced block is freed once no call holds it (at a
+ * later change, or with R).  Errors: CDR_E_INVALID (R NULL, DATA NULL with
+ * LEN > 0), CDR_E_LIMIT (IIOP_SC_ADD_MAX other contexts set, LEN over
+ * IIOP_SC_DATA_MAX), CDR_E_NOMEM; R is unchanged on error. */
+IIOP_API int iiop_ref_set_service_context(iiop_ref *r, uint32_t id, const void *data,
+                                          size_t len) IIOP_WUR;
+/* Remove R's context ID (as iiop_ref_set_service_context() replaces).
+ * Returns CDR_OK, CDR_E_INVALID (R NULL, or no context ID set),
+ * CDR_E_NOMEM. */
+IIOP_API int iiop_ref_remove_service_context(iiop_ref *r, uint32_t id);
+/* CALL's operation name (NUL-terminated, valid until iiop_call_end()), or
+ * NULL for a NULL CALL. */
+IIOP_API const char *iiop_call_operation(const iiop_call *call);
+/* After iiop_call_invoke() got a Reply (CDR_OK, IIOP_R_USER_EXCEPTION,
+ * IIOP_R_SYSTEM_EXCEPTION; the reply of the last hop when forwarded): its
+ * first context with ID, *DATA pointing into the reply (LEN octets; valid
+ * until iiop_call_end()).  Returns CDR_OK, or CDR_E_INVALID (a NULL
+ * argument, no reply, no such context; *DATA and *LEN untouched). */
+IIOP_API int iiop_call_reply_service_context(const iiop_call *call, uint32_t id,
+                                             const uint8_t **data, uint32_t *len) IIOP_WUR;
+/* The reply's whole list: its count, *V (NULL when 0) pointing at the
+ * entries (valid until iiop_call_end()).  0 without a reply. */
+IIOP_API uint32_t iiop_call_reply_service_contexts(const iiop_call *call,
+                                                   const giop_service_context **v);
+
+/* Client interceptor hooks (a subset of PortableInterceptor's
+ * ClientRequestInterceptor, as callbacks).  Either may be NULL.
+ * send_request(UD, CALL): in iiop_call_invoke() before anything is sent
+ * (once per invoke, not again for a followed LOCATION_FORWARD or a resend on
+ * a new connection); it may read iiop_call_operation() and add contexts
+ * (iiop_call_add_service_context()).  Returning non-zero (a negative
+ * cdr_status) refuses the call: nothing is sent, iiop_call_invoke()
+ * returns that status with its system exception (completion NO), and no
+ * receive_reply hook runs; later interceptors' send_request do not run.
+ * receive_reply(UD, CALL, STATUS): once iiop_call_invoke() knows its result
+ * STATUS (what it is about to return: CDR_OK, IIOP_R_USER_EXCEPTION,
+ * IIOP_R_SYSTEM_EXCEPTION -- iiop_call_exception() -- or an error, a oneway
+ * CDR_OK once sent), in the reverse order of registration; it may read the
+ * reply's contexts.  Hooks run in the calling thread and must not begin or
+ * invoke calls on the same CALL. */
+typedef struct iiop_client_interceptor {
+  int (*send_request)(void *ud, iiop_call *call);
+  void (*receive_reply)(void *ud, iiop_call *call, int status);
+} iiop_client_interceptor;
+
+/* Register IC (copied) with UD on C, any time: calls invoked after it
+ * returns run it (the table is published with one atomic store; a call
+ * reads its count with one atomic load: none registered, no other cost).
+ * There is no removal.  Errors: CDR_E_INVALID (a NULL argument),
+ * CDR_E_LIMIT (IIOP_INTERCEPTORS_MAX registered already). */
+IIOP_API int iiop_client_add_interceptor(iiop_client *c, const iiop_client_interceptor *ic,
+                                         void *ud) IIOP_WUR;
+
 /* ---------------------------------------------------------------- server */
 
 typedef struct iiop_server iiop_server;
@@ -464,6 +552,82 @@ IIOP_API int iiop_request_set_forward(iiop_request *r, const char *ior, int perm
  * with max_values from the server's limits (iiop/limits.h).  R NULL:
  * the defaults. */
 IIOP_API void iiop_request_value_opts(const iiop_request *r, cdr_value_opts *o);
+
+/* In an operation (or a server interceptor): the request's object key
+ * (the KeyAddr octets, *LEN of them; pointing into the request, valid
+ * until its reply is sent), or NULL (R NULL; *LEN 0). */
+IIOP_API const uint8_t *iiop_request_object_key(const iiop_request *r, uint32_t *len);
+/* The request's GIOP version: *MAJOR (1) and *MINOR (0, 1 or 2).  Errors:
+ * CDR_E_INVALID (a NULL argument). */
+IIOP_API int iiop_request_giop_version(const iiop_request *r, uint8_t *major, uint8_t *minor);
+/* The request's first service context with ID (CodeSets included, as the
+ * client sent it): *DATA points into the request (LEN octets, valid until
+ * the reply is sent).  Returns CDR_OK, or CDR_E_INVALID (a NULL argument,
+ * no such context). */
+IIOP_API int iiop_request_service_context(const iiop_request *r, uint32_t id,
+                                          const uint8_t **data, uint32_t *len) IIOP_WUR;
+/* The request's whole list, in the order received: its count, and *V
+ * (NULL when 0) at the entries.  The parser bounded it: a count or a length
+ * past the message is MessageError before any operation runs. */
+IIOP_API uint32_t iiop_request_service_contexts(const iiop_request *r,
+                                                const giop_service_context **v);
+/* The address of the client's end of the connection (getpeername()): the
+ * numeric host ("127.0.0.1", "::1"; IPv4-mapped IPv6 addresses as IPv4)
+ * NUL-terminated into HOST (CAP octets; IIOP_PEER_HOST_MAX always
+ * suffice) and the port into *PORT (either may be NULL/0 to skip).
+ * Errors: CDR_E_INVALID (R NULL), CDR_E_STATE (no socket: a request not
+ * read from a connection), CDR_E_IO (the socket has no peer), CDR_E_LIMIT
+ * (CAP too small: HOST untouched). */
+#define IIOP_PEER_HOST_MAX 64
+IIOP_API int iiop_request_peer(const iiop_request *r, char *host, size_t cap, uint16_t *port)
+  IIOP_WUR;
+/* Add the context ID with LEN octets of DATA (copied into the request's
+ * arena) to the reply's service context list: from an operation or a
+ * server interceptor (also for a system exception or forward reply).  A
+ * reply with contexts gets a new header and its body behind it (by
+ * reference, not copied); in GIOP 1.0/1.1, where the body follows the
+ * header unpadded, a list whose octets would move the body by 4 modulo 8
+ * is followed by the context IIOP_SC_ALIGN with 4 zero octets, so that the
+ * body keeps its alignment (receivers ignore contexts they do not know;
+ * CORBA 3.x Part 2, "Service Context").  A oneway request's contexts go
+ * nowhere.  Errors: CDR_E_INVALID (R NULL, DATA NULL with LEN > 0),
+ * CDR_E_LIMIT (IIOP_SC_ADD_MAX added already, LEN over IIOP_SC_DATA_MAX),
+ * CDR_E_NOMEM. */
+#define IIOP_SC_ALIGN 0x49495000u /* padding context (4 zero octets), GIOP 1.0/1.1 replies */
+IIOP_API int iiop_request_add_reply_service_context(iiop_request *r, uint32_t id,
+                                                    const void *data, size_t len) IIOP_WUR;
+
+/* Server interceptor hooks (a subset of PortableInterceptor's
+ * ServerRequestInterceptor, as callbacks).  Either may be NULL.  They run
+ * in the dispatching thread, with the iiop_request the operation gets (every
+ * iiop_request_* call above works).
+ * receive_request(UD, REQ): for each Request whose object and operation
+ * were found (_is_a and _non_existent included, oneways too), before the
+ * operation runs; a request the server refuses earlier (no such object or
+ * operation, code-set failure, NEEDS_ADDRESSING_MODE) runs no hook.
+ * Returning 0 goes on; non-zero refuses the request: the operation does
+ * not run, later interceptors' receive_request do not run, and the reply
+ * is the system exception the hook set with iiop_request_set_exception()
+ * or, without one, NO_PERMISSION (minor 0, completion NO); a oneway is
+ * dropped.
+ * send_reply(UD, REQ, STATUS): before each reply to such a request is
+ * sent (refused ones included), in the reverse order of registration;
+ * STATUS is the Reply's giop_reply_status (NO_EXCEPTION, USER_EXCEPTION,
+ * SYSTEM_EXCEPTION, LOCATION_FORWARD, LOCATION_FORWARD_PERM); it may add
+ * reply contexts (iiop_request_add_reply_service_context()).  Not for
+ * oneways, nor for the reply a SYNC_WITH_SERVER request gets before it
+ * runs. */
+typedef struct iiop_server_interceptor {
+  int (*receive_request)(void *ud, iiop_request *req);
+  void (*send_reply)(void *ud, iiop_request *req, uint32_t reply_status);
+} iiop_server_interceptor;
+
+/* Register IC (copied) with UD on S, any time (also while serving):
+ * requests read after it returns run it; one atomic load per request when
+ * none is registered.  No removal.  Errors: CDR_E_INVALID (a NULL
+ * argument), CDR_E_LIMIT (IIOP_INTERCEPTORS_MAX registered already). */
+IIOP_API int iiop_server_add_interceptor(iiop_server *s, const iiop_server_interceptor *ic,
+                                         void *ud) IIOP_WUR;
 
 #ifdef __cplusplus
 }

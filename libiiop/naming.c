@@ -109,16 +109,17 @@ int iiop_corbaname_parse(const char *url, cdr_arena *a, iiop_corbaname *out)
     return CDR_E_NOMEM;
   snprintf(t.base, blen, "corbaloc:%.*s%s", (int)alen, addrs, has_key ? "" : "/NameService");
   if (hash) {
-    size_t nlen = strlen(hash + 1), max = iiop_name_max_components(hash + 1);
+    size_t nlen = strlen(hash + 1);
     char *name = cdr_arena_alloc(a, nlen + 1, 1);
-    t.comps = name ? cdr_arena_alloc(a, max * sizeof *t.comps, _Alignof(iiop_name_component))
-                   : NULL;
+    if (!name)
+      return CDR_E_NOMEM;
+    if (iiop_url_unescape(hash + 1, nlen, name) != CDR_OK)
+      return CDR_E_INVALID;
+    size_t max = iiop_name_max_components(name); /* of the decoded name: %2F is a '/' */
+    t.comps = cdr_arena_alloc(a, max * sizeof *t.comps, _Alignof(iiop_name_component));
     if (!t.comps)
       return CDR_E_NOMEM;
-    int rc = iiop_url_unescape(hash + 1, nlen, name);
-    if (rc == CDR_OK)
-      rc = iiop_name_parse(name, t.comps, max, &t.ncomps);
-    if (rc != CDR_OK)
+    if (iiop_name_parse(name, t.comps, max, &t.ncomps) != CDR_OK)
       return CDR_E_INVALID;
     t.has_name = 1;
   }

@@ -604,6 +604,7 @@ START_TEST(test_status_table)
     { CDR_E_WCHAR_GIOP10, "wchar/wstring not allowed in GIOP 1.0", "MARSHAL", 5 },
     { CDR_E_BADKIND, "operation not defined for the TypeCode's kind", "BAD_PARAM", 0 },
     { CDR_E_BOUNDS, "member index out of bounds", "BAD_PARAM", 0 },
+    { CDR_E_NOTFOUND, "name not found", "BAD_PARAM", 10 },
   };
   for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
     ck_assert_int_eq(want[k].st, -(int)k); /* the values run from 0 down */

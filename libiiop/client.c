@@ -761,8 +761,24 @@ static char *initref_get(iiop_client *c, const char *id, cdr_arena *a, int *nome
 #define NS_CANNOTPROCEED "IDL:omg.org/CosNaming/NamingContext/CannotProceed:1.0"
 #define NS_INVALIDNAME "IDL:omg.org/CosNaming/NamingContext/InvalidName:1.0"
 
-/* Append to B (CAP octets, *LEN used) the string name of the
- * sequence<NameComponent> at I: "a.k/b"; the stream's status on error. */
+/* Append S to B (CAP octets, *LEN used, kept NUL-terminated; what does
+ * not fit is cut), '/', '.' and '\\' escaped by '\\' when ESC. */
+static void text_put(char *b, size_t cap, size_t *len, const char *s, int esc)
+{
+  for (; *s && *len + 1 < cap; s++) {
+    if (esc && (*s == '/' || *s == '.' || *s == '\\')) {
+      if (*len + 2 >= cap)
+        break;
+      b[(*len)++] = '\\';
+    }
+    b[(*len)++] = *s;
+  }
+  b[*len] = '\0';
+}
+
+/* Append to B (CAP octets, *LEN used) the string name (Naming Service 2.4,
+ * escaped) of the sequence<NameComponent> at I: "a\\.b.k/c"; the stream's
+ * status. */
 static int read_name_text(cdr_in *i, char *b, size_t cap, size_t *len)
 {
   uint32_t n = cdr_get_ulong(i);
@@ -771,12 +787,14 @@ static int read_name_text(cdr_in *i, char *b, size_t cap, size_t *len)
     uint32_t l;
     if (cdr_get_string_view(i, &id, &l) != CDR_OK || cdr_get_string_view(i, &kind, &l) != CDR_OK)
       break;
-    if (*len < cap)
-      *len += (size_t)snprintf(b + *len, cap - *len, "%s%s%s%s", k ? "/" : "", id,
-                               *kind || !*id ? "." : "", kind);
+    if (k)
+      text_put(b, cap, len, "/", 0);
+    text_put(b, cap, len, id, 1);
+    if (*kind || !*id) {
+      text_put(b, cap, len, ".", 0);
+      text_put(b, cap, len, kind, 1);
+    }
   }
-  if (*len >= cap)
-    *len = cap - 1;
   return cdr_in_status(i);
 }
 
@@ -820,10 +838,11 @@ static int naming_resolve(iiop_client *c, iiop_ref *ctx, const char *url,
     if (rc == CDR_OK && !strcmp(id, NS_NOTFOUND)) {
       static const char *const why[] = { "missing_node", "not_context", "not_object" };
       uint32_t w = cdr_get_ulong(res);
-      tl = (size_t)snprintf(text, sizeof text, " (%s, rest of name ", w < 3 ? why[w] : "?");
+      text_put(text, sizeof text, &tl, " (", 0);
+      text_put(text, sizeof text, &tl, w < 3 ? why[w] : "?", 0);
+      text_put(text, sizeof text, &tl, ", rest of name ", 0);
       (void)read_name_text(res, text, sizeof text, &tl);
-      if (tl + 1 < sizeof text)
-        text[tl++] = ')', text[tl] = 0;
+      text_put(text, sizeof text, &tl, ")", 0);
       rc = CDR_E_NOTFOUND;
     } else if (rc == CDR_OK && !strcmp(id, NS_CANNOTPROCEED)) {
       rc = CDR_E_NOTFOUND;

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,6 +168,172 @@ START_TEST(test_native_urls)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- native, a fake naming service */
+
+/* A native echo servant: "twice" returns its long argument times two. */
+static int op_twice(void *sv, iiop_request *req, cdr_in *a, cdr_out *o)
+{
+  (void)sv, (void)req;
+  int32_t v = cdr_get_long(a);
+  if (cdr_in_status(a) != CDR_OK)
+    return cdr_in_status(a);
+  cdr_put_long(o, v * 2);
+  return CDR_OK;
+}
+static const iiop_operation twice_ops[] = { { "twice", op_twice } };
+static const iiop_interface twice_iface __attribute__((unused)) = { "IDL:Test/Twice:1.0",
+                                                                    twice_ops, 1, NULL };
+
+static iiop_server *twice_server(void)
+{
+  iiop_server_opts so;
+  iiop_server_opts_default(&so);
+  iiop_server *srv;
+  ck_assert_int_eq(iiop_server_new(&so, &srv), CDR_OK);
+  ck_assert_int_eq(iiop_server_start(srv), CDR_OK);
+  return srv;
+}
+
+static int32_t call_twice(iiop_ref *r, int32_t v)
+{
+  iiop_call *call;
+  cdr_out *args;
+  cdr_in *res;
+  ck_assert_int_eq(iiop_call_begin(r, "twice", 0, &call, &args), CDR_OK);
+  cdr_put_long(args, v);
+  ck_assert_int_eq(iiop_call_invoke(call, &res), CDR_OK);
+  int32_t got = cdr_get_long(res);
+  ck_assert_int_eq(cdr_in_status(res), CDR_OK);
+  iiop_call_end(call);
+  return got;
+}
+
+/* A native servant answering NamingContext::resolve as the first
+ * component's id says -- "self": its own reference; "nil": a nil one;
+ * "invalid": InvalidName; "cannot": CannotProceed; "huge": a NotFound
+ * whose rest_of_name claims 2^32 - 1 components and ends; "other": a user
+ * exception resolve does not have; "sys": NO_IMPLEMENT -- and "twice".  It
+ * keeps the last name it got as "id|kind/id|kind". */
+static pthread_mutex_t fake_mu = PTHREAD_MUTEX_INITIALIZER;
+static char fake_got[256];
+static char fake_ior[1024];
+
+static int put_user(cdr_out *o, const char *id)
+{
+  cdr_put_string(o, id);
+  return IIOP_R_USER_EXCEPTION;
+}
+
+static int op_fake_resolve(void *sv, iiop_request *req, cdr_in *a, cdr_out *o)
+{
+  (void)sv, (void)req;
+  uint32_t n = cdr_get_ulong(a), l;
+  char got[256] = "", first[64] = "";
+  size_t gl = 0;
+  for (uint32_t k = 0; k < n && cdr_in_status(a) == CDR_OK; k++) {
+    const char *id, *kind;
+    if (cdr_get_string_view(a, &id, &l) != CDR_OK || cdr_get_string_view(a, &kind, &l) != CDR_OK)
+      return cdr_in_status(a);
+    if (k == 0)
+      snprintf(first, sizeof first, "%s", id);
+    gl += (size_t)snprintf(got + gl, sizeof got - gl, "%s%s|%s", k ? "/" : "", id, kind);
+  }
+  if (cdr_in_status(a) != CDR_OK)
+    return cdr_in_status(a);
+  pthread_mutex_lock(&fake_mu);
+  memcpy(fake_got, got, sizeof got);
+  pthread_mutex_unlock(&fake_mu);
+  if (!strcmp(first, "self")) {
+    cdr_arena ar;
+    cdr_arena_init(&ar, NULL);
+    iiop_ior ior;
+    int rc = iiop_ior_from_string(fake_ior, &ar, &ior);
+    if (rc == CDR_OK)
+      rc = iiop_ior_write(o, &ior);
+    cdr_arena_free(&ar);
+    return rc;
+  }
+  if (!strcmp(first, "nil")) {
+    cdr_put_string(o, "");
+    cdr_put_ulong(o, 0);
+    return CDR_OK;
+  }
+  if (!strcmp(first, "invalid"))
+    return put_user(o, "IDL:omg.org/CosNaming/NamingContext/InvalidName:1.0");
+  if (!strcmp(first, "cannot")) {
+    put_user(o, "IDL:omg.org/CosNaming/NamingContext/CannotProceed:1.0");
+    cdr_put_string(o, ""); /* cxt: nil */
+    cdr_put_ulong(o, 0);
+    cdr_put_ulong(o, 0);   /* rest_of_name */
+    return IIOP_R_USER_EXCEPTION;
+  }
+  if (!strcmp(first, "huge")) {
+    put_user(o, "IDL:omg.org/CosNaming/NamingContext/NotFound:1.0");
+    cdr_put_ulong(o, 1);          /* not_context */
+    cdr_put_ulong(o, 0xffffffffu); /* rest_of_name: and nothing after */
+    return IIOP_R_USER_EXCEPTION;
+  }
+  if (!strcmp(first, "other"))
+    return put_user(o, "IDL:Other/Ex:1.0");
+  return CDR_E_UNSUPPORTED; /* "sys": NO_IMPLEMENT */
+}
+
+static const iiop_operation fake_ops[] = { { "resolve", op_fake_resolve }, { "twice", op_twice } };
+static const iiop_interface fake_iface = { "IDL:omg.org/CosNaming/NamingContext:1.0", fake_ops, 2,
+                                           NULL };
+
+START_TEST(test_native_fake_service)
+{
+  iiop_server *srv = twice_server();
+  ck_assert_int_eq(iiop_server_activate(srv, "NameService", 11, &fake_iface, NULL), CDR_OK);
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  char *ior;
+  ck_assert_int_eq(iiop_server_ior(srv, "NameService", 11, &a, &ior), CDR_OK);
+  snprintf(fake_ior, sizeof fake_ior, "%s", ior);
+  unsigned port = iiop_server_port(srv);
+  iiop_client *c = new_client();
+  iiop_ref *r = NULL;
+  char url[160], want[400];
+
+  /* the name as sent: %XX-decoded, then parsed; a reference back */
+  snprintf(url, sizeof url, "corbaname:iiop:1.2@127.0.0.1:%u#self/a%%5C.b.k/.x/%%2E", port);
+  ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_OK);
+  pthread_mutex_lock(&fake_mu);
+  ck_assert_str_eq(fake_got, "self|/a.b|k/|x/|");
+  pthread_mutex_unlock(&fake_mu);
+  ck_assert_int_eq(call_twice(r, 7), 14);
+  iiop_ref_free(r);
+  r = NULL;
+
+  struct { const char *name; int rc; const char *why; } cases[] = {
+    { "nil", CDR_E_NOTFOUND, "bound to a nil reference" },
+    { "invalid", CDR_E_INVALID, "IDL:omg.org/CosNaming/NamingContext/InvalidName:1.0" },
+    { "cannot", CDR_E_NOTFOUND, "IDL:omg.org/CosNaming/NamingContext/CannotProceed:1.0" },
+    { "huge", CDR_E_NOTFOUND,
+      "IDL:omg.org/CosNaming/NamingContext/NotFound:1.0 (not_context, rest of name )" },
+    { "other", CDR_E_TYPE, "IDL:Other/Ex:1.0" },
+    { "sys", CDR_E_NOTFOUND,
+      "resolve raised IDL:omg.org/CORBA/NO_IMPLEMENT:1.0 (minor 0x00000000)" },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    snprintf(url, sizeof url, "corbaname::127.0.0.1:%u#%s", port, cases[i].name);
+    ck_assert_msg(iiop_client_resolve(c, url, &r) == cases[i].rc, "%s", cases[i].name);
+    ck_assert_ptr_null(r);
+    snprintf(want, sizeof want, "%s: %s", url, cases[i].why);
+    ck_assert_str_eq(why(c), want);
+  }
+  /* no name: the context itself, nothing sent */
+  snprintf(url, sizeof url, "corbaname::127.0.0.1:%u", port);
+  ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_OK);
+  ck_assert_int_eq(call_twice(r, 1), 2);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  cdr_arena_free(&a);
+  iiop_server_free(srv);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- libcorbaorb, no service */
 
 static CORBA_ORB orb_new(CORBA_Environment *ev)
@@ -178,7 +345,8 @@ static CORBA_ORB orb_new(CORBA_Environment *ev)
 }
 
 #define want_user(ev, id) want_user_at(ev, id, __LINE__)
-static void want_user_at(CORBA_Environment *ev, const char *id, int line)
+static __attribute__((unused)) void want_user_at(CORBA_Environment *ev, const char *id,
+                                                 int line)
 {
   ck_assert_msg(ev->_major == CORBA_USER_EXCEPTION, "line %d: %d %s, want %s", line, ev->_major,
                 ev->_major ? CORBA_exception_id(ev) : "", id);
@@ -270,24 +438,8 @@ static CORBA_Object root_of(CORBA_ORB orb, CORBA_Environment *ev)
   return root;
 }
 
-/* A live native object (twice_iface below) under KEY of SRV, as a
- * reference and (*STR, malloc'd) its IOR string. */
-static CORBA_Object live_ref(CORBA_ORB orb, iiop_server *srv, const char *key, char **str,
-                             CORBA_Environment *ev);
-
-/* A native echo servant: "twice" returns its long argument times two. */
-static int op_twice(void *sv, iiop_request *req, cdr_in *a, cdr_out *o)
-{
-  (void)sv, (void)req;
-  int32_t v = cdr_get_long(a);
-  if (cdr_in_status(a) != CDR_OK)
-    return cdr_in_status(a);
-  cdr_put_long(o, v * 2);
-  return CDR_OK;
-}
-static const iiop_operation twice_ops[] = { { "twice", op_twice } };
-static const iiop_interface twice_iface = { "IDL:Test/Twice:1.0", twice_ops, 1, NULL };
-
+/* A live native object (twice_iface) under KEY of SRV, as a reference
+ * and (*STR, malloc'd) its IOR string. */
 static CORBA_Object live_ref(CORBA_ORB orb, iiop_server *srv, const char *key, char **str,
                              CORBA_Environment *ev)
 {
@@ -301,16 +453,6 @@ static CORBA_Object live_ref(CORBA_ORB orb, iiop_server *srv, const char *key, c
   *str = strdup(s);
   cdr_arena_free(&a);
   return o;
-}
-
-static iiop_server *twice_server(void)
-{
-  iiop_server_opts so;
-  iiop_server_opts_default(&so);
-  iiop_server *srv;
-  ck_assert_int_eq(iiop_server_new(&so, &srv), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(srv), CDR_OK);
-  return srv;
 }
 
 #define want_not_found(ev, w, rest) want_not_found_at(ev, w, rest, __LINE__)
@@ -511,20 +653,6 @@ START_TEST(test_helpers)
 }
 END_TEST
 
-static int32_t call_twice(iiop_ref *r, int32_t v)
-{
-  iiop_call *call;
-  cdr_out *args;
-  cdr_in *res;
-  ck_assert_int_eq(iiop_call_begin(r, "twice", 0, &call, &args), CDR_OK);
-  cdr_put_long(args, v);
-  ck_assert_int_eq(iiop_call_invoke(call, &res), CDR_OK);
-  int32_t got = cdr_get_long(res);
-  ck_assert_int_eq(cdr_in_status(res), CDR_OK);
-  iiop_call_end(call);
-  return got;
-}
-
 START_TEST(test_native_corbaname)
 {
   iiop_server *srv = twice_server();
@@ -573,9 +701,9 @@ START_TEST(test_native_corbaname)
   snprintf(url, sizeof url, "corbaname::127.0.0.1:%u#native/Tw%%5C.ice.svc/x", ns_port);
   ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_E_NOTFOUND);
   char want[320];
-  /* rest of name as the service sent it, ids and kinds unescaped */
+  /* the rest of the name as the service sent it, written as a string name */
   snprintf(want, sizeof want, "%s: IDL:omg.org/CosNaming/NamingContext/NotFound:1.0 "
-                              "(not_context, rest of name Tw.ice.svc/x)", url);
+                              "(not_context, rest of name Tw\\.ice.svc/x)", url);
   ck_assert_str_eq(why(c), want);
   /* a wrong key: omniNames has no such object */
   snprintf(url, sizeof url, "corbaname::127.0.0.1:%u/NoSuch#a", ns_port);
@@ -685,6 +813,7 @@ int main(void)
   TCase *tc = tcase_create("offline");
   tcase_add_test(tc, test_name_parse);
   tcase_add_test(tc, test_native_urls);
+  tcase_add_test(tc, test_native_fake_service);
 #ifdef CORBAORB_TEST_COSNAMING
   tcase_add_test(tc, test_helpers_offline);
 #else

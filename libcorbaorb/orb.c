@@ -3,6 +3,8 @@
  */
 #include "orb_impl.h"
 #include <cdr/any.h>
+#include <iiop/naming.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -414,24 +416,6 @@ int corbaorb_object_read(CORBA_ORB orb, cdr_in *i, CORBA_Object *out)
 static CORBA_Object resolve_ref(CORBA_ORB orb, const char *identifier, int depth,
                                 CORBA_Environment *ev);
 
-/* The key of "corbaloc:rir:[/KEY]" (after "corbaloc:rir:"), %XX escapes
- * decoded (RFC 2396, as corbaloc keys), into BUF of SIZE octets; an absent
- * or empty key is "NameService" (CORBA 3.0 13.6.10.2).  0, or -1 when
- * malformed (another address after rir:, a bad escape, a NUL, too long). */
-static int url_unescape(const char *s, size_t n, char *out);
-
-static int rir_key(const char *rest, char *buf, size_t size)
-{
-  if (*rest == '\0' || !strcmp(rest, "/")) {
-    snprintf(buf, size, "NameService");
-    return 0;
-  }
-  if (*rest != '/')
-    return -1; /* "rir:,iiop:..." or junk: rir stands alone */
-  size_t n = strlen(rest + 1);
-  return n < size ? url_unescape(rest + 1, n, buf) : -1;
-}
-
 static CORBA_Object object_from_string(CORBA_ORB orb, const char *str, int depth,
                                        CORBA_Environment *ev);
 
@@ -441,132 +425,33 @@ static void bad_url(CORBA_Environment *ev, unsigned minor)
                                       CORBA_COMPLETED_NO);
 }
 
-/* Decode %XX escapes of S (N octets) into OUT (N + 1 octets); -1 on a bad
- * escape or an escaped NUL. */
-static int url_unescape(const char *s, size_t n, char *out)
-{
-  size_t o = 0;
-  for (size_t i = 0; i < n; i++) {
-    int c = (unsigned char)s[i];
-    if (c == '%') {
-      int v = 0;
-      for (int k = 1; k <= 2; k++) {
-        int h = i + (size_t)k < n ? (unsigned char)s[i + (size_t)k] : 0, d;
-        if (h >= '0' && h <= '9')
-          d = h - '0';
-        else if (h >= 'a' && h <= 'f')
-          d = h - 'a' + 10;
-        else if (h >= 'A' && h <= 'F')
-          d = h - 'A' + 10;
-        else
-          return -1;
-        v = v * 16 + d;
-      }
-      if (v == 0)
-        return -1;
-      c = v;
-      i += 2;
-    }
-    out[o++] = (char)c;
-  }
-  out[o] = '\0';
-  return 0;
-}
-
 #ifdef CORBAORB_HAVE_COSNAMING
-/* A stringified CosNaming name (CosNaming 2.4: components split by '/',
- * id and kind by '.', '\\' escaping the next character; "." alone is an
- * empty id and kind) parsed in place in BUF into at most MAX components of
- * OUT; their id/kind point into BUF.  The count, or -1 when malformed (an
- * empty component, two dots, a trailing dot or backslash). */
-static long parse_string_name(char *buf, CosNaming_NameComponent *out, size_t max)
-{
-  size_t n = 0;
-  char *r = buf, *w = buf;
-  for (;;) {
-    if (n == max)
-      return -1;
-    char *id = w, *kind = NULL;
-    int any = 0;
-    while (*r && *r != '/') {
-      if (*r == '\\') {
-        if (!r[1])
-          return -1;
-        *w++ = r[1];
-        r += 2;
-        any = 1;
-      } else if (*r == '.') {
-        if (kind)
-          return -1;
-        *w++ = '\0';
-        kind = w;
-        r++;
-      } else {
-        *w++ = *r++;
-        any = 1;
-      }
-    }
-    int last = *r == '\0';
-    *w++ = '\0';
-    r++;
-    if (!any && !kind)
-      return -1; /* an empty component */
-    if (kind && !*kind && *id)
-      return -1; /* "id." */
-    out[n].id = id;
-    out[n].kind = kind ? kind : w - 1; /* the NUL just written: "" */
-    n++;
-    if (last)
-      return (long)n;
-  }
-}
-
 /* corbaname:ADDRS[/KEY][#NAME] (CORBA 3.0 13.6.10.3): the naming context
  * corbaloc:ADDRS/KEY (KEY default "NameService"), then NAME resolved in it. */
 static CORBA_Object corbaname_resolve(CORBA_ORB orb, const char *str, int depth,
                                       CORBA_Environment *ev)
 {
-  const char *addrs = str + 10, *hash = strchr(addrs, '#');
-  size_t alen = hash ? (size_t)(hash - addrs) : strlen(addrs);
-  if (alen == 0 || (hash && hash[1] == '\0')) {
-    bad_url(ev, 9);
-    return NULL;
-  }
-  int has_key = memchr(addrs, '/', alen) != NULL;
-  size_t blen = 9 + alen + (has_key ? 0 : 12) + 1;
-  size_t nlen = hash ? strlen(hash + 1) : 0;
-  char *base = malloc(blen + nlen + 1);
-  CosNaming_NameComponent *comp = NULL;
-  if (!base) {
-    SET_SYS(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_NO);
-    return NULL;
-  }
-  snprintf(base, blen, "corbaloc:%.*s%s", (int)alen, addrs, has_key ? "" : "/NameService");
-  long ncomp = 0;
-  char *name = base + blen;
-  if (hash) {
-    size_t max = 1;
-    for (const char *p = hash + 1; *p; p++)
-      max += *p == '/';
-    comp = malloc(max * sizeof *comp);
-    if (!comp) {
-      free(base);
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  iiop_corbaname cn;
+  int rc = iiop_corbaname_parse(str, &a, &cn);
+  if (rc != CDR_OK) {
+    cdr_arena_free(&a);
+    if (rc == CDR_E_NOMEM)
       SET_SYS(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_NO);
-      return NULL;
-    }
-    if (url_unescape(hash + 1, nlen, name) != 0 ||
-        (ncomp = parse_string_name(name, comp, max)) < 0) {
-      free(comp);
-      free(base);
+    else
       bad_url(ev, 9);
-      return NULL;
-    }
+    return NULL;
   }
-  CORBA_Object ctx = object_from_string(orb, base, depth + 1, ev);
+  CORBA_Object ctx = object_from_string(orb, cn.base, depth + 1, ev);
   CORBA_Object o = ctx;
-  if (ctx && hash) {
-    CosNaming_Name n = { (CORBA_unsigned_long)ncomp, (CORBA_unsigned_long)ncomp, comp,
-                         CORBA_FALSE };
+  if (ctx && cn.has_name) {
+    /* iiop_name_component and CosNaming_NameComponent: two string pointers */
+    _Static_assert(sizeof(iiop_name_component) == sizeof(CosNaming_NameComponent) &&
+                     offsetof(iiop_name_component, kind) == offsetof(CosNaming_NameComponent, kind),
+                   "one layout");
+    CosNaming_Name n = { (CORBA_unsigned_long)cn.ncomps, (CORBA_unsigned_long)cn.ncomps,
+                         (CosNaming_NameComponent *)cn.comps, CORBA_FALSE };
     o = CosNaming_NamingContext_resolve(ctx, &n, ev);
     if (ev && ev->_major == CORBA_USER_EXCEPTION) { /* NotFound, CannotProceed, InvalidName */
       CORBA_exception_free(ev);
@@ -575,8 +460,7 @@ static CORBA_Object corbaname_resolve(CORBA_ORB orb, const char *str, int depth,
     }
     corbaorb_object_release(ctx);
   }
-  free(comp);
-  free(base);
+  cdr_arena_free(&a);
   return o;
 }
 
@@ -599,7 +483,7 @@ static CORBA_Object object_from_string(CORBA_ORB orb, const char *str, int depth
   }
   if (orb && str && !strncasecmp(str, "corbaloc:rir:", 13)) {
     char key[256];
-    if (rir_key(str + 13, key, sizeof key) != 0 || depth >= MAX_RIR_DEPTH) {
+    if (iiop_rir_key(str + 13, key, sizeof key) != CDR_OK || depth >= MAX_RIR_DEPTH) {
       corbaorb_exception_set_system_minor(ev, ex_CORBA_BAD_PARAM, 0x4f4d0000u | 9,
                                           CORBA_COMPLETED_NO);
       return NULL;

@@ -54,6 +54,7 @@
 #include <iiop/conn.h>
 #include <iiop/ior.h>
 #include <iiop/msg.h>
+#include <iiop/naming.h>
 #include <iiop/orb.h>
 #include "connection.h"
 #include "internal.h"
@@ -173,6 +174,13 @@ struct iiop_call {
   giop_service_context sc[IIOP_SC_ADD_MAX];
 };
 
+/* One initial reference: ID -> URL (both copied, one block). */
+struct initref {
+  struct initref *next;
+  char *url;
+  char id[];
+};
+
 struct iiop_client {
   iiop_client_opts o;
   const cdr_allocator *alloc;/* o.alloc, or the global one */
@@ -188,6 +196,7 @@ struct iiop_client {
   int closing;               /* atomic */
   pthread_mutex_t err_mu;    /* err */
   char err[IIOP_CLIENT_ERROR_MAX]; /* the last connection failure's reason ("" none) */
+  struct initref *irefs;     /* iiop_client_set_initial_reference(), under err_mu */
   uint64_t stats[6];         /* atomic: iiop_client_stats, in its order */
   unsigned nic;              /* atomic: interceptors published (written under mu) */
   iiop_client_interceptor ic[IIOP_INTERCEPTORS_MAX];
@@ -584,10 +593,18 @@ static int profile_target(iiop_client *cl, const iiop_profile *p, uint16_t *port
 
 static int has_prefix(const char *s, const char *p) { return strncasecmp(s, p, strlen(p)) == 0; }
 
+static int resolve_at(iiop_client *c, const char *str, int depth, iiop_ref **out);
+
 int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out)
 {
   if (!c || !str || !out)
     return CDR_E_INVALID;
+  return resolve_at(c, str, 0, out);
+}
+
+/* IOR: and corbaloc: URLs other than rir:. */
+static int resolve_plain(iiop_client *c, const char *str, iiop_ref **out)
+{
   iiop_ref *r = iiop__malloc(c->alloc, sizeof *r);
   if (!r)
     return CDR_E_NOMEM;
@@ -852,6 +869,213 @@ void iiop_ref_free(iiop_ref *r)
   pthread_mutex_destroy(&r->mu);
   cdr_arena_free(&r->arena);
   iiop__free(r->cl->alloc, r);
+}
+
+/* ---------------------------------------------------------------- initial references, corbaname */
+
+int iiop_client_set_initial_reference(iiop_client *c, const char *id, const char *url)
+{
+  if (!c || !id || !*id)
+    return CDR_E_INVALID;
+  struct initref *n = NULL;
+  if (url) {
+    size_t il = strlen(id) + 1, ul = strlen(url) + 1;
+    n = iiop__malloc(c->alloc, sizeof *n + il + ul);
+    if (!n)
+      return CDR_E_NOMEM;
+    memcpy(n->id, id, il);
+    n->url = n->id + il;
+    memcpy(n->url, url, ul);
+  }
+  pthread_mutex_lock(&c->err_mu);
+  struct initref **pp = &c->irefs, *old = NULL;
+  for (; *pp; pp = &(*pp)->next)
+    if (!strcmp((*pp)->id, id)) {
+      old = *pp;
+      *pp = old->next;
+      break;
+    }
+  if (n) {
+    n->next = c->irefs;
+    c->irefs = n;
+  }
+  pthread_mutex_unlock(&c->err_mu);
+  iiop__free(c->alloc, old);
+  return CDR_OK;
+}
+
+/* The URL of initial reference ID, copied into A; NULL if none (or no
+ * memory: *NOMEM set). */
+static char *initref_get(iiop_client *c, const char *id, cdr_arena *a, int *nomem)
+{
+  char *u = NULL;
+  pthread_mutex_lock(&c->err_mu);
+  for (struct initref *ir = c->irefs; ir; ir = ir->next)
+    if (!strcmp(ir->id, id)) {
+      size_t n = strlen(ir->url) + 1;
+      u = cdr_arena_alloc(a, n, 1);
+      if (u)
+        memcpy(u, ir->url, n);
+      else
+        *nomem = 1;
+      break;
+    }
+  pthread_mutex_unlock(&c->err_mu);
+  return u;
+}
+
+/* How many rir: and corbaname: indirections one resolve follows (an
+ * initial reference may itself be "corbaloc:rir:/..."), as libcorbaorb. */
+#define MAX_RESOLVE_DEPTH 8
+
+#define NS_NOTFOUND "IDL:omg.org/CosNaming/NamingContext/NotFound:1.0"
+#define NS_CANNOTPROCEED "IDL:omg.org/CosNaming/NamingContext/CannotProceed:1.0"
+#define NS_INVALIDNAME "IDL:omg.org/CosNaming/NamingContext/InvalidName:1.0"
+
+/* Append S to B (CAP octets, *LEN used, kept NUL-terminated; what does
+ * not fit is cut), '/', '.' and '\\' escaped by '\\' when ESC. */
+static void text_put(char *b, size_t cap, size_t *len, const char *s, int esc)
+{
+  for (; *s && *len + 1 < cap; s++) {
+    if (esc && (*s == '/' || *s == '.' || *s == '\\')) {
+      if (*len + 2 >= cap)
+        break;
+      b[(*len)++] = '\\';
+    }
+    b[(*len)++] = *s;
+  }
+  b[*len] = '\0';
+}
+
+/* Append to B (CAP octets, *LEN used) the string name (Naming Service 2.4,
+ * escaped) of the sequence<NameComponent> at I: "a\\.b.k/c"; the stream's
+ * status. */
+static int read_name_text(cdr_in *i, char *b, size_t cap, size_t *len)
+{
+  uint32_t n = cdr_get_ulong(i);
+  for (uint32_t k = 0; k < n && cdr_in_status(i) == CDR_OK; k++) {
+    const char *id = "", *kind = "";
+    uint32_t l;
+    if (cdr_get_string_view(i, &id, &l) != CDR_OK || cdr_get_string_view(i, &kind, &l) != CDR_OK)
+      break;
+    if (k)
+      text_put(b, cap, len, "/", 0);
+    text_put(b, cap, len, id, 1);
+    if (*kind || !*id) {
+      text_put(b, cap, len, ".", 0);
+      text_put(b, cap, len, kind, 1);
+    }
+  }
+  return cdr_in_status(i);
+}
+
+/* NamingContext::resolve(N) on CTX (Naming Service 1.3, 2.2.5: in
+ * sequence<NameComponent{string id; string kind}>, returns Object), the
+ * reply's reference resolved as an IOR into *OUT. */
+static int naming_resolve(iiop_client *c, iiop_ref *ctx, const char *url,
+                          const iiop_corbaname *cn, iiop_ref **out)
+{
+  iiop_call *call;
+  cdr_out *args;
+  int rc = iiop_call_begin(ctx, "resolve", 0, &call, &args);
+  if (rc != CDR_OK)
+    return rc;
+  cdr_put_ulong(args, (uint32_t)cn->ncomps);
+  for (size_t k = 0; k < cn->ncomps; k++) {
+    cdr_put_string(args, cn->comps[k].id);
+    cdr_put_string(args, cn->comps[k].kind);
+  }
+  cdr_in *res = NULL;
+  rc = iiop_call_invoke(call, &res);
+  if (rc == CDR_OK) {
+    iiop_ior ior;
+    char *s = NULL;
+    rc = iiop_ior_read(res, &ior);
+    if (rc == CDR_OK && ior.nprofiles == 0) {
+      client_why(c, "%s: bound to a nil reference", url);
+      rc = CDR_E_NOTFOUND;
+    }
+    if (rc == CDR_OK)
+      rc = iiop_ior_to_string(&ior, CDR_HOST_ORDER, cdr_in_arena(res), &s);
+    if (rc == CDR_OK)
+      rc = resolve_plain(c, s, out);
+  } else if (rc == IIOP_R_USER_EXCEPTION) {
+    const char *id = "";
+    uint32_t l;
+    char text[IIOP_CLIENT_ERROR_MAX / 2];
+    size_t tl = 0;
+    text[0] = 0;
+    rc = cdr_get_string_view(res, &id, &l);
+    if (rc == CDR_OK && !strcmp(id, NS_NOTFOUND)) {
+      static const char *const why[] = { "missing_node", "not_context", "not_object" };
+      uint32_t w = cdr_get_ulong(res);
+      text_put(text, sizeof text, &tl, " (", 0);
+      text_put(text, sizeof text, &tl, w < 3 ? why[w] : "?", 0);
+      text_put(text, sizeof text, &tl, ", rest of name ", 0);
+      (void)read_name_text(res, text, sizeof text, &tl);
+      text_put(text, sizeof text, &tl, ")", 0);
+      rc = CDR_E_NOTFOUND;
+    } else if (rc == CDR_OK && !strcmp(id, NS_CANNOTPROCEED)) {
+      rc = CDR_E_NOTFOUND;
+    } else if (rc == CDR_OK && !strcmp(id, NS_INVALIDNAME)) {
+      rc = CDR_E_INVALID;
+    } else if (rc == CDR_OK) {
+      rc = CDR_E_TYPE; /* resolve raises no other user exception */
+    }
+    client_why(c, "%s: %s%s", url, id, text);
+  } else if (rc == IIOP_R_SYSTEM_EXCEPTION) {
+    const giop_system_exception *se = iiop_call_exception(call);
+    client_why(c, "%s: resolve raised %s (minor 0x%08x)", url, se->repo_id,
+               (unsigned)se->minor);
+    rc = CDR_E_NOTFOUND;
+  }
+  iiop_call_end(call);
+  return rc;
+}
+
+static int resolve_at(iiop_client *c, const char *str, int depth, iiop_ref **out)
+{
+  int rir = has_prefix(str, "corbaloc:rir:"), cname = has_prefix(str, "corbaname:");
+  if (!rir && !cname)
+    return resolve_plain(c, str, out);
+  if (depth >= MAX_RESOLVE_DEPTH) {
+    client_why(c, "%s: more than %d rir:/corbaname: indirections", str, MAX_RESOLVE_DEPTH);
+    return CDR_E_LIMIT;
+  }
+  cdr_arena a;
+  cdr_arena_init(&a, c->alloc);
+  int rc;
+  if (rir) {
+    char key[256];
+    int nomem = 0;
+    rc = iiop_rir_key(str + 13, key, sizeof key);
+    if (rc == CDR_E_LIMIT)
+      rc = CDR_E_INVALID;
+    if (rc == CDR_E_INVALID)
+      client_why(c, "%s: malformed corbaloc:rir: URL", str);
+    const char *url = rc == CDR_OK ? initref_get(c, key, &a, &nomem) : NULL;
+    if (rc == CDR_OK && !url) {
+      if (!nomem)
+        client_why(c, "%s: no initial reference \"%s\"", str, key);
+      rc = nomem ? CDR_E_NOMEM : CDR_E_NOTFOUND;
+    }
+    if (rc == CDR_OK)
+      rc = resolve_at(c, url, depth + 1, out);
+  } else {
+    iiop_corbaname cn;
+    iiop_ref *ctx = NULL;
+    rc = iiop_corbaname_parse(str, &a, &cn);
+    if (rc == CDR_E_INVALID)
+      client_why(c, "%s: malformed corbaname URL", str);
+    if (rc == CDR_OK)
+      rc = resolve_at(c, cn.base, depth + 1, cn.has_name ? &ctx : out);
+    if (rc == CDR_OK && cn.has_name) {
+      rc = naming_resolve(c, ctx, str, &cn, out);
+      iiop_ref_free(ctx);
+    }
+  }
+  cdr_arena_free(&a);
+  return rc;
 }
 
 /* ---------------------------------------------------------------- calls */
@@ -1815,6 +2039,11 @@ void iiop_client_free(iiop_client *c)
     iiop_call *call = c->free_calls;
     c->free_calls = call->next_free;
     call_destroy(call);
+  }
+  while (c->irefs) {
+    struct initref *ir = c->irefs;
+    c->irefs = ir->next;
+    iiop__free(c->alloc, ir);
   }
   iiop_tls_ctx_free(c->tls);
   iiop__free(c->alloc, c->ca_file);

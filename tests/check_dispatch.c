@@ -604,6 +604,7 @@ START_TEST(test_status_table)
     { CDR_E_WCHAR_GIOP10, "wchar/wstring not allowed in GIOP 1.0", "MARSHAL", 5 },
     { CDR_E_BADKIND, "operation not defined for the TypeCode's kind", "BAD_PARAM", 0 },
     { CDR_E_BOUNDS, "member index out of bounds", "BAD_PARAM", 0 },
+    { CDR_E_NOTFOUND, "name not found", "BAD_PARAM", 10 },
   };
   for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
     ck_assert_int_eq(want[k].st, -(int)k); /* the values run from 0 down */
@@ -631,11 +632,11 @@ START_TEST(test_status_table)
     }
   }
   /* Outside the table. */
-  ck_assert_str_eq(cdr_strerror(-23), "unknown error");
+  ck_assert_str_eq(cdr_strerror(-24), "unknown error");
   ck_assert_str_eq(cdr_strerror(1), "unknown error");
-  ck_assert_str_eq(cdr_status_exception(-23), "MARSHAL");
+  ck_assert_str_eq(cdr_status_exception(-24), "MARSHAL");
   ck_assert_str_eq(cdr_status_exception(IIOP_R_USER_EXCEPTION), "MARSHAL");
-  ck_assert_uint_eq(cdr_status_minor(-23), 0);
+  ck_assert_uint_eq(cdr_status_minor(-24), 0);
   /* A failure without a reason (whatever its message: a copy of a
    * reason's, none): the status; no failure: CDR_OK. */
   static const struct {

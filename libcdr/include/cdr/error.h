@@ -34,6 +34,10 @@
  *   CLOSED       the connection was closed (libiiop)
  *   BADKIND      a TypeCode operation its kind does not have (TypeCode::BadKind)
  *   BOUNDS       a TypeCode member index past its members (TypeCode::Bounds)
+ *   NOTFOUND     a name or initial reference is not bound (libiiop's corbaname: and
+ *                corbaloc:rir: URLs: the naming service raised NotFound or
+ *                CannotProceed, or no such initial reference); BAD_PARAM 10, the
+ *                OMG's "string_to_object conversion failed" minor code
  *
  * Reasons.  Two rows (NO_WCHAR, WCHAR_GIOP10) are never returned: they refine a broader status
  * that a stream records.  The stream keeps the reason as a value next to
@@ -79,7 +83,8 @@ extern "C" {
   X(E_NO_WCHAR, -19, "no wchar transmission code set negotiated", "BAD_PARAM", 23)          \
   X(E_WCHAR_GIOP10, -20, "wchar/wstring not allowed in GIOP 1.0", "MARSHAL", 5)         \
   X(E_BADKIND, -21, "operation not defined for the TypeCode's kind", "BAD_PARAM", 0)      \
-  X(E_BOUNDS, -22, "member index out of bounds", "BAD_PARAM", 0)
+  X(E_BOUNDS, -22, "member index out of bounds", "BAD_PARAM", 0)                          \
+  X(E_NOTFOUND, -23, "name not found", "BAD_PARAM", 10)
 
 typedef enum cdr_status {
 #define CDR__STATUS_ENUM(name, value, message, exception, minor) CDR_##name = value,

@@ -1,9 +1,9 @@
 /* iiop/orb.h - an IIOP client and a multi-threaded IIOP server (OMG CORBA
  * 3.x, Part 2, GIOP and IIOP chapters).
  *
- * Client: resolve a stringified IOR or a corbaloc URL to a reference,
- * then call operations on it: begin a call (get a CDR stream for the
- * arguments), invoke (send, wait for the reply: get a CDR stream over the
+ * Client: resolve a stringified IOR, a corbaloc or a corbaname URL to a
+ * reference, then call operations on it: begin a call (get a CDR stream
+ * for the arguments), invoke (send, wait for the reply: get a CDR stream over the
  * result), end (give everything back to the pools).  Connections are shared
  * by every thread calling the same endpoint; replies are matched to callers
  * by request ID.  The first request on a connection carries the CodeSets
@@ -124,17 +124,37 @@ IIOP_API void iiop_client_free(iiop_client *c);
 #define IIOP_CLIENT_ERROR_MAX 640
 IIOP_API size_t iiop_client_last_error(iiop_client *c, char *buf, size_t cap);
 
-/* Resolve "IOR:..." or "corbaloc:..." to a reference.  An IOR's first IIOP
- * profile is used: its GIOP version, its code sets (TAG_CODE_SETS,
- * negotiated with the client's natives) and, when it has TAG_SSL_SEC_TRANS
- * and the client a CA file, TLS to the component's port.  A corbaloc URL's
- * first address is used: GIOP 1.0 unless "1.x@" says otherwise, char
- * ISO-8859-1 and no wchar code set (no code-set component).  Errors:
- * CDR_E_INVALID (BAD_PARAM: malformed), MARSHAL-class (bad IOR octets),
+/* Resolve "IOR:...", "corbaloc:..." or "corbaname:..." to a reference.  An
+ * IOR's first IIOP profile is used: its GIOP version, its code sets
+ * (TAG_CODE_SETS, negotiated with the client's natives) and, when it has
+ * TAG_SSL_SEC_TRANS and the client a CA file, TLS to the component's port.
+ * A corbaloc URL's first address is used: GIOP 1.0 unless "1.x@" says
+ * otherwise, char ISO-8859-1 and no wchar code set (no code-set
+ * component).  "corbaloc:rir:[/KEY]" (KEY default "NameService") is the
+ * URL iiop_client_set_initial_reference() gave KEY, resolved in turn.
+ * "corbaname:ADDRS[/KEY][#NAME]" (CORBA 3.x Part 2, corbaname URL; ADDRS
+ * as corbaloc's, or "rir:"; KEY default "NameService"): the naming context
+ * corbaloc:ADDRS/KEY, and with a NAME (%XX-escaped, a string name as
+ * iiop/naming.h parses it) one NamingContext::resolve call on it,
+ * connecting (GIOP 1.0 unless ADDRS says otherwise) and waiting as any
+ * call; the reference it returns is then resolved as an IOR.  At most 8
+ * rir: / corbaname: indirections are followed (an initial reference may be
+ * another rir: or corbaname: URL).  Errors: CDR_E_INVALID (BAD_PARAM:
+ * malformed, including a corbaname NAME iiop_name_parse() refuses and
+ * InvalidName from the service), MARSHAL-class (bad IOR octets),
  * CDR_E_UNSUPPORTED (no IIOP profile, or TLS only and no CA file),
- * CDR_E_TLS (tls_policy IIOP_TLS_REQUIRED cannot be met: no CA file, or the
- * reference offers no TLS port; iiop_client_last_error() says which),
- * CDR_E_NOMEM.  Nothing is connected yet. */
+ * CDR_E_TLS (tls_policy IIOP_TLS_REQUIRED cannot be met: no CA file, or
+ * the reference offers no TLS port; iiop_client_last_error() says which),
+ * CDR_E_NOTFOUND (no such initial reference; the service raised NotFound
+ * or CannotProceed, or a system exception, or the name is bound to nil),
+ * CDR_E_LIMIT (more than 8 indirections), iiop_call_invoke()'s errors for
+ * the resolve call (CDR_E_IO: the service does not answer, CDR_E_TIMEOUT),
+ * CDR_E_NOMEM.  For every rir:/corbaname: failure but CDR_E_NOMEM,
+ * iiop_client_last_error() names it, e.g. "corbaname::h:2809#a/b:
+ * IDL:omg.org/CosNaming/NamingContext/NotFound:1.0 (missing_node, rest of
+ * name a/b)" or "corbaloc:rir:/X: no initial reference \"X\"".  Nothing
+ * is connected for an IOR or corbaloc URL; corbaname connects to the
+ * naming service (not to the object it names). */
 IIOP_API int iiop_client_resolve(iiop_client *c, const char *str, iiop_ref **out) IIOP_WUR;
 IIOP_API void iiop_ref_free(iiop_ref *r);
 
@@ -180,6 +200,14 @@ IIOP_API void iiop_ref_free(iiop_ref *r);
 IIOP_API int iiop_ref_set_timeout(iiop_ref *r, int ms);
 /* R's call timeout as set (IIOP_TIMEOUT_INHERIT when none is, or R NULL). */
 IIOP_API int iiop_ref_timeout(const iiop_ref *r);
+/* Make URL (copied; any string iiop_client_resolve() takes) the initial
+ * reference ID (copied, e.g. "NameService") of C, for "corbaloc:rir:/ID"
+ * and "corbaname:rir:[/ID]#NAME"; replaces an earlier one; URL NULL
+ * removes it.  Nothing is resolved or checked until it is used.  Memory
+ * from C's allocator, freed with C.  Thread-safe.  Errors: CDR_E_INVALID
+ * (C or ID NULL, ID empty), CDR_E_NOMEM. */
+IIOP_API int iiop_client_set_initial_reference(iiop_client *c, const char *id,
+                                               const char *url) IIOP_WUR;
 
 /* Begin a call of OPERATION on R: *ARGS is the stream to write the
  * arguments into (GIOP 1.2 body alignment done), in R's GIOP version and

@@ -237,16 +237,19 @@ def flags(ctx, t):
     return " | ".join(f)
 
 
-def has_values(ctx, t, seen):
-    """Whether a value of T may hold values (valuetypes; an any may)."""
+def may_hold(ctx, t, kinds, seen):
+    """Whether a value of T may hold a value of one of KINDS (kind names,
+    e.g. "value" or "objref"), through sequences, arrays, struct, union and
+    exception members; SEEN (ids of declarations already walked) ends
+    recursion through recursive types."""
     t = ctx.unalias(t)
     k = ctx.kind(t)
-    if k in ("value", "any"):
+    if k in kinds:
         return True
     if k == "sequence":
-        return has_values(ctx, t.seqType(), seen)
+        return may_hold(ctx, t.seqType(), kinds, seen)
     if k == "array":
-        return has_values(ctx, t.decl().alias().aliasType(), seen)
+        return may_hold(ctx, t.decl().alias().aliasType(), kinds, seen)
     if k in ("struct", "union", "except"):
         decl = t.decl()
         if isinstance(decl, (idlast.StructForward, idlast.UnionForward)):
@@ -255,32 +258,19 @@ def has_values(ctx, t, seen):
             return False
         seen.add(id(decl))
         if k == "union":
-            return any(has_values(ctx, c.caseType(), seen) for c in decl.cases())
-        return any(has_values(ctx, m.memberType(), seen) for m in decl.members())
+            return any(may_hold(ctx, c.caseType(), kinds, seen) for c in decl.cases())
+        return any(may_hold(ctx, m.memberType(), kinds, seen) for m in decl.members())
     return False
+
+
+def has_values(ctx, t, seen):
+    """Whether a value of T may hold values (valuetypes; an any may)."""
+    return may_hold(ctx, t, ("value", "any"), seen)
 
 
 def has_refs(ctx, t, seen):
     """Whether a value of T may hold object references (an any may)."""
-    t = ctx.unalias(t)
-    k = ctx.kind(t)
-    if k in ("objref", "any"):
-        return True
-    if k == "sequence":
-        return has_refs(ctx, t.seqType(), seen)
-    if k == "array":
-        return has_refs(ctx, t.decl().alias().aliasType(), seen)
-    if k in ("struct", "union", "except"):
-        decl = t.decl()
-        if isinstance(decl, (idlast.StructForward, idlast.UnionForward)):
-            decl = decl.fullDecl()
-        if id(decl) in seen:
-            return False
-        seen.add(id(decl))
-        if k == "union":
-            return any(has_refs(ctx, c.caseType(), seen) for c in decl.cases())
-        return any(has_refs(ctx, m.memberType(), seen) for m in decl.members())
-    return False
+    return may_hold(ctx, t, ("objref", "any"), seen)
 
 
 def emit_optable(ctx, w, tag, op):

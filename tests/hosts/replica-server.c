@@ -15,7 +15,8 @@
  * when a CORBA call fails (printed), 2 for usage.
  *
  * The naming calls go through the CosNaming stubs that idl2c generates
- * from omniORB's CosNaming.idl (examples/gen/), the server's own.
+ * from omniORB's CosNaming.idl (the sources of libcorbaorb/gen/, compiled
+ * into this program: the library's own copies are hidden).
  */
 #include <errno.h>
 #include <pthread.h>

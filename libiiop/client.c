@@ -122,6 +122,7 @@ typedef struct scblock {
  * a lock; MU guards only the list (the forward path). */
 struct iiop_ref {
   iiop_client *cl;
+  const cdr_allocator *alloc;/* cl->alloc: iiop_ref_free() may come after iiop_client_free() */
   endpoint *ep;
   const uint8_t *key;
   uint32_t key_len;
@@ -610,6 +611,7 @@ static int resolve_plain(iiop_client *c, const char *str, iiop_ref **out)
     return CDR_E_NOMEM;
   memset(r, 0, sizeof *r);
   r->cl = c;
+  r->alloc = c->alloc;
   cdr_arena_init(&r->arena, c->alloc);
 
   const char *host;
@@ -729,11 +731,11 @@ int iiop_ref_timeout(const iiop_ref *r)
 
 /* ---------------------------------------------------------------- a reference's contexts */
 
-static void sc_free_list(iiop_client *cl, scblock *b)
+static void sc_free_list(const cdr_allocator *alloc, scblock *b)
 {
   while (b) {
     scblock *n = b->next;
-    iiop__free(cl->alloc, b);
+    iiop__free(alloc, b);
     b = n;
   }
 }
@@ -760,7 +762,7 @@ static void sc_publish(iiop_ref *r, scblock *nb)
     r->sc_old = old;
   }
   if (__atomic_load_n(&r->sc_users, __ATOMIC_SEQ_CST) == 0) {
-    sc_free_list(r->cl, r->sc_old);
+    sc_free_list(r->alloc, r->sc_old);
     r->sc_old = NULL;
   }
 }
@@ -792,7 +794,7 @@ static scblock *sc_edit(iiop_ref *r, uint32_t id, const void *data, size_t len, 
     total += len;
   if (n - (del ? 1 : 0) + (at == n ? 1 : 0) == 0)
     return NULL;
-  scblock *b = iiop__malloc(r->cl->alloc, sizeof *b + (total ? total : 1));
+  scblock *b = iiop__malloc(r->alloc, sizeof *b + (total ? total : 1));
   if (!b) {
     *rc = CDR_E_NOMEM;
     return NULL;
@@ -862,13 +864,13 @@ void iiop_ref_free(iiop_ref *r)
   while (r->targets) {
     target *t = r->targets;
     r->targets = t->next;
-    iiop__free(r->cl->alloc, t);
+    iiop__free(r->alloc, t);
   }
-  sc_free_list(r->cl, r->sc_old);
-  sc_free_list(r->cl, r->sc);
+  sc_free_list(r->alloc, r->sc_old);
+  sc_free_list(r->alloc, r->sc);
   pthread_mutex_destroy(&r->mu);
   cdr_arena_free(&r->arena);
-  iiop__free(r->cl->alloc, r);
+  iiop__free(r->alloc, r);
 }
 
 /* ---------------------------------------------------------------- initial references, corbaname */
@@ -1612,7 +1614,7 @@ static target *target_get(iiop_ref *r, endpoint *ep, const uint8_t *key, uint32_
     if (t->ep == ep && t->key_len == key_len && (key_len == 0 || memcmp(t->key, key, key_len) == 0))
       break;
   if (!t && r->ntargets < FWD_TARGETS_MAX) {
-    t = iiop__malloc(r->cl->alloc, sizeof *t + (key_len ? key_len : 1));
+    t = iiop__malloc(r->alloc, sizeof *t + (key_len ? key_len : 1));
     if (t) {
       uint8_t *k = (uint8_t *)(t + 1);
       if (key_len)

@@ -71,7 +71,8 @@ typedef struct iiop_client_opts {
                               * cdr_mem_global(), and libcdr's pooled stream buffers).
                               * Not from it: the per-thread arenas calls decode into
                               * (cdr_arena_get()) and OpenSSL's memory.  It must outlive
-                              * the client. */
+                              * the client and its references (iiop_ref_free() may
+                              * come after iiop_client_free()). */
   iiop_limits limits;        /* iiop/limits.h: max_message, max_fragmented (a reply),
                               * max_string, max_sequence, max_depth (the result stream),
                               * handshake_timeout_ms (within the call's), call_timeout_ms;

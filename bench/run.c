@@ -134,7 +134,7 @@ static const struct {
 };
 
 static const char *const sys_name[N_SYS] = { "ours", "ours_frag1024", "ours_idl", "omniorb",
-                                                     "floor" };
+                                              "floor" };
 
 typedef struct cell {
   bool failed;                 /* stop running it; the reason was printed */

@@ -117,7 +117,10 @@ extern char **environ;
 /* ---------------------------------------------------------------- the matrix */
 
 enum { SC_PING, SC_GRAPH, SC_STRING, N_SCEN };
-enum { SYS_OURS, SYS_FRAG, SYS_OMNI, SYS_FLOOR, N_SYS };
+/* SYS_IDL: Bench::Echo's server on idl2c's skeleton and libcorbaorb
+ * (bench/idl-bench), called by our native client as SYS_OURS is: only the
+ * server differs from SYS_OURS's. */
+enum { SYS_OURS, SYS_FRAG, SYS_IDL, SYS_OMNI, SYS_FLOOR, N_SYS };
 
 static const struct {
   const char *name;
@@ -130,7 +133,8 @@ static const struct {
   { "string", "--size", "65536", 300, 40 },
 };
 
-static const char *const sys_name[N_SYS] = { "ours", "ours_frag1024", "omniorb", "floor" };
+static const char *const sys_name[N_SYS] = { "ours", "ours_frag1024", "ours_idl", "omniorb",
+                                              "floor" };
 
 typedef struct cell {
   bool failed;                 /* stop running it; the reason was printed */
@@ -182,6 +186,7 @@ static bool g_any_failure;
 
 static char g_top[PATH_MAX], g_benchdir[PATH_MAX];
 static char g_ours[PATH_MAX + 16], g_floor[PATH_MAX + 16], g_mcount[PATH_MAX + 32];
+static char g_idl[PATH_MAX + 16];
 static char g_omni_srv[PATH_MAX], g_omni_cli[PATH_MAX];
 static char g_valgrind[PATH_MAX], g_gnuplot[PATH_MAX];
 static char g_tmp[512];
@@ -453,7 +458,7 @@ static char **make_env(const char *const *set)
 }
 
 static char **g_env_plain;
-static char g_ldpath_var[3 * PATH_MAX];
+static char g_ldpath_var[4 * PATH_MAX + 128];
 
 typedef struct proc {
   pid_t pid;
@@ -761,6 +766,12 @@ static int start_server(int sys, server *s, char *const envp[], const char *vg_o
       av_add(&a, "1024");
     }
     break;
+  case SYS_IDL:
+    av_add(&a, g_idl);
+    av_add(&a, "server");
+    av_add(&a, "--listen");
+    av_add(&a, "127.0.0.1:0");
+    break;
   case SYS_OMNI:
     av_add(&a, g_omni_srv);
     av_add(&a, "--listen");
@@ -826,6 +837,7 @@ static int run_client_t(int sys, int sc, const char *target, unsigned long calls
   switch (sys) {
   case SYS_OURS:
   case SYS_FRAG:
+  case SYS_IDL:
   case SYS_OMNI:
     av_add(&a, sys == SYS_OMNI ? g_omni_cli : g_ours);
     if (sys != SYS_OMNI)
@@ -1772,13 +1784,14 @@ static void print_table(void)
              req_octets[sc], rep_octets[sc]);
   }
   printf("\nratios of the medians: server CPU per call (p50 latency)\n");
-  printf("%-7s %-20s %-20s %-20s %-20s\n", "", "ours/omniORB", "ours/floor",
-         "frag1024/omniORB", "frag1024/floor");
+  printf("%-7s %-20s %-20s %-20s %-20s %-20s\n", "", "ours/omniORB", "ours/floor",
+         "frag1024/omniORB", "frag1024/floor", "ours_idl/ours");
   for (int sc = 0; sc < N_SCEN; sc++) {
     printf("%-7s", scen[sc].name);
-    static const int pairs[4][2] = { { SYS_OURS, SYS_OMNI }, { SYS_OURS, SYS_FLOOR },
-                                     { SYS_FRAG, SYS_OMNI }, { SYS_FRAG, SYS_FLOOR } };
-    for (int k = 0; k < 4; k++) {
+    static const int pairs[5][2] = { { SYS_OURS, SYS_OMNI }, { SYS_OURS, SYS_FLOOR },
+                                     { SYS_FRAG, SYS_OMNI }, { SYS_FRAG, SYS_FLOOR },
+                                     { SYS_IDL, SYS_OURS } };
+    for (int k = 0; k < 5; k++) {
       int a = pairs[k][0], b = pairs[k][1];
       char s[64] = "-";
       if (cell_has(sc, a) && cell_has(sc, b)) {
@@ -1787,6 +1800,24 @@ static void print_table(void)
                  median(x->p50, x->n) / median(y->p50, y->n));
       }
       printf(" %-20s", s);
+    }
+    printf("\n");
+  }
+  /* The generated server against the native one: server instructions per
+   * call (what the C mapping's skeleton and POA add to the same libiiop). */
+  bool idl_instr = false;
+  for (int sc = 0; sc < N_SCEN; sc++)
+    idl_instr |= cells[sc][SYS_IDL].have_instr && cells[sc][SYS_OURS].have_instr;
+  if (idl_instr) {
+    printf("\nserver instructions per call, ours_idl/ours (idl2c's skeleton over libcorbaorb "
+           "against the\nhand-written servant, same client):");
+    for (int sc = 0; sc < N_SCEN; sc++) {
+      const cell *x = &cells[sc][SYS_IDL], *y = &cells[sc][SYS_OURS];
+      if (x->have_instr && y->have_instr && y->instr_pc > 0)
+        printf(" %s %.3f (%+.0f)", scen[sc].name, x->instr_pc / y->instr_pc,
+               x->instr_pc - y->instr_pc);
+      else
+        printf(" %s -", scen[sc].name);
     }
     printf("\n");
   }
@@ -1850,9 +1881,9 @@ static void write_chart(const char *png)
              "set multiplot layout %d,3 title 'server CPU per call, us (median of %lu rounds, "
              "range) -- %s'\n"
              "set style fill solid 0.7 border -1\nset boxwidth 0.6\nset yrange [0:*]\n"
-             "set xrange [0.3:4.7]\nset grid ytics\nunset key\n"
+             "set xrange [0.3:%d.7]\nset grid ytics\nunset key\n"
              "set xtics rotate by -20\n", trows ? 900 : 450, png, trows ? 2 : 1, ro.rounds,
-             mach.cpu);
+             mach.cpu, N_SYS);
   for (int sc = 0; sc < N_SCEN; sc++)
     fprintf(g, "set title '%s'\nplot '%s' index %d using 2:3:(0.6):2:xtic(1) with boxes "
                "lc variable, '' index %d using 2:3:4:5 with yerrorbars lc rgb 'black' lw 1.5 ps 0\n",
@@ -1910,13 +1941,15 @@ static bool find_helpers(void)
         top ? "" : " (or point IIOP_BENCH_BUILDDIR at the build folder)");
     ok = false;
   }
-  char d1[PATH_MAX + 16], d2[PATH_MAX + 16];
+  char d1[PATH_MAX + 16], d2[PATH_MAX + 16], d3[PATH_MAX + 24];
   snprintf(d1, sizeof d1, "%s/libiiop/.libs", g_top);
   snprintf(d2, sizeof d2, "%s/libcdr/.libs", g_top);
+  snprintf(d3, sizeof d3, "%s/libcorbaorb/.libs", g_top);
   if (is_dir(d1) && is_dir(d2)) {
     const char *old = getenv("LD_LIBRARY_PATH");
-    snprintf(g_ldpath_var, sizeof g_ldpath_var, "LD_LIBRARY_PATH=%s:%s%s%s", d1, d2,
-             old && *old ? ":" : "", old && *old ? old : "");
+    bool orb = is_dir(d3);
+    snprintf(g_ldpath_var, sizeof g_ldpath_var, "LD_LIBRARY_PATH=%s:%s%s%s%s%s", d1, d2,
+             orb ? ":" : "", orb ? d3 : "", old && *old ? ":" : "", old && *old ? old : "");
   }
   sys_ok[SYS_OURS] = sys_ok[SYS_FRAG] = ok;
   if (ok && sanitized(g_ours)) {
@@ -1924,6 +1957,14 @@ static bool find_helpers(void)
     say("iiop-bench run: warning: %s is built with a sanitizer (configure "
         "--enable-sanitizers?): its figures are not representative, and its allocations "
         "cannot be counted", g_ours);
+  }
+  sys_ok[SYS_IDL] = ok && find_program(g_benchdir, "idl-bench", g_idl, sizeof g_idl);
+  if (sys_ok[SYS_IDL]) {
+    sys_sanitized[SYS_IDL] = sanitized(g_idl);
+  } else if (ok) {
+    snprintf(sys_why[SYS_IDL], sizeof sys_why[0], "missing %s/idl-bench: build it with "
+             "`make bench/idl-bench`; the ours_idl row will be null", g_benchdir);
+    sys_short[SYS_IDL] = "not run: bench/idl-bench missing";
   }
 
   sys_ok[SYS_FLOOR] = find_program(g_benchdir, "tcp-floor", g_floor, sizeof g_floor);
@@ -2066,7 +2107,8 @@ static void run_usage(FILE *f)
         "                      [--json FILE] [--chart FILE.png | --no-chart]\n"
         "                      [--cpus S,C | --no-pin] [--threads LIST]\n"
         "Server CPU per call, calls/s, p50/p99 latency and allocations per call of our\n"
-        "IIOP stack (default fragment size and 1024), omniORB and a raw TCP ping-pong of\n"
+        "IIOP stack (default fragment size and 1024), its server on idl2c's skeleton\n"
+        "(ours_idl: bench/idl-bench, our client), omniORB and a raw TCP ping-pong of\n"
         "the same octets, on ping, a 50-node value graph and a 64 KiB string each way.\n"
         "  --quick         3 rounds of short runs: about 20 s\n"
         "  --rounds N      rounds (default 5; 3 with --quick)\n"
@@ -2083,7 +2125,8 @@ static void run_usage(FILE *f)
         "  --threads LIST  thread rows: ping and graph with T client threads on one\n"
         "                  reference, ours and omniORB, for each T > 1 of LIST (default\n"
         "                  1,8,32; 1 alone: none), with the connections each client opened\n"
-        "Helpers: bench/iiop-bench, bench/tcp-floor, bench/.libs/malloc-count.so and\n"
+        "Helpers: bench/iiop-bench, bench/idl-bench, bench/tcp-floor,\n"
+        "bench/.libs/malloc-count.so and\n"
         "tests/interop/omni-server, omni-client, found next to this program (or under\n"
         "$IIOP_BENCH_BUILDDIR).  Progress goes to standard error, the table to standard\n"
         "output.  Exit status: 0 done, 1 a helper missing or a measurement failed,\n"

@@ -402,10 +402,7 @@ corbaorb_LocationForwardPerm *corbaorb_LocationForwardPerm__alloc(void)
 
 #define MAX_PARAMS 256
 
-/* The request of the upcall this thread runs (corbaorb_current_request). */
-static __thread iiop_request *current_req;
-
-iiop_request *corbaorb_current_request(void) { return current_req; }
+iiop_request *corbaorb_current_request(void) { return corbaorb_upcall.req; }
 
 /* A parameter's storage holds a pointer the servant sets (a
  * variable-length out value the servant allocates). */
@@ -500,12 +497,13 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
   ev._id = NULL;
   ev._params = NULL;
   ev._flags = 0;
-  iiop_request *outer = current_req;
-  current_req = req;
-  corbaorb_in_dispatch++;
+  corbaorb_upcall_state *up = &corbaorb_upcall; /* this thread's, across the upcall */
+  iiop_request *outer = up->req;
+  up->req = req;
+  up->in_dispatch++;
   glue(servant, av, ret, &ev);
-  corbaorb_in_dispatch--;
-  current_req = outer;
+  up->in_dispatch--;
+  up->req = outer;
 
   int out = CDR_OK;
   if (ev._major == CORBA_NO_EXCEPTION) {
@@ -594,7 +592,7 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
   }
   if (ev._major != CORBA_NO_EXCEPTION)
     CORBA_exception_free(&ev);
-  if (!corbaorb_in_dispatch && corbaorb_pending_finalize)
+  if (!up->in_dispatch && up->pending_finalize)
     corbaorb_run_pending_finalize();
   return out;
 }

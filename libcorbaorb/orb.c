@@ -1155,14 +1155,14 @@ static servant_priv *find_active(PortableServer_POA poa, const uint8_t *key, siz
 }
 
 /* Deactivations from inside an operation finalize after the dispatch. */
-__thread servant_priv *corbaorb_pending_finalize;
-__thread int corbaorb_in_dispatch;
+__thread corbaorb_upcall_state corbaorb_upcall;
 
 void corbaorb_run_pending_finalize(void)
 {
-  while (corbaorb_pending_finalize) {
-    servant_priv *sp = corbaorb_pending_finalize;
-    corbaorb_pending_finalize = sp->next;
+  corbaorb_upcall_state *u = &corbaorb_upcall;
+  while (u->pending_finalize) {
+    servant_priv *sp = u->pending_finalize;
+    u->pending_finalize = sp->next;
     sp->next = NULL;
     corbaorb_servant_finalize(sp->servant);
   }
@@ -1209,9 +1209,10 @@ void PortableServer_POA_deactivate_object(PortableServer_POA poa, const Portable
   free(key);
   free(sp->key);
   sp->key = NULL;
-  if (corbaorb_in_dispatch) {
-    sp->next = corbaorb_pending_finalize;
-    corbaorb_pending_finalize = sp;
+  corbaorb_upcall_state *u = &corbaorb_upcall;
+  if (u->in_dispatch) {
+    sp->next = u->pending_finalize;
+    u->pending_finalize = sp;
   } else {
     corbaorb_servant_finalize(sp->servant);
   }

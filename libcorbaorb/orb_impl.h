@@ -119,10 +119,19 @@ int corbaorb_object_write(cdr_out *o, CORBA_Object obj);
 void corbaorb_env_status(CORBA_Environment *ev, int st, CORBA_completion_status completed);
 /* Finalize a servant let go by its POA (after its last request). */
 void corbaorb_servant_finalize(PortableServer_Servant servant);
-/* Set while this thread runs corbaorb_dispatch (deactivations then defer
- * the finalize to corbaorb_run_pending_finalize, after the operation). */
-extern __thread int corbaorb_in_dispatch;
-extern __thread servant_priv *corbaorb_pending_finalize;
+/* This thread's upcall state, in one thread-local block so that a function
+ * finds all of it with one TLS descriptor lookup (a dispatch reads and
+ * writes every member).  req: the request of the upcall this thread runs
+ * (corbaorb_current_request); in_dispatch: set while this thread runs
+ * corbaorb_dispatch (deactivations then defer the finalize to
+ * corbaorb_run_pending_finalize, after the operation); pending_finalize:
+ * those deferred servants. */
+typedef struct corbaorb_upcall_state {
+  iiop_request *req;
+  int in_dispatch;
+  servant_priv *pending_finalize;
+} corbaorb_upcall_state;
+extern __thread corbaorb_upcall_state corbaorb_upcall __attribute__((visibility("hidden")));
 void corbaorb_run_pending_finalize(void);
 
 #endif

@@ -328,8 +328,12 @@ CORBAORB_API CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *
  * CORBAORB_MINOR_CALL_TIMED_OUT (0x41540008), completion MAYBE (NO when
  * the request could not be written in time); a timeout that passes before
  * a connection is made raises TRANSIENT, minor 0, completion NO.  After a
- * timed-out call the connection stays in use: the late reply is dropped,
- * other calls on it are unaffected.  The timeout covers every remote call
+ * timed-out call the connection stays in use: the late reply is dropped
+ * and the calls multiplexed on it go on.  The server may still be working
+ * on the timed-out request: one that answers a connection's requests in
+ * order (this library's, omniORB's by default) answers later calls on that
+ * connection only after it, so they wait too (and may time out).  The
+ * timeout covers every remote call
  * (corbaorb_invoke: the stubs', CORBA_Object_is_a, _non_existent). */
 #define CORBAORB_TIMEOUT_DEFAULT (-1)
 #define CORBAORB_MINOR_CALL_TIMED_OUT 0x41540008u

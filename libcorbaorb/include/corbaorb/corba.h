@@ -568,7 +568,7 @@ typedef struct CORBA_PolicyList {
  * made from it), and pass it to CORBA_exception_set(ev,
  * CORBA_USER_EXCEPTION, ex_PortableServer_ForwardRequest, fr).  EV owns it
  * from then: the ORB frees it (forward_reference released) after the reply.
- * On the wire the reply is GIOP LOCATION_FORWARD (CORBA 3.x Part 2, 15.4.2;
+ * On the wire the reply is GIOP LOCATION_FORWARD (CORBA 3.x Part 2, 15.4.3;
  * iiop_request_set_forward(), not PERM: corbaorb_LocationForwardPerm below
  * is the permanent one) with forward_reference's IOR as its
  * body: clients, this ORB's included, send the request again there and

@@ -565,7 +565,7 @@ IIOP_API void iiop_request_set_completed(iiop_request *r, uint32_t completed);
  * is answered with UNKNOWN (completion MAYBE). */
 IIOP_API void iiop_request_set_exception(iiop_request *r, const giop_system_exception *e);
 /* In an operation: answer with a forward instead of a result (CORBA 3.x
- * Part 2, 15.4.2: GIOP Reply status LOCATION_FORWARD (3), or with PERM
+ * Part 2, 15.4.3: GIOP Reply status LOCATION_FORWARD (3), or with PERM
  * non-zero LOCATION_FORWARD_PERM (4; GIOP 1.2 only: a 1.0/1.1 request gets
  * LOCATION_FORWARD), the body the IOR, re-encoded from IOR, a stringified
  * IOR ("IOR:..."), parsed and copied here: the caller keeps IOR).  Whatever

@@ -259,7 +259,9 @@ void *corbaorb_value_dup(const void *v)
   return v && ref_dup(v) ? (void *)v : NULL;
 }
 
-static void *block_new(CORBA_TypeCode tc, uint32_t count, size_t octets)
+/* A block of OCTETS after its header; ZERO: the octets are zeroed too
+ * (the header always is). */
+static void *block_make(CORBA_TypeCode tc, uint32_t count, size_t octets, bool zero)
 {
   if (octets > SIZE_MAX - sizeof(block_hdr))
     return NULL;
@@ -267,11 +269,16 @@ static void *block_new(CORBA_TypeCode tc, uint32_t count, size_t octets)
   block_hdr *h = m->malloc(sizeof(block_hdr) + octets, m->ud);
   if (!h)
     return NULL;
-  memset(h, 0, sizeof(block_hdr) + octets);
+  memset(h, 0, sizeof(block_hdr) + (zero ? octets : 0));
   h->tc = tc;
   h->count = count;
   h->magic = BLOCK_MAGIC;
   return h + 1;
+}
+
+static void *block_new(CORBA_TypeCode tc, uint32_t count, size_t octets)
+{
+  return block_make(tc, count, octets, true);
 }
 
 void *corbaorb_alloc(CORBA_TypeCode tc, CORBA_unsigned_long count)
@@ -304,9 +311,9 @@ CORBA_char *CORBA_string_dup(const CORBA_char *str)
   size_t n = strlen(str);
   if (n > UINT32_MAX - 1)
     return NULL;
-  char *s = CORBA_string_alloc((CORBA_unsigned_long)n);
+  char *s = block_make(NULL, 0, n + 1, false); /* every octet written below */
   if (s)
-    memcpy(s, str, n);
+    memcpy(s, str, n + 1);
   return s;
 }
 

@@ -198,9 +198,12 @@ IIOP_API size_t iiop_client_last_error(iiop_client *c, char *buf, size_t cap);
  * another rir: or corbaname: URL).  Errors: CDR_E_INVALID (BAD_PARAM:
  * malformed, including a corbaname NAME iiop_name_parse() refuses and
  * InvalidName from the service), MARSHAL-class (bad IOR octets),
- * CDR_E_UNSUPPORTED (no IIOP profile, or TLS only and no CA file),
- * CDR_E_TLS (tls_policy IIOP_TLS_REQUIRED cannot be met: no CA file, or
- * the reference offers no TLS port; iiop_client_last_error() says which),
+ * CDR_E_UNSUPPORTED (no IIOP profile, or a profile port 0 and no TLS
+ * port to use), CDR_E_TLS (tls_policy IIOP_TLS_REQUIRED cannot be met: no
+ * CA file, or the reference offers no TLS port; or the reference's
+ * TAG_SSL_SEC_TRANS target_requires cannot be met: integrity or
+ * confidentiality and the client would go plain, EstablishTrustInClient
+ * and no tls_cert_file; iiop_client_last_error() says which),
  * CDR_E_NOTFOUND (no such initial reference; the service raised NotFound
  * or CannotProceed, or a system exception, or the name is bound to nil),
  * CDR_E_LIMIT (more than 8 indirections), iiop_call_invoke()'s errors for

@@ -635,6 +635,40 @@ static const char *bare_host(const char *host, char *buf, size_t cap)
   return buf;
 }
 
+/* After a server-side handshake failure (the alert is sent): stop sending,
+ * and read and drop what the client still sends for a moment (at most
+ * LINGER_MS, LINGER_MAX octets) before the socket is closed.  Closed with
+ * unread data at once, the socket would answer with a reset, and the
+ * client -- whose TLS 1.3 handshake had already ended, so it is writing its
+ * first request -- would see "connection reset" instead of the alert that
+ * says why (e.g. "certificate required"). */
+#define LINGER_MS 250
+#define LINGER_MAX 65536
+static void linger_drain(int fd)
+{
+  (void)shutdown(fd, SHUT_WR);
+  int64_t deadline = iiop__now_ms() + LINGER_MS;
+  size_t total = 0;
+  char buf[4096];
+  while (total < LINGER_MAX) {
+    int left = (int)(deadline - iiop__now_ms());
+    if (left <= 0)
+      break;
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    int n = poll(&p, 1, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    ssize_t r = recv(fd, buf, sizeof buf, 0);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+      continue;
+    if (r <= 0)
+      break;
+    total += (size_t)r;
+  }
+}
+
 static int tls_start(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int timeout_ms,
                      int server, iiop_transport **out, char *why, size_t cap)
 {
@@ -693,8 +727,11 @@ static int tls_start(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int
     }
   }
   rc = handshake(t, timeout_ms, why, cap);
-  if (rc != CDR_OK)
+  if (rc != CDR_OK) {
+    if (server && rc == CDR_E_TLS)
+      linger_drain(tcp->fd);
     goto fail;
+  }
   *out = &t->base;
   return CDR_OK;
 

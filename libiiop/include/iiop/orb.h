@@ -141,7 +141,9 @@ enum iiop_tls_verify_mode {
 IIOP_API void iiop_client_opts_default(iiop_client_opts *o);
 /* A client (OPTS NULL: defaults); NULL on allocation failure, a native code
  * set the library cannot convert (char: ISO-8859-1 or UTF-8; wchar: UTF-16,
- * UCS-2 or 0 for none), or a CA file OpenSSL cannot load.  Thread-safe: any
+ * UCS-2 or 0 for none), or a CA, certificate or key file OpenSSL cannot
+ * load (iiop_client_create() below gives the status, opts.why the reason;
+ * the files are read here, once: the key password is not kept).  Thread-safe: any
  * number of threads may use it and its references at once.
  *
  * Connections are shared per endpoint: host, port, TLS, and the negotiated
@@ -525,8 +527,14 @@ typedef struct iiop_server_opts {
 
 IIOP_API void iiop_server_opts_default(iiop_server_opts *o);
 /* Create and bind (listening starts with iiop_server_start()).  Errors:
- * CDR_E_IO (bind/listen failed), CDR_E_TLS (certificate or key; IIOP_TLS_REQUIRED without
- * them), CDR_E_INVALID (an unknown tls_policy), CDR_E_NOMEM. */
+ * CDR_E_IO (bind/listen failed), CDR_E_TLS (a certificate, key or CA file
+ * OpenSSL cannot read or parse, a key not matching the certificate, a wrong
+ * or missing tls_key_password; tls_cert without tls_key or the reverse;
+ * IIOP_TLS_REQUIRED without them; a tls_verify_clients mode without
+ * tls_ca_file), CDR_E_INVALID (an unknown tls_policy or tls_verify_clients),
+ * CDR_E_NOMEM.  opts.why (if given) gets the reason, e.g. "TLS: cannot load
+ * the key file (with the password given) FILE: <OpenSSL's reason>"; "" on
+ * success. */
 IIOP_API int iiop_server_new(const iiop_server_opts *opts, iiop_server **out) IIOP_WUR;
 /* Activate SERVANT implementing IFACE under the persistent object KEY
  * (KEY_LEN octets, e.g. "Echo": reachable by corbaloc).  Keys that begin

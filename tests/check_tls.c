@@ -3,7 +3,8 @@
  * (IIOP_TLS_VERIFY_NONE / PEER / PEER_FAIL), the subject a servant reads
  * (iiop_request_peer_subject()), TAG_SSL_SEC_TRANS target_supports and
  * target_requires exactly, the client honouring target_requires (never
- * plaintext, no certificate for EstablishTrustInClient), and OpenSSL's
+ * plaintext, no certificate for EstablishTrustInClient; at resolve and on a
+ * LOCATION_FORWARD), and OpenSSL's
  * reason in every error text: files that cannot be loaded (opts.why), a
  * wrong password, a wrong CA, a server that refuses a client after the
  * client's handshake ended ("TLS read from ..."), and the server's own
@@ -152,6 +153,20 @@ static int op_whoami(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
 
 static const iiop_operation ops[] = { { "ping", op_ping }, { "whoami", op_whoami } };
 static const iiop_interface iface = { "IDL:Test/Tls:1.0", ops, 2, NULL };
+
+/* A forwarder: every ping is answered with LOCATION_FORWARD to fwd_ior. */
+static char fwd_ior[2048];
+
+static int op_forward(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  (void)sv;
+  (void)a;
+  (void)o;
+  return iiop_request_set_forward(r, fwd_ior, 0);
+}
+
+static const iiop_operation fwd_ops[] = { { "ping", op_forward } };
+static const iiop_interface fwd_iface = { "IDL:Test/Tls:1.0", fwd_ops, 1, NULL };
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -583,6 +598,57 @@ START_TEST(test_off_against_required)
 }
 END_TEST
 
+/* A LOCATION_FORWARD to a reference that requires TLS is checked as a
+ * resolved one: the plain client's call fails with CDR_E_TLS and the TLS
+ * server sees no connection. */
+START_TEST(test_forward_required)
+{
+  NEED_OPENSSL();
+  iiop_server *t = server(IIOP_TLS_REQUIRED, IIOP_TLS_VERIFY_NONE, NULL, NULL);
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  snprintf(fwd_ior, sizeof fwd_ior, "%s", ior_of(t, &a));
+  iiop_server_opts so;
+  iiop_server_opts_default(&so);
+  so.tls_policy = IIOP_TLS_OFF;
+  iiop_server *f = NULL;
+  ck_assert_int_eq(iiop_server_new(&so, &f), CDR_OK);
+  ck_assert_int_eq(iiop_server_activate(f, "Fwd", 3, &fwd_iface, NULL), CDR_OK);
+  ck_assert_int_eq(iiop_server_start(f), CDR_OK);
+
+  iiop_client *c = client(IIOP_TLS_OFF, ca, NULL, NULL, NULL);
+  char loc[96];
+  snprintf(loc, sizeof loc, "corbaloc::1.2@127.0.0.1:%u/Fwd", (unsigned)iiop_server_port(f));
+  iiop_ref *r = NULL;
+  ck_assert_int_eq(iiop_client_resolve(c, loc, &r), CDR_OK);
+  int32_t v = 0;
+  int rc = call_ping(r, 5, &v);
+  char err[IIOP_CLIENT_ERROR_MAX];
+  client_err(c, err, sizeof err);
+  ck_assert_msg(rc == CDR_E_TLS, "rc %d, text %s", rc, err);
+  ck_assert_str_eq(err, "TLS required by the reference to 127.0.0.1:0 (target_requires 0x0006) "
+                        "but the client's tls_policy is IIOP_TLS_OFF");
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_stats st;
+  ck_assert_int_eq(iiop_server_stats_get(t, &st), CDR_OK);
+  ck_assert_uint_eq(st.accepted, 0);
+  ck_assert_int_eq(iiop_server_stats_get(f, &st), CDR_OK);
+  ck_assert_uint_eq(st.accepted, 1);
+
+  /* With TLS the forward is followed. */
+  c = client(IIOP_TLS_ALLOWED, ca, NULL, NULL, NULL);
+  ck_assert_int_eq(iiop_client_resolve(c, loc, &r), CDR_OK);
+  ck_assert_int_eq(call_ping(r, 6, &v), CDR_OK);
+  ck_assert_int_eq(v, 6);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(f);
+  iiop_server_free(t);
+  cdr_arena_free(&a);
+}
+END_TEST
+
 /* Files OpenSSL cannot read or parse: CDR_E_TLS at creation, the file and
  * OpenSSL's reason in opts.why. */
 START_TEST(test_bad_files)
@@ -725,6 +791,7 @@ static Suite *tls_suite(void)
   tcase_add_test(tc, test_wrong_ca);
   tcase_add_test(tc, test_ior_bits);
   tcase_add_test(tc, test_off_against_required);
+  tcase_add_test(tc, test_forward_required);
   tcase_add_test(tc, test_bad_files);
   tcase_add_test(tc, test_key_password);
   suite_add_tcase(s, tc);

@@ -622,10 +622,11 @@ static void note_orb_type(endpoint *ep, const iiop_profile *p)
  * CSIv2: SSLIOP::SSL, AssociationOptions) against what the client would do
  * for profile P (TLS: over TLS to the component's port SP).  Integrity or
  * Confidentiality required and plain IIOP: CDR_E_TLS, never plaintext.
- * EstablishTrustInClient required, TLS, and no client certificate:
- * CDR_E_TLS (alone it does not refuse plain IIOP: a server that also
- * listens in plain says so by not requiring integrity).  The reason goes
- * to client_why(). */
+ * EstablishTrustInClient required and no client certificate is not refused
+ * here: omniORB 4.2 requires it in every SSL IOR whatever its verify mode, so
+ * the handshake tells (a server that does verify refuses it, and the call's
+ * text carries its alert, "certificate required").  The reason goes to
+ * client_why(). */
 static int tls_requires_check(iiop_client *cl, const iiop_profile *p, uint16_t req,
                               uint16_t sp, int tls)
 {
@@ -637,12 +638,6 @@ static int tls_requires_check(iiop_client *cl, const iiop_profile *p, uint16_t r
                : !cl->tls                       ? "the client has no TLS context (no tls_ca_file)"
                : sp == 0                        ? "it offers no TLS port"
                                                 : "TLS is not used");
-    return CDR_E_TLS;
-  }
-  if (tls && (req & IIOP_SEC_TRUST_IN_CLIENT) && !cl->has_cert) {
-    client_why(cl, "TLS to %s:%u: the reference requires EstablishTrustInClient "
-               "(target_requires 0x%04x) but the client has no certificate (tls_cert_file)",
-               p->host, (unsigned)sp, (unsigned)req);
     return CDR_E_TLS;
   }
   return CDR_OK;

@@ -104,9 +104,10 @@ typedef struct iiop_client_opts {
  * honoured (CORBA 3.x Security, CSIv2: the target's AssociationOptions):
  * Integrity or Confidentiality required and the client would go plain
  * (IIOP_TLS_OFF, or no TLS context) -> CDR_E_TLS, nothing connected, never
- * plaintext; EstablishTrustInClient required and no tls_cert_file ->
- * CDR_E_TLS.  iiop_client_last_error() says which ("TLS required by the
- * reference to HOST:PORT but ...").
+ * plaintext; iiop_client_last_error() says which ("TLS required by the
+ * reference to HOST:PORT but ...").  EstablishTrustInClient required and
+ * no tls_cert_file is tried anyway (omniORB 4.2 requires it in every SSL
+ * IOR, verifying or not): a server that verifies refuses the handshake.
  * Any other value: iiop_client_new() returns NULL. */
 enum iiop_tls_policy { IIOP_TLS_ALLOWED = 0, IIOP_TLS_OFF = 1, IIOP_TLS_REQUIRED = 2 };
 
@@ -204,8 +205,8 @@ IIOP_API size_t iiop_client_last_error(iiop_client *c, char *buf, size_t cap);
  * port to use), CDR_E_TLS (tls_policy IIOP_TLS_REQUIRED cannot be met: no
  * CA file, or the reference offers no TLS port; or the reference's
  * TAG_SSL_SEC_TRANS target_requires cannot be met: integrity or
- * confidentiality and the client would go plain, EstablishTrustInClient
- * and no tls_cert_file; iiop_client_last_error() says which),
+ * confidentiality and the client would go plain;
+ * iiop_client_last_error() says which),
  * CDR_E_NOTFOUND (no such initial reference; the service raised NotFound
  * or CannotProceed, or a system exception, or the name is bound to nil),
  * CDR_E_LIMIT (more than 8 indirections), iiop_call_invoke()'s errors for

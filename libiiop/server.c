@@ -274,6 +274,10 @@ struct srv_conn {
   budget_ref bref;           /* its stripe of the budget */
   iiop__session sess;        /* dispatch state; its reader is registered while the
                               * record is in the active list */
+  uint8_t *batch;            /* not pooled: replies held back while more requests of one
+                              * read wait (BATCH_MAX octets, allocated at first use) */
+  size_t nbatch;             /* octets in it */
+  bool held_busy;            /* replies are held: the state stays CS_BUSY between them */
   cdr_arena *arena;          /* not pooled: the request arena, kept reset between calls
                               * (the thread's arena cache would hold it anyway), NULL
                               * when none; given back when the connection ends */
@@ -619,12 +623,78 @@ static int send_bare(iiop_conn *c, uint8_t type, uint8_t minor)
   return iiop__conn_send_bare(c, type, 0, minor);
 }
 
+/* Replies a connection thread holds back, copied, while further complete
+ * requests of the same read wait: they go out together in one gather write
+ * with the reply of the last request of the batch (one write instead of one
+ * per reply).  Only replies that need no fragmenting and fit are held. */
+#define BATCH_MAX ((size_t)8192)
+
+/* Write the held replies, then R's reply (NULL: none) in the same gather
+ * write; false when that failed (the connection is then closed). */
+static __attribute__((noinline)) bool send_held(srv_conn *sc, const iiop__reply *r)
+{
+  struct iovec v[CDR_OUT_IOV_MAX];
+  int n = 0;
+  size_t len = 0;
+  if (r && r->len) {
+    if (r->out && cdr_out_nrefs(r->out)) {
+      n = cdr_out_iov(r->out, v, CDR_OUT_IOV_MAX);
+      len = cdr_out_total(r->out);
+    } else {
+      v[0].iov_base = (void *)r->msg;
+      v[0].iov_len = r->len;
+      n = 1;
+      len = r->len;
+    }
+  }
+  size_t nb = sc->nbatch;
+  sc->nbatch = 0;
+  if (n < 0)
+    return false;
+  return iiop__conn_send_batch(sc->conn, sc->batch, nb, v, n, len, r ? r->request_id : 0)
+         == CDR_OK;
+}
+
+/* R's reply held back (copied after the held ones): true, or false when it
+ * cannot be (the caller sends it now, with those held). */
+static __attribute__((noinline)) bool hold_reply(srv_conn *sc, const iiop__reply *r)
+{
+  size_t frag = sc->s->fragment_size ? sc->s->fragment_size : GIOP_FRAG_DEFAULT;
+  if (r->len > BATCH_MAX - sc->nbatch || r->len > frag)
+    return false;
+  if (!sc->batch) {
+    sc->batch = iiop__malloc(sc->s->alloc, BATCH_MAX);
+    if (!sc->batch)
+      return false;
+  }
+  if (r->out && cdr_out_nrefs(r->out)) {
+    struct iovec v[CDR_OUT_IOV_MAX];
+    int n = cdr_out_iov(r->out, v, CDR_OUT_IOV_MAX);
+    if (n < 0 || cdr_out_total(r->out) != r->len)
+      return false;
+    for (int k = 0; k < n; k++) {
+      memcpy(sc->batch + sc->nbatch, v[k].iov_base, v[k].iov_len);
+      sc->nbatch += v[k].iov_len;
+    }
+  } else {
+    memcpy(sc->batch + sc->nbatch, r->msg, r->len);
+    sc->nbatch += r->len;
+  }
+  return true;
+}
+
 /* Send R (if any); false when that failed (the connection is then closed:
- * part of a reply may be out). */
+ * part of a reply may be out).  A connection thread holds it back while
+ * another complete request is already buffered (hold_reply()). */
 static bool send_reply(srv_conn *sc, const iiop__reply *r)
 {
   if (r->len == 0)
     return true;
+  if (__builtin_expect(iiop__conn_more(sc->conn) || sc->nbatch, 0) && !sc->pooled) {
+    if (iiop__conn_more(sc->conn) && hold_reply(sc, r))
+      return true;
+    return send_held(sc, r);
+  }
   if (r->out && cdr_out_nrefs(r->out))
     return iiop__conn_send_out(sc->conn, r->out, r->request_id) == CDR_OK;
   return iiop__conn_send(sc->conn, r->msg, r->len, r->request_id) == CDR_OK;
@@ -646,7 +716,7 @@ static int handle(srv_conn *sc, const uint8_t *msg, size_t len)
     next = send_reply(sc, &r) ? iiop__dispatch_resume(&sc->sess, &m, &r) : IIOP__D_CLOSE;
   if (next == IIOP__D_CONTINUE && !send_reply(sc, &r))
     next = IIOP__D_CLOSE;
-  else if (next == IIOP__D_ERROR)
+  else if (next == IIOP__D_ERROR && (!sc->nbatch || send_held(sc, NULL)))
     (void)send_bare(sc->conn, GIOP_MESSAGE_ERROR, sc->sess.minor);
   cdr_in_close(&m.body);
   if (!sc->pooled && cdr_arena_used(a) <= KEEP_ARENA_MAX) {
@@ -700,7 +770,9 @@ static int on_message(srv_conn *sc, uint8_t *msg, size_t len)
   iiop_conn *c = sc->conn;
   /* One writer: a plain increment, seen by the accept thread's timing. */
   __atomic_store_n(&sc->nmsg, sc->nmsg + 1, __ATOMIC_RELAXED);
-  if (!state_cas(sc, CS_IDLE, CS_BUSY)) {
+  if (sc->held_busy)
+    sc->held_busy = false;          /* still CS_BUSY from the request before */
+  else if (!state_cas(sc, CS_IDLE, CS_BUSY)) {
     /* CLOSING: shutdown sent CloseConnection while this connection was
      * idle, so the message is not processed (the client may reissue it). */
     iiop__conn_release(c, msg);
@@ -710,6 +782,18 @@ static int on_message(srv_conn *sc, uint8_t *msg, size_t len)
   int act = handle(sc, msg, len);
   iiop__reader_exit(&sc->sess.reader);
   iiop__conn_release(c, msg);
+  if (__builtin_expect(sc->nbatch != 0, 0)) {
+    /* Replies held: while the next request is buffered the connection
+     * stays busy (shutdown's CloseConnection must not overtake them);
+     * else they go out now. */
+    if (act == ACT_CONTINUE && iiop__conn_more(c)
+        && !__atomic_load_n(&s->stopping, __ATOMIC_SEQ_CST)) {
+      sc->held_busy = true;
+      return NEXT_READ;
+    }
+    if (!send_held(sc, NULL))
+      act = ACT_CLOSE;
+  }
   __atomic_store_n(&sc->state, CS_IDLE, __ATOMIC_SEQ_CST);
   if (act == ACT_CLOSE)
     return NEXT_END;
@@ -792,6 +876,12 @@ static void serve(srv_conn *sc)
 static void conn_finish(srv_conn *sc)
 {
   iiop_server *s = sc->s;
+  if (sc->batch) {
+    if (sc->nbatch && sc->conn)
+      (void)send_held(sc, NULL);
+    iiop__free(s->alloc, sc->batch);
+    sc->batch = NULL;
+  }
   if (sc->arena) {
     cdr_arena_put(sc->arena);
     sc->arena = NULL;

@@ -683,9 +683,21 @@ static __attribute__((noinline)) bool hold_reply(srv_conn *sc, const iiop__reply
   return true;
 }
 
-/* Send R (if any); false when that failed (the connection is then closed:
- * part of a reply may be out).  A connection thread holds it back while
- * another complete request is already buffered (hold_reply()). */
+/* Send R (if any) now, after the replies held (send_held()); false when
+ * that failed (the connection is then closed: part of a reply may be out). */
+static bool send_reply_now(srv_conn *sc, const iiop__reply *r)
+{
+  if (r->len == 0)
+    return true;
+  if (__builtin_expect(sc->nbatch != 0, 0))
+    return send_held(sc, r);
+  if (r->out && cdr_out_nrefs(r->out))
+    return iiop__conn_send_out(sc->conn, r->out, r->request_id) == CDR_OK;
+  return iiop__conn_send(sc->conn, r->msg, r->len, r->request_id) == CDR_OK;
+}
+
+/* As send_reply_now(), but a connection thread holds R back while another
+ * complete request is already buffered (hold_reply()). */
 static bool send_reply(srv_conn *sc, const iiop__reply *r)
 {
   if (r->len == 0)
@@ -712,8 +724,9 @@ static int handle(srv_conn *sc, const uint8_t *msg, size_t len)
   giop_message m;
   iiop__reply r;
   int next = iiop__dispatch(&sc->sess, msg, len, a, &m, &r);
+  /* The SYNC_WITH_SERVER acknowledgement goes out before the invocation. */
   if (next == IIOP__D_ACK)
-    next = send_reply(sc, &r) ? iiop__dispatch_resume(&sc->sess, &m, &r) : IIOP__D_CLOSE;
+    next = send_reply_now(sc, &r) ? iiop__dispatch_resume(&sc->sess, &m, &r) : IIOP__D_CLOSE;
   if (next == IIOP__D_CONTINUE && !send_reply(sc, &r))
     next = IIOP__D_CLOSE;
   else if (next == IIOP__D_ERROR && (!sc->nbatch || send_held(sc, NULL)))

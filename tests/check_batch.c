@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <cdr/cdr.h>
 #include <iiop/msg.h>
@@ -44,8 +45,29 @@ static int op_echo_view(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
   return cdr_out_status(o);
 }
 
-static const iiop_operation ops[] = { { "ping", op_ping }, { "echoStringView", op_echo_view } };
-static const iiop_interface iface = { "IDL:Bench/Echo:1.0", ops, 2, NULL };
+static int gate_open;                  /* atomic: gate() returns once set */
+static int gate_entered;               /* atomic: gate() calls that began */
+static int gate_left;                  /* atomic: gate() calls that returned */
+
+/* Waits (up to 3 s) until the test opens the gate. */
+static int op_gate(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  (void)sv;
+  (void)r;
+  (void)a;
+  (void)o;
+  __atomic_add_fetch(&gate_entered, 1, __ATOMIC_SEQ_CST);
+  for (int k = 0; k < 3000 && !__atomic_load_n(&gate_open, __ATOMIC_SEQ_CST); k++) {
+    struct timespec ts = { 0, 1000000 };
+    nanosleep(&ts, NULL);
+  }
+  __atomic_add_fetch(&gate_left, 1, __ATOMIC_SEQ_CST);
+  return CDR_OK;
+}
+
+static const iiop_operation ops[] = { { "ping", op_ping }, { "echoStringView", op_echo_view },
+                                      { "gate", op_gate } };
+static const iiop_interface iface = { "IDL:Bench/Echo:1.0", ops, 3, NULL };
 
 static iiop_server *start(size_t frag)
 {
@@ -110,6 +132,8 @@ static uint8_t *raw_recv(int fd, size_t *len)
 static void add_request(uint8_t *buf, size_t cap, size_t *at, uint32_t id, int twoway,
                         const char *op, int32_t x, const char *s)
 {
+  /* TWOWAY: 1 a two-way request (response flags 3), 0 a oneway (0),
+   * 2 SYNC_WITH_SERVER (1). */
   cdr_opts o;
   cdr_opts_default(&o);
   o.giop_minor = 2;
@@ -118,7 +142,7 @@ static void add_request(uint8_t *buf, size_t cap, size_t *at, uint32_t id, int t
   giop_request_header h;
   memset(&h, 0, sizeof h);
   h.request_id = id;
-  h.response_flags = twoway ? 3 : 0;
+  h.response_flags = twoway == 2 ? GIOP_RESPONSE_SYNC_WITH_SERVER : twoway ? 3 : 0;
   h.target.disposition = GIOP_KEY_ADDR;
   h.target.key = (const uint8_t *)"Echo";
   h.target.key_len = 4;
@@ -271,6 +295,39 @@ START_TEST(test_held_replies_before_message_error)
 }
 END_TEST
 
+/* A ping, a SYNC_WITH_SERVER request whose servant waits, a ping, in one
+ * write: the ping's reply and the acknowledgement come while the servant
+ * still waits (neither is held back behind it), the second ping's after. */
+START_TEST(test_sync_with_server_ack_not_held)
+{
+  __atomic_store_n(&gate_open, 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&gate_entered, 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&gate_left, 0, __ATOMIC_SEQ_CST);
+  iiop_server *s = start(0);
+  int fd = raw_connect(iiop_server_port(s));
+  uint8_t buf[1024];
+  size_t at = 0;
+  add_request(buf, sizeof buf, &at, 1, 1, "ping", 11, NULL);
+  add_request(buf, sizeof buf, &at, 2, 2, "gate", 0, NULL);
+  add_request(buf, sizeof buf, &at, 3, 1, "ping", 33, NULL);
+  ck_assert_int_eq(send(fd, buf, at, MSG_NOSIGNAL), (ssize_t)at);
+  int fragments = 0;
+  expect_reply(fd, 1, 11, NULL, &fragments);
+  size_t len;
+  uint8_t *m = raw_recv(fd, &len);         /* the acknowledgement: an empty reply */
+  ck_assert_ptr_nonnull(m);
+  ck_assert_uint_eq(m[7], GIOP_REPLY);
+  ck_assert_int_eq(__atomic_load_n(&gate_left, __ATOMIC_SEQ_CST), 0);
+  free(m);
+  __atomic_store_n(&gate_open, 1, __ATOMIC_SEQ_CST);
+  expect_reply(fd, 3, 33, NULL, &fragments);
+  ck_assert_int_eq(__atomic_load_n(&gate_entered, __ATOMIC_SEQ_CST), 1);
+  ck_assert_int_eq(__atomic_load_n(&gate_left, __ATOMIC_SEQ_CST), 1);
+  close(fd);
+  iiop_server_free(s);
+}
+END_TEST
+
 /* 16 threads, 500 calls each, through one reference (one connection): each
  * call gets its own result. */
 typedef struct caller {
@@ -341,6 +398,7 @@ static Suite *batch_suite(void)
   tcase_add_test(tc, test_pipelined_replies_in_order);
   tcase_add_test(tc, test_pipelined_replies_fragmented);
   tcase_add_test(tc, test_held_replies_before_message_error);
+  tcase_add_test(tc, test_sync_with_server_ack_not_held);
   tcase_add_test(tc, test_threads_one_reference);
   suite_add_tcase(s, tc);
   return s;

@@ -375,6 +375,7 @@ static int server_main(int argc, char **argv)
   o.tls_port = (uint16_t)tls_port;
   o.pool_threshold = (uint32_t)pool_threshold;
   o.pool_threads = (uint32_t)pool_threads;
+  o.batch_replies = 1;  /* the thread rows pipeline on one connection; one caller never holds */
   static Bench_Echo_servant servant = { &srv_ops };
   iiop_server *s = NULL;
   rc = iiop_server_new(&o, &s);

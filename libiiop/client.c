@@ -15,9 +15,12 @@
  * request ID.  The first waiter that finds no reader becomes the leader and
  * reads from the socket itself; a reply for another caller is handed to it
  * (the message buffer moves, nothing is copied) and that caller is woken on
- * its own condition variable.  When the leader's own reply has come (or its
- * deadline passed) it stops reading and wakes one waiting follower, which
- * takes over.  A caller alone on a connection so reads its own reply in its
+ * its own wake word (a futex on Linux: call_wake()), after the leader has
+ * released the connection's mutex, so that the woken caller does not run
+ * into the mutex the leader still holds.  All replies that one read
+ * brought are handed out before the next read.  When the leader's own
+ * reply has come (or its deadline passed) it stops reading and wakes one
+ * follower whose reply has not come yet, which takes over.  A caller alone on a connection so reads its own reply in its
  * own thread: no thread switch per call, which a reader thread per
  * connection would cost twice (reader wakes caller, caller's next request
  * wakes nobody but the reader must be scheduled again), and no thread to
@@ -50,6 +53,11 @@
 #include <strings.h>
 #include <sys/uio.h>
 #include <time.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #include <cdr/cdr.h>
 #include <iiop/conn.h>
 #include <iiop/ior.h>
@@ -165,7 +173,9 @@ struct iiop_call {
   giop_message msg;
   giop_system_exception ex;
   /* pending state, under cc->mu of the connection it waits on */
-  pthread_cond_t cv;
+  pthread_cond_t cv;         /* call_wait()'s fallback where there is no futex */
+  pthread_mutex_t wmu;       /* with cv */
+  int wake;                  /* atomic, set under cc->mu: 1: look at pstate again */
   iiop_call *pprev, *pnext;
   uint32_t req_id;
   int pstate, pstatus, pno, waiting;
@@ -249,6 +259,59 @@ static int cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t dead
     return pthread_cond_wait(cv, mu);
   struct timespec ts = { (time_t)(deadline / 1000), (long)(deadline % 1000) * 1000000L };
   return pthread_cond_timedwait(cv, mu, &ts);
+}
+
+/* A follower's wait.  CALL->wake is set to 1 under cc->mu (call_mark())
+ * by whoever has news for it (its reply, a failure, leadership) and the
+ * sleeper is woken by call_wake() after cc->mu is released: a stale wake
+ * of a call that has moved on is harmless, as the waiter always looks at
+ * its state again under cc->mu.  call_wait() returns when the word is set
+ * (0) or DEADLINE (CLOCK_MONOTONIC ms, -1: none) passed (ETIMEDOUT); it
+ * may also return early (spuriously): the caller loops. */
+#ifdef __linux__
+static int call_wait(iiop_call *call, int64_t deadline)
+{
+  while (__atomic_load_n(&call->wake, __ATOMIC_ACQUIRE) == 0) {
+    struct timespec ts = { (time_t)(deadline / 1000), (long)(deadline % 1000) * 1000000L };
+    long r = syscall(SYS_futex, &call->wake, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 0,
+                     deadline < 0 ? NULL : &ts, NULL, FUTEX_BITSET_MATCH_ANY);
+    if (r != 0 && errno == ETIMEDOUT)
+      return __atomic_load_n(&call->wake, __ATOMIC_ACQUIRE) ? 0 : ETIMEDOUT;
+  }
+  return 0;
+}
+
+static void call_wake(iiop_call *call)
+{
+  syscall(SYS_futex, &call->wake, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+}
+#else
+static int call_wait(iiop_call *call, int64_t deadline)
+{
+  int w = 0;
+  pthread_mutex_lock(&call->wmu);
+  while (w == 0 && __atomic_load_n(&call->wake, __ATOMIC_ACQUIRE) == 0)
+    w = cond_wait_until(&call->cv, &call->wmu, deadline);
+  if (__atomic_load_n(&call->wake, __ATOMIC_ACQUIRE))
+    w = 0;
+  pthread_mutex_unlock(&call->wmu);
+  return w;
+}
+
+static void call_wake(iiop_call *call)
+{
+  pthread_mutex_lock(&call->wmu);
+  pthread_cond_signal(&call->cv);
+  pthread_mutex_unlock(&call->wmu);
+}
+#endif
+
+/* Under cc->mu: CALL has news (see call_wait()); it needs call_wake() once
+ * cc->mu is released when it sleeps.  Returns CALL when it does, else NULL. */
+static iiop_call *call_mark(iiop_call *call)
+{
+  __atomic_store_n(&call->wake, 1, __ATOMIC_RELEASE);
+  return call->waiting ? call : NULL;
 }
 
 /* ---------------------------------------------------------------- options and client */
@@ -400,7 +463,9 @@ static void conn_fail_locked(cconn *cc, int status, int no)
     p->pstate = P_DONE;
     p->pstatus = status;
     p->pno = no;
-    pthread_cond_signal(&p->cv);
+    /* Woken under cc->mu: a rare path, and the list is gone after it. */
+    if (call_mark(p))
+      call_wake(p);
   }
   cc->pend = NULL;
   pthread_cond_broadcast(&cc->cs_cv);
@@ -1210,6 +1275,7 @@ static iiop_call *call_get(iiop_client *cl)
     memset(call, 0, sizeof *call);
     call->cl = cl;
     cond_init_mono(&call->cv);
+    pthread_mutex_init(&call->wmu, NULL);
     /* memset made the opts all-zero: never equal to real ones, so the
      * first out_prepare() initialises the streams. */
   } else {
@@ -1227,6 +1293,7 @@ static void call_destroy(iiop_call *call)
   if (call->out2_live)
     cdr_out_close(&call->out2);
   pthread_cond_destroy(&call->cv);
+  pthread_mutex_destroy(&call->wmu);
   iiop__free(call->cl->alloc, call);
 }
 
@@ -1573,11 +1640,13 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
 
 /* ---------------------------------------------------------------- receiving */
 
-/* Under cc->mu: route the message M the leader read.  Returns CDR_OK, or
+/* Under cc->mu: route the message M the leader read; *WK: the caller to
+ * call_wake() once cc->mu is released (NULL: none).  Returns CDR_OK, or
  * CDR_E_PROTOCOL for a message a client must not receive (the caller sends
  * MessageError and fails the connection). */
-static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len)
+static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len, iiop_call **wk)
 {
+  *wk = NULL;
   giop_header h;
   if (giop_header_parse(m, len, &h) != CDR_OK) {
     iiop__conn_release(cc->conn, m);
@@ -1602,7 +1671,7 @@ static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len)
     p->plen = len;
     p->pstatus = CDR_OK;
     p->pstate = P_DONE;
-    pthread_cond_signal(&p->cv);
+    *wk = call_mark(p);
     return CDR_OK;
   }
   case GIOP_CLOSE_CONNECTION:
@@ -1619,14 +1688,16 @@ static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len)
   }
 }
 
-/* Under cc->mu with no leader: wake one waiting follower to take over. */
-static void promote(cconn *cc)
+/* Under cc->mu with no leader: pick a sleeping follower to take over (one
+ * not woken already: pending calls are all still waiting for their
+ * replies); the caller call_wake()s it after releasing cc->mu.  NULL: none
+ * sleeps (a caller on its way to wait finds no leader and reads). */
+static iiop_call *promote(cconn *cc)
 {
   for (iiop_call *p = cc->pend; p; p = p->pnext)
-    if (p->waiting) {
-      pthread_cond_signal(&p->cv);
-      return;
-    }
+    if (p->waiting && !__atomic_load_n(&p->wake, __ATOMIC_RELAXED))
+      return call_mark(p);
+  return NULL;
 }
 
 /* Wait for CALL's reply on CC (leader or follower).  On CDR_OK
@@ -1634,12 +1705,17 @@ static void promote(cconn *cc)
 static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, int *no)
 {
   int timed_out = 0;
+  iiop_call *wk = NULL;                 /* a caller to wake once cc->mu is released */
   pthread_mutex_lock(&cc->mu);
   while (call->pstate == P_WAIT) {
     if (!cc->leader) {
       cc->leader = 1;
       while (call->pstate == P_WAIT) {
         pthread_mutex_unlock(&cc->mu);
+        if (wk) {
+          call_wake(wk);
+          wk = NULL;
+        }
         uint8_t *m;
         size_t len;
         int rc = iiop__conn_recv(cc->conn, iiop__remaining(deadline), &m, &len);
@@ -1664,7 +1740,7 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
           conn_fail_locked(cc, rc == CDR_E_LIMIT ? rc : proto ? CDR_E_PROTOCOL : rc, 0);
           break;
         }
-        if (dispatch(call->cl, cc, m, len) != CDR_OK) {
+        if (dispatch(call->cl, cc, m, len, &wk) != CDR_OK) {
           pthread_mutex_unlock(&cc->mu);
           send_small(cc, GIOP_MESSAGE_ERROR, 0, call->out_opts.giop_minor);
           pthread_mutex_lock(&cc->mu);
@@ -1676,7 +1752,10 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
       break;
     }
     call->waiting = 1;
-    int w = cond_wait_until(&call->cv, &cc->mu, deadline);
+    __atomic_store_n(&call->wake, 0, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&cc->mu);
+    int w = call_wait(call, deadline);
+    pthread_mutex_lock(&cc->mu);
     call->waiting = 0;
     if (w == ETIMEDOUT && call->pstate == P_WAIT) {
       pend_remove(cc, call);
@@ -1685,12 +1764,15 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
       timed_out = 1;
     }
   }
-  if (!cc->leader && cc->pend)
-    promote(cc);
+  iiop_call *next = !cc->leader && cc->pend ? promote(cc) : NULL;
   int rc = call->pstatus;
   *no = call->pno;
   call->pstate = P_IDLE;
   pthread_mutex_unlock(&cc->mu);
+  if (wk)
+    call_wake(wk);
+  if (next)
+    call_wake(next);
   if (timed_out && cancel)
     send_small(cc, GIOP_CANCEL_REQUEST, call->req_id, call->out_opts.giop_minor);
   return rc;

@@ -35,6 +35,7 @@
 #define FRAG_IOV 256                  /* ... in at most this many iovecs */
 
 struct iiop_conn {
+  iiop__conn_head head;              /* first: iiop__conn_more() reads it */
   const cdr_allocator *alloc;
   iiop_transport *t;
   giop_reasm *r;
@@ -305,6 +306,7 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
   for (;;) {
     /* Complete messages first, even after an error or a close. */
     if (giop_reasm_next(c->r, msg, len)) {
+      c->head.more = giop_reasm_ready(c->r);
       rc = CDR_OK;
       break;
     }
@@ -336,6 +338,7 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
        * (the peer may send nothing more until it is answered). */
       c->held = 0;
       if (giop_reasm_next(c->r, msg, len)) {
+        c->head.more = giop_reasm_ready(c->r);
         (void)giop_reasm_commit(c->r, 0);  /* end the reservation */
         rc = CDR_OK;
         break;
@@ -367,12 +370,44 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
   return rc;
 }
 
+int iiop__conn_send_batch(iiop_conn *c, const uint8_t *batch, size_t blen,
+                          const struct iovec *v, int nv, size_t len, uint32_t request_id)
+{
+  if (nv < 0 || nv > CDR_OUT_IOV_MAX + 1 || (nv > 0 && v[0].iov_len < GIOP_HEADER_SIZE))
+    return CDR_E_INVALID;
+  if (__atomic_load_n(&c->closed, __ATOMIC_ACQUIRE))
+    return CDR_E_CLOSED;
+  int rc = iiop__wlock_lock(&c->wl);
+  if (rc != CDR_OK)
+    return rc;
+  iiop_transport *t = c->t;
+  if (nv == 0 || len <= c->frag_size || !fragmentable(v[0].iov_base)) {
+    struct iovec all[CDR_OUT_IOV_MAX + 2];
+    all[0].iov_base = (void *)batch;
+    all[0].iov_len = blen;
+    if (nv > 0)
+      memcpy(all + 1, v, (size_t)nv * sizeof *v);
+    rc = t->ops->writev(t, all, nv + 1, c->send_timeout_ms);
+  } else {
+    struct iovec b = { (void *)batch, blen };
+    rc = t->ops->writev(t, &b, 1, c->send_timeout_ms);
+    if (rc == CDR_OK)
+      rc = send_fragmented(c, v, nv, len, request_id, c->send_timeout_ms);
+  }
+  if (rc != CDR_OK && rc != CDR_E_INVALID && rc != CDR_E_PROTOCOL)
+    iiop__conn_shutdown(c);
+  iiop__wlock_unlock(&c->wl);
+  return rc;
+}
+
 int iiop__conn_recv_buffered(iiop_conn *c, uint8_t **msg, size_t *len)
 {
   int rc = 1;                        /* 1: read */
   rlock(c);
-  if (giop_reasm_next(c->r, msg, len))
+  if (giop_reasm_next(c->r, msg, len)) {
+    c->head.more = giop_reasm_ready(c->r);
     rc = CDR_OK;
+  }
   else if (c->rerr)
     rc = c->rerr;
   else if (__atomic_load_n(&c->closed, __ATOMIC_ACQUIRE))

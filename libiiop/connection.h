@@ -72,6 +72,25 @@ IIOP_HIDDEN int iiop__conn_sendv_timed(iiop_conn *c, const struct iovec *v, int 
  * segments: cdr_out_iov(), cdr_out_total()).  Errors: as iiop__conn_send(). */
 IIOP_HIDDEN int iiop__conn_send_out(iiop_conn *c, const cdr_out *o, uint32_t request_id)
   IIOP_WUR;
+/* Send BATCH (BLEN octets: complete messages, none larger than the
+ * fragment size, as the server batched them) and then the message of the
+ * NV pieces V (LEN octets, as iiop__conn_sendv(); NV 0: none) in one
+ * gather write when that message needs no fragmenting, else BATCH first
+ * and the message fragmented.  Errors: as iiop__conn_send(). */
+IIOP_HIDDEN int iiop__conn_send_batch(iiop_conn *c, const uint8_t *batch, size_t blen,
+                                      const struct iovec *v, int nv, size_t len,
+                                      uint32_t request_id) IIOP_WUR;
+/* The head of every iiop_conn (its first member), read inline. */
+typedef struct iiop__conn_head {
+  int more;                  /* the reader's: the last recv left a complete message */
+} iiop__conn_head;
+
+/* Whether the last iiop__conn_recv() left another complete message
+ * buffered (the next one returns at once).  Only for the reading thread. */
+static inline int iiop__conn_more(const iiop_conn *c)
+{
+  return ((const iiop__conn_head *)(const void *)c)->more;
+}
 /* Send a message that has no body (CancelRequest for REQUEST_ID,
  * CloseConnection or MessageError) in GIOP 1.MINOR, built in a stack
  * buffer.  Errors: as iiop__conn_send; CDR_E_INVALID for another TYPE. */

@@ -991,6 +991,8 @@ int giop_reasm_next(giop_reasm *r, uint8_t **msg, size_t *len)
   return 1;
 }
 
+int giop_reasm_ready(const giop_reasm *r) { return r->done_head != NULL; }
+
 void giop_reasm_release(giop_reasm *r, uint8_t *msg)
 {
   if (!msg)

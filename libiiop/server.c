@@ -239,6 +239,7 @@ struct iiop_server {
   /* The worker pool: started under mu by the accept thread, stopped by
    * shutdown once the accept thread is joined. */
   uint32_t pool_threshold, pool_threads;
+  bool batch_replies;        /* opts.batch_replies */
   int ep, ep_stop;           /* epoll instance, the eventfd that stops the workers */
   pthread_t *workers;
   uint32_t nworkers;
@@ -274,6 +275,10 @@ struct srv_conn {
   char *peer_subject;        /* the verified client certificate's subject, or NULL */
   iiop__session sess;        /* dispatch state; its reader is registered while the
                               * record is in the active list */
+  uint8_t *batch;            /* not pooled: replies held back while more requests of one
+                              * read wait (BATCH_MAX octets, allocated at first use) */
+  size_t nbatch;             /* octets in it */
+  bool held_busy;            /* replies are held: the state stays CS_BUSY between them */
   cdr_arena *arena;          /* not pooled: the request arena, kept reset between calls
                               * (the thread's arena cache would hold it anyway), NULL
                               * when none; given back when the connection ends */
@@ -482,6 +487,7 @@ int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
     least = s->lim.idle_timeout_ms;
   s->scan_ms = least / 8 < 20 ? 20 : least / 8 > 1000 ? 1000 : least / 8;
   s->pool_threshold = o.pool_threshold;
+  s->batch_replies = o.batch_replies != 0;
   if (o.pool_threads) {
     s->pool_threads = o.pool_threads;
   } else {
@@ -698,12 +704,91 @@ static int send_bare(iiop_conn *c, uint8_t type, uint8_t minor)
   return iiop__conn_send_bare(c, type, 0, minor);
 }
 
-/* Send R (if any); false when that failed (the connection is then closed:
- * part of a reply may be out). */
+/* Replies a connection thread holds back, copied, while further complete
+ * requests of the same read wait: they go out together in one gather write
+ * with the reply of the last request of the batch (one write instead of one
+ * per reply).  Only replies that need no fragmenting and fit are held. */
+#define BATCH_MAX ((size_t)8192)
+
+/* Write the held replies, then R's reply (NULL: none) in the same gather
+ * write; false when that failed (the connection is then closed). */
+static __attribute__((noinline)) bool send_held(srv_conn *sc, const iiop__reply *r)
+{
+  struct iovec v[CDR_OUT_IOV_MAX];
+  int n = 0;
+  size_t len = 0;
+  if (r && r->len) {
+    if (r->out && cdr_out_nrefs(r->out)) {
+      n = cdr_out_iov(r->out, v, CDR_OUT_IOV_MAX);
+      len = cdr_out_total(r->out);
+    } else {
+      v[0].iov_base = (void *)r->msg;
+      v[0].iov_len = r->len;
+      n = 1;
+      len = r->len;
+    }
+  }
+  size_t nb = sc->nbatch;
+  sc->nbatch = 0;
+  if (n < 0)
+    return false;
+  return iiop__conn_send_batch(sc->conn, sc->batch, nb, v, n, len, r ? r->request_id : 0)
+         == CDR_OK;
+}
+
+/* R's reply held back (copied after the held ones): true, or false when it
+ * cannot be (the caller sends it now, with those held). */
+static __attribute__((noinline)) bool hold_reply(srv_conn *sc, const iiop__reply *r)
+{
+  size_t frag = sc->s->fragment_size ? sc->s->fragment_size : GIOP_FRAG_DEFAULT;
+  if (r->len > BATCH_MAX - sc->nbatch || r->len > frag)
+    return false;
+  if (!sc->batch) {
+    sc->batch = iiop__malloc(sc->s->alloc, BATCH_MAX);
+    if (!sc->batch)
+      return false;
+  }
+  if (r->out && cdr_out_nrefs(r->out)) {
+    struct iovec v[CDR_OUT_IOV_MAX];
+    int n = cdr_out_iov(r->out, v, CDR_OUT_IOV_MAX);
+    if (n < 0 || cdr_out_total(r->out) != r->len)
+      return false;
+    for (int k = 0; k < n; k++) {
+      memcpy(sc->batch + sc->nbatch, v[k].iov_base, v[k].iov_len);
+      sc->nbatch += v[k].iov_len;
+    }
+  } else {
+    memcpy(sc->batch + sc->nbatch, r->msg, r->len);
+    sc->nbatch += r->len;
+  }
+  return true;
+}
+
+/* Send R (if any) now, after the replies held (send_held()); false when
+ * that failed (the connection is then closed: part of a reply may be out). */
+static bool send_reply_now(srv_conn *sc, const iiop__reply *r)
+{
+  if (r->len == 0)
+    return true;
+  if (__builtin_expect(sc->nbatch != 0, 0))
+    return send_held(sc, r);
+  if (r->out && cdr_out_nrefs(r->out))
+    return iiop__conn_send_out(sc->conn, r->out, r->request_id) == CDR_OK;
+  return iiop__conn_send(sc->conn, r->msg, r->len, r->request_id) == CDR_OK;
+}
+
+/* As send_reply_now(), but with opts.batch_replies a connection thread
+ * holds R back while another complete request is already buffered
+ * (hold_reply()). */
 static bool send_reply(srv_conn *sc, const iiop__reply *r)
 {
   if (r->len == 0)
     return true;
+  if (__builtin_expect(iiop__conn_more(sc->conn) || sc->nbatch, 0) && !sc->pooled) {
+    if (sc->s->batch_replies && iiop__conn_more(sc->conn) && hold_reply(sc, r))
+      return true;
+    return send_held(sc, r);
+  }
   if (r->out && cdr_out_nrefs(r->out))
     return iiop__conn_send_out(sc->conn, r->out, r->request_id) == CDR_OK;
   return iiop__conn_send(sc->conn, r->msg, r->len, r->request_id) == CDR_OK;
@@ -721,11 +806,12 @@ static int handle(srv_conn *sc, const uint8_t *msg, size_t len)
   giop_message m;
   iiop__reply r;
   int next = iiop__dispatch(&sc->sess, msg, len, a, &m, &r);
+  /* The SYNC_WITH_SERVER acknowledgement goes out before the invocation. */
   if (next == IIOP__D_ACK)
-    next = send_reply(sc, &r) ? iiop__dispatch_resume(&sc->sess, &m, &r) : IIOP__D_CLOSE;
+    next = send_reply_now(sc, &r) ? iiop__dispatch_resume(&sc->sess, &m, &r) : IIOP__D_CLOSE;
   if (next == IIOP__D_CONTINUE && !send_reply(sc, &r))
     next = IIOP__D_CLOSE;
-  else if (next == IIOP__D_ERROR)
+  else if (next == IIOP__D_ERROR && (!sc->nbatch || send_held(sc, NULL)))
     (void)send_bare(sc->conn, GIOP_MESSAGE_ERROR, sc->sess.minor);
   cdr_in_close(&m.body);
   if (!sc->pooled && cdr_arena_used(a) <= KEEP_ARENA_MAX) {
@@ -779,7 +865,9 @@ static int on_message(srv_conn *sc, uint8_t *msg, size_t len)
   iiop_conn *c = sc->conn;
   /* One writer: a plain increment, seen by the accept thread's timing. */
   __atomic_store_n(&sc->nmsg, sc->nmsg + 1, __ATOMIC_RELAXED);
-  if (!state_cas(sc, CS_IDLE, CS_BUSY)) {
+  if (sc->held_busy)
+    sc->held_busy = false;          /* still CS_BUSY from the request before */
+  else if (!state_cas(sc, CS_IDLE, CS_BUSY)) {
     /* CLOSING: shutdown sent CloseConnection while this connection was
      * idle, so the message is not processed (the client may reissue it). */
     iiop__conn_release(c, msg);
@@ -789,6 +877,18 @@ static int on_message(srv_conn *sc, uint8_t *msg, size_t len)
   int act = handle(sc, msg, len);
   iiop__reader_exit(&sc->sess.reader);
   iiop__conn_release(c, msg);
+  if (__builtin_expect(sc->nbatch != 0, 0)) {
+    /* Replies held: while the next request is buffered the connection
+     * stays busy (shutdown's CloseConnection must not overtake them);
+     * else they go out now. */
+    if (act == ACT_CONTINUE && iiop__conn_more(c)
+        && !__atomic_load_n(&s->stopping, __ATOMIC_SEQ_CST)) {
+      sc->held_busy = true;
+      return NEXT_READ;
+    }
+    if (!send_held(sc, NULL))
+      act = ACT_CLOSE;
+  }
   __atomic_store_n(&sc->state, CS_IDLE, __ATOMIC_SEQ_CST);
   if (act == ACT_CLOSE)
     return NEXT_END;
@@ -871,6 +971,12 @@ static void serve(srv_conn *sc)
 static void conn_finish(srv_conn *sc)
 {
   iiop_server *s = sc->s;
+  if (sc->batch) {
+    if (sc->nbatch && sc->conn)
+      (void)send_held(sc, NULL);
+    iiop__free(s->alloc, sc->batch);
+    sc->batch = NULL;
+  }
   if (sc->arena) {
     cdr_arena_put(sc->arena);
     sc->arena = NULL;

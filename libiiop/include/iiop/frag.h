@@ -177,6 +177,9 @@ IIOP_API int giop_reasm_commit(giop_reasm *r, size_t n);
  * valid until giop_reasm_release(R, *MSG). */
 IIOP_API int giop_reasm_next(giop_reasm *r, uint8_t **msg, size_t *len);
 IIOP_API void giop_reasm_release(giop_reasm *r, uint8_t *msg);
+/* 1 when a complete message is buffered (giop_reasm_next() would return
+ * one), else 0.  Reads nothing, changes nothing. */
+IIOP_API int giop_reasm_ready(const giop_reasm *r);
 
 /* Drop the fragments buffered for the GIOP 1.2 message REQUEST_ID (a
  * CancelRequest arrived; the rest of a Fragment being received is skipped,

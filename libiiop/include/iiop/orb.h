@@ -509,6 +509,17 @@ typedef struct iiop_server_opts {
                               * a reply to a client that does not read (up to the send
                               * timeout), holds its worker; the requests of one connection
                               * are dispatched in order, as with a thread per connection. */
+  int batch_replies;         /* 0 (default): every reply is written when its servant returns.
+                              * 1: a connection thread holds a small reply (one that needs
+                              * no fragmenting, up to 8 KiB together) back while another
+                              * complete request of the same read is waiting, and writes
+                              * the held replies with the next one in one gather write
+                              * (fewer system calls with many callers pipelining on one
+                              * connection).  The price: a held reply also waits for the
+                              * servants of the requests behind it in that read, so a fast
+                              * call pipelined ahead of a slow one is answered when the
+                              * slow one ends.  Pooled connections never hold replies;
+                              * SYNC_WITH_SERVER acknowledgements are never held. */
   const cdr_allocator *alloc;/* for everything the server allocates itself -- the server,
                               * the object adapter's tables, connection records, reply
                               * streams, transports, reassembly buffers (NULL, the default:

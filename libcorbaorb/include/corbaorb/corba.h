@@ -309,11 +309,40 @@ typedef CORBA_char *CORBA_ORBid;
  * milliseconds, 0 none; default 30000 -- omniORB's default is 0; see
  * corbaorb_Object_set_call_timeout()), -ORBthrowTransientOnTimeOut 0|1 (1:
  * a call timeout raises TRANSIENT instead of TIMEOUT, as omniORB's option;
- * default 0).  Other -ORB options are left in ARGV.  Errors in EV:
- * BAD_PARAM (a malformed option or a missing value), NO_MEMORY,
- * INITIALIZE. */
+ * default 0).  TLS, omniORB's SSL transport options (docs/c-mapping.md,
+ * "TLS"): -ORBendPoint giop:ssl:HOST:PORT (the POAs listen for TLS: beside
+ * a giop:tcp endpoint, both, on the same host; alone, TLS only, and IORs
+ * carry port 0 and the TAG_SSL_SEC_TRANS component, as omniORB's),
+ * -ORBsslCAFile FILE (PEM: the CAs a server's certificate is verified
+ * with; without it no TLS to servers), -ORBsslKeyFile FILE (PEM, the
+ * certificate and its private key in one file: the server's; needed for
+ * giop:ssl), -ORBsslKeyPassword PW, -ORBsslVerifyMode none|peer[,fail][,once]
+ * (none: the client does not verify servers), -ORBclientTransportRule
+ * "* ssl" | "* unix,ssl,tcp" | "* tcp" (TLS required / where the IOR offers
+ * it / never; only the mask "*"; unix is accepted and ignored).  Other -ORB
+ * options are left in ARGV.  Errors in EV: BAD_PARAM with minor
+ * CORBAORB_MINOR_BAD_ORB_ARG (a malformed option, a missing value, an
+ * empty file name, a verify mode or transport rule not of those forms,
+ * giop:tcp and giop:ssl endpoints on two hosts, giop:ssl without
+ * -ORBsslKeyFile), NO_MEMORY, INITIALIZE with minor
+ * CORBAORB_MINOR_TRANSPORT_ERROR (the CA file cannot be loaded). */
 CORBAORB_API CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifier,
                                       CORBA_Environment *ev);
+/* omniORB's minor codes: INITIALIZE_InvalidORBInitArgs (omniORB raises it
+ * as INITIALIZE; here BAD_PARAM from CORBA_ORB_init) and
+ * INITIALIZE_TransportError (a TLS file that cannot be used: the CA file
+ * at CORBA_ORB_init, -ORBsslKeyFile's certificate or key when the RootPOA
+ * or omniINSPOA is first resolved and the ORB's server is made). */
+#define CORBAORB_MINOR_BAD_ORB_ARG 0x4154001eu
+#define CORBAORB_MINOR_TRANSPORT_ERROR 0x4154000du
+/* Why ORB's most recent connection failed, as text ("" if none yet):
+ * libiiop's iiop_client_last_error() of the ORB's client, e.g. "TLS to
+ * 127.0.0.1:PORT: certificate verify failed: unable to get local issuer
+ * certificate" after a call that raised TRANSIENT.  Copied into BUF (CAP
+ * octets, NUL-terminated, cut at CAP - 1; BUF NULL or CAP 0: only the
+ * length); returns the full text's length (ORB NULL: 0).  Any thread;
+ * allocates nothing. */
+CORBAORB_API size_t corbaorb_ORB_last_error(CORBA_ORB orb, char *buf, size_t cap);
 
 /* Call timeouts (our extension; omniORB's omniORB::setClientCallTimeout(obj,
  * ms) and setClientThreadCallTimeout(ms)), relative round-trip in

@@ -95,6 +95,9 @@ struct cconn {
   int dead_no;               /* pending calls failed with completion NO (CloseConnection) */
   int leader;                /* a caller is reading */
   iiop_call *pend;           /* pending calls, doubly linked */
+  iiop_transport *tp;        /* conn's transport (owned by conn): TLS error texts */
+  const char *host;          /* the endpoint's (lives as long as the client) */
+  uint16_t port;
 };
 
 /* Where a reference's requests go: an endpoint and an object key. */
@@ -187,6 +190,7 @@ struct iiop_client {
   const cdr_allocator *alloc;/* o.alloc, or the global one */
   char *ca_file;
   iiop_tls_ctx *tls;
+  int has_cert;              /* tls presents a client certificate (tls_cert_file) */
   uint32_t conv_c, conv_w;   /* the one conversion code set offered for each */
   pthread_mutex_t mu;        /* eps, free_calls, nfree, live_calls */
   pthread_cond_t idle_cv;
@@ -263,17 +267,45 @@ void iiop_client_opts_default(iiop_client_opts *o)
   o->native_wchar = CDR_CS_UTF16;
 }
 
+/* Set the caller's why buffer of O (if any) to FMT. */
+static void opts_why(const iiop_client_opts *o, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
+static void opts_why(const iiop_client_opts *o, const char *fmt, ...)
+{
+  if (!o->why || !o->why_cap)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(o->why, o->why_cap, fmt, ap);
+  va_end(ap);
+}
+
 iiop_client *iiop_client_new(const iiop_client_opts *opts)
+{
+  iiop_client *c = NULL;
+  return iiop_client_create(opts, &c) == CDR_OK ? c : NULL;
+}
+
+int iiop_client_create(const iiop_client_opts *opts, iiop_client **out)
 {
   iiop_client_opts o;
   if (opts)
     o = *opts;
   else
     iiop_client_opts_default(&o);
-  if (o.native_char != CDR_CS_ISO8859_1 && o.native_char != CDR_CS_UTF8)
-    return NULL;
-  if (o.native_wchar != 0 && o.native_wchar != CDR_CS_UTF16 && o.native_wchar != CDR_CS_UCS2)
-    return NULL;
+  if (o.why && o.why_cap)
+    o.why[0] = 0;
+  if (!out)
+    return CDR_E_INVALID;
+  *out = NULL;
+  if (o.native_char != CDR_CS_ISO8859_1 && o.native_char != CDR_CS_UTF8) {
+    opts_why(&o, "native_char 0x%08x is not supported", (unsigned)o.native_char);
+    return CDR_E_UNSUPPORTED;
+  }
+  if (o.native_wchar != 0 && o.native_wchar != CDR_CS_UTF16 && o.native_wchar != CDR_CS_UCS2) {
+    opts_why(&o, "native_wchar 0x%08x is not supported", (unsigned)o.native_wchar);
+    return CDR_E_UNSUPPORTED;
+  }
   /* The older names win when they differ from their defaults; the limits
    * then hold what is used (call_timeout_ms 0: none, as timeout_ms). */
   iiop_limits d;
@@ -287,38 +319,59 @@ iiop_client *iiop_client_new(const iiop_client_opts *opts)
   o.max_message = o.limits.max_message;
   o.timeout_ms = call_ms < 0 ? 0 : call_ms;
   o.limits.call_timeout_ms = o.timeout_ms;
+  if (o.tls_policy != IIOP_TLS_ALLOWED && o.tls_policy != IIOP_TLS_OFF
+      && o.tls_policy != IIOP_TLS_REQUIRED) {
+    opts_why(&o, "unknown tls_policy %d", o.tls_policy);
+    return CDR_E_INVALID;
+  }
+  if (o.tls_key_file && !o.tls_cert_file) {
+    opts_why(&o, "TLS: tls_key_file without tls_cert_file");
+    return CDR_E_INVALID;
+  }
   const cdr_allocator *al = iiop__alloc_or_global(o.alloc);
   iiop_client *c = iiop__malloc(al, sizeof *c);
   if (!c)
-    return NULL;
+    return CDR_E_NOMEM;
   memset(c, 0, sizeof *c);
   c->o = o;
+  c->o.why = NULL; /* the caller's, not kept */
+  c->o.why_cap = 0;
+  c->o.tls_key_password = NULL;
   c->alloc = al;
   c->conv_c = o.native_char == CDR_CS_ISO8859_1 ? CDR_CS_UTF8 : CDR_CS_ISO8859_1;
   c->conv_w = o.native_wchar == CDR_CS_UTF16 ? CDR_CS_UCS2 : CDR_CS_UTF16;
-  if (o.tls_policy != IIOP_TLS_ALLOWED && o.tls_policy != IIOP_TLS_OFF
-      && o.tls_policy != IIOP_TLS_REQUIRED) {
-    iiop__free(al, c);
-    return NULL;
-  }
-  if (o.tls_ca_file) {
-    c->ca_file = iiop__strndup(al, o.tls_ca_file, strlen(o.tls_ca_file));
-    if (!c->ca_file || iiop__tls_client_ctx(c->ca_file, o.tls_verify, al, &c->tls) != CDR_OK) {
+  /* A TLS context: with a CA file; or unverified (tests only) when TLS is
+   * required or a client certificate is to be presented. */
+  if (o.tls_ca_file || (!o.tls_verify && (o.tls_policy == IIOP_TLS_REQUIRED || o.tls_cert_file))) {
+    if (o.tls_ca_file) {
+      c->ca_file = iiop__strndup(al, o.tls_ca_file, strlen(o.tls_ca_file));
+      if (!c->ca_file) {
+        iiop__free(al, c);
+        return CDR_E_NOMEM;
+      }
+    }
+    iiop__tls_conf cf = { .ca_file = c->ca_file, .verify = o.tls_verify,
+                          .cert_file = o.tls_cert_file, .key_file = o.tls_key_file,
+                          .key_password = o.tls_key_password };
+    int rc = iiop__tls_ctx_new(0, &cf, al, &c->tls, o.why, o.why_cap);
+    if (rc != CDR_OK) {
       iiop__free(al, c->ca_file);
       iiop__free(al, c);
-      return NULL;
+      return rc;
     }
+    c->has_cert = o.tls_cert_file != NULL;
     c->o.tls_ca_file = c->ca_file;
-  } else if (o.tls_policy == IIOP_TLS_REQUIRED && !o.tls_verify) {
-    if (iiop__tls_client_ctx(NULL, 0, al, &c->tls) != CDR_OK) { /* unverified: tests only */
-      iiop__free(al, c);
-      return NULL;
-    }
+  } else if (o.tls_cert_file) {
+    opts_why(&o, "TLS: tls_cert_file needs a TLS context: tls_ca_file (or tls_verify 0)");
+    iiop__free(al, c);
+    return CDR_E_INVALID;
   }
+  c->o.tls_cert_file = c->o.tls_key_file = NULL; /* loaded; the paths are not kept */
   pthread_mutex_init(&c->err_mu, NULL);
   pthread_mutex_init(&c->mu, NULL);
   pthread_cond_init(&c->idle_cv, NULL);
-  return c;
+  *out = c;
+  return CDR_OK;
 }
 
 /* ---------------------------------------------------------------- connections */
@@ -388,6 +441,16 @@ size_t iiop_client_last_error(iiop_client *c, char *buf, size_t cap)
   return n;
 }
 
+/* A TLS connection CC failed in WHAT ("read", "write") with CDR_E_TLS:
+ * "TLS WHAT from/to HOST:PORT: <OpenSSL's reason>" becomes the last error. */
+static void conn_tls_why(iiop_client *cl, cconn *cc, const char *what)
+{
+  char why[IIOP_TLS_WHY_MAX];
+  iiop__tls_io_error(cc->tp, why, sizeof why);
+  client_why(cl, "TLS %s %s %s:%u: %s", what, what[0] == 'r' ? "from" : "to", cc->host,
+             (unsigned)cc->port, why[0] ? why : "failed");
+}
+
 /* Send a header-only message (CancelRequest, MessageError), best effort. */
 static void send_small(cconn *cc, int type, uint32_t request_id, uint8_t minor)
 {
@@ -446,6 +509,9 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
   }
   pthread_mutex_init(&cc->mu, NULL);
   cond_init_mono(&cc->cs_cv);
+  cc->tp = t;
+  cc->host = ep->host;
+  cc->port = ep->port;
   cc->refs = 1;
   cc->next_id = 1;
   *out = cc;
@@ -552,6 +618,36 @@ static void note_orb_type(endpoint *ep, const iiop_profile *p)
     __atomic_store_n(&ep->no_cancel, 1, __ATOMIC_RELAXED);
 }
 
+/* The reference's TAG_SSL_SEC_TRANS target_requires REQ (CORBA 3.x Security,
+ * CSIv2: SSLIOP::SSL, AssociationOptions) against what the client would do
+ * for profile P (TLS: over TLS to the component's port SP).  Integrity or
+ * Confidentiality required and plain IIOP: CDR_E_TLS, never plaintext.
+ * EstablishTrustInClient required, TLS, and no client certificate:
+ * CDR_E_TLS (alone it does not refuse plain IIOP: a server that also
+ * listens in plain says so by not requiring integrity).  The reason goes
+ * to client_why(). */
+static int tls_requires_check(iiop_client *cl, const iiop_profile *p, uint16_t req,
+                              uint16_t sp, int tls)
+{
+  const uint16_t prot = IIOP_SEC_INTEGRITY | IIOP_SEC_CONFIDENTIALITY;
+  if (!tls && (req & prot)) {
+    client_why(cl, "TLS required by the reference to %s:%u (target_requires 0x%04x) but %s",
+               p->host, (unsigned)p->port, (unsigned)req,
+               cl->o.tls_policy == IIOP_TLS_OFF ? "the client's tls_policy is IIOP_TLS_OFF"
+               : !cl->tls                       ? "the client has no TLS context (no tls_ca_file)"
+               : sp == 0                        ? "it offers no TLS port"
+                                                : "TLS is not used");
+    return CDR_E_TLS;
+  }
+  if (tls && (req & IIOP_SEC_TRUST_IN_CLIENT) && !cl->has_cert) {
+    client_why(cl, "TLS to %s:%u: the reference requires EstablishTrustInClient "
+               "(target_requires 0x%04x) but the client has no certificate (tls_cert_file)",
+               p->host, (unsigned)sp, (unsigned)req);
+    return CDR_E_TLS;
+  }
+  return CDR_OK;
+}
+
 /* Where an IIOP profile says to go: host, port and TLS (TAG_SSL_SEC_TRANS
  * with a CA file configured: the component's port over TLS).  Errors:
  * CDR_E_UNSUPPORTED (TLS only, and no CA file), the component's. */
@@ -561,29 +657,32 @@ static int profile_target(iiop_client *cl, const iiop_profile *p, uint16_t *port
   *tls = 0;
   const iiop_component *ssl = iiop_profile_component(p, IIOP_TAG_SSL_SEC_TRANS);
   if (cl->o.tls_policy == IIOP_TLS_REQUIRED) {
-    uint16_t sp = 0;
+    uint16_t sp = 0, req = 0;
     if (!cl->tls) {
       client_why(cl, "TLS required but not configured: no tls_ca_file (and tls_verify on)");
       return CDR_E_TLS;
     }
-    if (!ssl || iiop_ssl_component_decode(ssl, NULL, NULL, &sp) != CDR_OK || sp == 0) {
+    if (!ssl || iiop_ssl_component_decode(ssl, NULL, &req, &sp) != CDR_OK || sp == 0) {
       client_why(cl, "TLS required but the reference to %s:%u offers no TLS port", p->host,
                  (unsigned)p->port);
       return CDR_E_TLS;
     }
     *port = sp;
     *tls = 1;
-    return CDR_OK;
+    return tls_requires_check(cl, p, req, sp, 1);
   }
-  if (ssl && cl->tls && cl->o.tls_policy != IIOP_TLS_OFF) {
+  uint16_t req = 0;
+  if (ssl) {
     uint16_t sp = 0;
-    int rc = iiop_ssl_component_decode(ssl, NULL, NULL, &sp);
+    int rc = iiop_ssl_component_decode(ssl, NULL, &req, &sp);
     if (rc != CDR_OK)
       return rc;
-    if (sp) {
+    if (sp && cl->tls && cl->o.tls_policy != IIOP_TLS_OFF) {
       *port = sp;
       *tls = 1;
     }
+    if ((rc = tls_requires_check(cl, p, req, sp, *tls)) != CDR_OK)
+      return rc;
   }
   if (*port == 0)
     return CDR_E_UNSUPPORTED;
@@ -1461,6 +1560,8 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
       call->pstate = P_IDLE;
       /* This call's own deadline (CDR_E_TIMEOUT, returned to it) is not
        * the others': for them the connection is lost (CDR_E_CLOSED). */
+      if (rc == CDR_E_TLS)
+        conn_tls_why(call->cl, cc, "write");
       if (rc != CDR_E_INVALID && rc != CDR_E_PROTOCOL)
         conn_fail_locked(cc, rc == CDR_E_TLS ? rc : CDR_E_CLOSED, 0);
       pthread_mutex_unlock(&cc->mu);
@@ -1563,6 +1664,8 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
           break;
         }
         if (rc != CDR_OK) {
+          if (rc == CDR_E_TLS)
+            conn_tls_why(call->cl, cc, "read");
           conn_fail_locked(cc, rc == CDR_E_LIMIT ? rc : proto ? CDR_E_PROTOCOL : rc, 0);
           break;
         }

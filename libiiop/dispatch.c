@@ -103,6 +103,11 @@ int iiop_request_service_context(const iiop_request *r, uint32_t id, const uint8
   return CDR_OK;
 }
 
+const char *iiop_request_peer_subject(const iiop_request *r)
+{
+  return r && r->sess ? r->sess->peer_subject : NULL;
+}
+
 int iiop_request_peer(const iiop_request *r, char *host, size_t cap, uint16_t *port)
 {
   if (!r)
@@ -204,6 +209,7 @@ void iiop__session_init(iiop__session *s, iiop__adapter *ad, size_t max_message,
   s->in_opts.max_size = max_message;
   s->in_opts.alloc = alloc;
   s->peer_fd = -1;
+  s->peer_subject = NULL;
   s->icpt = &no_icpt;
 }
 

@@ -53,6 +53,8 @@ typedef struct iiop__session {
   cdr_out out;               /* reply stream, reused */
   const iiop__icpt *icpt;    /* the server's interceptors (never NULL) */
   int peer_fd;               /* the connection's socket (iiop_request_peer()), or -1 */
+  const char *peer_subject;  /* the verified TLS client certificate's subject
+                              * (iiop_request_peer_subject()), or NULL; the owner's */
   bool out2_ready;
   uint8_t out2_minor;
   cdr_out out2;              /* a reply with service contexts: its header, the body of

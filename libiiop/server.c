@@ -74,6 +74,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <cdr/cdr.h>
 #include <iiop/conn.h>
 #include <iiop/ior.h>
@@ -95,12 +96,6 @@
 /* A reply not written within this long (a client that stopped reading)
  * fails and closes its connection, so no thread waits on it forever. */
 #define SEND_TIMEOUT_MS 60000
-
-/* SSLIOP::AssociationOptions bits for TAG_SSL_SEC_TRANS. */
-#define SSL_NO_PROTECTION 0x01
-#define SSL_INTEGRITY 0x02
-#define SSL_CONFIDENTIALITY 0x04
-#define SSL_TRUST_IN_TARGET 0x20
 
 /* Pool workers at most (pool_threads beyond it is taken as this). */
 #define MAX_POOL_THREADS 1024u
@@ -249,6 +244,10 @@ struct iiop_server {
   uint32_t nworkers;
   bool pool_failed;          /* could not start: connections get threads */
   iiop__icpt icpt;           /* interceptors (entries written under mu) */
+  int tls_verify;            /* IIOP_TLS_VERIFY_*: what IORs say of client certificates */
+  uint64_t tls_hs_failed;    /* atomic: iiop_server_stats.tls_handshake_failures */
+  pthread_mutex_t tls_err_mu;/* tls_err */
+  char tls_err[IIOP_SERVER_ERROR_MAX]; /* the last failed handshake's reason ("" none) */
 
 };
 
@@ -272,6 +271,7 @@ struct srv_conn {
   bool doomed;               /* evicted or timed out: closing (under mu) */
   int act;                   /* what scan() does to it (ACT_*) */
   budget_ref bref;           /* its stripe of the budget */
+  char *peer_subject;        /* the verified client certificate's subject, or NULL */
   iiop__session sess;        /* dispatch state; its reader is registered while the
                               * record is in the active list */
   cdr_arena *arena;          /* not pooled: the request arena, kept reset between calls
@@ -328,6 +328,10 @@ void iiop_server_opts_default(iiop_server_opts *o)
   o->tls_cert = o->tls_key = NULL;
   o->tls_port = 0;
   o->tls_policy = IIOP_TLS_ALLOWED;
+  o->tls_key_password = o->tls_ca_file = NULL;
+  o->tls_verify_clients = IIOP_TLS_VERIFY_NONE;
+  o->why = NULL;
+  o->why_cap = 0;
   o->handshake_timeout_ms = o->limits.handshake_timeout_ms;
   o->pool_threshold = 0;
   o->pool_threads = 0;
@@ -429,13 +433,32 @@ int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
     iiop_server_opts_default(&o);
   if (!o.host || !*o.host)
     o.host = "127.0.0.1";
-  if ((o.tls_cert != NULL) != (o.tls_key != NULL))
+  char *why = o.why && o.why_cap ? o.why : NULL;
+  size_t why_cap = why ? o.why_cap : 0;
+  if (why)
+    why[0] = 0;
+  if ((o.tls_cert != NULL) != (o.tls_key != NULL)) {
+    if (why)
+      snprintf(why, why_cap, "TLS: tls_cert and tls_key go together (one of them is NULL)");
     return CDR_E_TLS;
+  }
   if (o.tls_policy != IIOP_TLS_ALLOWED && o.tls_policy != IIOP_TLS_OFF
-      && o.tls_policy != IIOP_TLS_REQUIRED)
+      && o.tls_policy != IIOP_TLS_REQUIRED) {
+    if (why)
+      snprintf(why, why_cap, "unknown tls_policy %d", o.tls_policy);
     return CDR_E_INVALID;
-  if (o.tls_policy == IIOP_TLS_REQUIRED && !o.tls_cert)
+  }
+  if (o.tls_verify_clients != IIOP_TLS_VERIFY_NONE && o.tls_verify_clients != IIOP_TLS_VERIFY_PEER
+      && o.tls_verify_clients != IIOP_TLS_VERIFY_PEER_FAIL) {
+    if (why)
+      snprintf(why, why_cap, "unknown tls_verify_clients %d", o.tls_verify_clients);
+    return CDR_E_INVALID;
+  }
+  if (o.tls_policy == IIOP_TLS_REQUIRED && !o.tls_cert) {
+    if (why)
+      snprintf(why, why_cap, "TLS: IIOP_TLS_REQUIRED without tls_cert and tls_key");
     return CDR_E_TLS;
+  }
   if (o.tls_policy == IIOP_TLS_OFF)
     o.tls_cert = o.tls_key = NULL;
 
@@ -496,7 +519,11 @@ int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
   if (rc == CDR_OK && o.tls_policy != IIOP_TLS_REQUIRED)
     rc = bind_socket(s->host, o.port, &s->lfd, &s->port);
   if (rc == CDR_OK && o.tls_cert) {
-    rc = iiop__tls_server_ctx(o.tls_cert, o.tls_key, al, &s->tls);
+    iiop__tls_conf cf = { .ca_file = o.tls_ca_file, .verify = o.tls_verify_clients,
+                          .cert_file = o.tls_cert, .key_file = o.tls_key,
+                          .key_password = o.tls_key_password };
+    rc = iiop__tls_ctx_new(1, &cf, al, &s->tls, why, why_cap);
+    s->tls_verify = o.tls_verify_clients;
     if (rc == CDR_OK)
       rc = bind_socket(s->host, o.tls_port, &s->tls_lfd, &s->tls_port);
   }
@@ -509,6 +536,7 @@ int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->tls_err_mu, NULL);
     pthread_cond_init(&s->cv, &ca);
     pthread_condattr_destroy(&ca);
     iiop__adapter_init(&s->ad, al);
@@ -531,7 +559,57 @@ int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
     iiop__free(al, s->ior_host);
   iiop__free(al, s->host);
   iiop__free(al, s);
+  if (why && !why[0])
+    snprintf(why, why_cap, "%s", cdr_strerror(rc));
   return rc;
+}
+
+size_t iiop_server_tls_last_error(iiop_server *s, char *buf, size_t cap)
+{
+  if (!s) {
+    if (buf && cap)
+      buf[0] = 0;
+    return 0;
+  }
+  pthread_mutex_lock(&s->tls_err_mu);
+  size_t n = strlen(s->tls_err);
+  if (buf && cap)
+    snprintf(buf, cap, "%s", s->tls_err);
+  pthread_mutex_unlock(&s->tls_err_mu);
+  return n;
+}
+
+/* "HOST:PORT" of socket FD's peer (numeric; "?" when unknown) into BUF. */
+static void peer_text(int fd, char *buf, size_t cap)
+{
+  struct sockaddr_storage ss;
+  socklen_t sl = sizeof ss;
+  char h[IIOP_PEER_HOST_MAX];
+  snprintf(buf, cap, "?");
+  if (getpeername(fd, (struct sockaddr *)&ss, &sl) != 0)
+    return;
+  if (ss.ss_family == AF_INET) {
+    const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+    if (inet_ntop(AF_INET, &a->sin_addr, h, sizeof h))
+      snprintf(buf, cap, "%s:%u", h, (unsigned)ntohs(a->sin_port));
+  } else if (ss.ss_family == AF_INET6) {
+    const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+    if (inet_ntop(AF_INET6, &a->sin6_addr, h, sizeof h))
+      snprintf(buf, cap, "[%s]:%u", h, (unsigned)ntohs(a->sin6_port));
+  }
+}
+
+/* A TLS handshake from PEER ("HOST:PORT") failed with RC (WHY: the reason). */
+static void tls_failed(iiop_server *s, const char *peer, int rc, const char *why)
+{
+  if (__atomic_load_n(&s->stopping, __ATOMIC_SEQ_CST))
+    return;                          /* aborted by shutdown: not the client's failure */
+  if (rc != CDR_E_TIMEOUT)
+    __atomic_add_fetch(&s->tls_hs_failed, 1, __ATOMIC_RELAXED);
+  pthread_mutex_lock(&s->tls_err_mu);
+  snprintf(s->tls_err, sizeof s->tls_err, "TLS handshake from %s: %s", peer,
+           why[0] ? why : cdr_strerror(rc));
+  pthread_mutex_unlock(&s->tls_err_mu);
 }
 
 /* ---------------------------------------------------------------- activation */
@@ -581,6 +659,7 @@ int iiop_server_stats_get(iiop_server *s, iiop_server_stats *st)
   st->in_flight = used > 0 ? (uint64_t)used : 0;
   st->in_flight_peak = (uint64_t)__atomic_load_n(&s->bud.peak, __ATOMIC_RELAXED);
   st->in_flight_max = (uint64_t)s->bud.max;
+  st->tls_handshake_failures = __atomic_load_n(&s->tls_hs_failed, __ATOMIC_RELAXED);
   return CDR_OK;
 }
 
@@ -825,10 +904,17 @@ static void *conn_main(void *arg)
   int rc = iiop__tcp_wrap(sc->fd, s->alloc, &t);
   if (rc == CDR_OK && sc->tls) {
     iiop_transport *tt = NULL;
-    rc = iiop_tls_accept(s->tls, t, s->lim.handshake_timeout_ms, &tt);
+    char why[IIOP_TLS_WHY_MAX];
+    char peer[IIOP_PEER_HOST_MAX + 8];
+    peer_text(sc->fd, peer, sizeof peer); /* before the handshake: a failed one closes fd */
+    rc = iiop_tls_accept_why(s->tls, t, s->lim.handshake_timeout_ms, &tt, why, sizeof why);
     t = rc == CDR_OK ? tt : NULL; /* taken over either way */
     if (rc == CDR_E_TIMEOUT)
       count(s, ST_T_HANDSHAKE);
+    if (rc != CDR_OK)
+      tls_failed(s, peer, rc, why);
+    else if ((sc->peer_subject = iiop__tls_peer_subject(t, s->alloc)) != NULL)
+      sc->sess.peer_subject = sc->peer_subject;
   }
   if (rc == CDR_OK) {
     iiop_conn_opts co;
@@ -858,6 +944,7 @@ static void conn_free(iiop_server *s, srv_conn *sc)
     iiop__conn_free(sc->conn);
   if (sc->ctl_fd >= 0)
     close(sc->ctl_fd);
+  iiop__free(s->alloc, sc->peer_subject);
   iiop__free(s->alloc, sc);
 }
 
@@ -1470,17 +1557,26 @@ int iiop_server_ior(iiop_server *s, const void *key, size_t key_len, cdr_arena *
   iiop_component comps[2];
   uint32_t n = 0;
   int rc = iiop_codeset_info_encode(&ci, CDR_HOST_ORDER, a, &comps[n++]);
-  if (rc == CDR_OK && s->tls && s->lfd >= 0)
-    /* The plain port is served too: NoProtection is supported, nothing
-     * is required; no client certificates are asked for. */
-    rc = iiop_ssl_component_encode(SSL_NO_PROTECTION | SSL_INTEGRITY | SSL_CONFIDENTIALITY
-                                     | SSL_TRUST_IN_TARGET,
-                                   0, s->tls_port, CDR_HOST_ORDER, a, &comps[n++]);
-  else if (rc == CDR_OK && s->tls)
-    /* IIOP_TLS_REQUIRED: TLS only, the profile's plain port is 0. */
-    rc = iiop_ssl_component_encode(SSL_INTEGRITY | SSL_CONFIDENTIALITY | SSL_TRUST_IN_TARGET,
-                                   SSL_INTEGRITY | SSL_CONFIDENTIALITY, s->tls_port,
-                                   CDR_HOST_ORDER, a, &comps[n++]);
+  if (rc == CDR_OK && s->tls) {
+    /* TAG_SSL_SEC_TRANS (CORBA 3.x Security, SSLIOP::SSL; AssociationOptions
+     * of CSIIOP).  Supported: integrity, confidentiality and trust in the
+     * target (the server's certificate); NoProtection when the plain port is
+     * served too; EstablishTrustInClient when client certificates are asked
+     * for (VERIFY_PEER, VERIFY_PEER_FAIL).  Required: integrity and
+     * confidentiality when TLS is the only way in (IIOP_TLS_REQUIRED: the
+     * profile's port is 0); EstablishTrustInClient under VERIFY_PEER_FAIL. */
+    uint16_t sup = IIOP_SEC_INTEGRITY | IIOP_SEC_CONFIDENTIALITY | IIOP_SEC_TRUST_IN_TARGET;
+    uint16_t req = 0;
+    if (s->lfd >= 0)
+      sup |= IIOP_SEC_NO_PROTECTION;
+    else
+      req |= IIOP_SEC_INTEGRITY | IIOP_SEC_CONFIDENTIALITY;
+    if (s->tls_verify != IIOP_TLS_VERIFY_NONE)
+      sup |= IIOP_SEC_TRUST_IN_CLIENT;
+    if (s->tls_verify == IIOP_TLS_VERIFY_PEER_FAIL)
+      req |= IIOP_SEC_TRUST_IN_CLIENT;
+    rc = iiop_ssl_component_encode(sup, req, s->tls_port, CDR_HOST_ORDER, a, &comps[n++]);
+  }
   if (rc != CDR_OK)
     return rc;
   iiop_ior ior;

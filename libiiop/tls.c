@@ -32,6 +32,7 @@
 #include <openssl/x509v3.h>
 #include <cdr/cdr.h>
 #include <iiop/conn.h>
+#include <iiop/orb.h>
 #include "internal.h"
 #include "transport.h"
 
@@ -56,6 +57,7 @@ typedef struct tls_transport {
   int established;           /* the handshake completed */
   uint8_t *wbuf;             /* writev's staging buffer (writers are serialised) */
   size_t wcap;
+  char err[IIOP_TLS_WHY_MAX];/* under mu: the reason of the first fatal read/write error */
 } tls_transport;
 
 /* ---------------------------------------------------------------- the socket BIO */
@@ -173,6 +175,123 @@ static int ctx_new(SSL_CTX *ctx, int server, int verify, const cdr_allocator *a,
 
 static void tls_why(char *why, size_t cap, SSL *ssl, int e, int en, const char *what);
 
+/* The passphrase callback: the configured password (userdata, NUL-terminated)
+ * or none -- never OpenSSL's default, which would prompt on the terminal. */
+static int pass_cb(char *buf, int size, int rwflag, void *ud)
+{
+  (void)rwflag;
+  const char *pw = ud;
+  if (!pw || size <= 0)
+    return 0;
+  size_t n = strlen(pw);
+  if (n > (size_t)size)
+    return 0;
+  memcpy(buf, pw, n);
+  return (int)n;
+}
+
+/* "TLS: cannot load WHAT FILE: <OpenSSL's reason>" into WHY, from the queue. */
+static void load_why(char *why, size_t cap, const char *what, const char *file)
+{
+  char r[IIOP_TLS_WHY_MAX];
+  tls_why(r, sizeof r, NULL, SSL_ERROR_SSL, 0, "no reason given");
+  if (why && cap)
+    snprintf(why, cap, "TLS: cannot load %s %s: %s", what, file, r);
+}
+
+int iiop__tls_ctx_new(int server, const iiop__tls_conf *cf, const cdr_allocator *a,
+                      iiop_tls_ctx **out, char *why, size_t cap)
+{
+  if (why && cap)
+    why[0] = 0;
+  if (!cf || !out || (server && (!cf->cert_file || !cf->key_file))
+      || (cf->key_file && !cf->cert_file)) {
+    if (why && cap)
+      snprintf(why, cap, "TLS: %s", !cf || !out ? "invalid arguments"
+                                    : server ? "no certificate or key file"
+                                             : "a key file without a certificate file");
+    return CDR_E_INVALID;
+  }
+  if (server && cf->verify != IIOP_TLS_VERIFY_NONE && cf->verify != IIOP_TLS_VERIFY_PEER
+      && cf->verify != IIOP_TLS_VERIFY_PEER_FAIL) {
+    if (why && cap)
+      snprintf(why, cap, "TLS: unknown client verify mode %d", cf->verify);
+    return CDR_E_INVALID;
+  }
+  if (server && cf->verify != IIOP_TLS_VERIFY_NONE && !cf->ca_file) {
+    if (why && cap)
+      snprintf(why, cap, "TLS: verifying clients needs a CA file (tls_ca_file)");
+    return CDR_E_TLS;
+  }
+  ERR_clear_error();
+  SSL_CTX *ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
+  if (!ctx) {
+    load_why(why, cap, "the", "TLS context");
+    return CDR_E_TLS;
+  }
+  if (!ctx_common(ctx)) {
+    load_why(why, cap, "the", "TLS protocol settings");
+    goto fail;
+  }
+  if (cf->ca_file) {
+    if (SSL_CTX_load_verify_locations(ctx, cf->ca_file, NULL) != 1) {
+      load_why(why, cap, "the CA file", cf->ca_file);
+      goto fail;
+    }
+    if (server) {
+      STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(cf->ca_file);
+      if (names) /* the CAs a client may choose its certificate by */
+        SSL_CTX_set_client_CA_list(ctx, names);
+      ERR_clear_error();
+    }
+  } else if (!server && cf->verify && SSL_CTX_set_default_verify_paths(ctx) != 1) {
+    load_why(why, cap, "the", "default CA locations");
+    goto fail;
+  }
+  /* The key may be encrypted: the callback answers with the password, or
+   * with none (a clear error instead of a terminal prompt). */
+  SSL_CTX_set_default_passwd_cb(ctx, pass_cb);
+  SSL_CTX_set_default_passwd_cb_userdata(ctx, (void *)cf->key_password);
+  if (cf->cert_file) {
+    const char *key = cf->key_file ? cf->key_file : cf->cert_file;
+    if (SSL_CTX_use_certificate_chain_file(ctx, cf->cert_file) != 1) {
+      load_why(why, cap, "the certificate file", cf->cert_file);
+      goto fail;
+    }
+    if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1) {
+      load_why(why, cap, cf->key_password ? "the key file (with the password given)"
+                                          : "the key file", key);
+      goto fail;
+    }
+    if (SSL_CTX_check_private_key(ctx) != 1) {
+      load_why(why, cap, "a key matching the certificate: key file", key);
+      goto fail;
+    }
+  }
+  /* The password is not kept past loading. */
+  SSL_CTX_set_default_passwd_cb_userdata(ctx, NULL);
+  int verify;
+  if (server) {
+    int mode = cf->verify == IIOP_TLS_VERIFY_NONE ? SSL_VERIFY_NONE
+               : cf->verify == IIOP_TLS_VERIFY_PEER
+                 ? SSL_VERIFY_PEER
+                 : SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT;
+    SSL_CTX_set_verify(ctx, mode, NULL);
+    SSL_CTX_set_num_tickets(ctx, 0); /* no resumption: spare the client reading tickets */
+    verify = cf->verify;
+  } else {
+    SSL_CTX_set_verify(ctx, cf->verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, NULL);
+    verify = cf->verify != 0;
+  }
+  ERR_clear_error();
+  return ctx_new(ctx, server, verify, a, out);
+
+fail:
+  SSL_CTX_free(ctx);
+  ERR_clear_error();
+  return CDR_E_TLS;
+}
+
 int iiop_tls_client_ctx(const char *ca_file, int verify, iiop_tls_ctx **out)
 {
   return iiop__tls_client_ctx_why(ca_file, verify, NULL, out, NULL, 0);
@@ -193,28 +312,8 @@ int iiop__tls_client_ctx(const char *ca_file, int verify, const cdr_allocator *a
 int iiop__tls_client_ctx_why(const char *ca_file, int verify, const cdr_allocator *a,
                              iiop_tls_ctx **out, char *why, size_t cap)
 {
-  if (why && cap)
-    why[0] = 0;
-  if (!out)
-    return CDR_E_INVALID;
-  ERR_clear_error();
-  SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
-  if (!ctx) {
-    tls_why(why, cap, NULL, SSL_ERROR_SSL, 0, "SSL_CTX_new failed");
-    return CDR_E_TLS;
-  }
-  int ok = ctx_common(ctx);
-  if (ok && ca_file)
-    ok = SSL_CTX_load_verify_locations(ctx, ca_file, NULL);
-  else if (ok && verify)
-    ok = SSL_CTX_set_default_verify_paths(ctx);
-  if (!ok) {
-    SSL_CTX_free(ctx);
-    tls_why(why, cap, NULL, SSL_ERROR_SSL, 0, "cannot load the CA certificates");
-    return CDR_E_TLS;
-  }
-  SSL_CTX_set_verify(ctx, verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, NULL);
-  return ctx_new(ctx, 0, verify != 0, a, out);
+  iiop__tls_conf cf = { .ca_file = ca_file, .verify = verify };
+  return iiop__tls_ctx_new(0, &cf, a, out, why, cap);
 }
 
 int iiop_tls_server_ctx(const char *cert_file, const char *key_file, iiop_tls_ctx **out)
@@ -237,30 +336,13 @@ int iiop__tls_server_ctx(const char *cert_file, const char *key_file, const cdr_
 int iiop__tls_server_ctx_why(const char *cert_file, const char *key_file,
                              const cdr_allocator *a, iiop_tls_ctx **out, char *why, size_t cap)
 {
-  if (why && cap)
-    why[0] = 0;
-  if (!cert_file || !key_file || !out) {
-    if (why && cap)
-      snprintf(why, cap, "no certificate or key file");
-    return CDR_E_INVALID;
-  }
-  ERR_clear_error();
-  SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
-  if (!ctx) {
-    tls_why(why, cap, NULL, SSL_ERROR_SSL, 0, "SSL_CTX_new failed");
-    return CDR_E_TLS;
-  }
-  int ok = ctx_common(ctx) && SSL_CTX_use_certificate_chain_file(ctx, cert_file) == 1
-           && SSL_CTX_use_PrivateKey_file(ctx, key_file, SSL_FILETYPE_PEM) == 1
-           && SSL_CTX_check_private_key(ctx) == 1;
-  if (!ok) {
-    SSL_CTX_free(ctx);
-    tls_why(why, cap, NULL, SSL_ERROR_SSL, 0, "cannot load the certificate or key");
-    return CDR_E_TLS;
-  }
-  SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
-  SSL_CTX_set_num_tickets(ctx, 0); /* no resumption: spare the client reading tickets */
-  return ctx_new(ctx, 1, 0, a, out);
+  iiop__tls_conf cf = { .cert_file = cert_file, .key_file = key_file };
+  return iiop__tls_ctx_new(1, &cf, a, out, why, cap);
+}
+
+int iiop__tls_ctx_has_cert(const iiop_tls_ctx *c)
+{
+  return c && SSL_CTX_get0_certificate(c->ctx) != NULL;
 }
 
 void iiop_tls_ctx_free(iiop_tls_ctx *c)
@@ -283,6 +365,17 @@ static int sys_status(int err)
   return CDR_E_IO;
 }
 
+/* Under t->mu: a fatal error E (errno EN) in WHAT; the first one's reason
+ * is kept (iiop__tls_io_error()). */
+static void io_fatal(tls_transport *t, int e, int en, const char *what)
+{
+  t->fatal = 1;
+  if (!t->err[0])
+    tls_why(t->err, sizeof t->err, t->ssl, e, en, what);
+  else
+    ERR_clear_error();
+}
+
 /* Write LEN octets at P (one SSL_write, retried as OpenSSL requires). */
 static int write_all(tls_transport *t, const uint8_t *p, size_t len, int64_t deadline)
 {
@@ -295,7 +388,7 @@ static int write_all(tls_transport *t, const uint8_t *p, size_t len, int64_t dea
     int en = errno;
     t->wpending = e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ;
     if (is_fatal(e))
-      t->fatal = 1;
+      io_fatal(t, e, en, "TLS write");
     pthread_mutex_unlock(&t->mu);
     if (ok) {
       p += w;
@@ -382,7 +475,9 @@ static long tls_read(iiop_transport *tp, void *buf, size_t len, int timeout_ms)
     int ok = SSL_read_ex(t->ssl, buf, len, &got);
     int e = ok ? SSL_ERROR_NONE : SSL_get_error(t->ssl, 0);
     int en = errno;
-    if (is_fatal(e))
+    if (is_fatal(e) && !(e == SSL_ERROR_SYSCALL && en == 0))
+      io_fatal(t, e, en, "TLS read");
+    else if (is_fatal(e))
       t->fatal = 1;
     pthread_mutex_unlock(&t->mu);
     if (ok)
@@ -540,6 +635,40 @@ static const char *bare_host(const char *host, char *buf, size_t cap)
   return buf;
 }
 
+/* After a server-side handshake failure (the alert is sent): stop sending,
+ * and read and drop what the client still sends for a moment (at most
+ * LINGER_MS, LINGER_MAX octets) before the socket is closed.  Closed with
+ * unread data at once, the socket would answer with a reset, and the
+ * client -- whose TLS 1.3 handshake had already ended, so it is writing its
+ * first request -- would see "connection reset" instead of the alert that
+ * says why (e.g. "certificate required"). */
+#define LINGER_MS 250
+#define LINGER_MAX 65536
+static void linger_drain(int fd)
+{
+  (void)shutdown(fd, SHUT_WR);
+  int64_t deadline = iiop__now_ms() + LINGER_MS;
+  size_t total = 0;
+  char buf[4096];
+  while (total < LINGER_MAX) {
+    int left = (int)(deadline - iiop__now_ms());
+    if (left <= 0)
+      break;
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    int n = poll(&p, 1, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    ssize_t r = recv(fd, buf, sizeof buf, 0);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+      continue;
+    if (r <= 0)
+      break;
+    total += (size_t)r;
+  }
+}
+
 static int tls_start(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int timeout_ms,
                      int server, iiop_transport **out, char *why, size_t cap)
 {
@@ -598,8 +727,11 @@ static int tls_start(iiop_tls_ctx *c, iiop_transport *tcp, const char *host, int
     }
   }
   rc = handshake(t, timeout_ms, why, cap);
-  if (rc != CDR_OK)
+  if (rc != CDR_OK) {
+    if (server && rc == CDR_E_TLS)
+      linger_drain(tcp->fd);
     goto fail;
+  }
   *out = &t->base;
   return CDR_OK;
 
@@ -635,4 +767,44 @@ int iiop_tls_accept_why(iiop_tls_ctx *c, iiop_transport *tcp, int timeout_ms, ii
                         char *why, size_t cap)
 {
   return tls_start(c, tcp, NULL, timeout_ms, 1, out, why, cap);
+}
+
+int iiop__is_tls(const iiop_transport *t) { return t && t->ops == &tls_ops; }
+
+char *iiop__tls_peer_subject(iiop_transport *tp, const cdr_allocator *a)
+{
+  if (!iiop__is_tls(tp))
+    return NULL;
+  tls_transport *t = (tls_transport *)tp;
+  char *out = NULL;
+  pthread_mutex_lock(&t->mu);
+  X509 *x = SSL_get0_peer_certificate(t->ssl);
+  if (x && SSL_get_verify_result(t->ssl) == X509_V_OK) {
+    BIO *m = BIO_new(BIO_s_mem());
+    if (m && X509_NAME_print_ex(m, X509_get_subject_name(x), 0, XN_FLAG_RFC2253) >= 0) {
+      char *p;
+      long n = BIO_get_mem_data(m, &p);
+      if (n >= 0 && (out = iiop__malloc(iiop__alloc_or_global(a), (size_t)n + 1)) != NULL) {
+        memcpy(out, p, (size_t)n);
+        out[n] = 0;
+      }
+    }
+    BIO_free(m);
+  }
+  ERR_clear_error();
+  pthread_mutex_unlock(&t->mu);
+  return out;
+}
+
+void iiop__tls_io_error(iiop_transport *tp, char *buf, size_t cap)
+{
+  if (!buf || !cap)
+    return;
+  buf[0] = 0;
+  if (!iiop__is_tls(tp))
+    return;
+  tls_transport *t = (tls_transport *)tp;
+  pthread_mutex_lock(&t->mu);
+  snprintf(buf, cap, "%s", t->err);
+  pthread_mutex_unlock(&t->mu);
 }

@@ -929,8 +929,13 @@ START_TEST(test_tls_required_server)
   iiop_client_free(c);
   c = new_client(NULL);
   r = NULL;
-  ck_assert_int_eq(iiop_client_resolve(c, ior, &r), CDR_E_UNSUPPORTED);
+  /* The reference requires integrity and confidentiality (target_requires):
+   * a client without TLS is refused, never sent plaintext. */
+  ck_assert_int_eq(iiop_client_resolve(c, ior, &r), CDR_E_TLS);
   ck_assert_ptr_null(r);
+  char err[IIOP_CLIENT_ERROR_MAX];
+  iiop_client_last_error(c, err, sizeof err);
+  ck_assert_ptr_nonnull(strstr(err, "no TLS context"));
   iiop_client_free(c);
   iiop_server_stats st;
   ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);

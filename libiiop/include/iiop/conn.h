@@ -71,9 +71,10 @@ IIOP_API int iiop_tcp_wrap(int fd, iiop_transport **out) IIOP_WUR;
 typedef struct iiop_tls_ctx iiop_tls_ctx;
 IIOP_API int iiop_tls_client_ctx(const char *ca_file, int verify, iiop_tls_ctx **out) IIOP_WUR;
 IIOP_API int iiop_tls_server_ctx(const char *cert_file, const char *key_file, iiop_tls_ctx **out) IIOP_WUR;
-/* As the two above, and on an error OpenSSL's reason (its queued errors,
- * ERR_error_string_n(), "; " between them, e.g. one ending in "No such file
- * or directory" for a missing file) into WHY: CAP octets, the caller's,
+/* As the two above, and on an error the reason into WHY: "TLS: cannot load
+ * <what> FILE: " and OpenSSL's queued errors (ERR_error_string_n(), "; "
+ * between them, e.g. one ending in "No such file or directory" for a
+ * missing file, or "key values mismatch"): CAP octets, the caller's,
  * NUL-terminated, cut at CAP - 1 (IIOP_TLS_WHY_MAX below holds a full
  * reason; NULL or 0: none); "" on success.  Thread-safe (the calling
  * thread's error queue). */

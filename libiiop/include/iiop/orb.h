@@ -63,6 +63,17 @@ typedef struct iiop_client_opts {
   int tls_verify;            /* default 1; 0 turns verification off (tests only) */
   int tls_policy;            /* IIOP_TLS_ALLOWED (the default, 0), IIOP_TLS_OFF or
                               * IIOP_TLS_REQUIRED: see iiop_tls_policy */
+  const char *tls_cert_file; /* PEM certificate (chain) the client presents when a TLS
+                              * server asks for one (NULL, the default: none).  Needs a
+                              * TLS context: tls_ca_file, or tls_verify 0 */
+  const char *tls_key_file;  /* PEM private key of tls_cert_file (NULL: the key is in
+                              * tls_cert_file, as omniORB's -ORBsslKeyFile holds both) */
+  const char *tls_key_password; /* the key's passphrase when it is encrypted (NULL: none;
+                              * an encrypted key then fails to load).  Copied */
+  char *why;                 /* the caller's buffer (why_cap octets; NULL: none): the
+                              * reason iiop_client_create()/iiop_client_new() failed,
+                              * "" on success.  Not kept */
+  size_t why_cap;
   uint32_t native_char;      /* default CDR_CS_ISO8859_1 */
   uint32_t native_wchar;     /* default CDR_CS_UTF16 */
   const cdr_allocator *alloc;/* for everything the client allocates itself -- the client,
@@ -89,13 +100,50 @@ typedef struct iiop_client_opts {
  *   and a followed LOCATION_FORWARD fail with CDR_E_TLS, nothing is
  *   connected, and iiop_client_last_error() says why.  tls_verify 0 and no
  *   CA file: TLS without verification (tests only).
+ * Whatever the policy, an IOR's TAG_SSL_SEC_TRANS target_requires is
+ * honoured (CORBA 3.x Security, CSIv2: the target's AssociationOptions):
+ * Integrity or Confidentiality required and the client would go plain
+ * (IIOP_TLS_OFF, or no TLS context) -> CDR_E_TLS, nothing connected, never
+ * plaintext; EstablishTrustInClient required and no tls_cert_file ->
+ * CDR_E_TLS.  iiop_client_last_error() says which ("TLS required by the
+ * reference to HOST:PORT but ...").
  * Any other value: iiop_client_new() returns NULL. */
 enum iiop_tls_policy { IIOP_TLS_ALLOWED = 0, IIOP_TLS_OFF = 1, IIOP_TLS_REQUIRED = 2 };
+
+/* What a TLS server asks of its clients (iiop_server_opts.tls_verify_clients;
+ * the values and meaning of omniORB's -ORBsslVerifyMode):
+ * - IIOP_TLS_VERIFY_NONE (default): no client certificate is asked for.
+ * - IIOP_TLS_VERIFY_PEER: one is asked for; a client that sends none is
+ *   served, one that sends a certificate tls_ca_file does not verify is
+ *   refused (the handshake fails).
+ * - IIOP_TLS_VERIFY_PEER_FAIL: as VERIFY_PEER, and a client without a
+ *   certificate is refused too; IORs then say EstablishTrustInClient
+ *   (0x40) in TAG_SSL_SEC_TRANS target_requires.
+ * VERIFY_PEER and VERIFY_PEER_FAIL need tls_ca_file (else iiop_server_new()
+ * fails with CDR_E_TLS); another value: CDR_E_INVALID.  The verified
+ * certificate's subject: iiop_request_peer_subject(). */
+enum iiop_tls_verify_mode {
+  IIOP_TLS_VERIFY_NONE = 0,
+  IIOP_TLS_VERIFY_PEER = 1,
+  IIOP_TLS_VERIFY_PEER_FAIL = 2
+};
+
+/* SSLIOP / CSIIOP AssociationOptions bits (CORBA 3.x Security, CSIv2
+ * "IOR component": TAG_SSL_SEC_TRANS target_supports and target_requires). */
+#define IIOP_SEC_NO_PROTECTION 0x0001u
+#define IIOP_SEC_INTEGRITY 0x0002u
+#define IIOP_SEC_CONFIDENTIALITY 0x0004u
+#define IIOP_SEC_DETECT_REPLAY 0x0008u
+#define IIOP_SEC_DETECT_MISORDERING 0x0010u
+#define IIOP_SEC_TRUST_IN_TARGET 0x0020u
+#define IIOP_SEC_TRUST_IN_CLIENT 0x0040u
 
 IIOP_API void iiop_client_opts_default(iiop_client_opts *o);
 /* A client (OPTS NULL: defaults); NULL on allocation failure, a native code
  * set the library cannot convert (char: ISO-8859-1 or UTF-8; wchar: UTF-16,
- * UCS-2 or 0 for none), or a CA file OpenSSL cannot load.  Thread-safe: any
+ * UCS-2 or 0 for none), or a CA, certificate or key file OpenSSL cannot
+ * load (iiop_client_create() below gives the status, opts.why the reason;
+ * the files are read here, once: the key password is not kept).  Thread-safe: any
  * number of threads may use it and its references at once.
  *
  * Connections are shared per endpoint: host, port, TLS, and the negotiated
@@ -108,6 +156,15 @@ IIOP_API void iiop_client_opts_default(iiop_client_opts *o);
  * could not be written -- is sent once more on a new connection (the server
  * processed nothing: completion NO). */
 IIOP_API iiop_client *iiop_client_new(const iiop_client_opts *opts) IIOP_WUR;
+/* As iiop_client_new(), with the reason as a status into *OUT's return:
+ * CDR_OK (*OUT the client), CDR_E_INVALID (OUT NULL, an unknown
+ * tls_policy, tls_key_file without tls_cert_file), CDR_E_UNSUPPORTED (a
+ * native code set), CDR_E_TLS (tls_ca_file, tls_cert_file or tls_key_file
+ * that OpenSSL cannot read or parse, a key that does not match the
+ * certificate, a wrong tls_key_password; opts.why gets "TLS: cannot load
+ * <what> <FILE>: <OpenSSL's reason>", e.g. "... bad decrypt"),
+ * CDR_E_NOMEM. */
+IIOP_API int iiop_client_create(const iiop_client_opts *opts, iiop_client **out) IIOP_WUR;
 /* Close every connection (pending calls fail with CDR_E_CLOSED), wait until
  * every call begun on C has ended (other threads' iiop_call_end()), and
  * free.  The calling thread must have no call of its own in progress;
@@ -143,9 +200,12 @@ IIOP_API size_t iiop_client_last_error(iiop_client *c, char *buf, size_t cap);
  * another rir: or corbaname: URL).  Errors: CDR_E_INVALID (BAD_PARAM:
  * malformed, including a corbaname NAME iiop_name_parse() refuses and
  * InvalidName from the service), MARSHAL-class (bad IOR octets),
- * CDR_E_UNSUPPORTED (no IIOP profile, or TLS only and no CA file),
- * CDR_E_TLS (tls_policy IIOP_TLS_REQUIRED cannot be met: no CA file, or
- * the reference offers no TLS port; iiop_client_last_error() says which),
+ * CDR_E_UNSUPPORTED (no IIOP profile, or a profile port 0 and no TLS
+ * port to use), CDR_E_TLS (tls_policy IIOP_TLS_REQUIRED cannot be met: no
+ * CA file, or the reference offers no TLS port; or the reference's
+ * TAG_SSL_SEC_TRANS target_requires cannot be met: integrity or
+ * confidentiality and the client would go plain, EstablishTrustInClient
+ * and no tls_cert_file; iiop_client_last_error() says which),
  * CDR_E_NOTFOUND (no such initial reference; the service raised NotFound
  * or CannotProceed, or a system exception, or the name is bound to nil),
  * CDR_E_LIMIT (more than 8 indirections), iiop_call_invoke()'s errors for
@@ -406,7 +466,17 @@ typedef struct iiop_server_opts {
                               * limits.max_message; a value other than the default wins */
   uint32_t max_connections;  /* default 1024: the older name of limits.max_connections, as
                               * max_message (see iiop/limits.h for what the cap does) */
-  const char *tls_cert, *tls_key; /* both set: also listen for TLS on tls_port */
+  const char *tls_cert, *tls_key; /* both set: also listen for TLS on tls_port (PEM; tls_key
+                              * may name the same file as tls_cert when it holds both) */
+  const char *tls_key_password; /* tls_key's passphrase when it is encrypted (NULL: none) */
+  const char *tls_ca_file;   /* PEM CA certificates to verify client certificates with
+                              * (NULL: none; needed by tls_verify_clients other than NONE) */
+  int tls_verify_clients;    /* IIOP_TLS_VERIFY_NONE (default), _PEER or _PEER_FAIL: see
+                              * iiop_tls_verify_mode */
+  char *why;                 /* the caller's buffer (why_cap octets; NULL: none): the reason
+                              * iiop_server_new() failed ("" on success), e.g. a TLS file
+                              * OpenSSL cannot read, named with OpenSSL's reason.  Not kept */
+  size_t why_cap;
   uint16_t tls_port;         /* 0: a free port */
   int tls_policy;            /* IIOP_TLS_ALLOWED (the default, 0): plain port, and the TLS
                               * port when tls_cert/tls_key are set.  IIOP_TLS_REQUIRED: the
@@ -457,8 +527,14 @@ typedef struct iiop_server_opts {
 
 IIOP_API void iiop_server_opts_default(iiop_server_opts *o);
 /* Create and bind (listening starts with iiop_server_start()).  Errors:
- * CDR_E_IO (bind/listen failed), CDR_E_TLS (certificate or key; IIOP_TLS_REQUIRED without
- * them), CDR_E_INVALID (an unknown tls_policy), CDR_E_NOMEM. */
+ * CDR_E_IO (bind/listen failed), CDR_E_TLS (a certificate, key or CA file
+ * OpenSSL cannot read or parse, a key not matching the certificate, a wrong
+ * or missing tls_key_password; tls_cert without tls_key or the reverse;
+ * IIOP_TLS_REQUIRED without them; a tls_verify_clients mode without
+ * tls_ca_file), CDR_E_INVALID (an unknown tls_policy or tls_verify_clients),
+ * CDR_E_NOMEM.  opts.why (if given) gets the reason, e.g. "TLS: cannot load
+ * the key file (with the password given) FILE: <OpenSSL's reason>"; "" on
+ * success. */
 IIOP_API int iiop_server_new(const iiop_server_opts *opts, iiop_server **out) IIOP_WUR;
 /* Activate SERVANT implementing IFACE under the persistent object KEY
  * (KEY_LEN octets, e.g. "Echo": reachable by corbaloc).  Keys that begin
@@ -545,11 +621,24 @@ typedef struct iiop_server_stats {
   uint64_t in_flight;        /* octets charged to the budget now */
   uint64_t in_flight_peak;   /* the most ever charged at once */
   uint64_t in_flight_max;    /* the budget (limits.max_in_flight) */
+  uint64_t tls_handshake_failures; /* TLS handshakes that failed (a client refused for its
+                              * certificate, a bad record, a peer that closed; timeouts
+                              * are timeout_handshake): iiop_server_tls_last_error() */
 } iiop_server_stats;
 
 /* Copy S's counters into *ST (any thread, any time).  Errors:
  * CDR_E_INVALID (a NULL argument). */
 IIOP_API int iiop_server_stats_get(iiop_server *s, iiop_server_stats *st);
+/* The reason of S's most recent failed TLS handshake (tls_handshake_failures
+ * and timeout_handshake count them), as text ("" if none yet):
+ * "TLS handshake from HOST:PORT: <reason>" with OpenSSL's reason (see
+ * iiop_tls_accept_why() in iiop/conn.h; e.g. "... peer did not return a
+ * certificate").  A later failure replaces it.  Copied into BUF (CAP octets,
+ * NUL-terminated, cut at CAP - 1; BUF NULL or CAP 0: only the length);
+ * IIOP_SERVER_ERROR_MAX holds any text.  Returns the full text's length (S
+ * NULL: 0).  Any thread; allocates nothing. */
+#define IIOP_SERVER_ERROR_MAX 640
+IIOP_API size_t iiop_server_tls_last_error(iiop_server *s, char *buf, size_t cap);
 IIOP_API void iiop_server_free(iiop_server *s);
 
 /* In an operation: the operation name, the request ID, and the completion
@@ -610,6 +699,14 @@ IIOP_API uint32_t iiop_request_service_contexts(const iiop_request *r,
 #define IIOP_PEER_HOST_MAX 64
 IIOP_API int iiop_request_peer(const iiop_request *r, char *host, size_t cap, uint16_t *port)
   IIOP_WUR;
+/* The subject of the client certificate the request's TLS connection
+ * verified (the server's tls_verify_clients VERIFY_PEER or VERIFY_PEER_FAIL
+ * against tls_ca_file), one line in RFC 2253 form, e.g.
+ * "CN=client,O=Test" (X509_NAME_print_ex, XN_FLAG_RFC2253).  NULL: R NULL,
+ * a plain connection, a TLS client that sent no certificate, or a request
+ * not read from a connection.  Owned by the connection; valid until the
+ * request's reply is sent. */
+IIOP_API const char *iiop_request_peer_subject(const iiop_request *r);
 /* Add the context ID with LEN octets of DATA (copied into the request's
  * arena) to the reply's service context list: from an operation or a
  * server interceptor (also for a system exception or forward reply).  A

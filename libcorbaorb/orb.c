@@ -383,6 +383,11 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
     co.tls_verify = 0;
   if (orb->client_tls_policy >= 0)
     co.tls_policy = orb->client_tls_policy;
+  /* -ORBsslKeyFile: the certificate (and key) the client presents when a
+   * server asks for one; it needs a TLS context (a CA file, or "none") */
+  if (orb->ssl_key_file && (orb->ssl_ca_file || orb->ssl_verify_mode == 0))
+    co.tls_cert_file = orb->ssl_key_file;
+  co.tls_key_password = orb->ssl_key_password;
   orb->client = iiop_client_new(&co);
   if (!orb->client) {
     /* (also a CA file OpenSSL cannot load) */
@@ -875,6 +880,15 @@ static int ensure_server(CORBA_ORB orb)
     so.tls_cert = orb->ssl_key_file; /* omniORB's key file: certificate and key */
     so.tls_key = orb->ssl_key_file;
     so.tls_port = orb->ssl_port;
+    so.tls_key_password = orb->ssl_key_password;
+    so.tls_ca_file = orb->ssl_ca_file;
+    /* -ORBsslVerifyMode: peer asks clients for a certificate, ",fail"
+     * refuses those without one (",once" changes nothing: no
+     * renegotiation); not given or none: none asked for */
+    int m = orb->ssl_verify_mode;
+    so.tls_verify_clients = m <= 0 ? IIOP_TLS_VERIFY_NONE
+                            : m & SSL_VERIFY_FAIL_BIT ? IIOP_TLS_VERIFY_PEER_FAIL
+                                                      : IIOP_TLS_VERIFY_PEER;
   }
   int rc = iiop_server_new(&so, &orb->server);
   for (unsigned k = 0; rc == CDR_OK && k < orb->nsic; k++)

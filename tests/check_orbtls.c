@@ -446,6 +446,37 @@ START_TEST(test_bad_key_file)
     assert_system(&ev, ex_CORBA_INITIALIZE, CORBAORB_MINOR_TRANSPORT_ERROR);
     CORBA_ORB_destroy(orb, &ev);
   }
+  /* client verification without a CA file to verify with */
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_ORB orb = INIT(&ev, "-ORBendPoint", "giop:ssl:127.0.0.1:0", "-ORBsslKeyFile", key_file,
+                       "-ORBsslVerifyMode", "peer,fail");
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_ptr_null(CORBA_ORB_resolve_initial_references(orb, "omniINSPOA", &ev));
+  assert_system(&ev, ex_CORBA_INITIALIZE, CORBAORB_MINOR_TRANSPORT_ERROR);
+  CORBA_ORB_destroy(orb, &ev);
+}
+END_TEST
+
+/* -ORBsslVerifyMode peer,fail on the server: IORs require
+ * EstablishTrustInClient; a client ORB with -ORBsslKeyFile (the server's
+ * own certificate here, signed by the same CA) is served, one without is
+ * refused before it connects */
+START_TEST(test_client_certificates)
+{
+  NEED_OPENSSL();
+  server s;
+  server_start(&s, (const char *const[]){ "-ORBendPoint", "giop:ssl:127.0.0.1:0", "-ORBsslKeyFile",
+                                          key_file, "-ORBsslCAFile", ca_file, "-ORBsslVerifyMode",
+                                          "peer,fail" },
+               8);
+  ck_assert_uint_eq(s.requires, 0x46);
+  char ex[128] = "", why[640] = "";
+  ck_assert_int_eq(CALL(s.ior, ex, why, "-ORBsslCAFile", ca_file, "-ORBsslKeyFile", key_file), 0);
+  ck_assert_int_eq(CALL(s.ior, ex, why, "-ORBsslCAFile", ca_file), -1);
+  ck_assert_str_eq(ex, ex_CORBA_TRANSIENT);
+  ck_assert_msg(strstr(why, "EstablishTrustInClient") != NULL, "why: '%s'", why);
+  server_stop(&s);
 }
 END_TEST
 
@@ -462,6 +493,7 @@ static Suite *orbtls_suite(void)
   tcase_add_test(tc, test_ssl_only_server);
   tcase_add_test(tc, test_tcp_and_ssl_server);
   tcase_add_test(tc, test_bad_key_file);
+  tcase_add_test(tc, test_client_certificates);
   suite_add_tcase(s, tc);
   return s;
 }

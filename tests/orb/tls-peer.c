@@ -8,9 +8,11 @@
  *
  *   tls-peer server [-ORBxxx value ...]
  *       The servant in omniINSPOA (object key "TlsEcho").  Prints
- *       "IOR:...", serves until SIGINT/SIGTERM, then prints "calls=C" (C
- *       requests answered) and exits 0; 1 when the ORB or POA fails (the
- *       exception on stderr).
+ *       "IOR:...", serves until SIGINT/SIGTERM, then prints "subject=S"
+ *       (the client certificate's subject the last echoString saw,
+ *       iiop_request_peer_subject(); "-" for none) and "calls=C" (C requests
+ *       answered) and exits 0; 1 when the ORB or POA fails (the exception on
+ *       stdout).
  *
  *   tls-peer client --target IOR|URL --calls N --string S [-ORBxxx value ...]
  *       N pings ping(i) == i + 1 and echoString(S) == S on one reference;
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <iiop/orb.h>
 #include "TlsEcho.h"
 
 static int n_calls;
@@ -57,10 +60,17 @@ static CORBA_long c_ping(PortableServer_Servant s, CORBA_long x, CORBA_Environme
   return x + 1;
 }
 
+static char last_subject[512] = "-";
+static pthread_mutex_t subject_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static CORBA_char *c_echo(PortableServer_Servant s, const CORBA_char *str, CORBA_Environment *ev)
 {
   (void)s, (void)ev;
   __atomic_add_fetch(&n_calls, 1, __ATOMIC_SEQ_CST);
+  const char *subj = iiop_request_peer_subject(corbaorb_current_request());
+  pthread_mutex_lock(&subject_lock);
+  snprintf(last_subject, sizeof last_subject, "%s", subj ? subj : "-");
+  pthread_mutex_unlock(&subject_lock);
   return CORBA_string_dup(str);
 }
 
@@ -125,7 +135,7 @@ static int server(int argc, char **argv)
   CORBA_Object_release(self, &ev);
   CORBA_ORB_destroy(the_orb, &ev);
   POA_TlsEcho_Echo__fini(&servant, &ev);
-  printf("calls=%d\n", __atomic_load_n(&n_calls, __ATOMIC_SEQ_CST));
+  printf("subject=%s\ncalls=%d\n", last_subject, __atomic_load_n(&n_calls, __ATOMIC_SEQ_CST));
   fflush(stdout);
   return 0;
 }

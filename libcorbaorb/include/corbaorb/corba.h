@@ -313,11 +313,17 @@ typedef CORBA_char *CORBA_ORBid;
  * "TLS"): -ORBendPoint giop:ssl:HOST:PORT (the POAs listen for TLS: beside
  * a giop:tcp endpoint, both, on the same host; alone, TLS only, and IORs
  * carry port 0 and the TAG_SSL_SEC_TRANS component, as omniORB's),
- * -ORBsslCAFile FILE (PEM: the CAs a server's certificate is verified
- * with; without it no TLS to servers), -ORBsslKeyFile FILE (PEM, the
- * certificate and its private key in one file: the server's; needed for
- * giop:ssl), -ORBsslKeyPassword PW, -ORBsslVerifyMode none|peer[,fail][,once]
- * (none: the client does not verify servers), -ORBclientTransportRule
+ * -ORBsslCAFile FILE (PEM: the CAs servers' certificates, and clients'
+ * under a peer verify mode, are verified with; without it no TLS to
+ * servers), -ORBsslKeyFile FILE (PEM, a certificate and its private key in
+ * one file: the server's, needed for giop:ssl; and the one the client
+ * presents when a server asks -- omniORB's IORs always do), -ORBsslKeyPassword
+ * PW (of an encrypted key), -ORBsslVerifyMode none|peer[,fail][,once] (none:
+ * the client does not verify servers; the server asks clients for a
+ * certificate under peer and refuses those without one under peer,fail --
+ * both need -ORBsslCAFile; not given: the client verifies, the server asks
+ * for nothing, where omniORB's default is peer,fail; once has no effect),
+ * -ORBclientTransportRule
  * "* ssl" | "* unix,ssl,tcp" | "* tcp" (TLS required / where the IOR offers
  * it / never; only the mask "*"; unix is accepted and ignored).  Other -ORB
  * options are left in ARGV.  Errors in EV: BAD_PARAM with minor
@@ -331,8 +337,10 @@ CORBAORB_API CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *
 /* omniORB's minor codes: INITIALIZE_InvalidORBInitArgs (omniORB raises it
  * as INITIALIZE; here BAD_PARAM from CORBA_ORB_init) and
  * INITIALIZE_TransportError (a TLS file that cannot be used: the CA file
- * at CORBA_ORB_init, -ORBsslKeyFile's certificate or key when the RootPOA
- * or omniINSPOA is first resolved and the ORB's server is made). */
+ * or the client's -ORBsslKeyFile at CORBA_ORB_init; when the RootPOA or
+ * omniINSPOA is first resolved and the ORB's server is made, the server's
+ * certificate or key, a wrong -ORBsslKeyPassword, or a peer verify mode
+ * without -ORBsslCAFile). */
 #define CORBAORB_MINOR_BAD_ORB_ARG 0x4154001eu
 #define CORBAORB_MINOR_TRANSPORT_ERROR 0x4154000du
 /* Why ORB's most recent connection failed, as text ("" if none yet):

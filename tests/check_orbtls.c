@@ -20,7 +20,7 @@
 
 static char cert_dir[64];
 static int have_openssl;
-static char ca_file[128], other_ca_file[128], key_file[128], broken_file[128];
+static char ca_file[128], other_ca_file[128], key_file[128], broken_file[128], enc_key_file[128];
 
 static int run_quiet(const char *cmd)
 {
@@ -52,12 +52,15 @@ static int certs_setup(void)
   rc |= run_quiet("openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial "
                   "-out srv.pem -days 2 -extfile ext.cnf");
   rc |= run_quiet("cat srv.pem srv.key > srv-all.pem");
+  rc |= run_quiet("openssl pkey -in srv.key -aes128 -passout pass:s3cret -out srv-enc.key && "
+                  "cat srv.pem srv-enc.key > srv-enc-all.pem");
   if (rc != 0)
     return 0;
   snprintf(ca_file, sizeof ca_file, "%s/ca.pem", cert_dir);
   snprintf(other_ca_file, sizeof other_ca_file, "%s/other.pem", cert_dir);
   snprintf(key_file, sizeof key_file, "%s/srv-all.pem", cert_dir);
   snprintf(broken_file, sizeof broken_file, "%s/srv.pem", cert_dir); /* no key in it */
+  snprintf(enc_key_file, sizeof enc_key_file, "%s/srv-enc-all.pem", cert_dir); /* "s3cret" */
   have_openssl = 1;
   return 0;
 }
@@ -480,6 +483,32 @@ START_TEST(test_client_certificates)
 }
 END_TEST
 
+/* an encrypted key: -ORBsslKeyPassword opens it; a wrong or no password
+ * is INITIALIZE when the server is made (no prompt on a terminal) */
+START_TEST(test_key_password)
+{
+  NEED_OPENSSL();
+  server s;
+  server_start(&s, (const char *const[]){ "-ORBendPoint", "giop:ssl:127.0.0.1:0", "-ORBsslKeyFile",
+                                          enc_key_file, "-ORBsslKeyPassword", "s3cret" },
+               6);
+  char ex[128] = "", why[640] = "";
+  ck_assert_int_eq(CALL(s.ior, ex, why, "-ORBsslCAFile", ca_file), 0);
+  server_stop(&s);
+  for (int k = 0; k < 2; k++) {
+    CORBA_Environment ev;
+    CORBA_exception_init(&ev);
+    CORBA_ORB orb = k ? INIT(&ev, "-ORBendPoint", "giop:ssl:127.0.0.1:0", "-ORBsslKeyFile", enc_key_file,
+                             "-ORBsslKeyPassword", "wrong")
+                      : INIT(&ev, "-ORBendPoint", "giop:ssl:127.0.0.1:0", "-ORBsslKeyFile", enc_key_file);
+    ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+    ck_assert_ptr_null(CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev));
+    assert_system(&ev, ex_CORBA_INITIALIZE, CORBAORB_MINOR_TRANSPORT_ERROR);
+    CORBA_ORB_destroy(orb, &ev);
+  }
+}
+END_TEST
+
 static Suite *orbtls_suite(void)
 {
   Suite *s = suite_create("orbtls");
@@ -494,6 +523,7 @@ static Suite *orbtls_suite(void)
   tcase_add_test(tc, test_tcp_and_ssl_server);
   tcase_add_test(tc, test_bad_key_file);
   tcase_add_test(tc, test_client_certificates);
+  tcase_add_test(tc, test_key_password);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -211,6 +211,17 @@ static int parse_transport_rule(const char *v)
   return ssl && tcp ? IIOP_TLS_ALLOWED : ssl ? IIOP_TLS_REQUIRED : IIOP_TLS_OFF;
 }
 
+/* Zero and free the secret S (a key password: not left in freed memory). */
+static void free_secret(char *s)
+{
+  if (!s)
+    return;
+  volatile char *p = s;
+  for (size_t i = 0; p[i]; i++)
+    p[i] = 0;
+  free(s);
+}
+
 /* *DST = a copy of V (freeing an earlier one): 0, or -2 (no memory). */
 static int set_str(char **dst, const char *v)
 {
@@ -264,12 +275,7 @@ static void orb_free(CORBA_ORB orb)
   free(orb->host);
   free(orb->ssl_ca_file);
   free(orb->ssl_key_file);
-  if (orb->ssl_key_password) { /* a secret: not left in freed memory */
-    volatile char *pw = orb->ssl_key_password;
-    for (size_t i = 0; pw[i]; i++)
-      pw[i] = 0;
-    free(orb->ssl_key_password);
-  }
+  free_secret(orb->ssl_key_password);
   while (orb->pois) {
     PortableServer_POA p = orb->pois;
     orb->pois = p->next;
@@ -339,7 +345,13 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
     } else if (!strcmp(opt, "sslKeyFile")) {
       rc = *v ? set_str(&orb->ssl_key_file, v) : -1;
     } else if (!strcmp(opt, "sslKeyPassword")) {
-      rc = set_str(&orb->ssl_key_password, v);
+      char *pw = xstrdup(v);
+      if (pw) {
+        free_secret(orb->ssl_key_password);
+        orb->ssl_key_password = pw;
+      } else {
+        rc = -2;
+      }
     } else if (!strcmp(opt, "sslVerifyMode")) {
       int m = parse_verify_mode(v);
       if (m < 0)

@@ -264,13 +264,19 @@ void corbaorb_Object_set_call_timeout(CORBA_Object obj, CORBA_long ms, CORBA_Env
     CORBA_exception_set_system(ev, ex_CORBA_INV_OBJREF, CORBA_COMPLETED_NO);
     return;
   }
+  if (!obj->ref) { /* unreachable (TLS, orb.c): its calls raise TRANSIENT whatever the timeout */
+    if (ms < CORBAORB_TIMEOUT_DEFAULT)
+      CORBA_exception_set_system(ev, ex_CORBA_BAD_PARAM, CORBA_COMPLETED_NO);
+    return;
+  }
   if (iiop_ref_set_timeout(obj->ref, ms < CORBAORB_TIMEOUT_DEFAULT ? -2 : (int)ms) != CDR_OK)
     CORBA_exception_set_system(ev, ex_CORBA_BAD_PARAM, CORBA_COMPLETED_NO);
 }
 
 CORBA_long corbaorb_Object_call_timeout(CORBA_Object obj)
 {
-  return obj && obj->kind == OBJ_REMOTE ? iiop_ref_timeout(obj->ref) : CORBAORB_TIMEOUT_DEFAULT;
+  return obj && obj->kind == OBJ_REMOTE && obj->ref ? iiop_ref_timeout(obj->ref)
+                                                    : CORBAORB_TIMEOUT_DEFAULT;
 }
 
 void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
@@ -290,6 +296,12 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
       CORBA_exception_set_system(ev, ex_CORBA_BAD_PARAM, CORBA_COMPLETED_NO);
       return;
     }
+  if (!obj->ref) {
+    /* the ORB cannot reach it over the transports it may use (TLS: no CA
+     * file, or -ORBclientTransportRule; corbaorb_object_new) */
+    CORBA_exception_set_system(ev, ex_CORBA_TRANSIENT, CORBA_COMPLETED_NO);
+    return;
+  }
   iiop_call *call;
   cdr_out *o;
   int rc = iiop_call_begin(obj->ref, op->name, op->oneway, &call, &o);

@@ -90,14 +90,22 @@ static void take_args(int *argc, char **argv, int i, int n)
   *argc -= n;
 }
 
+/* -ORBendPoint giop:tcp:HOST:PORT or giop:ssl:HOST:PORT (HOST may be empty:
+ * 127.0.0.1, or [v6]; PORT empty or 0: a free one).  The server has one
+ * host for both listeners: a giop:tcp and a giop:ssl endpoint must name the
+ * same one.  -1: malformed, -2: no memory. */
 static int parse_endpoint(CORBA_ORB orb, const char *v)
 {
-  /* giop:tcp:HOST:PORT (HOST may be empty, or [v6]) */
   const char *p = NULL;
+  int ssl = 0;
   if (!strncmp(v, "giop:tcp:", 9))
     p = v + 9;
   else if (!strncmp(v, "tcp:", 4))
     p = v + 4;
+  else if (!strncmp(v, "giop:ssl:", 9)) {
+    p = v + 9;
+    ssl = 1;
+  }
   if (!p)
     return -1;
   const char *colon = strrchr(p, ':');
@@ -108,29 +116,120 @@ static int parse_endpoint(CORBA_ORB orb, const char *v)
     p++;
     hl -= 2;
   }
-  char *host = malloc(hl + 1);
-  if (!host)
-    return -2;
-  memcpy(host, p, hl);
-  host[hl] = 0;
   unsigned long port = 0;
   if (colon[1]) {
     char *end;
-    port = strtoul(colon + 1, &end, 10);
-    if (*end || port > 65535) {
-      free(host);
+    if (colon[1] < '0' || colon[1] > '9')
       return -1;
-    }
+    port = strtoul(colon + 1, &end, 10);
+    if (*end || port > 65535)
+      return -1;
+  }
+  char *host = hl ? malloc(hl + 1) : xstrdup("127.0.0.1");
+  if (!host)
+    return -2;
+  if (hl) {
+    memcpy(host, p, hl);
+    host[hl] = 0;
+  }
+  /* the other kind's endpoint, given before, named another host */
+  if ((ssl ? orb->ep_tcp : orb->ep_ssl) && strcmp(orb->host, host)) {
+    free(host);
+    return -1;
   }
   free(orb->host);
-  if (!hl) {
-    free(host);
-    host = xstrdup("127.0.0.1");
-    if (!host)
-      return -2;
-  }
   orb->host = host;
-  orb->port = (uint16_t)port;
+  if (ssl) {
+    orb->ep_ssl = 1;
+    orb->ssl_port = (uint16_t)port;
+  } else {
+    orb->ep_tcp = 1;
+    orb->port = (uint16_t)port;
+  }
+  return 0;
+}
+
+/* -ORBsslVerifyMode, omniORB's spellings: "none" or "peer" followed by
+ * ",fail" and ",once" (each at most once, either order).  The mode's bits,
+ * or -1. */
+#define SSL_VERIFY_PEER_BIT 1
+#define SSL_VERIFY_FAIL_BIT 2
+#define SSL_VERIFY_ONCE_BIT 4
+static int parse_verify_mode(const char *v)
+{
+  if (!strcmp(v, "none"))
+    return 0;
+  if (strncmp(v, "peer", 4))
+    return -1;
+  int m = SSL_VERIFY_PEER_BIT;
+  for (const char *p = v + 4; *p;) {
+    int bit;
+    if (!strncmp(p, ",fail", 5))
+      bit = SSL_VERIFY_FAIL_BIT;
+    else if (!strncmp(p, ",once", 5))
+      bit = SSL_VERIFY_ONCE_BIT;
+    else
+      return -1;
+    if (m & bit)
+      return -1;
+    m |= bit;
+    p += 5;
+  }
+  return m;
+}
+
+/* -ORBclientTransportRule "MASK ACTION[,ACTION...]" (omniORB's: the
+ * transports a client may use to addresses that match MASK, in order of
+ * preference).  Only the mask "*" is taken; of its actions tcp and ssl
+ * matter (unix is accepted and has no effect: there is no Unix-socket
+ * transport here): ssl and tcp -> IIOP_TLS_ALLOWED, ssl alone ->
+ * IIOP_TLS_REQUIRED, tcp alone -> IIOP_TLS_OFF.  The policy, or -1 (another
+ * mask, an action that is not unix/ssl/tcp, neither ssl nor tcp). */
+static int parse_transport_rule(const char *v)
+{
+  while (*v == ' ' || *v == '\t')
+    v++;
+  if (v[0] != '*' || (v[1] != ' ' && v[1] != '\t'))
+    return -1;
+  int tcp = 0, ssl = 0;
+  for (const char *p = v + 1; *p;) {
+    while (*p == ' ' || *p == '\t' || *p == ',')
+      p++;
+    if (!*p)
+      break;
+    size_t l = strcspn(p, " \t,");
+    if (l == 3 && !strncmp(p, "tcp", 3))
+      tcp = 1;
+    else if (l == 3 && !strncmp(p, "ssl", 3))
+      ssl = 1;
+    else if (!(l == 4 && !strncmp(p, "unix", 4)))
+      return -1;
+    p += l;
+  }
+  if (!tcp && !ssl)
+    return -1;
+  return ssl && tcp ? IIOP_TLS_ALLOWED : ssl ? IIOP_TLS_REQUIRED : IIOP_TLS_OFF;
+}
+
+/* Zero and free the secret S (a key password: not left in freed memory). */
+static void free_secret(char *s)
+{
+  if (!s)
+    return;
+  volatile char *p = s;
+  for (size_t i = 0; p[i]; i++)
+    p[i] = 0;
+  free(s);
+}
+
+/* *DST = a copy of V (freeing an earlier one): 0, or -2 (no memory). */
+static int set_str(char **dst, const char *v)
+{
+  char *c = xstrdup(v);
+  if (!c)
+    return -2;
+  free(*dst);
+  *dst = c;
   return 0;
 }
 
@@ -174,6 +273,9 @@ static void orb_free(CORBA_ORB orb)
   free(orb->initref_urls);
   free(orb->default_initref);
   free(orb->host);
+  free(orb->ssl_ca_file);
+  free(orb->ssl_key_file);
+  free_secret(orb->ssl_key_password);
   while (orb->pois) {
     PortableServer_POA p = orb->pois;
     orb->pois = p->next;
@@ -205,6 +307,8 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
   orb->manager.kind = OBJ_POAMANAGER;
   orb->manager.orb = orb;
   orb->timeout_ms = -1;
+  orb->ssl_verify_mode = -1;
+  orb->client_tls_policy = -1;
   orb->host = xstrdup("127.0.0.1");
   if (!orb->host)
     goto nomem;
@@ -217,7 +321,9 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
     const char *opt = a + 4;
     int known = !strcmp(opt, "endPoint") || !strcmp(opt, "InitRef") ||
                 !strcmp(opt, "DefaultInitRef") || !strcmp(opt, "clientCallTimeOutPeriod") ||
-                !strcmp(opt, "throwTransientOnTimeOut");
+                !strcmp(opt, "throwTransientOnTimeOut") || !strcmp(opt, "sslCAFile") ||
+                !strcmp(opt, "sslKeyFile") || !strcmp(opt, "sslKeyPassword") ||
+                !strcmp(opt, "sslVerifyMode") || !strcmp(opt, "clientTransportRule");
     if (!known) {
       i++;
       continue;
@@ -234,6 +340,30 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
       free(orb->default_initref);
       orb->default_initref = xstrdup(v);
       rc = orb->default_initref ? 0 : -2;
+    } else if (!strcmp(opt, "sslCAFile")) {
+      rc = *v ? set_str(&orb->ssl_ca_file, v) : -1;
+    } else if (!strcmp(opt, "sslKeyFile")) {
+      rc = *v ? set_str(&orb->ssl_key_file, v) : -1;
+    } else if (!strcmp(opt, "sslKeyPassword")) {
+      char *pw = xstrdup(v);
+      if (pw) {
+        free_secret(orb->ssl_key_password);
+        orb->ssl_key_password = pw;
+      } else {
+        rc = -2;
+      }
+    } else if (!strcmp(opt, "sslVerifyMode")) {
+      int m = parse_verify_mode(v);
+      if (m < 0)
+        rc = -1;
+      else
+        orb->ssl_verify_mode = m;
+    } else if (!strcmp(opt, "clientTransportRule")) {
+      int pol = parse_transport_rule(v);
+      if (pol < 0)
+        rc = -1;
+      else if (orb->client_tls_policy < 0) /* omniORB: the first matching rule wins */
+        orb->client_tls_policy = pol;
     } else if (!strcmp(opt, "throwTransientOnTimeOut")) {
       if (!strcmp(v, "0") || !strcmp(v, "1"))
         orb->transient_on_timeout = v[0] == '1';
@@ -253,14 +383,29 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
       goto nomem;
     take_args(argc, argv, i, 2);
   }
+  /* a TLS endpoint needs the server's certificate and key */
+  if (orb->ep_ssl && !orb->ssl_key_file)
+    goto badparam;
   iiop_client_opts co;
   iiop_client_opts_default(&co);
   if (orb->timeout_ms >= 0)
     co.timeout_ms = orb->timeout_ms;
+  co.tls_ca_file = orb->ssl_ca_file;
+  if (orb->ssl_verify_mode == 0) /* "none": the server's certificate is not checked */
+    co.tls_verify = 0;
+  if (orb->client_tls_policy >= 0)
+    co.tls_policy = orb->client_tls_policy;
+  /* -ORBsslKeyFile: the certificate (and key) the client presents when a
+   * server asks for one; it needs a TLS context (a CA file, or "none") */
+  if (orb->ssl_key_file && (orb->ssl_ca_file || orb->ssl_verify_mode == 0))
+    co.tls_cert_file = orb->ssl_key_file;
+  co.tls_key_password = orb->ssl_key_password;
   orb->client = iiop_client_new(&co);
   if (!orb->client) {
+    /* (also a CA file OpenSSL cannot load) */
     orb_free(orb);
-    SET_SYS(ev, ex_CORBA_INITIALIZE, CORBA_COMPLETED_NO);
+    corbaorb_exception_set_system_minor(ev, ex_CORBA_INITIALIZE, CORBAORB_MINOR_TRANSPORT_ERROR,
+                                        CORBA_COMPLETED_NO);
     return NULL;
   }
   static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
@@ -274,12 +419,23 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
   return orb;
 badparam:
   orb_free(orb);
-  SET_SYS(ev, ex_CORBA_BAD_PARAM, CORBA_COMPLETED_NO);
+  corbaorb_exception_set_system_minor(ev, ex_CORBA_BAD_PARAM, CORBAORB_MINOR_BAD_ORB_ARG,
+                                      CORBA_COMPLETED_NO);
   return NULL;
 nomem:
   orb_free(orb);
   SET_SYS(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_NO);
   return NULL;
+}
+
+size_t corbaorb_ORB_last_error(CORBA_ORB orb, char *buf, size_t cap)
+{
+  if (!orb || orb->kind != OBJ_ORB) {
+    if (buf && cap)
+      buf[0] = 0;
+    return 0;
+  }
+  return iiop_client_last_error(orb->client, buf, cap);
 }
 
 /* ---------------------------------------------------------------- references */
@@ -327,8 +483,18 @@ CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environme
     free(o);
     return CORBA_OBJECT_NIL;
   }
-  if (rc == CDR_OK)
+  if (rc == CDR_OK) {
     rc = iiop_client_resolve(orb->client, str, &o->ref);
+    /* An IIOP reference this ORB cannot reach over the transports it may
+     * use (TLS only and no -ORBsslCAFile; -ORBclientTransportRule "* ssl"
+     * and no TLS port, "* tcp" and TLS only): a reference all the same --
+     * a server's own references, say, in a process without a CA file --
+     * whose calls raise TRANSIENT, as omniORB's (corbaorb_invoke). */
+    if ((rc == CDR_E_TLS || rc == CDR_E_UNSUPPORTED) && iiop_ior_iiop_profile(&o->ior)) {
+      o->ref = NULL;
+      rc = CDR_OK;
+    }
+  }
   if (rc != CDR_OK) {
     cdr_arena_free(&o->arena);
     free(o);
@@ -562,6 +728,8 @@ void corbaorb_object_set_service_context(CORBA_Object obj, CORBA_unsigned_long i
     SET_SYS(ev, ex_CORBA_INV_OBJREF, CORBA_COMPLETED_NO);
     return;
   }
+  if (!obj->ref) /* unreachable (corbaorb_object_new): its calls fail anyway */
+    return;
   int rc = iiop_ref_set_service_context(obj->ref, id, data, len);
   if (rc != CDR_OK)
     corbaorb_env_status(ev, rc, CORBA_COMPLETED_NO);
@@ -576,6 +744,8 @@ void corbaorb_object_remove_service_context(CORBA_Object obj, CORBA_unsigned_lon
     SET_SYS(ev, ex_CORBA_INV_OBJREF, CORBA_COMPLETED_NO);
     return;
   }
+  if (!obj->ref)
+    return;
   int rc = iiop_ref_remove_service_context(obj->ref, id);
   if (rc != CDR_OK)
     corbaorb_env_status(ev, rc, CORBA_COMPLETED_NO);
@@ -716,6 +886,22 @@ static int ensure_server(CORBA_ORB orb)
   iiop_server_opts_default(&so);
   so.host = orb->host;
   so.port = orb->port;
+  /* giop:ssl: TLS (and, with giop:tcp too, plain IIOP); none: plain only */
+  so.tls_policy = !orb->ep_ssl ? IIOP_TLS_OFF : orb->ep_tcp ? IIOP_TLS_ALLOWED : IIOP_TLS_REQUIRED;
+  if (orb->ep_ssl) {
+    so.tls_cert = orb->ssl_key_file; /* omniORB's key file: certificate and key */
+    so.tls_key = orb->ssl_key_file;
+    so.tls_port = orb->ssl_port;
+    so.tls_key_password = orb->ssl_key_password;
+    so.tls_ca_file = orb->ssl_ca_file;
+    /* -ORBsslVerifyMode: peer asks clients for a certificate, ",fail"
+     * refuses those without one (",once" changes nothing: no
+     * renegotiation); not given or none: none asked for */
+    int m = orb->ssl_verify_mode;
+    so.tls_verify_clients = m <= 0 ? IIOP_TLS_VERIFY_NONE
+                            : m & SSL_VERIFY_FAIL_BIT ? IIOP_TLS_VERIFY_PEER_FAIL
+                                                      : IIOP_TLS_VERIFY_PEER;
+  }
   int rc = iiop_server_new(&so, &orb->server);
   for (unsigned k = 0; rc == CDR_OK && k < orb->nsic; k++)
     rc = iiop_server_add_interceptor(orb->server, &orb->sics[k], orb->sic_ud[k]);
@@ -748,6 +934,9 @@ static PortableServer_POA builtin_poa(CORBA_ORB orb, const char *name, CORBA_Env
     corbaorb_env_status(ev, rc == CDR_E_IO ? CDR_E_INVALID : rc, CORBA_COMPLETED_NO);
   if (rc == CDR_E_IO)
     SET_SYS(ev, ex_CORBA_INITIALIZE, CORBA_COMPLETED_NO); /* the endpoint cannot be bound */
+  if (rc == CDR_E_TLS) /* -ORBsslKeyFile's certificate or key cannot be used */
+    corbaorb_exception_set_system_minor(ev, ex_CORBA_INITIALIZE, CORBAORB_MINOR_TRANSPORT_ERROR,
+                                        CORBA_COMPLETED_NO);
   return p;
 }
 

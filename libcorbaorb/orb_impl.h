@@ -14,7 +14,7 @@ struct CORBA_Object_type {
   int kind;                  /* OBJ_REMOTE */
   long refs;                 /* atomic */
   CORBA_ORB orb;
-  iiop_ref *ref;
+  iiop_ref *ref;             /* NULL: the ORB cannot reach it (TLS): calls raise TRANSIENT */
   cdr_arena arena;           /* str and ior */
   char *str;                 /* "IOR:..." */
   iiop_ior ior;
@@ -68,6 +68,17 @@ struct CORBA_ORB_type {
   char *default_initref;
   int timeout_ms;
   int transient_on_timeout;  /* -ORBthrowTransientOnTimeOut 1 */
+  /* TLS (omniORB's SSL options, orb.c): -ORBendPoint giop:tcp / giop:ssl
+   * given (neither: plain TCP only), the giop:ssl endpoint's port (its host
+   * is host above), -ORBsslCAFile, -ORBsslKeyFile (certificate and key in
+   * one PEM), -ORBsslKeyPassword, -ORBsslVerifyMode (CORBAORB_SSL_VERIFY_*
+   * bits, -1 not given) and -ORBclientTransportRule (an iiop_tls_policy,
+   * -1 not given) */
+  int ep_tcp, ep_ssl;
+  uint16_t ssl_port;
+  char *ssl_ca_file, *ssl_key_file, *ssl_key_password;
+  int ssl_verify_mode;
+  int client_tls_policy;
   uint64_t next_id;           /* child SYSTEM_ID POAs' ObjectIds */
   struct PortableServer_POAManager_type manager;
   PortableServer_POA pois;   /* RootPOA, omniINSPOA, children */

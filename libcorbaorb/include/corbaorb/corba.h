@@ -309,11 +309,48 @@ typedef CORBA_char *CORBA_ORBid;
  * milliseconds, 0 none; default 30000 -- omniORB's default is 0; see
  * corbaorb_Object_set_call_timeout()), -ORBthrowTransientOnTimeOut 0|1 (1:
  * a call timeout raises TRANSIENT instead of TIMEOUT, as omniORB's option;
- * default 0).  Other -ORB options are left in ARGV.  Errors in EV:
- * BAD_PARAM (a malformed option or a missing value), NO_MEMORY,
- * INITIALIZE. */
+ * default 0).  TLS, omniORB's SSL transport options (docs/c-mapping.md,
+ * "TLS"): -ORBendPoint giop:ssl:HOST:PORT (the POAs listen for TLS: beside
+ * a giop:tcp endpoint, both, on the same host; alone, TLS only, and IORs
+ * carry port 0 and the TAG_SSL_SEC_TRANS component, as omniORB's),
+ * -ORBsslCAFile FILE (PEM: the CAs servers' certificates, and clients'
+ * under a peer verify mode, are verified with; without it no TLS to
+ * servers), -ORBsslKeyFile FILE (PEM, a certificate and its private key in
+ * one file: the server's, needed for giop:ssl; and the one the client
+ * presents when a server asks -- omniORB's IORs always do), -ORBsslKeyPassword
+ * PW (of an encrypted key), -ORBsslVerifyMode none|peer[,fail][,once] (none:
+ * the client does not verify servers; the server asks clients for a
+ * certificate under peer and refuses those without one under peer,fail --
+ * both need -ORBsslCAFile; not given: the client verifies, the server asks
+ * for nothing, where omniORB's default is peer,fail; once has no effect),
+ * -ORBclientTransportRule
+ * "* ssl" | "* unix,ssl,tcp" | "* tcp" (TLS required / where the IOR offers
+ * it / never; only the mask "*"; unix is accepted and ignored).  Other -ORB
+ * options are left in ARGV.  Errors in EV: BAD_PARAM with minor
+ * CORBAORB_MINOR_BAD_ORB_ARG (a malformed option, a missing value, an
+ * empty file name, a verify mode or transport rule not of those forms,
+ * giop:tcp and giop:ssl endpoints on two hosts, giop:ssl without
+ * -ORBsslKeyFile), NO_MEMORY, INITIALIZE with minor
+ * CORBAORB_MINOR_TRANSPORT_ERROR (the CA file cannot be loaded). */
 CORBAORB_API CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifier,
                                       CORBA_Environment *ev);
+/* omniORB's minor codes: INITIALIZE_InvalidORBInitArgs (omniORB raises it
+ * as INITIALIZE; here BAD_PARAM from CORBA_ORB_init) and
+ * INITIALIZE_TransportError (a TLS file that cannot be used: the CA file
+ * or the client's -ORBsslKeyFile at CORBA_ORB_init; when the RootPOA or
+ * omniINSPOA is first resolved and the ORB's server is made, the server's
+ * certificate or key, a wrong -ORBsslKeyPassword, or a peer verify mode
+ * without -ORBsslCAFile). */
+#define CORBAORB_MINOR_BAD_ORB_ARG 0x4154001eu
+#define CORBAORB_MINOR_TRANSPORT_ERROR 0x4154000du
+/* Why ORB's most recent connection failed, as text ("" if none yet):
+ * libiiop's iiop_client_last_error() of the ORB's client, e.g. "TLS to
+ * 127.0.0.1:PORT: certificate verify failed: unable to get local issuer
+ * certificate" after a call that raised TRANSIENT.  Copied into BUF (CAP
+ * octets, NUL-terminated, cut at CAP - 1; BUF NULL or CAP 0: only the
+ * length); returns the full text's length (ORB NULL: 0).  Any thread;
+ * allocates nothing. */
+CORBAORB_API size_t corbaorb_ORB_last_error(CORBA_ORB orb, char *buf, size_t cap);
 
 /* Call timeouts (our extension; omniORB's omniORB::setClientCallTimeout(obj,
  * ms) and setClientThreadCallTimeout(ms)), relative round-trip in

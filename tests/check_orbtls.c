@@ -464,7 +464,7 @@ END_TEST
 /* -ORBsslVerifyMode peer,fail on the server: IORs require
  * EstablishTrustInClient; a client ORB with -ORBsslKeyFile (the server's
  * own certificate here, signed by the same CA) is served, one without is
- * refused before it connects */
+ * refused by the server's handshake */
 START_TEST(test_client_certificates)
 {
   NEED_OPENSSL();
@@ -476,9 +476,15 @@ START_TEST(test_client_certificates)
   ck_assert_uint_eq(s.requires, 0x46);
   char ex[128] = "", why[640] = "";
   ck_assert_int_eq(CALL(s.ior, ex, why, "-ORBsslCAFile", ca_file, "-ORBsslKeyFile", key_file), 0);
+  /* Without a certificate the client tries (omniORB requires
+   * EstablishTrustInClient in every SSL IOR, verifying or not) and the
+   * server refuses the handshake: with TLS 1.3 the client reads the alert
+   * (COMM_FAILURE, "certificate required") or its write meets the closed
+   * connection (TRANSIENT), as the timing falls. */
   ck_assert_int_eq(CALL(s.ior, ex, why, "-ORBsslCAFile", ca_file), -1);
-  ck_assert_str_eq(ex, ex_CORBA_TRANSIENT);
-  ck_assert_msg(strstr(why, "EstablishTrustInClient") != NULL, "why: '%s'", why);
+  ck_assert_msg(strcmp(ex, ex_CORBA_TRANSIENT) == 0 || strcmp(ex, ex_CORBA_COMM_FAILURE) == 0,
+                "ex: %s", ex);
+  ck_assert_msg(!why[0] || strstr(why, "certificate required") != NULL, "why: '%s'", why);
   server_stop(&s);
 }
 END_TEST

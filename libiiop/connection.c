@@ -29,6 +29,7 @@
 #include <iiop/conn.h>
 #include <iiop/frag.h>
 #include "connection.h"
+#include "transport.h"
 #include "wlock.h"
 
 #define FRAG_BATCH 64                 /* fragments per gather write ... */
@@ -316,9 +317,11 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
       rc = CDR_E_CLOSED;
       break;
     }
-    uint8_t *buf;
-    size_t room;
-    rc = giop_reasm_buffer(c->r, &buf, &room);
+    struct iovec iov[GIOP_REASM_IOV_MAX];
+    int niov;
+    /* A scatter list where the transport reads one (predicted Fragments'
+     * data lands in place: giop_reasm_bufferv()), else one buffer. */
+    rc = giop_reasm_bufferv(c->r, iov, iiop__is_tcp(c->t) ? GIOP_REASM_IOV_MAX : 1, &niov);
     if (rc != CDR_OK) {
       if (c->refused) {
         rc = budget_wait(c, msg, len);
@@ -343,7 +346,15 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
     }
     iiop__wlock_unlock(&c->rmu);
     int wait = timeout_ms < 0 ? -1 : timeout_ms == 0 ? 0 : iiop__remaining(deadline);
-    long n = c->t->ops->read(c->t, buf, room, wait);
+    size_t room = iov[0].iov_len;
+    long n;
+    if (niov == 1) {
+      n = c->t->ops->read(c->t, iov[0].iov_base, room, wait);
+    } else {
+      for (int k = 1; k < niov; k++)
+        room += iov[k].iov_len;
+      n = iiop__tcp_readv(c->t, iov, niov, wait);
+    }
     rlock(c);
     c->last_full = n > 0 && (size_t)n == room;
     if (n > 0) {

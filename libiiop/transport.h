@@ -24,4 +24,10 @@ IIOP_HIDDEN int iiop__tls_server_ctx_why(const char *cert_file, const char *key_
                                          const cdr_allocator *a, iiop_tls_ctx **out, char *why,
                                          size_t cap) IIOP_WUR;
 
+/* Whether T is this library's TCP transport (iiop__tcp_readv() applies). */
+IIOP_HIDDEN int iiop__is_tcp(const iiop_transport *t);
+/* The TCP transport's read (iiop_transport_ops.read: same results and
+ * timeouts) as one recvmsg() scattering into IOV[0..N). */
+IIOP_HIDDEN long iiop__tcp_readv(iiop_transport *t, struct iovec *iov, int n, int timeout_ms);
+
 #endif

@@ -147,27 +147,16 @@ static __attribute__((noinline)) int send_fragmented(iiop_conn *c, const struct 
   if (rc != CDR_OK)
     return rc;
   int64_t deadline = timeout_ms >= 0 ? iiop__now_ms() + timeout_ms : -1;
-  /* Up to FRAG_BATCH fragments per gather write: each a header (copied
-   * here: the fragmenter's is valid only until its next call) and its data
-   * as pieces of V -- the fragments' data is never copied. */
+  /* Up to FRAG_BATCH fragments per gather write: each a header (written
+   * into HDR by giop_fragmenter_nextv_batch()) and its data as pieces of V
+   * -- the fragments' data is never copied. */
   uint8_t hdr[FRAG_BATCH][16];
   struct iovec w[FRAG_IOV];
-  int per = nv + 1;                  /* most entries one fragment takes */
   for (;;) {
-    int nw = 0, nf;
-    for (nf = 0; nf < FRAG_BATCH && nw + per <= FRAG_IOV; nf++) {
-      int n = 0;
-      rc = giop_fragmenter_nextv(&f, w + nw, FRAG_IOV - nw, &n);
-      if (rc < 0)
-        return rc;
-      if (rc == 0)
-        break;
-      if (w[nw].iov_base == (void *)f.hdr && w[nw].iov_len <= sizeof hdr[nf]) {
-        memcpy(hdr[nf], f.hdr, sizeof hdr[nf]); /* all 16: a fixed-size copy, no call */
-        w[nw].iov_base = hdr[nf];
-      }
-      nw += n;
-    }
+    int nw = 0;
+    rc = giop_fragmenter_nextv_batch(&f, hdr, FRAG_BATCH, w, FRAG_IOV, &nw);
+    if (rc < 0)
+      return rc;
     if (nw > 0) {
       rc = t->ops->writev(t, w, nw, deadline >= 0 ? iiop__remaining(deadline) : -1);
       if (rc != CDR_OK)

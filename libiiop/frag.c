@@ -232,6 +232,103 @@ int giop_fragmenter_nextv(giop_fragmenter *f, struct iovec *iov, int max, int *n
   return 1;
 }
 
+int giop_fragmenter_nextv_batch(giop_fragmenter *f, uint8_t (*hdr)[16], int nh,
+                                struct iovec *iov, int max, int *n)
+{
+  *n = 0;
+  if (!f->segs || nh < 1 || max < f->nseg + 1)
+    return CDR_E_INVALID;
+  int nf = 0, k = 0;
+  size_t cap = f->frag_size - 16, hl = f->minor == 2 ? 16 : GIOP_HEADER_SIZE;
+  /* A non-final Fragment's header: the same for all of them (what
+   * frag_step() writes). */
+  int little = f->flags & GIOP_FLAG_LITTLE_ENDIAN;
+  uint8_t t[16];
+  memcpy(t, "GIOP", 4);
+  t[4] = 1;
+  t[5] = f->minor;
+  t[6] = (uint8_t)(little | GIOP_FLAG_MORE_FRAGMENTS);
+  t[7] = GIOP_FRAGMENT;
+  iiop__store32(t + 8, (uint32_t)(cap + (f->minor == 2 ? 4 : 0)), little);
+  iiop__store32(t + GIOP_HEADER_SIZE, f->request_id, little);
+  /* The fragmenter's fields in locals: the stores through IOV and HDR
+   * could alias them, and the loop would reload them at every step. */
+  const struct iovec *segs = f->segs;
+  const int nseg = f->nseg;
+  size_t len = f->len;
+  while (nf < nh && !f->done && k + nseg + 1 <= max) {
+    if (!f->first_done || len - f->pos <= cap) {
+      /* The first part, or the final Fragment: the general step. */
+      int m = 0;
+      int rc = giop_fragmenter_nextv(f, iov + k, max - k, &m);
+      if (rc < 0)
+        return rc;
+      if (rc == 0)
+        break;
+      if (iov[k].iov_base == (void *)f->hdr) {
+        memcpy(hdr[nf], f->hdr, 16);
+        iov[k].iov_base = hdr[nf];
+      }
+      k += m;
+      nf++;
+      continue;
+    }
+    /* Non-final Fragments, as many as fit: C of them (each takes at most
+     * NSEG + 1 entries). */
+    size_t pos = f->pos, sbase = f->sbase;
+    int si = f->si;
+    size_t c = (len - pos - 1) / cap;
+    if (c > (size_t)(nh - nf))
+      c = (size_t)(nh - nf);
+    if (c > (size_t)((max - k) / (nseg + 1)))
+      c = (size_t)((max - k) / (nseg + 1));
+    for (size_t j = 0; j < c; j++) {
+      memcpy(hdr[nf], t, 16);
+      iov[k].iov_base = hdr[nf];
+      iov[k].iov_len = hl;
+      k++;
+      nf++;
+      while (si < nseg && sbase + segs[si].iov_len <= pos) {
+        sbase += segs[si].iov_len;
+        si++;
+      }
+      if (pos + cap <= sbase + segs[si].iov_len) {
+        /* Inside one piece (the common case). */
+        iov[k].iov_base = (uint8_t *)segs[si].iov_base + (pos - sbase);
+        iov[k].iov_len = cap;
+        k++;
+        pos += cap;
+        continue;
+      }
+      size_t off = pos, d = cap;
+      pos += cap;
+      int sj = si;
+      size_t base = sbase;
+      while (d > 0 && sj < nseg) {
+        size_t in = off - base, take = segs[sj].iov_len - in;
+        if (take > d)
+          take = d;
+        iov[k].iov_base = (uint8_t *)segs[sj].iov_base + in;
+        iov[k].iov_len = take;
+        k++;
+        off += take;
+        d -= take;
+        if (d > 0) {
+          base += segs[sj].iov_len;
+          sj++;
+        }
+      }
+    }
+    if (c == 0)
+      break;                          /* no room for one more */
+    f->pos = pos;
+    f->sbase = sbase;
+    f->si = si;
+  }
+  *n = k;
+  return nf;
+}
+
 /* ---------------------------------------------------------------- reassembler */
 
 #define SPARE_CAP ((size_t)16384)     /* a zero-copy read at a message start */

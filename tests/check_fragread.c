@@ -6,7 +6,8 @@
  * predicted slot, a wrong type, byte order, version or request ID, garbage,
  * limits, a cancel during the read, a stream cut short -- gives exactly what
  * giop_reasm_feed() of the same octets gives: the same messages, octet for
- * octet, the same error, the same pending octets and phase. */
+ * octet, the same error, the same pending octets and phase.  And the
+ * fragmenter's batch step, octet for octet against its single step. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -710,6 +711,88 @@ START_TEST(test_max_iov)
 }
 END_TEST
 
+
+/* giop_fragmenter_nextv_batch() gives the octets giop_fragmenter_nextv()
+ * gives, fragment for fragment, whatever the pieces, fragment size,
+ * version, byte order, batch size and room. */
+static void gather(stream *o, const struct iovec *v, int n)
+{
+  for (int k = 0; k < n; k++)
+    put(o, v[k].iov_base, v[k].iov_len);
+}
+
+START_TEST(test_fragmenter_batch)
+{
+  uint64_t x = 777;
+  for (int round = 0; round < 400; round++) {
+    int minor = 1 + (int)rnd(&x, 2), little = (int)rnd(&x, 2);
+    size_t body = 8 + rnd(&x, 30000);
+    stream m = { 0 };
+    put_hdr(&m, minor, little, (int)(minor == 2 ? rnd(&x, 2) : 1), (uint32_t)body);
+    put_data(&m, 9, 0, body);
+    /* Cut into up to 6 pieces, the first holding the header. */
+    struct iovec seg[6];
+    int nseg = 1 + (int)rnd(&x, 6);
+    size_t at = 0;
+    for (int k = 0; k < nseg; k++) {
+      size_t left = m.n - at, take;
+      if (k == nseg - 1)
+        take = left;
+      else
+        take = (k == 0 ? 12 : 0) + rnd(&x, left - (k == 0 ? 12 : 0) + 1);
+      seg[k].iov_base = m.p + at;
+      seg[k].iov_len = take;
+      at += take;
+    }
+    size_t fs = 64 + rnd(&x, 3000);
+    uint32_t id = (uint32_t)rnd(&x, 1000);
+    giop_fragmenter a, b;
+    ck_assert_int_eq(giop_fragmenter_init_iov(&a, seg, nseg, m.n, fs, id), CDR_OK);
+    ck_assert_int_eq(giop_fragmenter_init_iov(&b, seg, nseg, m.n, fs, id), CDR_OK);
+    stream wa = { 0 }, wb = { 0 };
+    unsigned na = 0, nb = 0;
+    struct iovec v[64];
+    int n;
+    while (giop_fragmenter_nextv(&a, v, 64, &n) == 1) {
+      gather(&wa, v, n);
+      na++;
+    }
+    int nh = 1 + (int)rnd(&x, 8), max = nseg + 1 + (int)rnd(&x, 20);
+    uint8_t hdr[8][16];
+    for (;;) {
+      int rc = giop_fragmenter_nextv_batch(&b, hdr, nh, v, max, &n);
+      ck_assert_int_ge(rc, 0);
+      ck_assert_int_le(rc, nh);
+      ck_assert_int_le(n, max);
+      if (rc == 0)
+        break;
+      gather(&wb, v, n);
+      nb += (unsigned)rc;
+    }
+    TU_CTX("round %d: 1.%d, %zu octets in %d pieces, fragments of %zu", round, minor, m.n, nseg, fs);
+    ck_assert_uint_eq(na, nb);
+    TU_ASSERT_BYTES(wb.p, wb.n, wa.p, wa.n);
+    free(m.p);
+    free(wa.p);
+    free(wb.p);
+  }
+  giop_fragmenter f;
+  stream m = { 0 };
+  put_hdr(&m, 2, 0, 0, 4000);
+  put_data(&m, 1, 0, 4000);
+  struct iovec seg = { m.p, m.n }, v[4];
+  uint8_t hdr[1][16];
+  int n = 9;
+  ck_assert_int_eq(giop_fragmenter_init_iov(&f, &seg, 1, m.n, 1024, 1), CDR_OK);
+  ck_assert_int_eq(giop_fragmenter_nextv_batch(&f, hdr, 0, v, 4, &n), CDR_E_INVALID);
+  ck_assert_int_eq(n, 0);
+  ck_assert_int_eq(giop_fragmenter_nextv_batch(&f, hdr, 1, v, 1, &n), CDR_E_INVALID);
+  ck_assert_int_eq(giop_fragmenter_init(&f, m.p, m.n, 1024, 1), CDR_OK);
+  ck_assert_int_eq(giop_fragmenter_nextv_batch(&f, hdr, 1, v, 4, &n), CDR_E_INVALID);
+  free(m.p);
+}
+END_TEST
+
 static Suite *fragread_suite(void)
 {
   Suite *s = suite_create("fragread");
@@ -725,6 +808,7 @@ static Suite *fragread_suite(void)
   tcase_add_test(tc, test_truncated);
   tcase_add_test(tc, test_random_streams);
   tcase_add_test(tc, test_max_iov);
+  tcase_add_test(tc, test_fragmenter_batch);
   suite_add_tcase(s, tc);
   return s;
 }

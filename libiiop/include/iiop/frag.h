@@ -92,6 +92,19 @@ IIOP_API int giop_fragmenter_init_iov(giop_fragmenter *f, const struct iovec *se
 IIOP_API int giop_fragmenter_nextv(giop_fragmenter *f, struct iovec *iov, int max, int *n)
   IIOP_WUR;
 
+/* Up to NH fragment messages of a fragmenter set up by
+ * giop_fragmenter_init_iov(), for one gather write: each one's header
+ * (12 octets in GIOP 1.1, 16 in 1.2) is written into HDR[i] (the caller's,
+ * valid as long as it keeps them) and IOV[0..*N) holds header, data pieces,
+ * header, data pieces..., the same octets as that many
+ * giop_fragmenter_nextv() calls give.  Stops early where the next fragment
+ * might not fit in MAX entries (MAX >= NSEG + 1 always gives at least one).
+ * Returns the number of fragments (0: all have been given) or
+ * CDR_E_INVALID (NH < 1, MAX too small, or not set up by
+ * giop_fragmenter_init_iov()). */
+IIOP_API int giop_fragmenter_nextv_batch(giop_fragmenter *f, uint8_t (*hdr)[16], int nh,
+                                         struct iovec *iov, int max, int *n) IIOP_WUR;
+
 /* The next fragment message as IOV[0..*N) (at most 2 entries: a header the
  * fragmenter owns, valid until the next call, and data inside MSG).
  * Returns 1 with a fragment, 0 when all have been given.  A message that

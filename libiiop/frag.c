@@ -1078,8 +1078,9 @@ int giop_reasm_bufferv(giop_reasm *r, struct iovec *iov, int max, int *n)
       /* A message start after a message of small parts: no more than its
        * first part and the next header, so that the Fragments after them
        * come by predicted reads, not copied out of the spare.  (Only the
-       * first start after it: an unfragmented message clears small_first.) */
-      if (!r->pend && !r->p11 && r->small_first && room > r->small_first + 16) {
+       * first start after it: an unfragmented message clears small_first;
+       * and only where predicted reads can follow: MAX >= 3.) */
+      if (max >= 3 && !r->pend && !r->p11 && r->small_first && room > r->small_first + 16) {
         iov[0].iov_len = r->room = r->small_first + 16;
       }
       return CDR_OK;

@@ -29,6 +29,7 @@
 #include <iiop/conn.h>
 #include <iiop/frag.h>
 #include "connection.h"
+#include "transport.h"
 #include "wlock.h"
 
 #define FRAG_BATCH 64                 /* fragments per gather write ... */
@@ -147,27 +148,16 @@ static __attribute__((noinline)) int send_fragmented(iiop_conn *c, const struct 
   if (rc != CDR_OK)
     return rc;
   int64_t deadline = timeout_ms >= 0 ? iiop__now_ms() + timeout_ms : -1;
-  /* Up to FRAG_BATCH fragments per gather write: each a header (copied
-   * here: the fragmenter's is valid only until its next call) and its data
-   * as pieces of V -- the fragments' data is never copied. */
+  /* Up to FRAG_BATCH fragments per gather write: each a header (written
+   * into HDR by giop_fragmenter_nextv_batch()) and its data as pieces of V
+   * -- the fragments' data is never copied. */
   uint8_t hdr[FRAG_BATCH][16];
   struct iovec w[FRAG_IOV];
-  int per = nv + 1;                  /* most entries one fragment takes */
   for (;;) {
-    int nw = 0, nf;
-    for (nf = 0; nf < FRAG_BATCH && nw + per <= FRAG_IOV; nf++) {
-      int n = 0;
-      rc = giop_fragmenter_nextv(&f, w + nw, FRAG_IOV - nw, &n);
-      if (rc < 0)
-        return rc;
-      if (rc == 0)
-        break;
-      if (w[nw].iov_base == (void *)f.hdr && w[nw].iov_len <= sizeof hdr[nf]) {
-        memcpy(hdr[nf], f.hdr, sizeof hdr[nf]); /* all 16: a fixed-size copy, no call */
-        w[nw].iov_base = hdr[nf];
-      }
-      nw += n;
-    }
+    int nw = 0;
+    rc = giop_fragmenter_nextv_batch(&f, hdr, FRAG_BATCH, w, FRAG_IOV, &nw);
+    if (rc < 0)
+      return rc;
     if (nw > 0) {
       rc = t->ops->writev(t, w, nw, deadline >= 0 ? iiop__remaining(deadline) : -1);
       if (rc != CDR_OK)
@@ -318,9 +308,11 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
       rc = CDR_E_CLOSED;
       break;
     }
-    uint8_t *buf;
-    size_t room;
-    rc = giop_reasm_buffer(c->r, &buf, &room);
+    struct iovec iov[GIOP_REASM_IOV_MAX];
+    int niov;
+    /* A scatter list where the transport reads one (predicted Fragments'
+     * data lands in place: giop_reasm_bufferv()), else one buffer. */
+    rc = giop_reasm_bufferv(c->r, iov, iiop__is_tcp(c->t) ? GIOP_REASM_IOV_MAX : 1, &niov);
     if (rc != CDR_OK) {
       if (c->refused) {
         rc = budget_wait(c, msg, len);
@@ -346,7 +338,15 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
     }
     iiop__wlock_unlock(&c->rmu);
     int wait = timeout_ms < 0 ? -1 : timeout_ms == 0 ? 0 : iiop__remaining(deadline);
-    long n = c->t->ops->read(c->t, buf, room, wait);
+    size_t room = iov[0].iov_len;
+    long n;
+    if (niov == 1) {
+      n = c->t->ops->read(c->t, iov[0].iov_base, room, wait);
+    } else {
+      for (int k = 1; k < niov; k++)
+        room += iov[k].iov_len;
+      n = iiop__tcp_readv(c->t, iov, niov, wait);
+    }
     rlock(c);
     c->last_full = n > 0 && (size_t)n == room;
     if (n > 0) {

@@ -232,6 +232,103 @@ int giop_fragmenter_nextv(giop_fragmenter *f, struct iovec *iov, int max, int *n
   return 1;
 }
 
+int giop_fragmenter_nextv_batch(giop_fragmenter *f, uint8_t (*hdr)[16], int nh,
+                                struct iovec *iov, int max, int *n)
+{
+  *n = 0;
+  if (!f->segs || nh < 1 || max < f->nseg + 1)
+    return CDR_E_INVALID;
+  int nf = 0, k = 0;
+  size_t cap = f->frag_size - 16, hl = f->minor == 2 ? 16 : GIOP_HEADER_SIZE;
+  /* A non-final Fragment's header: the same for all of them (what
+   * frag_step() writes). */
+  int little = f->flags & GIOP_FLAG_LITTLE_ENDIAN;
+  uint8_t t[16];
+  memcpy(t, "GIOP", 4);
+  t[4] = 1;
+  t[5] = f->minor;
+  t[6] = (uint8_t)(little | GIOP_FLAG_MORE_FRAGMENTS);
+  t[7] = GIOP_FRAGMENT;
+  iiop__store32(t + 8, (uint32_t)(cap + (f->minor == 2 ? 4 : 0)), little);
+  iiop__store32(t + GIOP_HEADER_SIZE, f->request_id, little);
+  /* The fragmenter's fields in locals: the stores through IOV and HDR
+   * could alias them, and the loop would reload them at every step. */
+  const struct iovec *segs = f->segs;
+  const int nseg = f->nseg;
+  size_t len = f->len;
+  while (nf < nh && !f->done && k + nseg + 1 <= max) {
+    if (!f->first_done || len - f->pos <= cap) {
+      /* The first part, or the final Fragment: the general step. */
+      int m = 0;
+      int rc = giop_fragmenter_nextv(f, iov + k, max - k, &m);
+      if (rc < 0)
+        return rc;
+      if (rc == 0)
+        break;
+      if (iov[k].iov_base == (void *)f->hdr) {
+        memcpy(hdr[nf], f->hdr, 16);
+        iov[k].iov_base = hdr[nf];
+      }
+      k += m;
+      nf++;
+      continue;
+    }
+    /* Non-final Fragments, as many as fit: C of them (each takes at most
+     * NSEG + 1 entries). */
+    size_t pos = f->pos, sbase = f->sbase;
+    int si = f->si;
+    size_t c = (len - pos - 1) / cap;
+    if (c > (size_t)(nh - nf))
+      c = (size_t)(nh - nf);
+    if (c > (size_t)((max - k) / (nseg + 1)))
+      c = (size_t)((max - k) / (nseg + 1));
+    for (size_t j = 0; j < c; j++) {
+      memcpy(hdr[nf], t, 16);
+      iov[k].iov_base = hdr[nf];
+      iov[k].iov_len = hl;
+      k++;
+      nf++;
+      while (si < nseg && sbase + segs[si].iov_len <= pos) {
+        sbase += segs[si].iov_len;
+        si++;
+      }
+      if (pos + cap <= sbase + segs[si].iov_len) {
+        /* Inside one piece (the common case). */
+        iov[k].iov_base = (uint8_t *)segs[si].iov_base + (pos - sbase);
+        iov[k].iov_len = cap;
+        k++;
+        pos += cap;
+        continue;
+      }
+      size_t off = pos, d = cap;
+      pos += cap;
+      int sj = si;
+      size_t base = sbase;
+      while (d > 0 && sj < nseg) {
+        size_t in = off - base, take = segs[sj].iov_len - in;
+        if (take > d)
+          take = d;
+        iov[k].iov_base = (uint8_t *)segs[sj].iov_base + in;
+        iov[k].iov_len = take;
+        k++;
+        off += take;
+        d -= take;
+        if (d > 0) {
+          base += segs[sj].iov_len;
+          sj++;
+        }
+      }
+    }
+    if (c == 0)
+      break;                          /* no room for one more */
+    f->pos = pos;
+    f->sbase = sbase;
+    f->si = si;
+  }
+  *n = k;
+  return nf;
+}
+
 /* ---------------------------------------------------------------- reassembler */
 
 #define SPARE_CAP ((size_t)16384)     /* a zero-copy read at a message start */
@@ -245,7 +342,7 @@ int giop_fragmenter_nextv(giop_fragmenter *f, struct iovec *iov, int max, int *n
 
 enum { K_NONE, K_MSG, K_PEND12, K_PEND11, K_DONE, K_TAKEN };
 enum { ST_HDR, ST_BODY };
-enum { RM_SPARE, RM_BODY, RM_SKIP };
+enum { RM_SPARE, RM_BODY, RM_SKIP, RM_PRED };
 
 /* A message buffer: this header, then CAP octets of message. */
 typedef struct rbuf {
@@ -296,6 +393,18 @@ struct giop_reasm {
   void (*uncharge)(void *ud, size_t n);
   void *charge_ud;
   bool held;                 /* the spare holds octets a refused charge left unprocessed */
+  /* Predictive scatter reads (giop_reasm_bufferv): */
+  uint32_t pred_id;          /* the last part was a non-final 1.2 Fragment of this ID ... */
+  size_t pred_d;             /* ... with this many data octets (0: no prediction) */
+  size_t small_first;        /* the last message begun was fragmented, its first part this
+                              * large and < FRAG_HDR_ONLY (0: otherwise) */
+  rbuf *ptgt;                /* RM_PRED: the message the slots are in (NULL: cancelled) */
+  size_t pred_rem0;          /* RM_PRED: octets of the current part's body posted first */
+  unsigned pred_k;           /* RM_PRED: predicted Fragments posted after them ... */
+  size_t pred_dd;            /* RM_PRED: ... each with this many data octets ... */
+  uint8_t *pbase;            /* RM_PRED: ... the first posted body octet's place */
+  uint8_t phdr[GIOP_REASM_PRED_MAX][16];  /* RM_PRED: their headers' slots */
+  uint8_t pexp[16];          /* RM_PRED: a non-final Fragment's header as predicted */
 };
 
 void giop_reasm_opts_default(giop_reasm_opts *o)
@@ -588,6 +697,13 @@ static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t 
   r->last_part = total;
   if (more && gh->type != GIOP_FRAGMENT)
     r->first_part = total;
+  if (gh->type != GIOP_FRAGMENT)
+    r->small_first = more && total < FRAG_HDR_ONLY ? total : 0;
+  r->pred_d = 0;
+  if (more && gh->type == GIOP_FRAGMENT && gh->minor == 2) {
+    r->pred_id = iiop__load32(h + GIOP_HEADER_SIZE, little);
+    r->pred_d = gh->size - 4;
+  }
 
   if (gh->type == GIOP_FRAGMENT) {
     rbuf *pm = gh->minor == 1 ? r->p11 : find12(r, iiop__load32(h + GIOP_HEADER_SIZE, little));
@@ -891,12 +1007,295 @@ int giop_reasm_buffer(giop_reasm *r, uint8_t **buf, size_t *room)
   return CDR_OK;
 }
 
+
+/* ---------------------------------------------------------------- predictive reads
+ *
+ * A long message in small Fragments (1 KiB from a peer told to fragment
+ * so) costs a copy per Fragment when read into the spare, and a read per
+ * Fragment when read header first.  Every non-final Fragment of a message
+ * has the same size with our fragmenter and omniORB's, so once one has been
+ * seen, giop_reasm_bufferv() posts the rest of its body and the next K
+ * Fragments as one scatter read: each predicted header (16 octets, 1.2)
+ * into a slot of r->phdr, each predicted body straight at its place in the
+ * message buffer.  giop_reasm_commit() checks every header that arrived
+ * (pred_ok(): what begin() would accept, and the size predicted, or a final
+ * Fragment no longer than predicted) and takes its body where it lies.  At
+ * the first one that is not as predicted (another request's Fragment,
+ * another size, a new message, garbage, a header cut short), everything
+ * from there on is copied into the spare, in stream order, and processed
+ * as if read there (pred_misplaced()): the same results, errors included,
+ * as the plain path.  A read therefore never holds more than the spare
+ * does. */
+
+/* Whether the 16 octets at H are a 1.2 Fragment of PM as predicted: D
+ * data octets and more to come, or a final one of at most D; and within
+ * the limits begin() and classify() enforce.  *DATA, *MORE: its data octets
+ * and flag. */
+static inline bool pred_ok(const giop_reasm *r, const rbuf *pm, const uint8_t *h, size_t d,
+                           size_t *data, bool *more)
+{
+  int little = pm->order;
+  if (memcmp(h, "GIOP\x01\x02", 6) != 0 || h[7] != GIOP_FRAGMENT
+      || (h[6] & ~GIOP_FLAG_MORE_FRAGMENTS) != little
+      || iiop__load32(h + GIOP_HEADER_SIZE, little) != pm->id)
+    return false;
+  uint32_t sz = iiop__load32(h + 8, little);
+  bool m = (h[6] & GIOP_FLAG_MORE_FRAGMENTS) != 0;
+  if (m ? sz != d + 4 : (sz < 4 || sz - 4 > d))
+    return false;
+  size_t dd = (size_t)sz - 4;
+  if ((uint64_t)sz + GIOP_HEADER_SIZE > (uint64_t)r->max_message || pm->total > r->max_total
+      || dd > r->max_total - pm->total || pm->total - GIOP_HEADER_SIZE + dd > UINT32_MAX)
+    return false;
+  *data = dd;
+  *more = m;
+  return true;
+}
+
+int giop_reasm_bufferv(giop_reasm *r, struct iovec *iov, int max, int *n)
+{
+  uint8_t *buf;
+  size_t room;
+  *n = 0;
+  if (max < 1)
+    return CDR_E_INVALID;
+  int rc = giop_reasm_buffer(r, &buf, &room);
+  if (rc != CDR_OK)
+    return rc;
+  iov[0].iov_base = buf;
+  iov[0].iov_len = room;
+  *n = 1;
+  rbuf *pm;
+  size_t rem0;
+  if (r->rmode == RM_BODY) {
+    pm = r->tgt;
+    if (!pm || pm->kind != K_PEND12 || r->last || !r->pred_d || pm->id != r->pred_id
+        || r->resv_body < r->rem)
+      return CDR_OK;
+    rem0 = r->rem;
+  } else if (r->rmode == RM_SPARE && r->st == ST_HDR && r->spare->len == 0) {
+    if (!r->pend || !r->pred_d) {
+      /* A message start after a message of small parts: no more than its
+       * first part and the next header, so that the Fragments after them
+       * come by predicted reads, not copied out of the spare.  (Only the
+       * first start after it: an unfragmented message clears small_first;
+       * and only where predicted reads can follow: MAX >= 3.) */
+      if (max >= 3 && !r->pend && !r->p11 && r->small_first && room > r->small_first + 16) {
+        iov[0].iov_len = r->room = r->small_first + 16;
+      }
+      return CDR_OK;
+    }
+    pm = find12(r, r->pred_id);
+    if (!pm || pm->drop)
+      return CDR_OK;
+    rem0 = 0;
+  } else {
+    return CDR_OK;
+  }
+  size_t d = r->pred_d;
+  if (max < 3 || d > SPARE_CAP - 16)
+    return CDR_OK;
+  bool grown = false;
+  size_t kwant = SPARE_CAP / (16 + d);
+  if (kwant > GIOP_REASM_PRED_MAX)
+    kwant = GIOP_REASM_PRED_MAX;
+  if ((pm->cap - pm->len - rem0) / d < kwant) {
+    /* Room for fewer predicted bodies than a read takes: grow as the plain
+     * path soon would, where that charges no budget (a refusal must come
+     * from the plain path, where the connection expects it), and not past
+     * max_total. */
+    size_t need = pm->len + rem0 + kwant * d;
+    if (need > r->max_total)
+      need = r->max_total;
+    size_t nc = pm->cap > SIZE_MAX / 2 ? SIZE_MAX : pm->cap * 2;
+    if (nc < need)
+      nc = need;
+    if (nc > r->max_total)
+      nc = need > r->max_total ? need : r->max_total;
+    if (need > pm->cap && !(r->charge && nc > GIOP_REASM_CHARGE_ABOVE)) {
+      rbuf *keep = r->tgt;
+      r->tgt = pm;
+      rc = grow(r, need);
+      pm = r->tgt;
+      r->tgt = keep == NULL ? NULL : pm;
+      if (rc != CDR_OK) {
+        *n = 0;
+        return r->err ? r->err : rc;
+      }
+      grown = true;
+    }
+  }
+  size_t k = (pm->cap - pm->len - rem0) / d;
+  /* No more than the limits let through as predicted (begin()'s running
+   * total), so that the commit need not check them for each; a Fragment
+   * past them goes the plain way, to its error. */
+  if ((uint64_t)d + 16 > (uint64_t)r->max_message || pm->total > r->max_total
+      || pm->total - GIOP_HEADER_SIZE > UINT32_MAX)
+    return CDR_OK;
+  size_t lim = (r->max_total - pm->total) / d;
+  if ((uint64_t)lim * d > (uint64_t)UINT32_MAX - (pm->total - GIOP_HEADER_SIZE))
+    lim = (size_t)(((uint64_t)UINT32_MAX - (pm->total - GIOP_HEADER_SIZE)) / d);
+  if (k > lim)
+    k = lim;
+  if (k > GIOP_REASM_PRED_MAX)
+    k = GIOP_REASM_PRED_MAX;
+  if (k > (size_t)(max - 1) / 2)
+    k = (size_t)(max - 1) / 2;
+  if (k > SPARE_CAP / (16 + d))
+    k = SPARE_CAP / (16 + d);
+  if (k == 0) {
+    if (grown && rem0) {
+      /* The plain reservation pointed into the buffer before it grew. */
+      rc = giop_reasm_buffer(r, &buf, &room);
+      iov[0].iov_base = buf;
+      iov[0].iov_len = room;
+      *n = rc == CDR_OK;
+    }
+    return rc;
+  }
+  uint8_t *p = rb_data(pm) + pm->len;
+  int i = 0;
+  if (rem0) {
+    iov[i].iov_base = p;
+    iov[i].iov_len = rem0;
+    i++;
+  }
+  uint8_t *b = p + rem0;
+  for (size_t j = 0; j < k; j++, b += d) {
+    iov[i].iov_base = r->phdr[j];
+    iov[i].iov_len = 16;
+    iov[i + 1].iov_base = b;
+    iov[i + 1].iov_len = d;
+    i += 2;
+  }
+  uint8_t *e = r->pexp;
+  memcpy(e, "GIOP\x01\x02", 6);
+  e[6] = (uint8_t)(pm->order | GIOP_FLAG_MORE_FRAGMENTS);
+  e[7] = GIOP_FRAGMENT;
+  iiop__store32(e + 8, (uint32_t)(d + 4), pm->order);
+  iiop__store32(e + GIOP_HEADER_SIZE, pm->id, pm->order);
+  r->rmode = RM_PRED;
+  r->ptgt = pm;
+  r->pred_rem0 = rem0;
+  r->pred_k = (unsigned)k;
+  r->pred_dd = d;
+  r->pbase = p;
+  r->room = rem0 + k * (16 + d);
+  *n = i;
+  return CDR_OK;
+}
+
+/* The LEFT octets posted from predicted slot K on (its header first, or
+ * its body from octet OFF when INBODY) were not where the prediction put
+ * them: copy them into the spare in stream order and process them there. */
+static int pred_misplaced(giop_reasm *r, unsigned k, bool inbody, size_t off, size_t left)
+{
+  if (get_spare(r) != CDR_OK)
+    return r->err;
+  rbuf *sp = r->spare;
+  uint8_t *o = rb_data(sp);
+  size_t d = r->pred_dd, m = 0;
+  const uint8_t *body = r->pbase + r->pred_rem0 + (size_t)k * d;
+  while (m < left) {
+    if (!inbody) {
+      size_t c = left - m < 16 ? left - m : 16;
+      memcpy(o + m, r->phdr[k], c);
+      m += c;
+      off = 0;
+    }
+    size_t c = left - m < d - off ? left - m : d - off;
+    memcpy(o + m, body + off, c);
+    m += c;
+    inbody = false;
+    k++;
+    body += d;
+  }
+  sp->len = m;
+  int rc = process(r, o, m, true);
+  if (rc != CDR_OK)
+    return rc;
+  if (r->spare)
+    r->spare->len = 0;
+  return CDR_OK;
+}
+
+/* giop_reasm_commit() of N octets read into a predicted reservation. */
+static int pred_commit(giop_reasm *r, size_t n)
+{
+  rbuf *pm = r->ptgt;
+  size_t d = r->pred_dd, rem0 = r->pred_rem0;
+  unsigned kmax = r->pred_k;
+  r->room = 0;                        /* the zombie, if any, lives until the end */
+  size_t a = n < rem0 ? n : rem0, left = n - a;
+  if (a) {
+    /* The current part's body (skipped if its message was cancelled). */
+    if (r->tgt)
+      r->tgt->len += a;
+    r->rem -= a;
+    if (r->rem == 0)
+      part_done(r);
+  }
+  int rc = CDR_OK;
+  unsigned k = 0;
+  /* Whole Fragments exactly as predicted (the limits were checked when
+   * they were posted): their data is in place; what begin() and
+   * part_done() would do for each, at once. */
+  if (pm && r->st == ST_HDR) {
+    while (k < kmax && left >= 16 + d && memcmp(r->phdr[k], r->pexp, 16) == 0) {
+      k++;
+      left -= 16 + d;
+    }
+    if (k) {
+      pm->total += (size_t)k * d;
+      pm->len += (size_t)k * d;
+      r->last_part = 16 + d;
+      r->pred_d = d;
+    }
+  }
+  while (left > 0) {
+    size_t data;
+    bool more;
+    if (!pm || k >= kmax || left < 16 || !pred_ok(r, pm, r->phdr[k], d, &data, &more)) {
+      rc = pred_misplaced(r, k, false, 0, left);
+      break;
+    }
+    /* What begin() does for this Fragment. */
+    pm->total += data;
+    r->last_part = 16 + data;
+    r->pred_d = more ? data : 0;
+    r->tgt = pm;
+    r->rem = data;
+    r->last = !more;
+    r->st = ST_BODY;
+    left -= 16;
+    size_t b = left < data ? left : data;
+    pm->len += b;
+    r->rem -= b;
+    left -= b;
+    if (r->rem == 0)
+      part_done(r);
+    if (b < d || !more) {
+      /* A final Fragment (or the read ended): any octets past its body
+       * are the next part's. */
+      if (left)
+        rc = pred_misplaced(r, k, true, b, left);
+      break;
+    }
+    k++;
+  }
+  rb_free(r, r->zombie);
+  r->zombie = NULL;
+  return rc;
+}
+
 int giop_reasm_commit(giop_reasm *r, size_t n)
 {
   if (r->err)
     return r->err;
   if (n > r->room)
     return CDR_E_INVALID;
+  if (r->rmode == RM_PRED && r->room)
+    return pred_commit(r, n);
   int mode = r->rmode;
   uint8_t next[16];
   size_t extra = 0;
@@ -1015,6 +1414,13 @@ int giop_reasm_cancel(giop_reasm *r, uint32_t request_id)
   if (!t)
     return 0;
   pend_unlink(r, t);
+  if (r->room && r->rmode == RM_PRED && r->ptgt == t) {
+    r->ptgt = NULL;                   /* the commit treats the slots' octets as unknown */
+    if (r->tgt == t)
+      r->tgt = NULL;
+    r->zombie = t;                    /* the caller may be reading into it */
+    return 1;
+  }
   if (r->tgt == t) {
     r->tgt = NULL;                    /* skip the rest of its current part */
     if (r->room && r->rmode == RM_BODY) {

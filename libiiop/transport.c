@@ -183,6 +183,43 @@ static void tcp_free(iiop_transport *t)
 
 static const iiop_transport_ops tcp_ops = { tcp_writev, tcp_read, tcp_shutdown, tcp_free };
 
+int iiop__is_tcp(const iiop_transport *t)
+{
+  return t && t->ops == &tcp_ops;
+}
+
+long iiop__tcp_readv(iiop_transport *t, struct iovec *iov, int n, int timeout_ms)
+{
+  tcp_transport *tt = (tcp_transport *)t;
+  size_t len = 0;
+  for (int k = 0; k < n; k++)
+    len += iov[k].iov_len;
+  struct msghdr mh = { 0 };
+  mh.msg_iov = iov;
+  mh.msg_iovlen = (size_t)n;
+  int64_t deadline = timeout_ms > 0 ? iiop__now_ms() + timeout_ms : -1;
+  int try_first = timeout_ms < 0 || tt->full || timeout_ms == 0;
+  for (;;) {
+    if (timeout_ms >= 0 && !try_first) {
+      int rc = iiop__poll(t->fd, POLLIN, deadline >= 0 ? iiop__remaining(deadline) : 0);
+      if (rc != CDR_OK)
+        return rc;
+    }
+    try_first = 0;
+    ssize_t r = recvmsg(t->fd, &mh, timeout_ms >= 0 ? MSG_DONTWAIT : 0);
+    if (r >= 0) {
+      tt->full = (size_t)r == len;
+      return (long)r;
+    }
+    if (errno == EINTR)
+      continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK)
+      return io_status(errno);
+    if (timeout_ms == 0 || (deadline >= 0 && iiop__remaining(deadline) == 0))
+      return CDR_E_TIMEOUT;
+  }
+}
+
 static int tcp_new(int fd, const cdr_allocator *a, iiop_transport **out)
 {
   a = iiop__alloc_or_global(a);

@@ -59,5 +59,10 @@ IIOP_HIDDEN char *iiop__tls_peer_subject(iiop_transport *t, const cdr_allocator 
  * (OpenSSL's queued errors, a verification error, or the alert the peer
  * sent), into BUF (CAP octets; "" if none, or T not TLS). */
 IIOP_HIDDEN void iiop__tls_io_error(iiop_transport *t, char *buf, size_t cap);
+/* Whether T is this library's TCP transport (iiop__tcp_readv() applies). */
+IIOP_HIDDEN int iiop__is_tcp(const iiop_transport *t);
+/* The TCP transport's read (iiop_transport_ops.read: same results and
+ * timeouts) as one recvmsg() scattering into IOV[0..N). */
+IIOP_HIDDEN long iiop__tcp_readv(iiop_transport *t, struct iovec *iov, int n, int timeout_ms);
 
 #endif

@@ -92,6 +92,19 @@ IIOP_API int giop_fragmenter_init_iov(giop_fragmenter *f, const struct iovec *se
 IIOP_API int giop_fragmenter_nextv(giop_fragmenter *f, struct iovec *iov, int max, int *n)
   IIOP_WUR;
 
+/* Up to NH fragment messages of a fragmenter set up by
+ * giop_fragmenter_init_iov(), for one gather write: each one's header
+ * (12 octets in GIOP 1.1, 16 in 1.2) is written into HDR[i] (the caller's,
+ * valid as long as it keeps them) and IOV[0..*N) holds header, data pieces,
+ * header, data pieces..., the same octets as that many
+ * giop_fragmenter_nextv() calls give.  Stops early where the next fragment
+ * might not fit in MAX entries (MAX >= NSEG + 1 always gives at least one).
+ * Returns the number of fragments (0: all have been given) or
+ * CDR_E_INVALID (NH < 1, MAX too small, or not set up by
+ * giop_fragmenter_init_iov()). */
+IIOP_API int giop_fragmenter_nextv_batch(giop_fragmenter *f, uint8_t (*hdr)[16], int nh,
+                                         struct iovec *iov, int max, int *n) IIOP_WUR;
+
 /* The next fragment message as IOV[0..*N) (at most 2 entries: a header the
  * fragmenter owns, valid until the next call, and data inside MSG).
  * Returns 1 with a fragment, 0 when all have been given.  A message that
@@ -171,6 +184,25 @@ IIOP_API int giop_reasm_feed(giop_reasm *r, const void *data, size_t len) IIOP_W
  * with giop_reasm_commit(R, 0) if no octets are to be read. */
 IIOP_API int giop_reasm_buffer(giop_reasm *r, uint8_t **buf, size_t *room) IIOP_WUR;
 IIOP_API int giop_reasm_commit(giop_reasm *r, size_t n);
+
+/* As giop_reasm_buffer(), as a scatter list: *N (1 to MAX) iovecs to read
+ * into with one readv()/recvmsg(), then giop_reasm_commit() with the count
+ * read (at most the lists' total).  Where a GIOP 1.2 message arrives in
+ * Fragments of one size (every non-final Fragment of a message is, with
+ * our fragmenter and omniORB's), the list puts the next Fragments' 16-octet
+ * headers into slots of R and their data straight at their final place in
+ * the message buffer: the commit checks each header that arrived (type
+ * Fragment, version, flags, byte order, request ID, size as predicted, or
+ * a final Fragment no longer) and copies nothing where they are as
+ * predicted; from the first one that is not, the octets are moved and
+ * processed as giop_reasm_buffer()'s would be: results and errors are the
+ * same.  At most GIOP_REASM_PRED_MAX Fragments and 16384 octets a list;
+ * MAX < 3 gives one iovec, never predicted.  MAX >= GIOP_REASM_IOV_MAX
+ * always suffices.  Errors: those of giop_reasm_buffer(), CDR_E_INVALID
+ * (MAX < 1); *N is 0 then. */
+#define GIOP_REASM_PRED_MAX 16
+#define GIOP_REASM_IOV_MAX (1 + 2 * GIOP_REASM_PRED_MAX)
+IIOP_API int giop_reasm_bufferv(giop_reasm *r, struct iovec *iov, int max, int *n) IIOP_WUR;
 
 /* A complete message, oldest first: *MSG and *LEN (12-octet header
  * included).  Returns 1, or 0 when none is complete.  The buffer stays

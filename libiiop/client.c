@@ -1225,19 +1225,26 @@ static void set_local_ex(iiop_call *call, int rc, int phase, int completed_no)
   case CDR_E_CLOSED:
   case CDR_E_IO:
   case CDR_E_TLS:
+    /* omniORB's minors (docs/wire-notes.md, "Minor codes of local
+     * failures"): no connection made; a connection lost before the
+     * request was (wholly) sent or processed; lost while waiting. */
     name = phase == PH_CONNECT || completed_no ? "TRANSIENT" : "COMM_FAILURE";
-    if (phase == PH_CONNECT)
+    if (phase == PH_CONNECT) {
       completed = GIOP_COMPLETED_NO;
+      minor = IIOP_MINOR_CONNECT_FAILED;
+    } else {
+      minor = completed_no ? IIOP_MINOR_CONNECTION_CLOSED : IIOP_MINOR_WAITING_FOR_REPLY;
+    }
     break;
   case CDR_E_TIMEOUT:
     name = phase == PH_CONNECT ? "TRANSIENT" : "TIMEOUT";
     if (phase == PH_CONNECT)
       completed = GIOP_COMPLETED_NO;
-    else
-      minor = IIOP_MINOR_CALL_TIMED_OUT;
+    minor = IIOP_MINOR_CALL_TIMED_OUT;   /* TRANSIENT_CallTimedout: the same value */
     break;
   case CDR_E_PROTOCOL:
     name = "COMM_FAILURE";
+    minor = IIOP_MINOR_UNMARSHAL_RESULTS;
     break;
   case CDR_E_UNSUPPORTED:
     name = phase == PH_CONNECT ? "INV_OBJREF" : "NO_IMPLEMENT";

@@ -189,12 +189,33 @@ IIOP_API void iiop_ref_free(iiop_ref *r);
  * (COMM_FAILURE, completion MAYBE) and the next call opens another.  The exception
  * (iiop_call_exception()): TIMEOUT, minor IIOP_MINOR_CALL_TIMED_OUT,
  * completion MAYBE (NO when the request was not completely written);
- * TRANSIENT, minor 0, completion NO when the deadline passed before a
- * connection was made. */
+ * TRANSIENT, minor IIOP_MINOR_CALL_TIMED_OUT, completion NO when the
+ * deadline passed before a connection was made (the TCP connect or the TLS
+ * handshake did not complete in time). */
 #define IIOP_TIMEOUT_INHERIT (-1)
-/* omniORB's minor code of a client call timeout (TIMEOUT_CallTimedOutOnClient,
- * the same value as TRANSIENT_CallTimedout: its VMCID 0x41540000 | 8). */
+/* Minor codes of the system exceptions that local failures map to
+ * (iiop_call_exception()): omniORB's values (its VMCID 0x41540000 | n,
+ * omniORB4/minorCode.h), so that a caller can tell the cases apart as it
+ * would with omniORB; the table is in docs/wire-notes.md.
+ * IIOP_MINOR_CALL_TIMED_OUT: TIMEOUT_CallTimedOutOnClient, the same value as
+ * TRANSIENT_CallTimedout (TIMEOUT after the request went out, TRANSIENT
+ * before a connection was made).
+ * IIOP_MINOR_CONNECT_FAILED: TRANSIENT_ConnectFailed, completion NO: the
+ * connect (name resolution, TCP connect: refused, unreachable) or the TLS
+ * handshake failed.
+ * IIOP_MINOR_CONNECTION_CLOSED: TRANSIENT_ConnectionClosed, completion NO:
+ * the connection was lost (closed, reset, CloseConnection) before the
+ * request was wholly written or processed.
+ * IIOP_MINOR_WAITING_FOR_REPLY: COMM_FAILURE_WaitingForReply, completion
+ * MAYBE: the connection was lost (closed or reset, the server killed)
+ * after the request was sent, before its reply.
+ * IIOP_MINOR_UNMARSHAL_RESULTS: COMM_FAILURE_UnMarshalResults: the reply
+ * could not be parsed (CDR_E_PROTOCOL). */
 #define IIOP_MINOR_CALL_TIMED_OUT 0x41540008u
+#define IIOP_MINOR_CONNECT_FAILED 0x41540002u
+#define IIOP_MINOR_CONNECTION_CLOSED 0x41540011u
+#define IIOP_MINOR_WAITING_FOR_REPLY 0x41540007u
+#define IIOP_MINOR_UNMARSHAL_RESULTS 0x41540006u
 /* Set R's call timeout to MS (see above): for calls invoked from then on,
  * by any thread (a relaxed atomic store; calls read it with one load, no
  * lock).  Errors: CDR_E_INVALID (R NULL, MS < IIOP_TIMEOUT_INHERIT). */

@@ -360,19 +360,28 @@ IIOP_API uint32_t iiop_call_reply_service_contexts(const iiop_call *call,
 
 /* Client interceptor hooks (a subset of PortableInterceptor's
  * ClientRequestInterceptor, as callbacks).  Either may be NULL.
- * send_request(UD, CALL): in iiop_call_invoke() before anything is sent
- * (once per invoke, not again for a followed LOCATION_FORWARD or a resend on
- * a new connection); it may read iiop_call_operation() and add contexts
- * (iiop_call_add_service_context()).  Returning non-zero (a negative
- * cdr_status) refuses the call: nothing is sent, iiop_call_invoke()
- * returns that status with its system exception (completion NO), and no
- * receive_reply hook runs; later interceptors' send_request do not run.
- * receive_reply(UD, CALL, STATUS): once iiop_call_invoke() knows its result
- * STATUS (what it is about to return: CDR_OK, IIOP_R_USER_EXCEPTION,
- * IIOP_R_SYSTEM_EXCEPTION -- iiop_call_exception() -- or an error, a oneway
- * CDR_OK once sent), in the reverse order of registration; it may read the
- * reply's contexts.  Hooks run in the calling thread and must not begin or
- * invoke calls on the same CALL. */
+ * send_request(UD, CALL): in iiop_call_invoke() before each request is
+ * sent, once a connection for it is there: once per request that goes out,
+ * so again for each LOCATION_FORWARD followed and each resend on a new
+ * connection (a call whose connect fails runs none).  It may read
+ * iiop_call_operation() and add contexts (iiop_call_add_service_context());
+ * before each run the contexts the hooks added for the previous request
+ * are dropped (the caller's stay), so a resend carries each hook's
+ * contexts once.  Returning non-zero refuses the call: nothing (more) is
+ * sent, no receive_reply hook runs and later interceptors' send_request do
+ * not run; iiop_call_invoke() returns a negative cdr_status as given, with
+ * its system exception (completion NO), or IIOP_R_SYSTEM_EXCEPTION when the
+ * hook set the exception with iiop_call_set_exception() (any other positive
+ * value: CDR_E_INVALID).  receive_reply(UD, CALL, STATUS): once
+ * iiop_call_invoke() knows its result STATUS (what it is about to return:
+ * CDR_OK, IIOP_R_USER_EXCEPTION, IIOP_R_SYSTEM_EXCEPTION --
+ * iiop_call_exception() -- or an error, a oneway CDR_OK once sent), in the
+ * reverse order of registration; it may read the reply's contexts, and
+ * replace the outcome with a system exception (iiop_call_set_exception():
+ * iiop_call_invoke() then returns IIOP_R_SYSTEM_EXCEPTION, *RESULT NULL;
+ * the hooks after it get that STATUS).  A user exception cannot be raised
+ * by a hook.  Hooks run in the calling thread and must not begin or invoke
+ * calls on the same CALL. */
 typedef struct iiop_client_interceptor {
   int (*send_request)(void *ud, iiop_call *call);
   void (*receive_reply)(void *ud, iiop_call *call, int status);
@@ -383,6 +392,17 @@ typedef struct iiop_client_interceptor {
  * reads its count with one atomic load: none registered, no other cost).
  * There is no removal.  Errors: CDR_E_INVALID (a NULL argument),
  * CDR_E_LIMIT (IIOP_INTERCEPTORS_MAX registered already). */
+/* From a send_request or receive_reply hook of CALL only: make the call's
+ * outcome the system exception REPO_ID (e.g.
+ * "IDL:omg.org/CORBA/NO_PERMISSION:1.0"; copied into the call's arena),
+ * MINOR, COMPLETED (GIOP_COMPLETED_YES / NO / MAYBE), as
+ * iiop_call_exception() then reports it; see iiop_client_interceptor for
+ * what the hook returns.  Nothing goes on the wire.  Errors: CDR_E_INVALID
+ * (CALL or REPO_ID NULL, REPO_ID empty, COMPLETED over 2), CDR_E_STATE (not
+ * within a hook of CALL), CDR_E_NOMEM. */
+IIOP_API int iiop_call_set_exception(iiop_call *call, const char *repo_id, uint32_t minor,
+                                     uint32_t completed) IIOP_WUR;
+
 IIOP_API int iiop_client_add_interceptor(iiop_client *c, const iiop_client_interceptor *ic,
                                          void *ud) IIOP_WUR;
 

@@ -1242,10 +1242,12 @@ static void set_local_ex(iiop_call *call, int rc, int phase, int completed_no)
     }
     break;
   case CDR_E_TIMEOUT:
-    name = phase == PH_CONNECT ? "TRANSIENT" : "TIMEOUT";
+    /* omniORB 4.2 too: TIMEOUT_CallTimedOutOnClient, also while connecting
+     * (completion NO then; docs/wire-notes.md). */
+    name = "TIMEOUT";
     if (phase == PH_CONNECT)
       completed = GIOP_COMPLETED_NO;
-    minor = IIOP_MINOR_CALL_TIMED_OUT;   /* TRANSIENT_CallTimedout: the same value */
+    minor = IIOP_MINOR_CALL_TIMED_OUT;
     break;
   case CDR_E_PROTOCOL:
     name = "COMM_FAILURE";

@@ -327,7 +327,7 @@ CORBAORB_API CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *
  * TIMEOUT_CallTimedOutOnClient / TRANSIENT_CallTimedout,
  * CORBAORB_MINOR_CALL_TIMED_OUT (0x41540008), completion MAYBE (NO when
  * the request could not be written in time); a timeout that passes before
- * a connection is made raises TRANSIENT with the same minor, completion NO.  After a
+ * a connection is made raises the same with completion NO (as omniORB 4.2 does).  After a
  * timed-out call the connection stays in use: the late reply is dropped
  * and the calls multiplexed on it go on.  The server may still be working
  * on the timed-out request: one that answers a connection's requests in

@@ -188,18 +188,18 @@ IIOP_API void iiop_ref_free(iiop_ref *r);
  * cannot be taken back: calls pending on it fail with CDR_E_CLOSED
  * (COMM_FAILURE, completion MAYBE) and the next call opens another.  The exception
  * (iiop_call_exception()): TIMEOUT, minor IIOP_MINOR_CALL_TIMED_OUT,
- * completion MAYBE (NO when the request was not completely written);
- * TRANSIENT, minor IIOP_MINOR_CALL_TIMED_OUT, completion NO when the
- * deadline passed before a connection was made (the TCP connect or the TLS
- * handshake did not complete in time). */
+ * completion MAYBE (NO when the request was not completely written, and
+ * when the deadline passed before a connection was made: the TCP connect
+ * or the TLS handshake did not complete in time; omniORB 4.2 raises the
+ * same then). */
 #define IIOP_TIMEOUT_INHERIT (-1)
 /* Minor codes of the system exceptions that local failures map to
  * (iiop_call_exception()): omniORB's values (its VMCID 0x41540000 | n,
  * omniORB4/minorCode.h), so that a caller can tell the cases apart as it
  * would with omniORB; the table is in docs/wire-notes.md.
  * IIOP_MINOR_CALL_TIMED_OUT: TIMEOUT_CallTimedOutOnClient, the same value as
- * TRANSIENT_CallTimedout (TIMEOUT after the request went out, TRANSIENT
- * before a connection was made).
+ * TRANSIENT_CallTimedout (TIMEOUT: the call's deadline passed, connect
+ * included).
  * IIOP_MINOR_CONNECT_FAILED: TRANSIENT_ConnectFailed, completion NO: the
  * connect (name resolution, TCP connect: refused, unreachable) or the TLS
  * handshake failed.
@@ -262,8 +262,8 @@ IIOP_API int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iio
  * loops on a CancelRequest followed by another message in one read; a late
  * reply is dropped), CDR_E_CLOSED (the connection closed before the reply:
  * TRANSIENT with completion NO after CloseConnection, else COMM_FAILURE
- * MAYBE), CDR_E_IO / CDR_E_TLS / CDR_E_TIMEOUT while connecting (TRANSIENT,
- * NO), CDR_E_PROTOCOL (the server sent garbage or MessageError: the client
+ * MAYBE), CDR_E_IO / CDR_E_TLS while connecting (TRANSIENT, NO),
+ * CDR_E_TIMEOUT while connecting (TIMEOUT, NO), CDR_E_PROTOCOL (the server sent garbage or MessageError: the client
  * answers MessageError and closes the connection), CDR_E_LIMIT (a reply
  * over max_message, or too many forwards), CDR_E_UNSUPPORTED (the server
  * asked for another addressing mode), MARSHAL-class errors of the arguments

@@ -175,7 +175,8 @@ struct iiop_call {
   giop_service_context sc[IIOP_SC_ADD_MAX];
   /* interceptors (set on the hooked path only, invoke_hooked()): the
    * contexts the caller added (a resend drops the hooks' and runs them
-   * again), a hook is running, send_request refused, a hook raised */
+   * again), a hook is running (1 send_request, 2 receive_reply),
+   * send_request refused, a hook raised */
   uint32_t nsc_user;
   uint8_t in_hook, hook_refused, hook_raised;
 };
@@ -1735,8 +1736,11 @@ static __attribute__((noinline)) int run_send_hooks(iiop_call *call, unsigned ni
     call->hook_raised = 0;
     int rc = cl->ic[k].send_request(cl->ic_ud[k], call);
     call->in_hook = 0;
-    if (rc == CDR_OK)
+    if (rc == CDR_OK) {
+      if (call->hook_raised)
+        call->has_ex = 0;               /* an exception set but not raised */
       continue;
+    }
     call->hook_refused = 1;
     if (rc == IIOP_R_SYSTEM_EXCEPTION && call->hook_raised)
       return rc;                        /* call->ex as the hook set it */
@@ -1949,7 +1953,7 @@ static __attribute__((noinline)) int invoke_hooked(iiop_call *call, cdr_in **res
   for (unsigned k = nic; k-- > 0;) {
     if (!cl->ic[k].receive_reply)
       continue;
-    call->in_hook = 1;
+    call->in_hook = 2;                  /* may raise, not add contexts */
     call->hook_raised = 0;
     cl->ic[k].receive_reply(cl->ic_ud[k], call, rc);
     call->in_hook = 0;
@@ -2012,7 +2016,7 @@ int iiop_call_add_service_context(iiop_call *call, uint32_t id, const void *data
 {
   if (!call || (!data && len))
     return CDR_E_INVALID;
-  if (call->invoked && !call->in_hook)
+  if (call->invoked && call->in_hook != 1)  /* a send_request hook may add */
     return CDR_E_STATE;
   if (call->nsc >= IIOP_SC_ADD_MAX || len > IIOP_SC_DATA_MAX)
     return CDR_E_LIMIT;

@@ -107,6 +107,7 @@ typedef struct hooks {
   int last_status;
   int raise_on_send;           /* raise at this send (1-based; 0: never) */
   int raise_on_recv;           /* replace the outcome */
+  int set_only;                /* send_request sets an exception, returns CDR_OK */
   char seen_ex[64];            /* receive_reply: the exception it saw ("" none) */
 } hooks;
 
@@ -126,6 +127,10 @@ static int h_send(void *ud, iiop_call *call)
                      CDR_OK);
     return IIOP_R_SYSTEM_EXCEPTION;
   }
+  if (h->set_only)                  /* set, not raised: no effect */
+    ck_assert_int_eq(iiop_call_set_exception(call, "IDL:omg.org/CORBA/UNKNOWN:1.0", 1,
+                                             GIOP_COMPLETED_NO),
+                     CDR_OK);
   return CDR_OK;
 }
 
@@ -139,6 +144,8 @@ static void h_recv(void *ud, iiop_call *call, int status)
   const giop_system_exception *e = status == IIOP_R_SYSTEM_EXCEPTION ? iiop_call_exception(call)
                                                                       : NULL;
   snprintf(h->seen_ex, sizeof h->seen_ex, "%s", e ? e->repo_id : "");
+  /* contexts go with requests: none can be added here */
+  ck_assert_int_eq(iiop_call_add_service_context(call, CTX_HOOK, "r", 1), CDR_E_STATE);
   if (h->raise_on_recv)
     ck_assert_int_eq(iiop_call_set_exception(call, "IDL:omg.org/CORBA/TRANSIENT:1.0",
                                              0x41540011u, GIOP_COMPLETED_YES),
@@ -185,6 +192,7 @@ static outcome ping(iiop_ref *r, int32_t x)
   if (out.rc == CDR_OK) {
     out.value = cdr_get_long(res);
     ck_assert_int_eq(cdr_in_status(res), CDR_OK);
+    ck_assert_ptr_null(iiop_call_exception(call));
   } else {
     const giop_system_exception *e = iiop_call_exception(call);
     ck_assert_ptr_nonnull(e);
@@ -216,6 +224,7 @@ static iiop_ref *resolve(iiop_client *c, const char *ior)
 START_TEST(test_send_per_request)
 {
   iiop_client *c = client_with_hooks();
+  h1.set_only = 1;
   iiop_ref *r = resolve(c, ior_a);
   outcome o = ping(r, 10);
   ck_assert_int_eq(o.rc, CDR_OK);
@@ -224,6 +233,7 @@ START_TEST(test_send_per_request)
   ck_assert_int_eq(h2.sends, 2);
   ck_assert_int_eq(h1.recvs, 1);
   ck_assert_int_eq(h2.recvs, 1);
+  ck_assert_str_eq(h1.seen_ex, "");  /* the exception set but not raised is gone */
   ck_assert_str_eq(order, "1>1 2>1 1>2 2>2 2<0 1<0 ");
   ck_assert_int_eq(sa.forwards, 1);
   ck_assert_int_eq(sa.hook_ctx, 2);

@@ -186,6 +186,12 @@ struct iiop_call {
   scblock *rsc;
   uint32_t nsc;
   giop_service_context sc[IIOP_SC_ADD_MAX];
+  /* interceptors (set on the hooked path only, invoke_hooked()): the
+   * contexts the caller added (a resend drops the hooks' and runs them
+   * again), a hook is running (1 send_request, 2 receive_reply),
+   * send_request refused, a hook raised */
+  uint32_t nsc_user;
+  uint8_t in_hook, hook_refused, hook_raised;
 };
 
 /* One initial reference: ID -> URL (both copied, one block). */
@@ -1386,19 +1392,28 @@ static void set_local_ex(iiop_call *call, int rc, int phase, int completed_no)
   case CDR_E_CLOSED:
   case CDR_E_IO:
   case CDR_E_TLS:
+    /* omniORB's minors (docs/wire-notes.md, "Minor codes of local
+     * failures"): no connection made; a connection lost before the
+     * request was (wholly) sent or processed; lost while waiting. */
     name = phase == PH_CONNECT || completed_no ? "TRANSIENT" : "COMM_FAILURE";
-    if (phase == PH_CONNECT)
+    if (phase == PH_CONNECT) {
       completed = GIOP_COMPLETED_NO;
+      minor = IIOP_MINOR_CONNECT_FAILED;
+    } else {
+      minor = completed_no ? IIOP_MINOR_CONNECTION_CLOSED : IIOP_MINOR_WAITING_FOR_REPLY;
+    }
     break;
   case CDR_E_TIMEOUT:
-    name = phase == PH_CONNECT ? "TRANSIENT" : "TIMEOUT";
+    /* omniORB 4.2 too: TIMEOUT_CallTimedOutOnClient, also while connecting
+     * (completion NO then; docs/wire-notes.md). */
+    name = "TIMEOUT";
     if (phase == PH_CONNECT)
       completed = GIOP_COMPLETED_NO;
-    else
-      minor = IIOP_MINOR_CALL_TIMED_OUT;
+    minor = IIOP_MINOR_CALL_TIMED_OUT;
     break;
   case CDR_E_PROTOCOL:
     name = "COMM_FAILURE";
+    minor = IIOP_MINOR_UNMARSHAL_RESULTS;
     break;
   case CDR_E_UNSUPPORTED:
     name = phase == PH_CONNECT ? "INV_OBJREF" : "NO_IMPLEMENT";
@@ -1884,7 +1899,44 @@ static const target *forget_forward(iiop_ref *r, target **cached)
   return __atomic_load_n(&r->base, __ATOMIC_ACQUIRE);
 }
 
-static int invoke(iiop_call *call, cdr_in **result)
+/* The send_request hooks of CALL's client (the first NIC), before a
+ * request is sent on a connection: the contexts they added for an earlier
+ * send are dropped first.  CDR_OK, or a hook's refusal (a negative
+ * cdr_status, or IIOP_R_SYSTEM_EXCEPTION with the exception it set; a
+ * positive value without one is CDR_E_INVALID): call->ex is then set and
+ * call->hook_refused. */
+static __attribute__((noinline)) int run_send_hooks(iiop_call *call, unsigned nic)
+{
+  iiop_client *cl = call->cl;
+  call->nsc = call->nsc_user;
+  for (unsigned k = 0; k < nic; k++) {
+    if (!cl->ic[k].send_request)
+      continue;
+    call->in_hook = 1;
+    call->hook_raised = 0;
+    int rc = cl->ic[k].send_request(cl->ic_ud[k], call);
+    call->in_hook = 0;
+    if (rc == CDR_OK) {
+      if (call->hook_raised)
+        call->has_ex = 0;               /* an exception set but not raised */
+      continue;
+    }
+    call->hook_refused = 1;
+    if (rc == IIOP_R_SYSTEM_EXCEPTION && call->hook_raised)
+      return rc;                        /* call->ex as the hook set it */
+    if (rc > 0)
+      rc = CDR_E_INVALID;
+    set_local_ex(call, rc, PH_SEND, 1);
+    return rc;
+  }
+  return CDR_OK;
+}
+
+/* Send CALL and wait for its reply, following forwards; NIC: interceptors
+ * whose send_request runs before each request sent (0 on the path with
+ * none: the test folds away in that copy). */
+static inline __attribute__((always_inline)) int invoke_n(iiop_call *call, cdr_in **result,
+                                                          unsigned nic)
 {
   if (result)
     *result = NULL;
@@ -1953,6 +2005,14 @@ static int invoke(iiop_call *call, cdr_in **result)
       return rc;
     }
     int phase = PH_SEND;
+    if (nic) {
+      rc = run_send_hooks(call, nic);   /* once per request sent */
+      if (rc != CDR_OK) {
+        cconn_unref(cl, cc);
+        return rc;
+      }
+      full_ms = -1;                     /* the hooks took time */
+    }
     rc = send_request(call, cc, key, key_len, deadline, fresh ? -1 : full_ms, &no);
     if (rc == CDR_OK && call->oneway) {
       cconn_unref(cl, cc);
@@ -2055,30 +2115,34 @@ int iiop_call_set_timeout(iiop_call *call, int ms)
   return CDR_OK;
 }
 
-/* invoke() with CL's NIC interceptors around it. */
+/* invoke() with CL's NIC interceptors around it: send_request before each
+ * request sent (invoke_n()), receive_reply once at the end. */
 static __attribute__((noinline)) int invoke_hooked(iiop_call *call, cdr_in **result, unsigned nic)
 {
   iiop_client *cl = call->cl;
   if (call->invoked)
-    return invoke(call, result);        /* CDR_E_STATE */
-  for (unsigned k = 0; k < nic; k++) {
-    if (!cl->ic[k].send_request)
+    return invoke_n(call, result, 0);   /* CDR_E_STATE */
+  call->nsc_user = call->nsc;
+  call->hook_refused = 0;
+  int rc = invoke_n(call, result, nic);
+  if (call->hook_refused) {
+    if (result)
+      *result = NULL;
+    return rc;                          /* no receive_reply */
+  }
+  for (unsigned k = nic; k-- > 0;) {
+    if (!cl->ic[k].receive_reply)
       continue;
-    int rc = cl->ic[k].send_request(cl->ic_ud[k], call);
-    if (rc != CDR_OK) {
-      if (rc > 0)
-        rc = CDR_E_INVALID;
+    call->in_hook = 2;                  /* may raise, not add contexts */
+    call->hook_raised = 0;
+    cl->ic[k].receive_reply(cl->ic_ud[k], call, rc);
+    call->in_hook = 0;
+    if (call->hook_raised) {            /* the outcome is the hook's exception */
+      rc = IIOP_R_SYSTEM_EXCEPTION;
       if (result)
         *result = NULL;
-      call->invoked = 1;
-      set_local_ex(call, rc, PH_SEND, 1);
-      return rc;
     }
   }
-  int rc = invoke(call, result);
-  for (unsigned k = nic; k-- > 0;)
-    if (cl->ic[k].receive_reply)
-      cl->ic[k].receive_reply(cl->ic_ud[k], call, rc);
   return rc;
 }
 
@@ -2088,7 +2152,27 @@ int iiop_call_invoke(iiop_call *call, cdr_in **result)
   unsigned nic = call ? __atomic_load_n(&call->cl->nic, __ATOMIC_ACQUIRE) : 0;
   if (__builtin_expect(nic != 0, 0))
     return invoke_hooked(call, result, nic);
-  return invoke(call, result);
+  return invoke_n(call, result, 0);
+}
+
+int iiop_call_set_exception(iiop_call *call, const char *repo_id, uint32_t minor,
+                            uint32_t completed)
+{
+  if (!call || !repo_id || !*repo_id || completed > GIOP_COMPLETED_MAYBE)
+    return CDR_E_INVALID;
+  if (!call->in_hook)
+    return CDR_E_STATE;
+  size_t n = strlen(repo_id);
+  char *id = cdr_arena_alloc(call->arena, n + 1, 1);
+  if (!id)
+    return CDR_E_NOMEM;
+  memcpy(id, repo_id, n + 1);
+  call->ex.repo_id = id;
+  call->ex.minor = minor;
+  call->ex.completed = completed;
+  call->has_ex = 1;
+  call->hook_raised = 1;
+  return CDR_OK;
 }
 
 int iiop_client_add_interceptor(iiop_client *c, const iiop_client_interceptor *ic, void *ud)
@@ -2112,7 +2196,7 @@ int iiop_call_add_service_context(iiop_call *call, uint32_t id, const void *data
 {
   if (!call || (!data && len))
     return CDR_E_INVALID;
-  if (call->invoked)
+  if (call->invoked && call->in_hook != 1)  /* a send_request hook may add */
     return CDR_E_STATE;
   if (call->nsc >= IIOP_SC_ADD_MAX || len > IIOP_SC_DATA_MAX)
     return CDR_E_LIMIT;

@@ -364,7 +364,7 @@ CORBAORB_API size_t corbaorb_ORB_last_error(CORBA_ORB orb, char *buf, size_t cap
  * TIMEOUT_CallTimedOutOnClient / TRANSIENT_CallTimedout,
  * CORBAORB_MINOR_CALL_TIMED_OUT (0x41540008), completion MAYBE (NO when
  * the request could not be written in time); a timeout that passes before
- * a connection is made raises TRANSIENT, minor 0, completion NO.  After a
+ * a connection is made raises the same with completion NO (as omniORB 4.2 does).  After a
  * timed-out call the connection stays in use: the late reply is dropped
  * and the calls multiplexed on it go on.  The server may still be working
  * on the timed-out request: one that answers a connection's requests in
@@ -374,6 +374,18 @@ CORBAORB_API size_t corbaorb_ORB_last_error(CORBA_ORB orb, char *buf, size_t cap
  * (corbaorb_invoke: the stubs', CORBA_Object_is_a, _non_existent). */
 #define CORBAORB_TIMEOUT_DEFAULT (-1)
 #define CORBAORB_MINOR_CALL_TIMED_OUT 0x41540008u
+/* The minors of the other local failures of a remote call, libiiop's
+ * (IIOP_MINOR_* in iiop/orb.h; omniORB's values; docs/wire-notes.md):
+ * TRANSIENT_ConnectFailed (TRANSIENT, NO: connect refused, unreachable,
+ * TLS handshake failed), TRANSIENT_ConnectionClosed (TRANSIENT, NO: the
+ * connection was lost before the request was sent or processed),
+ * COMM_FAILURE_WaitingForReply (COMM_FAILURE, MAYBE: lost after the
+ * request was sent, e.g. the server died), COMM_FAILURE_UnMarshalResults
+ * (COMM_FAILURE: the reply could not be parsed). */
+#define CORBAORB_MINOR_CONNECT_FAILED 0x41540002u
+#define CORBAORB_MINOR_CONNECTION_CLOSED 0x41540011u
+#define CORBAORB_MINOR_WAITING_FOR_REPLY 0x41540007u
+#define CORBAORB_MINOR_UNMARSHAL_RESULTS 0x41540006u
 /* Set OBJ's call timeout to MS (for OBJ and its duplicates: one reference;
  * any thread, calls already in progress keep theirs).  Errors in EV:
  * INV_OBJREF (OBJ nil or not a remote reference), BAD_PARAM (MS < -1). */

@@ -249,13 +249,34 @@ IIOP_API void iiop_ref_free(iiop_ref *r);
  * cannot be taken back: calls pending on it fail with CDR_E_CLOSED
  * (COMM_FAILURE, completion MAYBE) and the next call opens another.  The exception
  * (iiop_call_exception()): TIMEOUT, minor IIOP_MINOR_CALL_TIMED_OUT,
- * completion MAYBE (NO when the request was not completely written);
- * TRANSIENT, minor 0, completion NO when the deadline passed before a
- * connection was made. */
+ * completion MAYBE (NO when the request was not completely written, and
+ * when the deadline passed before a connection was made: the TCP connect
+ * or the TLS handshake did not complete in time; omniORB 4.2 raises the
+ * same then). */
 #define IIOP_TIMEOUT_INHERIT (-1)
-/* omniORB's minor code of a client call timeout (TIMEOUT_CallTimedOutOnClient,
- * the same value as TRANSIENT_CallTimedout: its VMCID 0x41540000 | 8). */
+/* Minor codes of the system exceptions that local failures map to
+ * (iiop_call_exception()): omniORB's values (its VMCID 0x41540000 | n,
+ * omniORB4/minorCode.h), so that a caller can tell the cases apart as it
+ * would with omniORB; the table is in docs/wire-notes.md.
+ * IIOP_MINOR_CALL_TIMED_OUT: TIMEOUT_CallTimedOutOnClient, the same value as
+ * TRANSIENT_CallTimedout (TIMEOUT: the call's deadline passed, connect
+ * included).
+ * IIOP_MINOR_CONNECT_FAILED: TRANSIENT_ConnectFailed, completion NO: the
+ * connect (name resolution, TCP connect: refused, unreachable) or the TLS
+ * handshake failed.
+ * IIOP_MINOR_CONNECTION_CLOSED: TRANSIENT_ConnectionClosed, completion NO:
+ * the connection was lost (closed, reset, CloseConnection) before the
+ * request was wholly written or processed.
+ * IIOP_MINOR_WAITING_FOR_REPLY: COMM_FAILURE_WaitingForReply, completion
+ * MAYBE: the connection was lost (closed or reset, the server killed)
+ * after the request was sent, before its reply.
+ * IIOP_MINOR_UNMARSHAL_RESULTS: COMM_FAILURE_UnMarshalResults: the reply
+ * could not be parsed (CDR_E_PROTOCOL). */
 #define IIOP_MINOR_CALL_TIMED_OUT 0x41540008u
+#define IIOP_MINOR_CONNECT_FAILED 0x41540002u
+#define IIOP_MINOR_CONNECTION_CLOSED 0x41540011u
+#define IIOP_MINOR_WAITING_FOR_REPLY 0x41540007u
+#define IIOP_MINOR_UNMARSHAL_RESULTS 0x41540006u
 /* Set R's call timeout to MS (see above): for calls invoked from then on,
  * by any thread (a relaxed atomic store; calls read it with one load, no
  * lock).  Errors: CDR_E_INVALID (R NULL, MS < IIOP_TIMEOUT_INHERIT). */
@@ -302,8 +323,8 @@ IIOP_API int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iio
  * loops on a CancelRequest followed by another message in one read; a late
  * reply is dropped), CDR_E_CLOSED (the connection closed before the reply:
  * TRANSIENT with completion NO after CloseConnection, else COMM_FAILURE
- * MAYBE), CDR_E_IO / CDR_E_TLS / CDR_E_TIMEOUT while connecting (TRANSIENT,
- * NO), CDR_E_PROTOCOL (the server sent garbage or MessageError: the client
+ * MAYBE), CDR_E_IO / CDR_E_TLS while connecting (TRANSIENT, NO),
+ * CDR_E_TIMEOUT while connecting (TIMEOUT, NO), CDR_E_PROTOCOL (the server sent garbage or MessageError: the client
  * answers MessageError and closes the connection), CDR_E_LIMIT (a reply
  * over max_message, or too many forwards), CDR_E_UNSUPPORTED (the server
  * asked for another addressing mode), MARSHAL-class errors of the arguments
@@ -400,19 +421,28 @@ IIOP_API uint32_t iiop_call_reply_service_contexts(const iiop_call *call,
 
 /* Client interceptor hooks (a subset of PortableInterceptor's
  * ClientRequestInterceptor, as callbacks).  Either may be NULL.
- * send_request(UD, CALL): in iiop_call_invoke() before anything is sent
- * (once per invoke, not again for a followed LOCATION_FORWARD or a resend on
- * a new connection); it may read iiop_call_operation() and add contexts
- * (iiop_call_add_service_context()).  Returning non-zero (a negative
- * cdr_status) refuses the call: nothing is sent, iiop_call_invoke()
- * returns that status with its system exception (completion NO), and no
- * receive_reply hook runs; later interceptors' send_request do not run.
- * receive_reply(UD, CALL, STATUS): once iiop_call_invoke() knows its result
- * STATUS (what it is about to return: CDR_OK, IIOP_R_USER_EXCEPTION,
- * IIOP_R_SYSTEM_EXCEPTION -- iiop_call_exception() -- or an error, a oneway
- * CDR_OK once sent), in the reverse order of registration; it may read the
- * reply's contexts.  Hooks run in the calling thread and must not begin or
- * invoke calls on the same CALL. */
+ * send_request(UD, CALL): in iiop_call_invoke() before each request is
+ * sent, once a connection for it is there: once per request that goes out,
+ * so again for each LOCATION_FORWARD followed and each resend on a new
+ * connection (a call whose connect fails runs none).  It may read
+ * iiop_call_operation() and add contexts (iiop_call_add_service_context());
+ * before each run the contexts the hooks added for the previous request
+ * are dropped (the caller's stay), so a resend carries each hook's
+ * contexts once.  Returning non-zero refuses the call: nothing (more) is
+ * sent, no receive_reply hook runs and later interceptors' send_request do
+ * not run; iiop_call_invoke() returns a negative cdr_status as given, with
+ * its system exception (completion NO), or IIOP_R_SYSTEM_EXCEPTION when the
+ * hook set the exception with iiop_call_set_exception() (any other positive
+ * value: CDR_E_INVALID).  receive_reply(UD, CALL, STATUS): once
+ * iiop_call_invoke() knows its result STATUS (what it is about to return:
+ * CDR_OK, IIOP_R_USER_EXCEPTION, IIOP_R_SYSTEM_EXCEPTION --
+ * iiop_call_exception() -- or an error, a oneway CDR_OK once sent), in the
+ * reverse order of registration; it may read the reply's contexts, and
+ * replace the outcome with a system exception (iiop_call_set_exception():
+ * iiop_call_invoke() then returns IIOP_R_SYSTEM_EXCEPTION, *RESULT NULL;
+ * the hooks after it get that STATUS).  A user exception cannot be raised
+ * by a hook.  Hooks run in the calling thread and must not begin or invoke
+ * calls on the same CALL. */
 typedef struct iiop_client_interceptor {
   int (*send_request)(void *ud, iiop_call *call);
   void (*receive_reply)(void *ud, iiop_call *call, int status);
@@ -423,6 +453,17 @@ typedef struct iiop_client_interceptor {
  * reads its count with one atomic load: none registered, no other cost).
  * There is no removal.  Errors: CDR_E_INVALID (a NULL argument),
  * CDR_E_LIMIT (IIOP_INTERCEPTORS_MAX registered already). */
+/* From a send_request or receive_reply hook of CALL only: make the call's
+ * outcome the system exception REPO_ID (e.g.
+ * "IDL:omg.org/CORBA/NO_PERMISSION:1.0"; copied into the call's arena),
+ * MINOR, COMPLETED (GIOP_COMPLETED_YES / NO / MAYBE), as
+ * iiop_call_exception() then reports it; see iiop_client_interceptor for
+ * what the hook returns.  Nothing goes on the wire.  Errors: CDR_E_INVALID
+ * (CALL or REPO_ID NULL, REPO_ID empty, COMPLETED over 2), CDR_E_STATE (not
+ * within a hook of CALL), CDR_E_NOMEM. */
+IIOP_API int iiop_call_set_exception(iiop_call *call, const char *repo_id, uint32_t minor,
+                                     uint32_t completed) IIOP_WUR;
+
 IIOP_API int iiop_client_add_interceptor(iiop_client *c, const iiop_client_interceptor *ic,
                                          void *ud) IIOP_WUR;
 

@@ -1,0 +1,231 @@
+/* check_corba_fail.c - the C mapping's view of local failures and of
+ * interceptors that raise: a refused port is TRANSIENT with omniORB's
+ * TRANSIENT_ConnectFailed (CORBAORB_MINOR_CONNECT_FAILED), a peer that
+ * closes after reading the request is COMM_FAILURE_WaitingForReply; an
+ * ORB-level client interceptor (corbaorb_orb_add_client_interceptor())
+ * raising with iiop_call_set_exception() from send_request or
+ * receive_reply gives the caller's CORBA_Environment that exception
+ * (repository ID, minor, completion).  The remote calls are
+ * CORBA_Object_is_a() against an in-process libiiop server (the builtin
+ * _is_a) or a raw TCP peer. */
+#include <check.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <corbaorb/corba.h>
+#include <iiop/orb.h>
+#include "testutil.h"
+
+static int tcp_bound(int backlog, uint16_t *port)
+{
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ck_assert_int_ge(fd, 0);
+  struct sockaddr_in sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+  socklen_t sl = sizeof sa;
+  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+  *port = ntohs(sa.sin_port);
+  if (backlog >= 0)
+    ck_assert_int_eq(listen(fd, backlog), 0);
+  return fd;
+}
+
+static CORBA_ORB new_orb(void)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  char a0[] = "t";
+  char *argv[] = { a0, NULL };
+  int argc = 1;
+  CORBA_ORB orb = CORBA_ORB_init(&argc, argv, "", &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  return orb;
+}
+
+static void free_orb(CORBA_ORB orb)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_ORB_destroy(orb, &ev);
+  CORBA_exception_free(&ev);
+}
+
+static CORBA_Object object_at(CORBA_ORB orb, uint16_t port)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  char url[96];
+  snprintf(url, sizeof url, "corbaloc::1.2@127.0.0.1:%u/P", (unsigned)port);
+  CORBA_Object o = CORBA_ORB_string_to_object(orb, url, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  return o;
+}
+
+/* CORBA_Object_is_a(OBJ) raised ID with MINOR and COMPLETED. */
+static void check_is_a_raises(CORBA_Object obj, const char *id, uint32_t minor, int completed)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  (void)CORBA_Object_is_a(obj, "IDL:Test/P:1.0", &ev);
+  ck_assert_int_eq(ev._major, CORBA_SYSTEM_EXCEPTION);
+  ck_assert_str_eq(CORBA_exception_id(&ev), id);
+  CORBA_SystemException *se = CORBA_exception_value(&ev);
+  ck_assert_uint_eq(se->minor, minor);
+  ck_assert_int_eq(se->completed, completed);
+  CORBA_exception_free(&ev);
+}
+
+static iiop_server *srv;
+static const iiop_interface iface = { "IDL:Test/P:1.0", NULL, 0, NULL };
+
+static uint16_t start_server(void)
+{
+  iiop_server_opts o;
+  iiop_server_opts_default(&o);
+  ck_assert_int_eq(iiop_server_new(&o, &srv), CDR_OK);
+  ck_assert_int_eq(iiop_server_activate(srv, "P", 1, &iface, NULL), CDR_OK);
+  ck_assert_int_eq(iiop_server_start(srv), CDR_OK);
+  return iiop_server_port(srv);
+}
+
+START_TEST(test_refused_minor)
+{
+  uint16_t port;
+  int fd = tcp_bound(-1, &port);
+  CORBA_ORB orb = new_orb();
+  CORBA_Object obj = object_at(orb, port);
+  check_is_a_raises(obj, ex_CORBA_TRANSIENT, CORBAORB_MINOR_CONNECT_FAILED, CORBA_COMPLETED_NO);
+  ck_assert_uint_eq(CORBAORB_MINOR_CONNECT_FAILED, 0x41540002u);
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_Object_release(obj, &ev);
+  free_orb(orb);
+  close(fd);
+}
+END_TEST
+
+static void *close_after_request(void *arg)
+{
+  int lfd = *(int *)arg;
+  int fd = accept(lfd, NULL, NULL);
+  if (fd < 0)
+    return NULL;
+  char buf[512];
+  ssize_t n = read(fd, buf, sizeof buf); /* the request (one small message) */
+  *(int *)arg = (int)n;
+  usleep(50 * 1000);
+  close(fd);
+  return NULL;
+}
+
+START_TEST(test_closed_minor)
+{
+  uint16_t port;
+  int lfd = tcp_bound(4, &port), arg = lfd;
+  pthread_t t;
+  ck_assert_int_eq(pthread_create(&t, NULL, close_after_request, &arg), 0);
+  CORBA_ORB orb = new_orb();
+  CORBA_Object obj = object_at(orb, port);
+  check_is_a_raises(obj, ex_CORBA_COMM_FAILURE, CORBAORB_MINOR_WAITING_FOR_REPLY,
+                    CORBA_COMPLETED_MAYBE);
+  pthread_join(t, NULL);
+  ck_assert_int_gt(arg, 12);        /* a whole request was read */
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_Object_release(obj, &ev);
+  free_orb(orb);
+  close(lfd);
+}
+END_TEST
+
+static int mode;                    /* 1: send_request raises, 2: receive_reply raises */
+static int sends, recvs;
+
+static int ic_send(void *ud, iiop_call *call)
+{
+  (void)ud;
+  sends++;
+  if (mode != 1)
+    return CDR_OK;
+  ck_assert_int_eq(iiop_call_set_exception(call, ex_CORBA_NO_PERMISSION, 0x4f4d0001u,
+                                           GIOP_COMPLETED_NO),
+                   CDR_OK);
+  return IIOP_R_SYSTEM_EXCEPTION;
+}
+
+static void ic_recv(void *ud, iiop_call *call, int status)
+{
+  (void)ud;
+  recvs++;
+  ck_assert_int_eq(status, CDR_OK);
+  if (mode == 2)
+    ck_assert_int_eq(iiop_call_set_exception(call, ex_CORBA_TRANSIENT, 0x41540011u,
+                                             GIOP_COMPLETED_YES),
+                     CDR_OK);
+}
+
+START_TEST(test_interceptor_raises)
+{
+  uint16_t port = start_server();
+  CORBA_ORB orb = new_orb();
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  static const iiop_client_interceptor ic = { ic_send, ic_recv };
+  corbaorb_orb_add_client_interceptor(orb, &ic, NULL, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  CORBA_Object obj = object_at(orb, port);
+
+  mode = 0;
+  ck_assert(CORBA_Object_is_a(obj, "IDL:Test/P:1.0", &ev));
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_int_eq(sends, 1);
+  ck_assert_int_eq(recvs, 1);
+
+  mode = 1;
+  check_is_a_raises(obj, ex_CORBA_NO_PERMISSION, 0x4f4d0001u, CORBA_COMPLETED_NO);
+  ck_assert_int_eq(sends, 2);
+  ck_assert_int_eq(recvs, 1);       /* refused: no receive_reply */
+
+  mode = 2;
+  check_is_a_raises(obj, ex_CORBA_TRANSIENT, 0x41540011u, CORBA_COMPLETED_YES);
+  ck_assert_int_eq(sends, 3);
+  ck_assert_int_eq(recvs, 2);
+
+  mode = 0;
+  ck_assert(CORBA_Object_is_a(obj, "IDL:Test/P:1.0", &ev));
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  CORBA_Object_release(obj, &ev);
+  free_orb(orb);
+  iiop_server_free(srv);
+}
+END_TEST
+
+static Suite *corba_fail_suite(void)
+{
+  Suite *s = suite_create("corba_fail");
+  TCase *tc = tcase_create("corba_fail");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_refused_minor);
+  tcase_add_test(tc, test_closed_minor);
+  tcase_add_test(tc, test_interceptor_raises);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+static int corba_fail_setup(void)
+{
+  signal(SIGPIPE, SIG_IGN);
+  return 0;
+}
+
+const tu_program tu_prog = { .suite = corba_fail_suite, .setup = corba_fail_setup };

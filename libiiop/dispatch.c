@@ -472,6 +472,44 @@ static bool is_a(const iiop__obj *ob, const char *id, uint32_t len)
   return false;
 }
 
+/* The object under KEY (KL octets), or NULL: the session's cached one when
+ * the adapter's epoch has not moved since it was found.  The reader (the
+ * caller's iiop__reader_enter()) stored its epoch before the sequentially
+ * consistent load here, so an epoch still equal to the cached one means the
+ * publish that could retire the object has not happened yet, and its scan
+ * will see this reader (adapter.h): the object stays until the reader
+ * exits.  Outside a reader (epoch 0) nothing is cached. */
+static inline __attribute__((always_inline)) const iiop__obj *find_obj(iiop__session *s, const uint8_t *key, uint32_t kl)
+{
+  uint64_t e = __atomic_load_n(&s->ad->epoch, __ATOMIC_SEQ_CST);
+  const iiop__obj *ob = s->cache_ob;
+  if (ob && s->cache_epoch == e && ob->key_len == kl && iiop__same_bytes(ob->key, key, kl))
+    return ob;
+  ob = iiop__table_find(iiop__adapter_objects(s->ad), key, kl);
+  if (ob && __atomic_load_n(&s->reader.epoch, __ATOMIC_RELAXED) != 0) {
+    if (ob != s->cache_ob)
+      s->cache_op = NULL;
+    s->cache_ob = ob;
+    s->cache_epoch = e; /* a retirement of OB would move the epoch past E */
+  }
+  return ob;
+}
+
+/* The operation NAME (LEN octets) of OB (just returned by find_obj()), the
+ * session's cached one when it is the same. */
+static inline __attribute__((always_inline)) const iiop__op_slot *
+find_op(iiop__session *s, const iiop__obj *ob,
+                                           const char *name, uint32_t len)
+{
+  const iiop__op_slot *op = s->cache_op;
+  if (op && ob == s->cache_ob && op->len == len && iiop__same_bytes(op->name, name, len))
+    return op;
+  op = iiop__find_op(ob, name, len);
+  if (op && ob == s->cache_ob)
+    s->cache_op = op;
+  return op;
+}
+
 /* The request M (acknowledged already unless REPLY: then it is answered).
  * Inlined into both callers: a call of its own costs the request path a
  * few dozen instructions. */
@@ -495,14 +533,13 @@ static inline __attribute__((always_inline)) int do_request(iiop__session *s, gi
       cdr_put_short(o, GIOP_KEY_ADDR);
     return finish(o, id, r);
   }
-  const iiop__obj *ob =
-    iiop__table_find(iiop__adapter_objects(s->ad), h->target.key, h->target.key_len);
+  const iiop__obj *ob = find_obj(s, h->target.key, h->target.key_len);
   if (!ob) {
     /* OMG minor 1, as omniORB sends for a key that matches no object. */
     named_exception("OBJECT_NOT_EXIST", 1, &e);
     return reply ? reply_exception(s, minor, id, &e, r) : IIOP__D_CONTINUE;
   }
-  const iiop__op_slot *op = iiop__find_op(ob, h->operation, h->operation_len);
+  const iiop__op_slot *op = find_op(s, ob, h->operation, h->operation_len);
   if (!op) {
     /* OMG minor 2: operation or attribute not known to the target. */
     named_exception("BAD_OPERATION", 2, &e);

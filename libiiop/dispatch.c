@@ -303,6 +303,26 @@ static cdr_out *reply_stream(iiop__session *s, uint8_t minor)
 static cdr_out *begin_reply(iiop__session *s, uint8_t minor, uint32_t id, uint32_t status,
                             bool body)
 {
+  if (__builtin_expect(minor == 2 && s->out_ready && s->out_minor == 2 && !iiop__msg_general, 1)) {
+    /* The common GIOP 1.2 Reply without contexts, in the stream already set
+     * up: the 24 octets giop_begin_reply() writes (host byte order, the
+     * message_size 0 until finish()), stored directly; the body starts
+     * there, on 8. */
+    cdr_out *o = &s->out;
+    cdr_out_reset(o);
+    uint8_t *p = cdr_out__reserve(o, 24, 1);
+    if (p) {
+      static const uint8_t head[8] = { 'G', 'I', 'O', 'P', 1, 2,
+                                       CDR_HOST_ORDER == CDR_LITTLE_ENDIAN ? GIOP_FLAG_LITTLE_ENDIAN
+                                                                           : 0,
+                                       GIOP_REPLY };
+      uint32_t w[4] = { 0, id, status, 0 };
+      memcpy(p, head, 8);
+      memcpy(p + 8, w, 12);
+      return o;
+    }
+    return o; /* failed: finish() sees its status */
+  }
   cdr_out *o = reply_stream(s, minor);
   if (!o)
     return NULL;
@@ -318,8 +338,18 @@ static cdr_out *begin_reply(iiop__session *s, uint8_t minor, uint32_t id, uint32
  * that cannot be built must not leave the client waiting for it. */
 static int finish(cdr_out *o, uint32_t id, iiop__reply *r)
 {
-  if (!o || giop_end(o) != CDR_OK)
+  if (!o)
     return IIOP__D_CLOSE;
+  if (__builtin_expect(cdr_out_status(o) == CDR_OK && o->nref == 0 && o->pos >= GIOP_HEADER_SIZE
+                         && o->pos - GIOP_HEADER_SIZE <= UINT32_MAX, 1)) {
+    /* giop_end() for a contiguous reply (every reply stream is in host
+     * byte order, its header written by begin_reply() or reply_stream()'s
+     * callers): message_size stored in place. */
+    uint32_t n = (uint32_t)(o->pos - GIOP_HEADER_SIZE);
+    memcpy(o->buf + 8, &n, 4);
+  } else if (giop_end(o) != CDR_OK) {
+    return IIOP__D_CLOSE;
+  }
   r->msg = cdr_out_data(o);
   r->len = cdr_out_total(o);
   r->request_id = id;

@@ -12,10 +12,12 @@
 #define IIOP_INTERNAL_H
 
 #include "config.h"
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <cdr/arena.h>
 #include <cdr/mem.h>
 #include <cdr/stream.h>
 #include <cdr/error.h>
@@ -58,6 +60,17 @@ static inline char *iiop__strndup(const cdr_allocator *a, const char *p, size_t 
  * way.  For the tests that check both give the same results; never set
  * otherwise. */
 IIOP_HIDDEN extern int iiop__msg_general;
+
+/* giop_parse() in one pass for the common small request: when the LEN
+ * octets at BUF are a whole, unfragmented GIOP 1.2 Request (KeyAddr, no
+ * service contexts) that passes every check giop_parse() makes with OPTS
+ * (which must have been accepted by a stream before: they are not checked
+ * again), fill *M exactly as giop_parse() would (M->body over BUF at the
+ * body, ARENA its arena) and return true.  Anything else: false, *M
+ * untouched but for scratch in M->u; the caller calls giop_parse(). */
+struct giop_message;
+IIOP_HIDDEN bool iiop__parse_request_12(struct giop_message *m, const uint8_t *buf, size_t len,
+                                        const cdr_opts *opts, cdr_arena *arena);
 
 /* ---------------------------------------------------------------- wire loads
  * A 32-bit unsigned value at P in either byte order (LITTLE non-zero:

@@ -318,7 +318,10 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
     }
     uint8_t *buf;
     size_t room;
-    rc = giop_reasm_buffer(c->r, &buf, &room);
+    /* At a message boundary with nothing buffered: the whole spare, and a
+     * read that is exactly one message is handed out as it is. */
+    int direct = !c->held && iiop__reasm_direct(c->r, &buf, &room);
+    rc = direct ? CDR_OK : giop_reasm_buffer(c->r, &buf, &room);
     if (rc != CDR_OK) {
       if (c->refused) {
         rc = budget_wait(c, msg, len);
@@ -347,6 +350,10 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
     rlock(c);
     c->last_full = n > 0 && (size_t)n == room;
     if (n > 0) {
+      if (direct && iiop__reasm_take(c->r, (size_t)n, msg, len)) {
+        rc = CDR_OK;
+        break;
+      }
       rc = giop_reasm_commit(c->r, (size_t)n);
       if (rc != CDR_OK && c->refused) {
         c->refused = 0;             /* the octets wait: the next giop_reasm_buffer() retries */

@@ -72,6 +72,21 @@ struct giop_message;
 IIOP_HIDDEN bool iiop__parse_request_12(struct giop_message *m, const uint8_t *buf, size_t len,
                                         const cdr_opts *opts, cdr_arena *arena);
 
+/* ---------------------------------------------------------------- small reads
+ * frag.c's short path for connection.c's reader.  iiop__reasm_direct():
+ * when R is at a message boundary with nothing buffered, pending or held,
+ * reserve its whole empty spare buffer as giop_reasm_buffer() would (*BUF,
+ * *ROOM octets) and return 1; else 0 and nothing changes (use
+ * giop_reasm_buffer()).  iiop__reasm_take(), after reading N octets into
+ * that reservation: when they are exactly one whole unfragmented message
+ * that passes the reassembler's header checks, it becomes the message
+ * handed out (*MSG, *LEN, as giop_reasm_next() would; released with
+ * giop_reasm_release()) and 1 is returned; else 0, the reservation still
+ * open for giop_reasm_commit(R, N). */
+struct giop_reasm;
+IIOP_HIDDEN int iiop__reasm_direct(struct giop_reasm *r, uint8_t **buf, size_t *room);
+IIOP_HIDDEN int iiop__reasm_take(struct giop_reasm *r, size_t n, uint8_t **msg, size_t *len);
+
 /* ---------------------------------------------------------------- wire loads
  * A 32-bit unsigned value at P in either byte order (LITTLE non-zero:
  * little-endian), as GIOP headers carry message_size and request IDs. */

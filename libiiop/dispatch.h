@@ -64,6 +64,7 @@ typedef struct iiop__session {
   uint64_t cache_epoch;
   const iiop__obj *cache_ob;
   const iiop__op_slot *cache_op; /* an operation of cache_ob, or NULL */
+  iiop__req_memo memo;       /* the last small request's scan (internal.h) */
 } iiop__session;
 
 /* What the caller does with a dispatched message. */

@@ -69,8 +69,26 @@ IIOP_HIDDEN extern int iiop__msg_general;
  * body, ARENA its arena) and return true.  Anything else: false, *M
  * untouched but for scratch in M->u; the caller calls giop_parse(). */
 struct giop_message;
+/* The last request iiop__parse_request_12() scanned for one connection:
+ * its length, octets 0-7 and 16 up to the body (all but the request ID),
+ * and where the scan found things.  A request of the same length with the
+ * same octets there scans the same (with the same options), so it is not
+ * scanned again: a client's repeated call costs a comparison.  All zero:
+ * none. */
+#define IIOP__MEMO_MAX 96
+typedef struct iiop__req_memo {
+  uint32_t len;              /* the message's octets (0: no memo) */
+  uint32_t span;             /* octets of o[]: 16 .. body */
+  uint32_t body;             /* the body's position */
+  uint32_t kl;               /* the object key's length (at 28) */
+  uint32_t op, ol;           /* the operation's offset and length (its NUL included) */
+  uint8_t head[8];
+  uint8_t o[IIOP__MEMO_MAX];
+} iiop__req_memo;
+/* MEMO: the connection's (NULL: none). */
 IIOP_HIDDEN bool iiop__parse_request_12(struct giop_message *m, const uint8_t *buf, size_t len,
-                                        const cdr_opts *opts, cdr_arena *arena);
+                                        const cdr_opts *opts, cdr_arena *arena,
+                                        iiop__req_memo *memo);
 
 /* ---------------------------------------------------------------- small reads
  * frag.c's short path for connection.c's reader.  iiop__reasm_direct():

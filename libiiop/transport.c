@@ -119,9 +119,9 @@ static int io_status(int e)
 static int tcp_writev(iiop_transport *t, const struct iovec *iov, int n, int timeout_ms)
 {
   size_t done = 0;                    /* octets of IOV's first batch the first try wrote */
-  if (n <= IOV_BATCH) {
-    size_t total = 0;
-    for (int k = 0; k < n; k++)
+  if (n > 0 && n <= IOV_BATCH) {
+    size_t total = iov[0].iov_len;
+    for (int k = 1; k < n; k++)
       total += iov[k].iov_len;
     if (total == 0)
       return CDR_OK;

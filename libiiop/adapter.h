@@ -137,7 +137,8 @@ static inline uint32_t iiop__hash_bytes(const void *p, size_t n)
 }
 
 /* Whether the N octets at A and B are equal: short keys and operation
- * names without a memcmp call (two overlapping loads up to 16 octets). */
+ * names without a memcmp call (two overlapping loads up to 16 octets,
+ * four up to 32). */
 static inline bool iiop__same_bytes(const void *a, const void *b, size_t n)
 {
   const uint8_t *x = a, *y = b;
@@ -148,6 +149,18 @@ static inline bool iiop__same_bytes(const void *a, const void *b, size_t n)
     memcpy(&r, x + n - 8, 8);
     memcpy(&t, y + n - 8, 8);
     return ((p ^ q) | (r ^ t)) == 0;
+  }
+  if (n > 16 && n <= 32) {           /* generated keys (20 octets): four loads a side */
+    uint64_t p[4], q[4];
+    memcpy(&p[0], x, 8);
+    memcpy(&p[1], x + 8, 8);
+    memcpy(&p[2], x + n - 16, 8);
+    memcpy(&p[3], x + n - 8, 8);
+    memcpy(&q[0], y, 8);
+    memcpy(&q[1], y + 8, 8);
+    memcpy(&q[2], y + n - 16, 8);
+    memcpy(&q[3], y + n - 8, 8);
+    return ((p[0] ^ q[0]) | (p[1] ^ q[1]) | (p[2] ^ q[2]) | (p[3] ^ q[3])) == 0;
   }
   if (n >= 4 && n < 8) {
     uint32_t p, q, r, t;

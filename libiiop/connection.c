@@ -309,10 +309,21 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
       break;
     }
     struct iovec iov[GIOP_REASM_IOV_MAX];
-    int niov;
-    /* A scatter list where the transport reads one (predicted Fragments'
-     * data lands in place: giop_reasm_bufferv()), else one buffer. */
-    rc = giop_reasm_bufferv(c->r, iov, iiop__is_tcp(c->t) ? GIOP_REASM_IOV_MAX : 1, &niov);
+    int niov = 1;
+    uint8_t *buf;
+    size_t room0;
+    /* At a message boundary with nothing buffered: the whole spare, and a
+     * read that is exactly one message is handed out as it is.  Else a
+     * scatter list where the transport reads one (predicted Fragments'
+     * data lands in place: giop_reasm_bufferv()), or one buffer. */
+    int direct = !c->held && iiop__reasm_direct(c->r, &buf, &room0);
+    if (direct) {
+      iov[0].iov_base = buf;
+      iov[0].iov_len = room0;
+      rc = CDR_OK;
+    } else {
+      rc = giop_reasm_bufferv(c->r, iov, iiop__is_tcp(c->t) ? GIOP_REASM_IOV_MAX : 1, &niov);
+    }
     if (rc != CDR_OK) {
       if (c->refused) {
         rc = budget_wait(c, msg, len);
@@ -350,6 +361,10 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
     rlock(c);
     c->last_full = n > 0 && (size_t)n == room;
     if (n > 0) {
+      if (direct && iiop__reasm_take(c->r, (size_t)n, msg, len)) {
+        rc = CDR_OK;
+        break;
+      }
       rc = giop_reasm_commit(c->r, (size_t)n);
       if (rc != CDR_OK && c->refused) {
         c->refused = 0;             /* the octets wait: the next giop_reasm_buffer() retries */

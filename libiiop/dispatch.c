@@ -309,6 +309,26 @@ static cdr_out *reply_stream(iiop__session *s, uint8_t minor)
 static cdr_out *begin_reply(iiop__session *s, uint8_t minor, uint32_t id, uint32_t status,
                             bool body)
 {
+  if (__builtin_expect(minor == 2 && s->out_ready && s->out_minor == 2 && !iiop__msg_general, 1)) {
+    /* The common GIOP 1.2 Reply without contexts, in the stream already set
+     * up: the 24 octets giop_begin_reply() writes (host byte order, the
+     * message_size 0 until finish()), stored directly; the body starts
+     * there, on 8. */
+    cdr_out *o = &s->out;
+    cdr_out_reset(o);
+    uint8_t *p = cdr_out__reserve(o, 24, 1);
+    if (p) {
+      static const uint8_t head[8] = { 'G', 'I', 'O', 'P', 1, 2,
+                                       CDR_HOST_ORDER == CDR_LITTLE_ENDIAN ? GIOP_FLAG_LITTLE_ENDIAN
+                                                                           : 0,
+                                       GIOP_REPLY };
+      uint32_t w[4] = { 0, id, status, 0 };
+      memcpy(p, head, 8);
+      memcpy(p + 8, w, 12);
+      return o;
+    }
+    return o; /* failed: finish() sees its status */
+  }
   cdr_out *o = reply_stream(s, minor);
   if (!o)
     return NULL;
@@ -324,8 +344,18 @@ static cdr_out *begin_reply(iiop__session *s, uint8_t minor, uint32_t id, uint32
  * that cannot be built must not leave the client waiting for it. */
 static int finish(cdr_out *o, uint32_t id, iiop__reply *r)
 {
-  if (!o || giop_end(o) != CDR_OK)
+  if (!o)
     return IIOP__D_CLOSE;
+  if (__builtin_expect(cdr_out_status(o) == CDR_OK && o->nref == 0 && o->pos >= GIOP_HEADER_SIZE
+                         && o->pos - GIOP_HEADER_SIZE <= UINT32_MAX, 1)) {
+    /* giop_end() for a contiguous reply (every reply stream is in host
+     * byte order, its header written by begin_reply() or reply_stream()'s
+     * callers): message_size stored in place. */
+    uint32_t n = (uint32_t)(o->pos - GIOP_HEADER_SIZE);
+    memcpy(o->buf + 8, &n, 4);
+  } else if (giop_end(o) != CDR_OK) {
+    return IIOP__D_CLOSE;
+  }
   r->msg = cdr_out_data(o);
   r->len = cdr_out_total(o);
   r->request_id = id;
@@ -478,6 +508,44 @@ static bool is_a(const iiop__obj *ob, const char *id, uint32_t len)
   return false;
 }
 
+/* The object under KEY (KL octets), or NULL: the session's cached one when
+ * the adapter's epoch has not moved since it was found.  The reader (the
+ * caller's iiop__reader_enter()) stored its epoch before the sequentially
+ * consistent load here, so an epoch still equal to the cached one means the
+ * publish that could retire the object has not happened yet, and its scan
+ * will see this reader (adapter.h): the object stays until the reader
+ * exits.  Outside a reader (epoch 0) nothing is cached. */
+static inline __attribute__((always_inline)) const iiop__obj *find_obj(iiop__session *s, const uint8_t *key, uint32_t kl)
+{
+  uint64_t e = __atomic_load_n(&s->ad->epoch, __ATOMIC_SEQ_CST);
+  const iiop__obj *ob = s->cache_ob;
+  if (ob && s->cache_epoch == e && ob->key_len == kl && iiop__same_bytes(ob->key, key, kl))
+    return ob;
+  ob = iiop__table_find(iiop__adapter_objects(s->ad), key, kl);
+  if (ob && __atomic_load_n(&s->reader.epoch, __ATOMIC_RELAXED) != 0) {
+    if (ob != s->cache_ob)
+      s->cache_op = NULL;
+    s->cache_ob = ob;
+    s->cache_epoch = e; /* a retirement of OB would move the epoch past E */
+  }
+  return ob;
+}
+
+/* The operation NAME (LEN octets) of OB (just returned by find_obj()), the
+ * session's cached one when it is the same. */
+static inline __attribute__((always_inline)) const iiop__op_slot *
+find_op(iiop__session *s, const iiop__obj *ob,
+                                           const char *name, uint32_t len)
+{
+  const iiop__op_slot *op = s->cache_op;
+  if (op && ob == s->cache_ob && op->len == len && iiop__same_bytes(op->name, name, len))
+    return op;
+  op = iiop__find_op(ob, name, len);
+  if (op && ob == s->cache_ob)
+    s->cache_op = op;
+  return op;
+}
+
 /* The request M (acknowledged already unless REPLY: then it is answered).
  * Inlined into both callers: a call of its own costs the request path a
  * few dozen instructions. */
@@ -501,14 +569,13 @@ static inline __attribute__((always_inline)) int do_request(iiop__session *s, gi
       cdr_put_short(o, GIOP_KEY_ADDR);
     return finish(o, id, r);
   }
-  const iiop__obj *ob =
-    iiop__table_find(iiop__adapter_objects(s->ad), h->target.key, h->target.key_len);
+  const iiop__obj *ob = find_obj(s, h->target.key, h->target.key_len);
   if (!ob) {
     /* OMG minor 1, as omniORB sends for a key that matches no object. */
     named_exception("OBJECT_NOT_EXIST", 1, &e);
     return reply ? reply_exception(s, minor, id, &e, r) : IIOP__D_CONTINUE;
   }
-  const iiop__op_slot *op = iiop__find_op(ob, h->operation, h->operation_len);
+  const iiop__op_slot *op = find_op(s, ob, h->operation, h->operation_len);
   if (!op) {
     /* OMG minor 2: operation or attribute not known to the target. */
     named_exception("BAD_OPERATION", 2, &e);
@@ -618,7 +685,9 @@ int iiop__dispatch(iiop__session *s, const uint8_t *msg, size_t len, cdr_arena *
   r->out = NULL;
   r->len = 0;
   r->request_id = 0;
-  int rc = giop_parse(m, msg, len, &s->in_opts, a);
+  int rc = CDR_OK;
+  if (!iiop__parse_request_12(m, msg, len, &s->in_opts, a, &s->memo))
+    rc = giop_parse(m, msg, len, &s->in_opts, a);
   if (rc == CDR_E_PROTOCOL)
     return IIOP__D_ERROR; /* in the version of the last good message */
   s->minor = m->hdr.minor;

@@ -59,6 +59,14 @@ typedef struct iiop__session {
   uint8_t out2_minor;
   cdr_out out2;              /* a reply with service contexts: its header, the body of
                               * OUT behind it by reference */
+  /* The object and operation the last request named (dispatch.c's
+   * find_obj()/find_op()): used again, without hashing or probing, while the
+   * adapter's epoch is still CACHE_EPOCH (no table published since, so the
+   * object is neither replaced nor freed).  CACHE_EPOCH 0: none. */
+  uint64_t cache_epoch;
+  const iiop__obj *cache_ob;
+  const iiop__op_slot *cache_op; /* an operation of cache_ob, or NULL */
+  iiop__req_memo memo;       /* the last small request's scan (internal.h) */
 } iiop__session;
 
 /* What the caller does with a dispatched message. */

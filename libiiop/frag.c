@@ -1371,6 +1371,60 @@ int giop_reasm_commit(giop_reasm *r, size_t n)
   return CDR_OK;
 }
 
+/* ---------------------------------------------------------------- the small-message path
+ * (internal.h): a read that is exactly one whole unfragmented message
+ * becomes the message handed out, without the reservation's general
+ * bookkeeping, process(), the done queue or the buffer cache. */
+
+int iiop__reasm_direct(giop_reasm *r, uint8_t **buf, size_t *room)
+{
+  /* Where giop_reasm_buffer() would reserve the whole empty spare: at a
+   * message boundary, nothing pending, held or queued, no large first part
+   * that would make it reserve less. */
+  rbuf *s = r->spare;
+  if (r->err || r->st != ST_HDR || r->hdr_have || r->pend || r->p11 || r->done_head || r->held
+      || r->room || r->zombie || r->first_part >= FRAG_HDR_ONLY || !s || s->len)
+    return 0;
+  *buf = rb_data(s);
+  *room = s->cap;
+  r->room = s->cap;
+  r->rmode = RM_SPARE;
+  return 1;
+}
+
+int iiop__reasm_take(giop_reasm *r, size_t n, uint8_t **msg, size_t *len)
+{
+  rbuf *s = r->spare;
+  if (n < GIOP_HEADER_SIZE || n > r->room || r->rmode != RM_SPARE)
+    return 0;
+  const uint8_t *p = rb_data(s);
+  giop_header gh;
+  /* classify()'s checks, and the message whole and unfragmented */
+  if (iiop__header_parse(p, n, &gh) != CDR_OK || gh.type == GIOP_FRAGMENT
+      || (gh.minor >= 1 && (gh.flags & GIOP_FLAG_MORE_FRAGMENTS))
+      || (uint64_t)gh.size + GIOP_HEADER_SIZE != (uint64_t)n || n > r->max_message)
+    return 0;
+  r->room = 0;                        /* the reservation ends (no zombie: RM_SPARE) */
+  r->spare = NULL;
+  r->last_part = n;
+  r->tgt = NULL;
+  r->rem = 0;
+  r->last = 1;
+  s->len = n;
+  s->total = n;
+  s->id = 0;
+  s->order = (uint8_t)(gh.flags & GIOP_FLAG_LITTLE_ENDIAN);
+  s->kind = K_TAKEN;
+  s->prev = NULL;
+  s->next = r->taken;
+  if (r->taken)
+    r->taken->prev = s;
+  r->taken = s;
+  *msg = rb_data(s);
+  *len = n;
+  return 1;
+}
+
 int giop_reasm_next(giop_reasm *r, uint8_t **msg, size_t *len)
 {
   rbuf *t = r->done_head;
@@ -1405,6 +1459,15 @@ void giop_reasm_release(giop_reasm *r, uint8_t *msg)
     r->taken = t->next;
   if (t->next)
     t->next->prev = t->prev;
+  if (!r->spare && !r->err && t->cap == SPARE_CAP && !t->charged) {
+    /* A spare that became a message: the spare again, for the next read
+     * (no trip through the cache). */
+    t->kind = K_NONE;
+    t->len = 0;
+    t->drop = 0;
+    r->spare = t;
+    return;
+  }
   rb_drop(r, t);
 }
 

@@ -12,10 +12,12 @@
 #define IIOP_INTERNAL_H
 
 #include "config.h"
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <cdr/arena.h>
 #include <cdr/mem.h>
 #include <cdr/stream.h>
 #include <cdr/error.h>
@@ -58,6 +60,50 @@ static inline char *iiop__strndup(const cdr_allocator *a, const char *p, size_t 
  * way.  For the tests that check both give the same results; never set
  * otherwise. */
 IIOP_HIDDEN extern int iiop__msg_general;
+
+/* giop_parse() in one pass for the common small request: when the LEN
+ * octets at BUF are a whole, unfragmented GIOP 1.2 Request (KeyAddr, no
+ * service contexts) that passes every check giop_parse() makes with OPTS
+ * (which must have been accepted by a stream before: they are not checked
+ * again), fill *M exactly as giop_parse() would (M->body over BUF at the
+ * body, ARENA its arena) and return true.  Anything else: false, *M
+ * untouched but for scratch in M->u; the caller calls giop_parse(). */
+struct giop_message;
+/* The last request iiop__parse_request_12() scanned for one connection:
+ * its length, octets 0-7 and 16 up to the body (all but the request ID),
+ * and where the scan found things.  A request of the same length with the
+ * same octets there scans the same (with the same options), so it is not
+ * scanned again: a client's repeated call costs a comparison.  All zero:
+ * none. */
+#define IIOP__MEMO_MAX 96
+typedef struct iiop__req_memo {
+  uint32_t len;              /* the message's octets (0: no memo) */
+  uint32_t span;             /* octets of o[]: 16 .. body */
+  uint32_t body;             /* the body's position */
+  uint32_t kl;               /* the object key's length (at 28) */
+  uint32_t op, ol;           /* the operation's offset and length (its NUL included) */
+  uint8_t head[8];
+  uint8_t o[IIOP__MEMO_MAX];
+} iiop__req_memo;
+/* MEMO: the connection's (NULL: none). */
+IIOP_HIDDEN bool iiop__parse_request_12(struct giop_message *m, const uint8_t *buf, size_t len,
+                                        const cdr_opts *opts, cdr_arena *arena,
+                                        iiop__req_memo *memo);
+
+/* ---------------------------------------------------------------- small reads
+ * frag.c's short path for connection.c's reader.  iiop__reasm_direct():
+ * when R is at a message boundary with nothing buffered, pending or held,
+ * reserve its whole empty spare buffer as giop_reasm_buffer() would (*BUF,
+ * *ROOM octets) and return 1; else 0 and nothing changes (use
+ * giop_reasm_buffer()).  iiop__reasm_take(), after reading N octets into
+ * that reservation: when they are exactly one whole unfragmented message
+ * that passes the reassembler's header checks, it becomes the message
+ * handed out (*MSG, *LEN, as giop_reasm_next() would; released with
+ * giop_reasm_release()) and 1 is returned; else 0, the reservation still
+ * open for giop_reasm_commit(R, N). */
+struct giop_reasm;
+IIOP_HIDDEN int iiop__reasm_direct(struct giop_reasm *r, uint8_t **buf, size_t *room);
+IIOP_HIDDEN int iiop__reasm_take(struct giop_reasm *r, size_t n, uint8_t **msg, size_t *len);
 
 /* ---------------------------------------------------------------- wire loads
  * A 32-bit unsigned value at P in either byte order (LITTLE non-zero:

@@ -587,33 +587,33 @@ static void parse_reply(cdr_in *i, int minor, giop_reply_header *r)
 
 int iiop__msg_general;
 
-/* The common GIOP 1.2 Request read straight from the octets: KeyAddr, an
+/* The common GIOP 1.2 Request's header after the 12-octet GIOP header,
+ * read straight from the END octets at B (LE: little-endian): KeyAddr, an
  * operation name, no service contexts.  Every check the general path
- * (parse_request() and the body's 8-alignment) makes is made here; true
- * only when all of them pass, with *R and I's position exactly as the
- * general path leaves them.  Anything else (another target, contexts, a
- * failed check) returns false with I untouched, and the general path
- * parses the message from the start, failing where and how it always
- * does. */
-static bool fast_request_12(cdr_in *i, giop_request_header *r)
+ * (parse_request() and the body's 8-alignment) makes with options O is
+ * made here; true only when all of them pass, with *R filled and *BODY the
+ * position the general path leaves the stream at.  False: nothing is
+ * written, and the general path parses the message from the start,
+ * failing where and how it always does. */
+static inline __attribute__((always_inline)) bool scan_request_12(const uint8_t *b, size_t end,
+                                                                  bool le, const cdr_opts *o,
+                                                                  giop_request_header *r,
+                                                                  size_t *body)
 {
-  const uint8_t *b = i->buf;
-  size_t end = i->end;                /* the message's length: pos 12, origin 0 */
-  bool le = i->order == CDR_LITTLE_ENDIAN;
-  if (end < 28 || i->in_chunk || i->origin != 0 || i->pos != GIOP_HEADER_SIZE)
+  if (end < 28)
     return false;
   uint16_t d = le ? (uint16_t)(b[20] | b[21] << 8) : (uint16_t)(b[20] << 8 | b[21]);
   if (d != GIOP_KEY_ADDR)
     return false;
   uint32_t kl = iiop__load32(b + 24, le);
-  if (kl > end - 28 || kl > i->opts.max_seq)
+  if (kl > end - 28 || kl > o->max_seq)
     return false;
   size_t p = (28 + (size_t)kl + 3) & ~(size_t)3;   /* operation's length */
   if (p > end || end - p < 4)
     return false;
   uint32_t ol = iiop__load32(b + p, le);
   size_t op = p + 4;
-  if (ol == 0 || ol > end - op || ol > i->opts.max_string)
+  if (ol == 0 || ol > end - op || ol > o->max_string)
     return false;
   const char *name = (const char *)b + op;
   if (name[ol - 1] != 0)
@@ -646,7 +646,83 @@ static bool fast_request_12(cdr_in *i, giop_request_header *r)
   r->target.key_len = kl;
   r->operation = name;
   r->operation_len = ol - 1;
+  *body = p;
+  return true;
+}
+
+/* scan_request_12() on the stream I just set up by giop_parse(). */
+static bool fast_request_12(cdr_in *i, giop_request_header *r)
+{
+  if (i->in_chunk || i->origin != 0 || i->pos != GIOP_HEADER_SIZE)
+    return false;
+  size_t p;
+  if (!scan_request_12(i->buf, i->end, i->order == CDR_LITTLE_ENDIAN, &i->opts, r, &p))
+    return false;
   i->pos = p;
+  return true;
+}
+
+bool iiop__parse_request_12(giop_message *m, const uint8_t *buf, size_t len, const cdr_opts *opts,
+                            cdr_arena *arena, iiop__req_memo *memo)
+{
+  if (memo && memo->len == len && !iiop__msg_general && memcmp(buf, memo->head, 8) == 0
+      && memcmp(buf + 16, memo->o, memo->span) == 0) {
+    /* The octets the last scan passed, but the request ID: the same
+     * result (the options are the connection's, fixed). */
+    bool le = buf[6] != 0;
+    giop_request_header *r = &m->u.request;
+    r->principal = NULL;
+    r->principal_len = 0;
+    r->contexts.n = 0;
+    r->contexts.v = NULL;
+    r->request_id = iiop__load32(buf + 12, le);
+    r->response_flags = buf[16];
+    memset(&r->target, 0, sizeof r->target);
+    r->target.disposition = GIOP_KEY_ADDR;
+    r->target.key = buf + 28;
+    r->target.key_len = memo->kl;
+    r->operation = (const char *)buf + memo->op;
+    r->operation_len = memo->ol - 1;
+    m->hdr.major = 1;
+    m->hdr.minor = 2;
+    m->hdr.flags = buf[6];
+    m->hdr.type = GIOP_REQUEST;
+    m->hdr.size = (uint32_t)(len - GIOP_HEADER_SIZE);
+    cdr_in_init_trusted(&m->body, buf, len, le ? CDR_LITTLE_ENDIAN : CDR_BIG_ENDIAN, opts,
+                        memo->body, arena);
+    return true;
+  }
+  /* What giop_parse() checks of the header, for this one case: "GIOP",
+   * version 1.2, no flag but the byte order, a Request, message_size the
+   * rest of the buffer. */
+  if (iiop__msg_general || len < 28 || opts->giop_major != 1 || opts->giop_minor != 2
+      || memcmp(buf, "GIOP\1\2", 6) != 0 || (buf[6] & ~GIOP_FLAG_LITTLE_ENDIAN) != 0
+      || buf[7] != GIOP_REQUEST)
+    return false;
+  bool le = buf[6] != 0;
+  uint32_t size = iiop__load32(buf + 8, le);
+  if ((uint64_t)size + GIOP_HEADER_SIZE != (uint64_t)len)
+    return false;
+  size_t body;
+  if (!scan_request_12(buf, len, le, opts, &m->u.request, &body))
+    return false;
+  m->hdr.major = 1;
+  m->hdr.minor = 2;
+  m->hdr.flags = buf[6];
+  m->hdr.type = GIOP_REQUEST;
+  m->hdr.size = size;
+  cdr_in_init_trusted(&m->body, buf, len, le ? CDR_LITTLE_ENDIAN : CDR_BIG_ENDIAN, opts, body,
+                      arena);
+  if (memo && body - 16 <= IIOP__MEMO_MAX && len <= UINT32_MAX) {
+    memo->len = (uint32_t)len;
+    memo->span = (uint32_t)(body - 16);
+    memo->body = (uint32_t)body;
+    memo->kl = m->u.request.target.key_len;
+    memo->op = (uint32_t)((const uint8_t *)m->u.request.operation - buf);
+    memo->ol = m->u.request.operation_len + 1;
+    memcpy(memo->head, buf, 8);
+    memcpy(memo->o, buf + 16, body - 16);
+  }
   return true;
 }
 

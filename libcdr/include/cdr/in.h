@@ -79,6 +79,34 @@ CDR_API int cdr_in_init_encap(cdr_in *i, const void *buf, size_t len, const cdr_
 CDR_API void cdr_in_close(cdr_in *i) CDR_NONNULL(1);
 
 /* The arena that copying reads allocate from (not owned by the stream). */
+/* As cdr_in_init() over the LEN octets at BUF (not NULL) in BYTE_ORDER
+ * (CDR_BIG_ENDIAN or CDR_LITTLE_ENDIAN, not checked), with options OPTS
+ * that an earlier cdr_in_init() accepted (not checked again), then
+ * positioned at POS (<= LEN) with arena A (may be NULL): the fields set
+ * inline, no call -- for a server's per-request argument stream, whose
+ * options are fixed per connection.  Cannot fail. */
+static inline void cdr_in_init_trusted(cdr_in *i, const void *buf, size_t len, int byte_order,
+                                       const cdr_opts *opts, size_t pos, cdr_arena *a)
+{
+  i->buf = (const uint8_t *)buf;
+  i->pos = pos;
+  i->len = i->end = len;
+  i->origin = 0;
+  i->closed = 0;
+  i->depth = 0;
+  i->in_chunk = 0;
+  i->status = CDR_OK;
+  i->chunk_lim = 0;
+  i->err_pos = 0;
+  i->err_msg = NULL;
+  i->arena = a;
+  i->ext = NULL;
+  i->opts = *opts;
+  i->order = (uint8_t)byte_order;
+  i->opts.byte_order = (uint8_t)byte_order;
+  i->swap = byte_order != CDR_HOST_ORDER;
+}
+
 static inline void cdr_in_set_arena(cdr_in *i, cdr_arena *a) { i->arena = a; }
 static inline cdr_arena *cdr_in_arena(const cdr_in *i) { return i->arena; }
 

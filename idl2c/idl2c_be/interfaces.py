@@ -12,7 +12,8 @@
 #               lets a derived interface's name call it)
 #               POA_Mod_I__epv  { void *_private; one function pointer per
 #                                 own operation and attribute accessor,
-#                                 named op, _get_a, _set_a }
+#                                 named op, _get_a, _set_a; an op named
+#                                 by a C keyword is _op, as members are }
 #               POA_Mod_I__vepv { PortableServer_ServantBase__epv *_base_epv;
 #                                 POA_Mod_B__epv *Mod_B_epv per base;
 #                                 POA_Mod_I__epv *Mod_I_epv; }

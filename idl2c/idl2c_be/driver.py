@@ -105,6 +105,24 @@ BASIC = {
     idltype.tk_octet: ("CORBA_octet", "octet"),
 }
 
+# The types and constants the runtime declares itself (corbaorb/corba.h):
+# an IDL definition with one of these C names is refused (it would conflict).
+RUNTIME_NAMES = set("""CORBA_ORB CORBA_ORBid CORBA_Object CORBA_Policy CORBA_PolicyList
+CORBA_TypeCode CORBA_TCKind CORBA_Environment CORBA_SystemException CORBA_any CORBA_enum
+CORBA_fixed CORBA_exception_type CORBA_completion_status CORBA_COMPLETED_YES CORBA_COMPLETED_NO
+CORBA_COMPLETED_MAYBE CORBA_NO_EXCEPTION CORBA_USER_EXCEPTION CORBA_SYSTEM_EXCEPTION
+CORBA_string CORBA_wstring CORBA_boolean CORBA_char CORBA_wchar CORBA_octet CORBA_short
+CORBA_long CORBA_long_long CORBA_unsigned_short CORBA_unsigned_long CORBA_unsigned_long_long
+CORBA_float CORBA_double CORBA_long_double CORBA_TRUE CORBA_FALSE CORBA_OBJECT_NIL
+PortableServer_POA PortableServer_POAManager PortableServer_Servant PortableServer_ObjectId
+PortableServer_ServantBase PortableServer_ForwardRequest PortableServer_IdAssignmentPolicyValue
+PortableServer_LifespanPolicyValue PortableServer_PERSISTENT PortableServer_TRANSIENT
+PortableServer_SYSTEM_ID PortableServer_USER_ID""".split()) | set(
+    "CORBA_tk_" + k for k in """null void short long ushort ulong float double boolean char
+octet any TypeCode Principal objref struct union enum string sequence array alias except
+longlong ulonglong longdouble wchar wstring fixed value value_box native abstract_interface
+local_interface""".split())
+
 # The runtime's typed allocators (corbaorb/corba.h).
 ALLOC = "corbaorb_alloc"
 ALLOCBUF = "corbaorb_allocbuf"
@@ -546,6 +564,46 @@ class Context:
                 self.error(d, "local interface %s is not mapped by idl2c"
                            % "::".join(d.scopedName()))
 
+    def check_reserved(self, d):
+        """Refuse a definition whose C name the runtime declares itself
+        (corbaorb/corba.h: `interface PortableServer::POA` of poa.idl,
+        `CORBA::ORB`, `CORBA::TypeCode`...): the two declarations would
+        conflict."""
+        named = []
+        if isinstance(d, idlast.Typedef):
+            named = list(d.declarators())
+        elif isinstance(d, idlast.Enum):
+            named = [d] + list(d.enumerators())
+        elif isinstance(d, idlast.DeclRepoId):
+            named = [d]
+        for x in named:
+            n = self.cname(x)
+            if n in RUNTIME_NAMES:
+                self.error(d, "%s is declared by the runtime (corbaorb/corba.h) as %s: "
+                           "a definition of it is not mapped by idl2c"
+                           % ("::".join(x.scopedName()), n))
+
+    def check_included(self, d, main):
+        """Refuse an included file's construct that idl2c would refuse in
+        that file: its header, which FILE.h includes, cannot be made."""
+        if d.file() in ("<built in>",):
+            return
+        if isinstance(d, idlast.Module):
+            for x in d.definitions():
+                self.check_included(x, main)
+            return
+        try:
+            self.check_unmapped(d)
+            self.check_reserved(d)
+        except IdlError as e:
+            e.message += (" (%s includes %s: idl2c cannot make the header %s.h it needs)"
+                          % (os.path.basename(main), os.path.basename(d.file()),
+                             os.path.splitext(os.path.basename(d.file()))[0]))
+            raise
+        if isinstance(d, idlast.Interface):
+            for x in d.declarations():
+                self.check_included(x, main)
+
     def walk(self, d):
         if isinstance(d, idlast.Module):
             for x in d.definitions():
@@ -554,6 +612,7 @@ class Context:
         if not d.mainFile():
             return
         self.check_unmapped(d)
+        self.check_reserved(d)
         try:
             self.walk_decl(d)
         except IdlError as e:
@@ -567,8 +626,11 @@ class Context:
         elif isinstance(d, idlast.Forward):
             self.emit_objtype(d)
             if d.fullDecl() is None:
-                # never defined (omniidl warns): its TypeCode is made here
-                self.emit_objref_tc(d)
+                # never defined here (omniidl warns): its TypeCode is made
+                # here, weak, as the file that defines the interface (and
+                # includes this one: corbaidl.idl's IDLType, ir.idl's)
+                # makes it too
+                self.emit_objref_tc(d, weak=True)
                 self.h.blank()
         elif isinstance(d, idlast.Const):
             self.emit_const(d)
@@ -618,9 +680,11 @@ class Context:
             self.walk(x)
         interfaces.emit_interface(self, d)
 
-    def emit_objref_tc(self, d):
+    def emit_objref_tc(self, d, weak=False):
         cn = self.cname(d)
         self.emit_tc_decl(cn)
+        if weak:
+            self.common.out("__attribute__((weak))")
         self.common.out("const cdr_type TC_%s_struct = {\n  .kind = CDR_K_OBJREF, "
                         ".size = sizeof(CORBA_Object), .align = _Alignof(CORBA_Object),\n"
                         "  .name = %s, .repo_id = %s };"
@@ -1047,6 +1111,11 @@ def generate(tree, basename):
     interfaces.begin(ctx)
     for d in tree.declarations():
         ctx.walk(d)
+    # after the walk: a use of an included file's unmapped type is reported
+    # at the use first
+    for d in tree.declarations():
+        if not d.mainFile():
+            ctx.check_included(d, tree.file())
     interfaces.end(ctx)
     if ctx.value_types:
         ctx.emit_value_registration()

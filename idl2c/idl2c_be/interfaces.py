@@ -12,7 +12,8 @@
 #               lets a derived interface's name call it)
 #               POA_Mod_I__epv  { void *_private; one function pointer per
 #                                 own operation and attribute accessor,
-#                                 named op, _get_a, _set_a }
+#                                 named op, _get_a, _set_a; an op named
+#                                 by a C keyword is _op, as members are }
 #               POA_Mod_I__vepv { PortableServer_ServantBase__epv *_base_epv;
 #                                 POA_Mod_B__epv *Mod_B_epv per base;
 #                                 POA_Mod_I__epv *Mod_I_epv; }
@@ -299,6 +300,12 @@ def check_op(ctx, op):
             ctx.error(op.node, "oneway operation %s cannot raise user exceptions" % op.name)
 
 
+def epv_field(ctx, op):
+    """The epv member of OP: its name, `_` before a C keyword (`register`
+    gives `_register`, as struct members do); the wire name stays OP's."""
+    return ctx.member_name(op.name)
+
+
 def stub_name(ctx, cn, op):
     if op.name.startswith("_get_") or op.name.startswith("_set_"):
         return "%s_%s" % (cn, op.name)    # Mod_I__get_a
@@ -346,7 +353,8 @@ def emit_interface(ctx, node):
     # ---- FILE.h: the server's types
     h.out("typedef struct POA_%s__epv {\n  void *_private;" % cn)
     for op in own:
-        h.out("  %s;" % proto(ctx, "(*%s)" % op.name, op, "PortableServer_Servant _servant"))
+        h.out("  %s;" % proto(ctx, "(*%s)" % epv_field(ctx, op), op,
+                              "PortableServer_Servant _servant"))
     h.out("} POA_%s__epv;" % cn)
     h.out("typedef struct POA_%s__vepv {\n  PortableServer_ServantBase__epv *_base_epv;" % cn)
     for b in bases:
@@ -387,7 +395,7 @@ def emit_interface(ctx, node):
         emit_optable(ctx, k, tag, op)
         on = ctx.cname(op.owner)
         call = "((POA_%s *)_s)->vepv->%s_epv->%s(_s%s, _ev)" % (
-            cn, on, op.name, "".join(", " + glue_arg(ctx, p, i) for i, p in enumerate(op.params)))
+            cn, on, epv_field(ctx, op), "".join(", " + glue_arg(ctx, p, i) for i, p in enumerate(op.params)))
         k.out("static void _ORB_glue_%s(PortableServer_Servant _s, void **_a, void *_r, "
               "CORBA_Environment *_ev)\n{" % tag)
         if not op.params:

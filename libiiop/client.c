@@ -56,6 +56,7 @@
 #include <iiop/msg.h>
 #include <iiop/naming.h>
 #include <iiop/orb.h>
+#include "bidir.h"
 #include "connection.h"
 #include "internal.h"
 #include "transport.h"
@@ -89,12 +90,26 @@ struct cconn {
   int refs;                  /* atomic */
   int dead;                  /* atomic: 0, or the status that ended the connection */
   uint32_t next_id;          /* atomic */
+  uint32_t id_step;          /* 1; 2 on a bidirectional connection (even IDs from the side
+                              * that connected, odd from the side that accepted) */
   int cs_state;              /* CS_*: written under mu, read atomically */
   pthread_mutex_t mu;        /* everything below */
   pthread_cond_t cs_cv;      /* cs_state left CS_SENDING */
   int dead_no;               /* pending calls failed with completion NO (CloseConnection) */
   int leader;                /* a caller is reading */
   iiop_call *pend;           /* pending calls, doubly linked */
+  /* Bidirectional GIOP (bidir.h); all 0/NULL on other connections. */
+  iiop_server *serve;        /* Requests read here are served by its objects */
+  iiop__bidir_cs bcs;        /* their code sets */
+  const cdr_allocator *balloc; /* a server's record: its allocator (the record is freed
+                              * with it, the connection is the server's) */
+  int rwait;                 /* under mu: the server's connection thread waits to read */
+  pthread_cond_t rcv;        /* ... on this (server records only) */
+  pthread_cond_t endcv;      /* refs fell to 1 (server records only) */
+  cconn *bnext;              /* the server's bidir set */
+  uint32_t npts;             /* under the set's mutex: listen points */
+  char *pts_host[GIOP_LISTEN_POINTS_MAX];
+  uint16_t pts_port[GIOP_LISTEN_POINTS_MAX];
 };
 
 /* Where a reference's requests go: an endpoint and an object key. */
@@ -202,6 +217,12 @@ struct iiop_client {
   unsigned nic;              /* atomic: interceptors published (written under mu) */
   iiop_client_interceptor ic[IIOP_INTERCEPTORS_MAX];
   void *ic_ud[IIOP_INTERCEPTORS_MAX];
+  /* Bidirectional GIOP: iiop_client_offer_bidir(), iiop_client_use_bidir(). */
+  iiop_server *offer;        /* atomic: serves Requests read on this client's connections */
+  uint8_t *bd_ctx;           /* the BI_DIR_IIOP context's data (set with offer) */
+  size_t bd_len;
+  iiop_server *use_srv;      /* atomic: calls go over its bidirectional connections */
+  uint64_t bstats[2];        /* atomic: bidir_served, bidir_reused */
 };
 
 enum { CST_CONNECTIONS, CST_CONNECT_FAILED, CST_TIMEOUT, CST_LIMIT, CST_PROTOCOL, CST_LATE };
@@ -224,6 +245,8 @@ int iiop_client_stats_get(iiop_client *c, iiop_client_stats *st)
   st->limit_message = __atomic_load_n(&c->stats[CST_LIMIT], __ATOMIC_RELAXED);
   st->limit_protocol = __atomic_load_n(&c->stats[CST_PROTOCOL], __ATOMIC_RELAXED);
   st->late_replies = __atomic_load_n(&c->stats[CST_LATE], __ATOMIC_RELAXED);
+  st->bidir_served = __atomic_load_n(&c->bstats[0], __ATOMIC_RELAXED);
+  st->bidir_reused = __atomic_load_n(&c->bstats[1], __ATOMIC_RELAXED);
   return CDR_OK;
 }
 
@@ -325,7 +348,16 @@ iiop_client *iiop_client_new(const iiop_client_opts *opts)
 
 static void cconn_unref(iiop_client *cl, cconn *cc)
 {
-  if (!cc || __atomic_sub_fetch(&cc->refs, 1, __ATOMIC_ACQ_REL) != 0)
+  if (!cc)
+    return;
+  if (cc->balloc) {                     /* a server's record: iiop__bidir_end() frees it */
+    pthread_mutex_lock(&cc->mu);
+    if (--cc->refs == 1)
+      pthread_cond_broadcast(&cc->endcv);
+    pthread_mutex_unlock(&cc->mu);
+    return;
+  }
+  if (__atomic_sub_fetch(&cc->refs, 1, __ATOMIC_ACQ_REL) != 0)
     return;
   iiop__conn_free(cc->conn);
   pthread_cond_destroy(&cc->cs_cv);
@@ -448,6 +480,15 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
   cond_init_mono(&cc->cs_cv);
   cc->refs = 1;
   cc->next_id = 1;
+  cc->id_step = 1;
+  iiop_server *offer = __atomic_load_n(&cl->offer, __ATOMIC_ACQUIRE);
+  if (offer) {
+    /* Offering bidirectional GIOP: this side connected, so its request
+     * IDs are even (CORBA 3.x Part 2, 15.8), and Requests may come. */
+    cc->next_id = 2;
+    cc->id_step = 2;
+    cc->serve = offer;
+  }
   *out = cc;
   return CDR_OK;
 }
@@ -455,9 +496,19 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
 /* A live connection to EP (a reference for the caller), opening one if
  * needed.  *FRESH: 1 this call opened it, 2 another thread did while this
  * one waited, 0 it was there. */
+static cconn *bidir_find(iiop_client *cl, const endpoint *ep);
+
 static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out, int *fresh)
 {
   int waited = 0;
+  if (__builtin_expect(__atomic_load_n(&cl->use_srv, __ATOMIC_RELAXED) != NULL, 0)) {
+    cconn *bd = bidir_find(cl, ep);
+    if (bd) {
+      *out = bd;
+      *fresh = 0;
+      return CDR_OK;
+    }
+  }
   pthread_mutex_lock(&ep->mu);
   for (;;) {
     if (__atomic_load_n(&cl->closing, __ATOMIC_ACQUIRE)) {
@@ -1329,12 +1380,19 @@ static int build_request(iiop_call *call, const uint8_t *key, uint32_t key_len, 
   giop_codeset_context cs = { call->out_opts.tcs_c, call->out_opts.tcs_w };
   giop_codeset_context_encode(&cs, csd);
   /* CodeSets first, then the reference's contexts, then the call's. */
-  giop_service_context scl[1 + 2 * IIOP_SC_ADD_MAX];
+  giop_service_context scl[2 + 2 * IIOP_SC_ADD_MAX];
   uint32_t nsc = 0;
   if (with_cs) {
     scl[nsc].id = GIOP_SC_CODE_SETS;
     scl[nsc].len = sizeof csd;
     scl[nsc++].data = csd;
+    /* Offering bidirectional GIOP (1.2 only): the listen point goes with
+     * the connection's first request (CORBA 3.x Part 2, 15.8). */
+    if (with_cs == 2) {
+      scl[nsc].id = GIOP_SC_BI_DIR_IIOP;
+      scl[nsc].len = (uint32_t)call->cl->bd_len;
+      scl[nsc++].data = call->cl->bd_ctx;
+    }
   }
   if (call->rsc) {
     memcpy(scl + nsc, call->rsc->v, call->rsc->n * sizeof *scl);
@@ -1423,12 +1481,15 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
     if (cc->cs_state == CS_NONE) {
       __atomic_store_n(&cc->cs_state, CS_SENDING, __ATOMIC_RELEASE);
       with_cs = 1;
+      if (minor >= 2 && cc->serve && cc->serve == __atomic_load_n(&call->cl->offer, __ATOMIC_ACQUIRE)
+          && call->cl->bd_ctx)
+        with_cs = 2;                    /* and the BI_DIR_IIOP context */
     }
     pthread_mutex_unlock(&cc->mu);
     full_ms = -1;                       /* may have waited */
   }
 
-  uint32_t id = __atomic_fetch_add(&cc->next_id, 1, __ATOMIC_RELAXED);
+  uint32_t id = __atomic_fetch_add(&cc->next_id, cc->id_step, __ATOMIC_RELAXED);
   struct iovec v[REQ_IOV];
   int nv = 0;
   size_t len;
@@ -1477,9 +1538,13 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
 
 /* ---------------------------------------------------------------- receiving */
 
-/* Under cc->mu: route the message M the leader read.  Returns CDR_OK, or
- * CDR_E_PROTOCOL for a message a client must not receive (the caller sends
- * MessageError and fails the connection). */
+/* dispatch(): a Request, LocateRequest or CancelRequest (GIOP 1.2) on a
+ * bidirectional connection, left to the caller to serve (M not released). */
+#define D_INCOMING 1
+
+/* Under cc->mu: route the message M the leader read.  Returns CDR_OK,
+ * D_INCOMING, or CDR_E_PROTOCOL for a message a client must not receive
+ * (the caller sends MessageError and fails the connection). */
 static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len)
 {
   giop_header h;
@@ -1498,7 +1563,8 @@ static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len)
     iiop_call *p = pend_find(cc, id);
     if (!p) {
       iiop__conn_release(cc->conn, m);  /* a reply to a call that timed out */
-      ccount(cl, CST_LATE);
+      if (cl)
+        ccount(cl, CST_LATE);
       return CDR_OK;
     }
     pend_remove(cc, p);
@@ -1518,12 +1584,26 @@ static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len)
     conn_fail_locked(cc, CDR_E_PROTOCOL, 0);
     return CDR_OK;
   default:                              /* Request, LocateRequest, CancelRequest */
+    if (cc->serve && h.minor >= 2 && h.type != GIOP_FRAGMENT)
+      return D_INCOMING;                /* bidirectional GIOP 1.2 (15.8) */
     iiop__conn_release(cc->conn, m);
     return CDR_E_PROTOCOL;
   }
 }
 
-/* Under cc->mu with no leader: wake one waiting follower to take over. */
+/* Serve the Request M read on CC (bidirectional GIOP) in this thread, with
+ * no lock held; the connection ends if that fails. */
+static void serve_incoming(iiop_client *cl, cconn *cc, uint8_t *m, size_t len)
+{
+  if (cl)
+    __atomic_add_fetch(&cl->bstats[0], 1, __ATOMIC_RELAXED);
+  int rc = iiop__server_serve_one(cc->serve, cc->conn, &cc->bcs, m, len);
+  if (rc != CDR_OK)
+    conn_fail(cc, rc == CDR_E_PROTOCOL ? CDR_E_PROTOCOL : CDR_E_CLOSED, 0);
+}
+
+/* Under cc->mu with no leader: wake one waiting follower to take over (or
+ * a server's connection thread waiting to read, bidirectional GIOP). */
 static void promote(cconn *cc)
 {
   for (iiop_call *p = cc->pend; p; p = p->pnext)
@@ -1531,6 +1611,8 @@ static void promote(cconn *cc)
       pthread_cond_signal(&p->cv);
       return;
     }
+  if (cc->rwait)
+    pthread_cond_signal(&cc->rcv);
 }
 
 /* Wait for CALL's reply on CC (leader or follower).  On CDR_OK
@@ -1542,6 +1624,8 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
   while (call->pstate == P_WAIT) {
     if (!cc->leader) {
       cc->leader = 1;
+      uint8_t *in = NULL;               /* a Request to serve (bidirectional GIOP) */
+      size_t inlen = 0;
       while (call->pstate == P_WAIT) {
         pthread_mutex_unlock(&cc->mu);
         uint8_t *m;
@@ -1566,7 +1650,13 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
           conn_fail_locked(cc, rc == CDR_E_LIMIT ? rc : proto ? CDR_E_PROTOCOL : rc, 0);
           break;
         }
-        if (dispatch(call->cl, cc, m, len) != CDR_OK) {
+        int d = dispatch(call->cl, cc, m, len);
+        if (__builtin_expect(d == D_INCOMING, 0)) {
+          in = m;
+          inlen = len;
+          break;
+        }
+        if (d != CDR_OK) {
           pthread_mutex_unlock(&cc->mu);
           send_small(cc, GIOP_MESSAGE_ERROR, 0, call->out_opts.giop_minor);
           pthread_mutex_lock(&cc->mu);
@@ -1575,6 +1665,15 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
         }
       }
       cc->leader = 0;
+      if (in) {
+        /* Another waiter reads while this thread serves the request
+         * (whose servant may call back over this very connection). */
+        promote(cc);
+        pthread_mutex_unlock(&cc->mu);
+        serve_incoming(call->cl, cc, in, inlen);
+        pthread_mutex_lock(&cc->mu);
+        continue;
+      }
       break;
     }
     call->waiting = 1;
@@ -1587,7 +1686,7 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
       timed_out = 1;
     }
   }
-  if (!cc->leader && cc->pend)
+  if (!cc->leader && (cc->pend || cc->rwait))
     promote(cc);
   int rc = call->pstatus;
   *no = call->pno;
@@ -2048,9 +2147,223 @@ void iiop_client_free(iiop_client *c)
     iiop__free(c->alloc, ir);
   }
   iiop_tls_ctx_free(c->tls);
+  iiop__free(c->alloc, c->bd_ctx);
   iiop__free(c->alloc, c->ca_file);
   pthread_cond_destroy(&c->idle_cv);
   pthread_mutex_destroy(&c->mu);
   pthread_mutex_destroy(&c->err_mu);
   iiop__free(c->alloc, c);
+}
+
+/* ---------------------------------------------------------------- bidirectional GIOP
+ * (CORBA 3.x Part 2, 15.8; bidir.h.)  The offering side: connections this
+ * client opens carry its listen point on their first GIOP 1.2 request and
+ * serve Requests they read with the callback server's objects.  The
+ * accepting side: a server's set of accepted connections that offered,
+ * which a client given to iiop_client_use_bidir() uses instead of
+ * connecting to a listen point they name. */
+
+int iiop_client_offer_bidir(iiop_client *c, iiop_server *callbacks)
+{
+  if (!c || !callbacks)
+    return CDR_E_INVALID;
+  giop_listen_point lp = { iiop__server_ior_host(callbacks), iiop_server_port(callbacks) };
+  uint8_t buf[8 + GIOP_LISTEN_HOST_MAX + 9];
+  size_t len;
+  int rc = giop_bidir_context_encode(&lp, 1, buf, sizeof buf, &len);
+  if (rc != CDR_OK)
+    return rc;
+  pthread_mutex_lock(&c->mu);
+  if (c->offer) {
+    pthread_mutex_unlock(&c->mu);
+    return CDR_E_STATE;
+  }
+  c->bd_ctx = iiop__malloc(c->alloc, len);
+  if (!c->bd_ctx) {
+    pthread_mutex_unlock(&c->mu);
+    return CDR_E_NOMEM;
+  }
+  memcpy(c->bd_ctx, buf, len);
+  c->bd_len = len;
+  __atomic_store_n(&c->offer, callbacks, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&c->mu);
+  return CDR_OK;
+}
+
+int iiop_client_use_bidir(iiop_client *c, iiop_server *s)
+{
+  if (!c || !s)
+    return CDR_E_INVALID;
+  if (!iiop__server_bidir_set(s))
+    return CDR_E_STATE;
+  __atomic_store_n(&c->use_srv, s, __ATOMIC_RELEASE);
+  return CDR_OK;
+}
+
+struct iiop__bidir_set {
+  pthread_mutex_t mu;
+  const cdr_allocator *alloc;
+  cconn *head;
+};
+
+iiop__bidir_set *iiop__bidir_set_new(const cdr_allocator *alloc)
+{
+  iiop__bidir_set *set = iiop__malloc(alloc, sizeof *set);
+  if (!set)
+    return NULL;
+  memset(set, 0, sizeof *set);
+  set->alloc = alloc;
+  pthread_mutex_init(&set->mu, NULL);
+  return set;
+}
+
+void iiop__bidir_set_free(iiop__bidir_set *set)
+{
+  if (!set)
+    return;
+  pthread_mutex_destroy(&set->mu);
+  iiop__free(set->alloc, set);
+}
+
+int iiop__bidir_note(iiop__bidir_set *set, iiop__bidir_conn **bdp, iiop_conn *conn,
+                     iiop_server *srv, const iiop__bidir_cs *cs, const giop_listen_point *p,
+                     uint32_t n)
+{
+  cconn *cc = *bdp;
+  if (!cc) {
+    cc = iiop__malloc(set->alloc, sizeof *cc);
+    if (!cc)
+      return CDR_E_NOMEM;
+    memset(cc, 0, sizeof *cc);
+    cc->conn = conn;
+    cc->refs = 1;                       /* the server connection's */
+    cc->next_id = 1;                    /* this side accepted: odd IDs (15.8) */
+    cc->id_step = 2;
+    cc->serve = srv;
+    cc->bcs.c = cs->c;
+    cc->bcs.w = cs->w;
+    cc->bcs.fixed = cs->fixed;
+    cc->balloc = set->alloc;
+    pthread_mutex_init(&cc->mu, NULL);
+    cond_init_mono(&cc->cs_cv);
+    pthread_cond_init(&cc->rcv, NULL);
+    pthread_cond_init(&cc->endcv, NULL);
+  }
+  int rc = CDR_OK;
+  pthread_mutex_lock(&set->mu);
+  for (uint32_t k = 0; k < n && cc->npts < GIOP_LISTEN_POINTS_MAX; k++) {
+    uint32_t j = 0;
+    while (j < cc->npts && !(cc->pts_port[j] == p[k].port
+                             && strcasecmp(cc->pts_host[j], p[k].host) == 0))
+      j++;
+    if (j < cc->npts)
+      continue;
+    char *h = iiop__strndup(set->alloc, p[k].host, strlen(p[k].host));
+    if (!h) {
+      rc = CDR_E_NOMEM;
+      break;
+    }
+    cc->pts_host[cc->npts] = h;
+    cc->pts_port[cc->npts++] = p[k].port;
+  }
+  if (!*bdp) {
+    cc->bnext = set->head;
+    set->head = cc;
+    *bdp = cc;
+  }
+  pthread_mutex_unlock(&set->mu);
+  return rc;
+}
+
+/* A live bidirectional connection of CL's server whose listen points name
+ * EP (plain IIOP only), with a reference for the caller; NULL: none. */
+static cconn *bidir_find(iiop_client *cl, const endpoint *ep)
+{
+  if (ep->tls)
+    return NULL;
+  iiop__bidir_set *set = iiop__server_bidir_set(__atomic_load_n(&cl->use_srv, __ATOMIC_ACQUIRE));
+  if (!set)
+    return NULL;
+  cconn *found = NULL;
+  pthread_mutex_lock(&set->mu);
+  for (cconn *cc = set->head; cc && !found; cc = cc->bnext) {
+    if (__atomic_load_n(&cc->dead, __ATOMIC_ACQUIRE))
+      continue;
+    for (uint32_t j = 0; j < cc->npts; j++)
+      if (cc->pts_port[j] == ep->port && strcasecmp(cc->pts_host[j], ep->host) == 0) {
+        found = cc;
+        break;
+      }
+  }
+  if (found) {
+    pthread_mutex_lock(&found->mu);
+    found->refs++;
+    pthread_mutex_unlock(&found->mu);
+    __atomic_add_fetch(&cl->bstats[1], 1, __ATOMIC_RELAXED);
+  }
+  pthread_mutex_unlock(&set->mu);
+  return found;
+}
+
+int iiop__bidir_recv(iiop__bidir_conn *cc, uint8_t **msg, size_t *len)
+{
+  pthread_mutex_lock(&cc->mu);
+  for (;;) {
+    while (cc->leader && !__atomic_load_n(&cc->dead, __ATOMIC_ACQUIRE)) {
+      cc->rwait++;
+      pthread_cond_wait(&cc->rcv, &cc->mu);
+      cc->rwait--;
+    }
+    int dead = __atomic_load_n(&cc->dead, __ATOMIC_ACQUIRE);
+    if (dead) {
+      pthread_mutex_unlock(&cc->mu);
+      return CDR_E_CLOSED;
+    }
+    cc->leader = 1;
+    pthread_mutex_unlock(&cc->mu);
+    int rc = iiop__conn_recv(cc->conn, -1, msg, len);
+    pthread_mutex_lock(&cc->mu);
+    cc->leader = 0;
+    giop_header h;
+    if (rc == CDR_OK && giop_header_parse(*msg, *len, &h) == CDR_OK
+        && (h.type == GIOP_REPLY || h.type == GIOP_LOCATE_REPLY)) {
+      if (dispatch(NULL, cc, *msg, *len) != CDR_OK) {
+        /* a Reply without a request ID: MessageError and the end */
+        pthread_mutex_unlock(&cc->mu);
+        return CDR_E_PROTOCOL;
+      }
+      continue;                         /* a caller's reply: read on */
+    }
+    if (rc != CDR_OK && rc != IIOP__RECV_REFUSED)
+      conn_fail_locked(cc, CDR_E_CLOSED, 0);
+    else if (cc->pend)
+      promote(cc);                      /* a caller reads while this thread dispatches */
+    pthread_mutex_unlock(&cc->mu);
+    return rc;
+  }
+}
+
+void iiop__bidir_end(iiop__bidir_set *set, iiop__bidir_conn *cc)
+{
+  if (!cc)
+    return;
+  pthread_mutex_lock(&set->mu);
+  for (cconn **pp = &set->head; *pp; pp = &(*pp)->bnext)
+    if (*pp == cc) {
+      *pp = cc->bnext;
+      break;
+    }
+  pthread_mutex_unlock(&set->mu);
+  pthread_mutex_lock(&cc->mu);
+  conn_fail_locked(cc, CDR_E_CLOSED, 0);
+  while (cc->refs > 1)
+    pthread_cond_wait(&cc->endcv, &cc->mu);
+  pthread_mutex_unlock(&cc->mu);
+  for (uint32_t j = 0; j < cc->npts; j++)
+    iiop__free(set->alloc, cc->pts_host[j]);
+  pthread_cond_destroy(&cc->endcv);
+  pthread_cond_destroy(&cc->rcv);
+  pthread_cond_destroy(&cc->cs_cv);
+  pthread_mutex_destroy(&cc->mu);
+  iiop__free(set->alloc, cc);
 }

@@ -57,6 +57,8 @@ typedef struct iiop__session {
   uint8_t out2_minor;
   cdr_out out2;              /* a reply with service contexts: its header, the body of
                               * OUT behind it by reference */
+  void *bidir_owner;         /* the server connection whose requests may make it
+                              * bidirectional (server.c), or NULL */
 } iiop__session;
 
 /* What the caller does with a dispatched message. */
@@ -120,6 +122,9 @@ IIOP_HIDDEN int iiop__dispatch_refuse(iiop__session *s, uint8_t *msg, size_t len
 /* The system exception for status ST (completion COMPLETED): its row in
  * the table of cdr/error.h, or, when ST is the failed argument stream
  * ARGS's own status (ARGS may be NULL), the row of the stream's reason. */
+/* The session R is dispatched in (bidirectional GIOP's interceptor). */
+IIOP_HIDDEN const iiop__session *iiop__request_session(const iiop_request *r);
+
 IIOP_HIDDEN void iiop__status_exception(int st, const cdr_in *args, uint32_t completed,
                                         giop_system_exception *e);
 

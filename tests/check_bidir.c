@@ -481,9 +481,16 @@ START_TEST(test_hostile_contexts)
     { bad_order, sizeof bad_order }, { huge_count, sizeof huge_count },
     { too_many, sizeof too_many }, { long_str, sizeof long_str },
     { empty_str, sizeof empty_str }, { no_nul, sizeof no_nul },
-    { no_port, sizeof no_port }, { empty, 0 },
+    { no_port, sizeof no_port }, { empty, 0 }, { NULL, 0 },
   };
-  uint8_t req[512];
+  uint8_t big_host[8 + 4 + 300 + 2];   /* a 299-octet host: over GIOP_LISTEN_HOST_MAX */
+  memcpy(big_host, "\0\0\0\0\0\0\0\1\0\0\1\x2c", 12);
+  memset(big_host + 12, 'a', 299);
+  big_host[12 + 299] = 0;
+  big_host[312] = 0, big_host[313] = 7;
+  bad[sizeof bad / sizeof bad[0] - 1].d = big_host;
+  bad[sizeof bad / sizeof bad[0] - 1].n = sizeof big_host;
+  uint8_t req[1024];
   char ex[128];
   uint32_t id = 2;
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++, id += 2) {

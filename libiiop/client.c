@@ -501,14 +501,6 @@ static cconn *bidir_find(iiop_client *cl, const endpoint *ep);
 static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out, int *fresh)
 {
   int waited = 0;
-  if (__builtin_expect(__atomic_load_n(&cl->use_srv, __ATOMIC_RELAXED) != NULL, 0)) {
-    cconn *bd = bidir_find(cl, ep);
-    if (bd) {
-      *out = bd;
-      *fresh = 0;
-      return CDR_OK;
-    }
-  }
   pthread_mutex_lock(&ep->mu);
   for (;;) {
     if (__atomic_load_n(&cl->closing, __ATOMIC_ACQUIRE)) {
@@ -539,6 +531,18 @@ static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out
   pthread_mutex_unlock(&ep->mu);
 
   cconn *cc = NULL;
+  if (__atomic_load_n(&cl->use_srv, __ATOMIC_RELAXED) && (cc = bidir_find(cl, ep)) != NULL) {
+    /* Bidirectional GIOP: where a connection would be opened, a client's
+     * connection that offered this endpoint is used instead (15.8.1); it
+     * is not cached here (its server owns it). */
+    pthread_mutex_lock(&ep->mu);
+    ep->connecting = 0;
+    pthread_cond_broadcast(&ep->cv);
+    pthread_mutex_unlock(&ep->mu);
+    *out = cc;
+    *fresh = 0;
+    return CDR_OK;
+  }
   int rc = open_conn(cl, ep, deadline, &cc);
 
   pthread_mutex_lock(&ep->mu);
@@ -1563,8 +1567,7 @@ static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len)
     iiop_call *p = pend_find(cc, id);
     if (!p) {
       iiop__conn_release(cc->conn, m);  /* a reply to a call that timed out */
-      if (cl)
-        ccount(cl, CST_LATE);
+      ccount(cl, CST_LATE);
       return CDR_OK;
     }
     pend_remove(cc, p);
@@ -1584,22 +1587,36 @@ static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len)
     conn_fail_locked(cc, CDR_E_PROTOCOL, 0);
     return CDR_OK;
   default:                              /* Request, LocateRequest, CancelRequest */
-    if (cc->serve && h.minor >= 2 && h.type != GIOP_FRAGMENT)
+    if (cc->serve && m[5] >= 2)         /* the header's minor version */
       return D_INCOMING;                /* bidirectional GIOP 1.2 (15.8) */
     iiop__conn_release(cc->conn, m);
     return CDR_E_PROTOCOL;
   }
 }
 
-/* Serve the Request M read on CC (bidirectional GIOP) in this thread, with
- * no lock held; the connection ends if that fails. */
-static void serve_incoming(iiop_client *cl, cconn *cc, uint8_t *m, size_t len)
+static void promote(cconn *cc);
+
+/* Under cc->mu, from the leader CALL that read the Request M (LEN octets)
+ * on CC (bidirectional GIOP): it gives up reading, another waiter reads
+ * while this thread serves M (its servant may call back over this very
+ * connection) without the lock, and the connection ends if that fails.
+ * Returns with cc->mu held again: 1 when CALL leads again (no one else
+ * took over), 0 when another thread reads now (CALL must wait). */
+static __attribute__((noinline)) int serve_incoming(iiop_call *call, cconn *cc, uint8_t *m,
+                                                    size_t len)
 {
-  if (cl)
-    __atomic_add_fetch(&cl->bstats[0], 1, __ATOMIC_RELAXED);
+  cc->leader = 0;
+  promote(cc);
+  pthread_mutex_unlock(&cc->mu);
+  __atomic_add_fetch(&call->cl->bstats[0], 1, __ATOMIC_RELAXED);
   int rc = iiop__server_serve_one(cc->serve, cc->conn, &cc->bcs, m, len);
   if (rc != CDR_OK)
     conn_fail(cc, rc == CDR_E_PROTOCOL ? CDR_E_PROTOCOL : CDR_E_CLOSED, 0);
+  pthread_mutex_lock(&cc->mu);
+  if (cc->leader)
+    return 0;
+  cc->leader = 1;
+  return 1;
 }
 
 /* Under cc->mu with no leader: wake one waiting follower to take over (or
@@ -1624,8 +1641,6 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
   while (call->pstate == P_WAIT) {
     if (!cc->leader) {
       cc->leader = 1;
-      uint8_t *in = NULL;               /* a Request to serve (bidirectional GIOP) */
-      size_t inlen = 0;
       while (call->pstate == P_WAIT) {
         pthread_mutex_unlock(&cc->mu);
         uint8_t *m;
@@ -1651,12 +1666,12 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
           break;
         }
         int d = dispatch(call->cl, cc, m, len);
-        if (__builtin_expect(d == D_INCOMING, 0)) {
-          in = m;
-          inlen = len;
-          break;
-        }
         if (d != CDR_OK) {
+          if (d == D_INCOMING) {
+            if (serve_incoming(call, cc, m, len))
+              continue;                 /* reading again */
+            goto next;                  /* another thread reads now */
+          }
           pthread_mutex_unlock(&cc->mu);
           send_small(cc, GIOP_MESSAGE_ERROR, 0, call->out_opts.giop_minor);
           pthread_mutex_lock(&cc->mu);
@@ -1665,15 +1680,6 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
         }
       }
       cc->leader = 0;
-      if (in) {
-        /* Another waiter reads while this thread serves the request
-         * (whose servant may call back over this very connection). */
-        promote(cc);
-        pthread_mutex_unlock(&cc->mu);
-        serve_incoming(call->cl, cc, in, inlen);
-        pthread_mutex_lock(&cc->mu);
-        continue;
-      }
       break;
     }
     call->waiting = 1;
@@ -1685,6 +1691,7 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
       call->pstatus = CDR_E_TIMEOUT;
       timed_out = 1;
     }
+  next:;
   }
   if (!cc->leader && (cc->pend || cc->rwait))
     promote(cc);
@@ -2327,12 +2334,25 @@ int iiop__bidir_recv(iiop__bidir_conn *cc, uint8_t **msg, size_t *len)
     giop_header h;
     if (rc == CDR_OK && giop_header_parse(*msg, *len, &h) == CDR_OK
         && (h.type == GIOP_REPLY || h.type == GIOP_LOCATE_REPLY)) {
-      if (dispatch(NULL, cc, *msg, *len) != CDR_OK) {
-        /* a Reply without a request ID: MessageError and the end */
+      /* a caller's reply (as dispatch()): hand it over, read on */
+      uint32_t id;
+      if (giop_peek_request_id(*msg, *len, &id) != CDR_OK) {
+        iiop__conn_release(cc->conn, *msg);
         pthread_mutex_unlock(&cc->mu);
-        return CDR_E_PROTOCOL;
+        return CDR_E_PROTOCOL;          /* MessageError and the end */
       }
-      continue;                         /* a caller's reply: read on */
+      iiop_call *p = pend_find(cc, id);
+      if (!p) {
+        iiop__conn_release(cc->conn, *msg); /* a call that timed out */
+        continue;
+      }
+      pend_remove(cc, p);
+      p->pmsg = *msg;
+      p->plen = *len;
+      p->pstatus = CDR_OK;
+      p->pstate = P_DONE;
+      pthread_cond_signal(&p->cv);
+      continue;
     }
     if (rc != CDR_OK && rc != IIOP__RECV_REFUSED)
       conn_fail_locked(cc, CDR_E_CLOSED, 0);

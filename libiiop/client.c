@@ -498,6 +498,25 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
  * one waited, 0 it was there. */
 static cconn *bidir_find(iiop_client *cl, const endpoint *ep);
 
+/* get_conn(), about to connect to EP (ep->connecting set by this thread):
+ * a client's connection that offered EP (bidirectional GIOP) is used
+ * instead (15.8.1), not cached in EP (its server owns it).  1 and *OUT
+ * (a reference), *FRESH 0, ep->connecting cleared; 0: none. */
+static __attribute__((noinline)) int bidir_get(iiop_client *cl, endpoint *ep, cconn **out,
+                                               int *fresh)
+{
+  cconn *cc = bidir_find(cl, ep);
+  if (!cc)
+    return 0;
+  pthread_mutex_lock(&ep->mu);
+  ep->connecting = 0;
+  pthread_cond_broadcast(&ep->cv);
+  pthread_mutex_unlock(&ep->mu);
+  *out = cc;
+  *fresh = 0;
+  return 1;
+}
+
 static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out, int *fresh)
 {
   int waited = 0;
@@ -531,18 +550,8 @@ static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out
   pthread_mutex_unlock(&ep->mu);
 
   cconn *cc = NULL;
-  if (__atomic_load_n(&cl->use_srv, __ATOMIC_RELAXED) && (cc = bidir_find(cl, ep)) != NULL) {
-    /* Bidirectional GIOP: where a connection would be opened, a client's
-     * connection that offered this endpoint is used instead (15.8.1); it
-     * is not cached here (its server owns it). */
-    pthread_mutex_lock(&ep->mu);
-    ep->connecting = 0;
-    pthread_cond_broadcast(&ep->cv);
-    pthread_mutex_unlock(&ep->mu);
-    *out = cc;
-    *fresh = 0;
+  if (__atomic_load_n(&cl->use_srv, __ATOMIC_RELAXED) && bidir_get(cl, ep, out, fresh))
     return CDR_OK;
-  }
   int rc = open_conn(cl, ep, deadline, &cc);
 
   pthread_mutex_lock(&ep->mu);
@@ -1546,6 +1555,17 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
  * bidirectional connection, left to the caller to serve (M not released). */
 #define D_INCOMING 1
 
+/* dispatch() of a Request, LocateRequest or CancelRequest M: D_INCOMING
+ * on a bidirectional connection in GIOP 1.2 (15.8), else CDR_E_PROTOCOL (M
+ * released).  Out of line: the reply path stays as short as it was. */
+static __attribute__((noinline)) int dispatch_request(cconn *cc, uint8_t *m)
+{
+  if (cc->serve && m[5] >= 2)           /* the header's minor version */
+    return D_INCOMING;
+  iiop__conn_release(cc->conn, m);
+  return CDR_E_PROTOCOL;
+}
+
 /* Under cc->mu: route the message M the leader read.  Returns CDR_OK,
  * D_INCOMING, or CDR_E_PROTOCOL for a message a client must not receive
  * (the caller sends MessageError and fails the connection). */
@@ -1587,10 +1607,7 @@ static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len)
     conn_fail_locked(cc, CDR_E_PROTOCOL, 0);
     return CDR_OK;
   default:                              /* Request, LocateRequest, CancelRequest */
-    if (cc->serve && m[5] >= 2)         /* the header's minor version */
-      return D_INCOMING;                /* bidirectional GIOP 1.2 (15.8) */
-    iiop__conn_release(cc->conn, m);
-    return CDR_E_PROTOCOL;
+    return dispatch_request(cc, m);
   }
 }
 

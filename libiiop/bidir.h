@@ -25,7 +25,7 @@
 /* The code sets of the Requests a connection serves (fixed by the first). */
 typedef struct iiop__bidir_cs {
   int fixed;                 /* atomic */
-  uint32_t c, w;             /* written before fixed is set */
+  uint32_t c, w;             /* atomic (relaxed): stored before fixed is set */
 } iiop__bidir_cs;
 
 typedef struct iiop__bidir_set iiop__bidir_set;

@@ -1575,8 +1575,8 @@ int iiop__server_serve_one(iiop_server *s, iiop_conn *conn, iiop__bidir_cs *cs, 
   ss.icpt = &s->icpt;
   if (__atomic_load_n(&cs->fixed, __ATOMIC_ACQUIRE)) {
     ss.cs_fixed = true;
-    ss.in_opts.tcs_c = cs->c;
-    ss.in_opts.tcs_w = cs->w;
+    ss.in_opts.tcs_c = __atomic_load_n(&cs->c, __ATOMIC_RELAXED);
+    ss.in_opts.tcs_w = __atomic_load_n(&cs->w, __ATOMIC_RELAXED);
   }
   cdr_arena *a = cdr_arena_get();
   if (!a) {
@@ -1605,8 +1605,10 @@ int iiop__server_serve_one(iiop_server *s, iiop_conn *conn, iiop__bidir_cs *cs, 
   iiop__reader_exit(&ss.reader);
   iiop__adapter_reader_remove(&s->ad, &ss.reader);
   if (ss.cs_fixed && !ss.cs_error && !__atomic_load_n(&cs->fixed, __ATOMIC_ACQUIRE)) {
-    cs->c = ss.in_opts.tcs_c;         /* the first served request fixed them */
-    cs->w = ss.in_opts.tcs_w;
+    /* the first served request fixed them (two such requests at once
+     * store the same values) */
+    __atomic_store_n(&cs->c, ss.in_opts.tcs_c, __ATOMIC_RELAXED);
+    __atomic_store_n(&cs->w, ss.in_opts.tcs_w, __ATOMIC_RELAXED);
     __atomic_store_n(&cs->fixed, 1, __ATOMIC_RELEASE);
   }
   iiop__session_close(&ss);

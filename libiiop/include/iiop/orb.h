@@ -318,11 +318,14 @@ IIOP_API int iiop_client_stats_get(iiop_client *c, iiop_client_stats *st);
  * connection; a malformed context gets MARSHAL (completion NO; the
  * connection stays); GIOP 1.0/1.1 and pooled or TLS connections ignore
  * it.  A client of the server's process given to iiop_client_use_bidir()
- * then sends calls to a reference whose IIOP profile host and port equal
- * a recorded listen point (case-insensitively for the host) over that
- * connection, with odd request IDs, and reads the replies from it; calls
- * to other endpoints, or once that connection has closed, connect as
- * usual (to the IOR's address: TRANSIENT when nobody listens there). */
+ * then, where it would open a connection for a reference whose IIOP
+ * profile host and port equal a recorded listen point (case-insensitively
+ * for the host), sends the call over that client's connection instead
+ * (15.8.1: "rather than open a new connection"; a connection of its own to
+ * that endpoint, opened earlier, is still used while it lasts), with odd
+ * request IDs, and reads the reply from it; calls to other endpoints, or
+ * once that connection has closed, connect as usual (to the IOR's
+ * address: TRANSIENT when nobody listens there). */
 /* Offer bidirectional GIOP on C's connections opened from now on, with
  * CALLBACKS (which must outlive C) serving the Requests that come over
  * them.  Once per client.  Errors: CDR_E_INVALID (a NULL argument, a host
@@ -331,9 +334,11 @@ IIOP_API int iiop_client_stats_get(iiop_client *c, iiop_client_stats *st);
 IIOP_API int iiop_client_offer_bidir(iiop_client *c, iiop_server *callbacks) IIOP_WUR;
 /* Send C's calls over S's accepted bidirectional connections whose
  * listen points match the call's endpoint (see above); S must outlive C.
- * A call looks the set up under its mutex once (calls of clients without
- * this cost one relaxed load).  Errors: CDR_E_INVALID (a NULL argument),
- * CDR_E_STATE (S was made without accept_bidir). */
+ * A call that would connect looks S's set up under its mutex (one relaxed
+ * load on that path for clients without this; nothing on calls over a
+ * connection already open).  Such a connection is not cached: each call
+ * looks it up.  Errors: CDR_E_INVALID (a NULL argument), CDR_E_STATE (S
+ * was made without accept_bidir). */
 IIOP_API int iiop_client_use_bidir(iiop_client *c, iiop_server *s) IIOP_WUR;
 
 /* ---------------------------------------------------------------- service contexts

@@ -9,7 +9,8 @@
  *                     [--no-trunc-type] [--pool-threshold N [--pool-threads N]]
  *                     [--count-allocs] [--ldouble-x87] [--any-reencode]
  *   iiop-bench client --target URL|IOR --scenario S [--calls N] [--nodes N]
- *                     [--size N] [--threads T] [--check] [--cyclic] [--mixed]
+ *                     [--size N] [--threads T] [--connections N] [--calls-per-connection N]
+ *                     [--check] [--cyclic] [--mixed]
  *                     [--expect-trunc] [--no-trunc-type] [--warmup N]
  *                     [--fragment-size N] [--timeout-ms N] [--tls-ca F]
  *                     [--tls-no-verify] [--count-allocs] [--ldouble-x87] [--case NAME]
@@ -112,6 +113,10 @@ static void usage(FILE *f)
         "  --nodes N           list length for graph/subgraph/truncgraph/pair (default 50)\n"
         "  --size N            string octets / wstring characters (default 65536)\n"
         "  --threads T         threads sharing the reference (default 1)\n"
+        "  --connections N     connections to the server at most (max_connections;\n"
+        "                      default: the library's, IIOP_CLIENT_CONNECTIONS_DEFAULT)\n"
+        "  --calls-per-connection N  calls in flight on each before another is opened\n"
+        "                      (calls_per_connection; default: the library's, 1)\n"
         "  --check             compare every reply with what was sent\n"
         "  --cyclic            the last node points back at the first\n"
         "  --mixed             truncgraph: ids 0,3,6.. TruncNode, 1,4,.. Node, 2,5,.. SubNode\n"
@@ -447,7 +452,7 @@ static const char *const scenario_names[] = { "ping", "graph", "string", "wstrin
 static struct {
   const char *target;
   int scenario;
-  unsigned long calls, nodes, size, threads, warmup, timeout_ms, frag;
+  unsigned long calls, nodes, size, threads, warmup, timeout_ms, frag, conns, per_conn;
   bool check, cyclic, mixed, expect_trunc, no_trunc, tls_no_verify, calls_given, contexts;
   const char *tls_ca;
   unsigned any_flags;
@@ -750,7 +755,7 @@ static int client_main(int argc, char **argv)
 {
   enum { O_TARGET = 256, O_SCEN, O_CALLS, O_NODES, O_SIZE, O_THREADS, O_CHECK, O_CYCLIC,
          O_MIXED, O_EXPECT, O_NOTRUNC, O_WARMUP, O_FRAG, O_TIMEOUT, O_CA, O_NOVERIFY, O_COUNT,
-         O_HELP, O_X87, O_CASE, O_CTX };
+         O_HELP, O_X87, O_CASE, O_CTX, O_CONNS, O_PERCONN };
   static const struct option lo[] = {
     { "target", required_argument, NULL, O_TARGET },
     { "scenario", required_argument, NULL, O_SCEN },
@@ -758,6 +763,8 @@ static int client_main(int argc, char **argv)
     { "nodes", required_argument, NULL, O_NODES },
     { "size", required_argument, NULL, O_SIZE },
     { "threads", required_argument, NULL, O_THREADS },
+    { "connections", required_argument, NULL, O_CONNS },
+    { "calls-per-connection", required_argument, NULL, O_PERCONN },
     { "check", no_argument, NULL, O_CHECK },
     { "cyclic", no_argument, NULL, O_CYCLIC },
     { "mixed", no_argument, NULL, O_MIXED },
@@ -793,6 +800,8 @@ static int client_main(int argc, char **argv)
     case O_NODES: bad = !bench_parse_ulong(optarg, 0, INT32_MAX, &opt.nodes); break;
     case O_SIZE: bad = !bench_parse_ulong(optarg, 0, 1ul << 28, &opt.size); break;
     case O_THREADS: bad = !bench_parse_ulong(optarg, 1, MAX_THREADS, &opt.threads); break;
+    case O_CONNS: bad = !bench_parse_ulong(optarg, 1, IIOP_CLIENT_CONNECTIONS_MAX, &opt.conns); break;
+    case O_PERCONN: bad = !bench_parse_ulong(optarg, 1, UINT32_MAX, &opt.per_conn); break;
     case O_WARMUP: bad = !bench_parse_ulong(optarg, 0, 1ul << 40, &opt.warmup); break;
     case O_FRAG: bad = !bench_parse_ulong(optarg, 64, UINT32_MAX, &opt.frag); break;
     case O_TIMEOUT: bad = !bench_parse_ulong(optarg, 0, INT32_MAX, &opt.timeout_ms); break;
@@ -853,6 +862,10 @@ static int client_main(int argc, char **argv)
     co.fragment_size = opt.frag;
   co.tls_ca_file = opt.tls_ca;
   co.tls_verify = !opt.tls_no_verify;
+  if (opt.conns)
+    co.max_connections = (uint32_t)opt.conns;
+  if (opt.per_conn)
+    co.calls_per_connection = (uint32_t)opt.per_conn;
   iiop_client *cl = iiop_client_new(&co);
   if (!cl) {
     fprintf(stderr, "call failed: cannot create the client%s%s\n",

@@ -89,7 +89,8 @@ struct endpoint {
   pthread_mutex_t mu;
   pthread_cond_t cv;         /* a connect finished */
   int connecting;            /* under mu */
-  cconn *conn;               /* under mu: the current connection (one reference) */
+  unsigned nconns;           /* under mu: conns[0..nconns) open, one reference each */
+  cconn *conns[IIOP_CLIENT_CONNECTIONS_MAX];
   int no_cancel;             /* atomic: the peer is omniORB (see send_cancel()) */
 };
 
@@ -357,6 +358,8 @@ void iiop_client_opts_default(iiop_client_opts *o)
   o->tls_policy = IIOP_TLS_ALLOWED;
   o->native_char = CDR_CS_ISO8859_1;
   o->native_wchar = CDR_CS_UTF16;
+  o->max_connections = IIOP_CLIENT_CONNECTIONS_DEFAULT;
+  o->calls_per_connection = 1;
 }
 
 /* Set the caller's why buffer of O (if any) to FMT. */
@@ -420,6 +423,15 @@ int iiop_client_create(const iiop_client_opts *opts, iiop_client **out)
     opts_why(&o, "TLS: tls_key_file without tls_cert_file");
     return CDR_E_INVALID;
   }
+  if (o.max_connections > IIOP_CLIENT_CONNECTIONS_MAX) {
+    opts_why(&o, "max_connections %u is above %u", (unsigned)o.max_connections,
+             (unsigned)IIOP_CLIENT_CONNECTIONS_MAX);
+    return CDR_E_INVALID;
+  }
+  if (o.max_connections == 0)
+    o.max_connections = IIOP_CLIENT_CONNECTIONS_DEFAULT;
+  if (o.calls_per_connection == 0)
+    o.calls_per_connection = 1;
   const cdr_allocator *al = iiop__alloc_or_global(o.alloc);
   iiop_client *c = iiop__malloc(al, sizeof *c);
   if (!c)
@@ -654,7 +666,62 @@ static __attribute__((noinline)) int bidir_get(iiop_client *cl, endpoint *ep, cc
   return 1;
 }
 
-static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out, int *fresh)
+/* Under ep->mu: drop EP's dead connections (their references), keeping
+ * the order of the others. */
+static void pool_sweep(iiop_client *cl, endpoint *ep)
+{
+  unsigned n = 0;
+  for (unsigned i = 0; i < ep->nconns; i++) {
+    cconn *c = ep->conns[i];
+    if (__atomic_load_n(&c->dead, __ATOMIC_ACQUIRE))
+      cconn_unref(cl, c);
+    else
+      ep->conns[n++] = c;
+  }
+  for (unsigned i = n; i < ep->nconns; i++)
+    ep->conns[i] = NULL;
+  ep->nconns = n;
+}
+
+/* Under ep->mu, get_conn()'s slow path: CUR (EP's first connection, NULL
+ * or dead: none) holds a reference the caller took, and has calls_per_connection
+ * calls of others in flight or more.  Dead connections are dropped; the least
+ * loaded one (calls of others: references but EP's) is returned with a
+ * reference for the caller (CUR's moved to it, or dropped), or NULL: open
+ * another (there is room, no one else connects, and every open one is
+ * busy; RENEW: a retry after a closed connection, which opens one
+ * whenever there is room). */
+static __attribute__((noinline)) cconn *pool_pick(iiop_client *cl, endpoint *ep, cconn *cur,
+                                                  int renew)
+{
+  if (cur)
+    __atomic_sub_fetch(&cur->refs, 1, __ATOMIC_RELAXED); /* EP's reference stays */
+  pool_sweep(cl, ep);
+  cconn *best = NULL;
+  int least = 0;
+  for (unsigned i = 0; i < ep->nconns; i++) {
+    int load = __atomic_load_n(&ep->conns[i]->refs, __ATOMIC_RELAXED) - 1;
+    if (!best || load < least) {
+      best = ep->conns[i];
+      least = load;
+    }
+  }
+  if (!best)
+    return NULL;
+  int room = ep->nconns < cl->o.max_connections && !ep->connecting;
+  if (room && (renew || (uint32_t)least >= cl->o.calls_per_connection))
+    return NULL;
+  __atomic_add_fetch(&best->refs, 1, __ATOMIC_RELAXED);
+  return best;
+}
+
+/* A live connection to EP (a reference for the caller): EP's first when it
+ * is not busy, else another of EP's or a new one (pool_pick()).  *FRESH: 1
+ * this call opened it, 2 another thread did while this one waited, 0 it
+ * was there.  RENEW: the previous try found a connection closed; a new
+ * one is opened if EP has room. */
+static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, int renew, cconn **out,
+                    int *fresh)
 {
   int waited = 0;
   pthread_mutex_lock(&ep->mu);
@@ -663,21 +730,29 @@ static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out
       pthread_mutex_unlock(&ep->mu);
       return CDR_E_CLOSED;
     }
-    cconn *cur = ep->conn;
+    cconn *cur = ep->conns[0];
     if (cur && !__atomic_load_n(&cur->dead, __ATOMIC_ACQUIRE)) {
-      __atomic_add_fetch(&cur->refs, 1, __ATOMIC_RELAXED);
+      /* References: EP's, this caller's, the others' calls. */
+      int others = __atomic_add_fetch(&cur->refs, 1, __ATOMIC_RELAXED) - 2;
+      if ((uint32_t)others >= cl->o.calls_per_connection || renew)
+        cur = pool_pick(cl, ep, cur, renew);
+      if (cur) {
+        pthread_mutex_unlock(&ep->mu);
+        *out = cur;
+        *fresh = waited ? 2 : 0;
+        return CDR_OK;
+      }
+    } else if (cur && (cur = pool_pick(cl, ep, NULL, renew)) != NULL) {
       pthread_mutex_unlock(&ep->mu);
       *out = cur;
       *fresh = waited ? 2 : 0;
       return CDR_OK;
     }
-    if (cur) {
-      ep->conn = NULL;
-      cconn_unref(cl, cur);
-    }
     if (!ep->connecting)
       break;
+    /* None open: wait for the connect under way (then use it). */
     waited = 1;
+    renew = 0;
     if (cond_wait_until(&ep->cv, &ep->mu, deadline) == ETIMEDOUT && ep->connecting) {
       pthread_mutex_unlock(&ep->mu);
       return CDR_E_TIMEOUT;
@@ -695,7 +770,11 @@ static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out
   ep->connecting = 0;
   if (rc == CDR_OK) {
     cc->refs = 2;                       /* the endpoint's and the caller's */
-    ep->conn = cc;
+    pool_sweep(cl, ep);
+    if (ep->nconns < IIOP_CLIENT_CONNECTIONS_MAX)  /* (only this thread adds) */
+      ep->conns[ep->nconns++] = cc;
+    else
+      cc->refs = 1;
   }
   pthread_cond_broadcast(&ep->cv);
   pthread_mutex_unlock(&ep->mu);
@@ -2108,11 +2187,12 @@ static inline __attribute__((always_inline)) int invoke_n(iiop_call *call, cdr_i
   endpoint *ep = t->ep;
   const uint8_t *key = t->key;
   uint32_t key_len = t->key_len;
-  int forwards = 0, retried = 0, full_ms = ms; /* full_ms: as send_request() */
+  int forwards = 0, retried = 0, renew = 0, full_ms = ms; /* full_ms: as send_request() */
   for (;; full_ms = -1) {
     cconn *cc;
     int fresh, no = 1;
-    rc = get_conn(cl, ep, deadline, &cc, &fresh);
+    rc = get_conn(cl, ep, deadline, renew, &cc, &fresh);
+    renew = 0;
     if (rc != CDR_OK && cached && rc != CDR_E_NOMEM) {
       /* The cached forward cannot be reached: forget it, go back to the
        * reference's own target (once; 15.4.3). */
@@ -2153,7 +2233,7 @@ static inline __attribute__((always_inline)) int invoke_n(iiop_call *call, cdr_i
        * closes now, saying so) processed nothing: try once more on a new
        * one. */
       if (rc == CDR_E_CLOSED && no && fresh != 1 && !retried) {
-        retried = 1;
+        retried = renew = 1;
         continue;
       }
       if (cached && no && (rc == CDR_E_CLOSED || rc == CDR_E_IO || rc == CDR_E_TLS)) {
@@ -2402,12 +2482,15 @@ void iiop_client_free(iiop_client *c)
     pthread_mutex_unlock(&c->mu);
     for (endpoint *ep = eps; ep; ep = ep->next) {
       pthread_mutex_lock(&ep->mu);
-      cconn *cc = ep->conn;
-      ep->conn = NULL;
+      cconn *ccs[IIOP_CLIENT_CONNECTIONS_MAX];
+      unsigned n = ep->nconns;
+      memcpy(ccs, ep->conns, n * sizeof ccs[0]);
+      memset(ep->conns, 0, sizeof ep->conns);
+      ep->nconns = 0;
       pthread_mutex_unlock(&ep->mu);
-      if (cc) {
-        conn_fail(cc, CDR_E_CLOSED, 0);
-        cconn_unref(c, cc);
+      for (unsigned i = 0; i < n; i++) {
+        conn_fail(ccs[i], CDR_E_CLOSED, 0);
+        cconn_unref(c, ccs[i]);
       }
     }
     if (pass == 0) {

@@ -366,6 +366,7 @@ START_TEST(test_threads_one_reference)
   snprintf(url, sizeof url, "corbaloc:iiop:1.2@127.0.0.1:%u/Echo", iiop_server_port(s));
   iiop_client_opts co;
   iiop_client_opts_default(&co);
+  co.max_connections = 1;               /* 16 callers multiplexed on one connection */
   iiop_client *cl = iiop_client_new(&co);
   ck_assert_ptr_nonnull(cl);
   iiop_ref *ref = NULL;

@@ -303,6 +303,19 @@ static iiop_client *new_client(const char *ca)
   return c;
 }
 
+/* A client whose callers all share one connection (max_connections 1):
+ * calls queued behind another on the same connection. */
+static iiop_client *new_client_one(void)
+{
+  iiop_client_opts o;
+  iiop_client_opts_default(&o);
+  o.timeout_ms = 10000;
+  o.max_connections = 1;
+  iiop_client *c = iiop_client_new(&o);
+  ck_assert_ptr_nonnull(c);
+  return c;
+}
+
 static iiop_ref *resolve_ior(iiop_client *c, iiop_server *s, const char *key)
 {
   cdr_arena a;
@@ -1320,7 +1333,7 @@ START_TEST(test_shutdown_with_calls_pending)
 {
   gate_reset();
   iiop_server *s = start_server();
-  iiop_client *c = new_client(NULL);
+  iiop_client *c = new_client_one();
   iiop_ref *r = resolve_ior(c, s, "Echo");
   check_ping(r, 1);
 
@@ -2674,7 +2687,7 @@ START_TEST(test_pool_shutdown_with_calls_pending)
   srv_opts_x x = { .pool_threshold = 1, .pool_threads = 2 };
   iiop_server *s = start_server_x(&x);
   uint16_t port = iiop_server_port(s);
-  iiop_client *ca = new_client(NULL), *cb = new_client(NULL);
+  iiop_client *ca = new_client(NULL), *cb = new_client_one();
   iiop_ref *ra = resolve_ior(ca, s, "Echo"), *rb = resolve_ior(cb, s, "Echo");
   check_ping(ra, 1); /* the one connection with a thread */
   cdr_arena *a = cdr_arena_get();

@@ -120,12 +120,15 @@ static iiop_server *start_server(size_t frag)
   return s;
 }
 
-/* A client whose own timeout is CLIENT_MS (0: none). */
+/* A client whose own timeout is CLIENT_MS (0: none).  Its callers share
+ * one connection (max_connections 1): what these tests time is calls
+ * waiting side by side on one connection. */
 static iiop_client *new_client(int client_ms)
 {
   iiop_client_opts o;
   iiop_client_opts_default(&o);
   o.timeout_ms = client_ms;
+  o.max_connections = 1;
   iiop_client *c = iiop_client_new(&o);
   ck_assert_ptr_nonnull(c);
   return c;

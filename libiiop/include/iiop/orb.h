@@ -89,7 +89,29 @@ typedef struct iiop_client_opts {
                               * max_string, max_sequence, max_depth (the result stream),
                               * handshake_timeout_ms (within the call's), call_timeout_ms;
                               * the server's limits are ignored here */
+  /* Connections per endpoint (a host, port, TLS or not, and code sets), as
+   * omniORB's maxGIOPConnectionPerServer: a caller that finds every open
+   * connection to the endpoint carrying calls_per_connection calls or more
+   * (calls between their send and iiop_call_end()) opens another, up to
+   * max_connections; at the limit it shares the least loaded one (GIOP
+   * request IDs keep its replies apart).  One connection is opened at a
+   * time: a caller that finds another thread connecting shares an open one
+   * (or waits for that connect when none is open).  Every connection has a
+   * server thread of its own on our server (and omniORB's), so callers on
+   * different connections are served side by side, each connection's
+   * requests in order.  A reply from a connection the server had closed
+   * (idle) is retried once on a new connection, as with one. */
+  uint32_t max_connections;  /* 1 to IIOP_CLIENT_CONNECTIONS_MAX (default
+                              * IIOP_CLIENT_CONNECTIONS_DEFAULT; 0: the default).  1: every
+                              * caller shares one connection, as omniORB's
+                              * -ORBmaxGIOPConnectionPerServer 1 */
+  uint32_t calls_per_connection; /* calls in flight on each open connection before a caller
+                              * opens another (default 1, as omniORB's
+                              * -ORBoneCallPerConnection 1; 0: the default) */
 } iiop_client_opts;
+
+#define IIOP_CLIENT_CONNECTIONS_DEFAULT 4  /* iiop_client_opts.max_connections */
+#define IIOP_CLIENT_CONNECTIONS_MAX 64
 
 /* When a client uses TLS (iiop_client_opts.tls_policy):
  * - IIOP_TLS_ALLOWED: to an IOR's TAG_SSL_SEC_TRANS port when the client has
@@ -151,7 +173,8 @@ IIOP_API void iiop_client_opts_default(iiop_client_opts *o);
  * Connections are shared per endpoint: host, port, TLS, and the negotiated
  * char and wchar code sets (a connection's code sets are fixed by its first
  * request, so references that negotiate different ones get different
- * connections).  Many threads calling through one connection are
+ * connections); concurrent callers spread over up to
+ * opts.max_connections of them (see there).  Many threads calling through one connection are
  * multiplexed by request ID (leader/follower: the first waiting caller reads
  * the socket and hands other callers their replies).  A call that finds its
  * cached connection closed by the server -- CloseConnection, or the request
@@ -160,7 +183,8 @@ IIOP_API void iiop_client_opts_default(iiop_client_opts *o);
 IIOP_API iiop_client *iiop_client_new(const iiop_client_opts *opts) IIOP_WUR;
 /* As iiop_client_new(), with the reason as a status into *OUT's return:
  * CDR_OK (*OUT the client), CDR_E_INVALID (OUT NULL, an unknown
- * tls_policy, tls_key_file without tls_cert_file), CDR_E_UNSUPPORTED (a
+ * tls_policy, tls_key_file without tls_cert_file, max_connections above
+ * IIOP_CLIENT_CONNECTIONS_MAX), CDR_E_UNSUPPORTED (a
  * native code set), CDR_E_TLS (tls_ca_file, tls_cert_file or tls_key_file
  * that OpenSSL cannot read or parse, a key that does not match the
  * certificate, a wrong tls_key_password; opts.why gets "TLS: cannot load

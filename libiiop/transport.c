@@ -9,7 +9,8 @@
  * for POLLOUT (bounded by the write's deadline) only when it is full, and
  * never SIGPIPE.  Reads poll first when a timeout applies, except right
  * after a read that filled the caller's buffer (more is then probably
- * waiting and recv(MSG_DONTWAIT) saves the poll). */
+ * waiting and recv(MSG_DONTWAIT) saves the poll), and except where the
+ * socket's receive timeout stands in for the poll (rcvtimeo_fits()). */
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 #include <cdr/cdr.h>
 #include <iiop/conn.h>
@@ -92,6 +94,7 @@ typedef struct tcp_transport {
   const cdr_allocator *alloc;
   int shut;                  /* atomic: shutdown() ran */
   int full;                  /* the last read filled its buffer: try before polling */
+  int rcvtimeo;              /* the fd's SO_RCVTIMEO in ms (0: none set) */
 } tcp_transport;
 
 /* errno after a failed send or recv, as a status. */
@@ -199,11 +202,52 @@ static long tcp_read(iiop_transport *t, void *buf, size_t len, int timeout_ms)
   return tcp_read_timed(t, buf, len, timeout_ms);  /* EINTR, EAGAIN: retried there */
 }
 
+/* The kernel rounds SO_RCVTIMEO up to its clock tick (up to 10 ms): the
+ * receive timeout is set this much below the time a read may wait. */
+#define RCVTIMEO_EARLY_MS 20
+
+/* Whether a blocking recv() bounded by the socket's SO_RCVTIMEO may wait
+ * for TIMEOUT_MS instead of poll() then recv(): one system call per read
+ * (a client waiting for its reply) rather than two.  The option's value
+ * (a setsockopt(), only when it changes) is below TIMEOUT_MS by
+ * RCVTIMEO_EARLY_MS and a sixteenth, so that the reads after it, with a
+ * little less time left each (the same call timeout, less the call's time
+ * so far), find it still fits: at most TIMEOUT_MS - RCVTIMEO_EARLY_MS, and
+ * at least half of TIMEOUT_MS.  It never makes a read late: a recv that
+ * times out early returns EAGAIN, and the caller polls what is left.
+ * Reads without a timeout on this fd then wake every SO_RCVTIMEO to block
+ * again (tcp_read_timed()'s loop).  0 (no shorter than 100 ms, or the
+ * option cannot be set): poll. */
+static int rcvtimeo_fits(tcp_transport *tt, int timeout_ms)
+{
+  int cur = tt->rcvtimeo;
+  if (cur > 0 && cur <= timeout_ms - RCVTIMEO_EARLY_MS && cur >= timeout_ms / 2)
+    return 1;
+  if (timeout_ms < 100)
+    return 0;
+  int want = timeout_ms - timeout_ms / 16 - RCVTIMEO_EARLY_MS;
+  struct timeval tv = { .tv_sec = want / 1000, .tv_usec = (want % 1000) * 1000 };
+  if (setsockopt(tt->base.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
+    return 0;
+  tt->rcvtimeo = want;
+  return 1;
+}
+
 static long tcp_read_timed(iiop_transport *t, void *buf, size_t len, int timeout_ms)
 {
   tcp_transport *tt = (tcp_transport *)t;
   int64_t deadline = timeout_ms > 0 ? iiop__now_ms() + timeout_ms : -1;
   int try_first = tt->full || timeout_ms == 0;
+  if (!try_first && timeout_ms > 0 && rcvtimeo_fits(tt, timeout_ms)) {
+    ssize_t r = sys_recv(t->fd, buf, len, 0);
+    if (r >= 0) {
+      tt->full = (size_t)r == len;
+      return (long)r;
+    }
+    if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
+      return io_status(errno);
+    /* timed out early, or interrupted: the loop polls what is left */
+  }
   for (;;) {
     if (timeout_ms >= 0 && !try_first) {
       int rc = iiop__poll(t->fd, POLLIN, deadline >= 0 ? iiop__remaining(deadline) : 0);

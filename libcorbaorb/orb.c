@@ -331,7 +331,8 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
                 !strcmp(opt, "sslKeyFile") || !strcmp(opt, "sslKeyPassword") ||
                 !strcmp(opt, "sslVerifyMode") || !strcmp(opt, "clientTransportRule") ||
                 !strcmp(opt, "serverTransportRule") || !strcmp(opt, "offerBiDirectionalGIOP") ||
-                !strcmp(opt, "acceptBiDirectionalGIOP");
+                !strcmp(opt, "acceptBiDirectionalGIOP") ||
+                !strcmp(opt, "maxGIOPConnectionPerServer");
     if (!known) {
       i++;
       continue;
@@ -386,6 +387,15 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
         orb->offer_bidir = v[0] == '1';
       else
         orb->accept_bidir = v[0] == '1';
+    } else if (!strcmp(opt, "maxGIOPConnectionPerServer")) {
+      /* omniORB's: connections its client opens to one server at most
+       * (iiop_client_opts.max_connections) */
+      char *end;
+      long n = strtol(v, &end, 10);
+      if (!*v || *end || n < 1 || n > IIOP_CLIENT_CONNECTIONS_MAX)
+        rc = -1;
+      else
+        orb->max_conns = (int)n;
     } else if (!strcmp(opt, "throwTransientOnTimeOut")) {
       if (!strcmp(v, "0") || !strcmp(v, "1"))
         orb->transient_on_timeout = v[0] == '1';
@@ -412,6 +422,8 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
   iiop_client_opts_default(&co);
   if (orb->timeout_ms >= 0)
     co.timeout_ms = orb->timeout_ms;
+  if (orb->max_conns > 0)
+    co.max_connections = (uint32_t)orb->max_conns;
   co.tls_ca_file = orb->ssl_ca_file;
   if (orb->ssl_verify_mode == 0) /* "none": the server's certificate is not checked */
     co.tls_verify = 0;

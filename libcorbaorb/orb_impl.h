@@ -69,6 +69,7 @@ struct CORBA_ORB_type {
   char *default_initref;
   int timeout_ms;
   int transient_on_timeout;  /* -ORBthrowTransientOnTimeOut 1 */
+  int max_conns;             /* -ORBmaxGIOPConnectionPerServer (0: not given) */
   /* TLS (omniORB's SSL options, orb.c): -ORBendPoint giop:tcp / giop:ssl
    * given (neither: plain TCP only), the giop:ssl endpoint's port (its host
    * is host above), -ORBsslCAFile, -ORBsslKeyFile (certificate and key in

@@ -110,7 +110,7 @@ typedef struct iiop_client_opts {
                               * -ORBoneCallPerConnection 1; 0: the default) */
 } iiop_client_opts;
 
-#define IIOP_CLIENT_CONNECTIONS_DEFAULT 4  /* iiop_client_opts.max_connections */
+#define IIOP_CLIENT_CONNECTIONS_DEFAULT 2  /* iiop_client_opts.max_connections */
 #define IIOP_CLIENT_CONNECTIONS_MAX 64
 
 /* When a client uses TLS (iiop_client_opts.tls_policy):

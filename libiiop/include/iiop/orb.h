@@ -99,8 +99,10 @@ typedef struct iiop_client_opts {
    * (or waits for that connect when none is open).  Every connection has a
    * server thread of its own on our server (and omniORB's), so callers on
    * different connections are served side by side, each connection's
-   * requests in order.  A reply from a connection the server had closed
-   * (idle) is retried once on a new connection, as with one. */
+   * requests in order (a oneway a thread sends while other threads keep
+   * the first connection busy may take another: max_connections 1 keeps
+   * a thread's oneways in order).  A request on a connection the server
+   * had closed (idle) is sent once more on a new connection, as with one. */
   uint32_t max_connections;  /* 1 to IIOP_CLIENT_CONNECTIONS_MAX (default
                               * IIOP_CLIENT_CONNECTIONS_DEFAULT; 0: the default).  1: every
                               * caller shares one connection, as omniORB's

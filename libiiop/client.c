@@ -554,6 +554,27 @@ static void conn_tls_why(iiop_client *cl, cconn *cc, const char *what)
              (unsigned)cc->port, why[0] ? why : "failed");
 }
 
+/* CC's reply was not GIOP because it was a TLS record (a plain connection
+ * to a TLS port: the server's alert): "GIOP from HOST:PORT: a TLS alert
+ * record instead (15 03 01 00 02 ...): the port speaks TLS" becomes the
+ * last error.  Other octets leave it as it was. */
+static void conn_not_giop_why(iiop_client *cl, cconn *cc)
+{
+  static const char *const kinds[] = { "change_cipher_spec", "alert", "handshake",
+                                       "application_data" };
+  uint8_t b[8];
+  size_t n = iiop__conn_bad_octets(cc->conn, b, sizeof b);
+  if (n < 2 || b[0] < 0x14 || b[0] > 0x17 || b[1] != 3)
+    return;
+  char hex[3 * sizeof b + 1];
+  hex[0] = 0;
+  for (size_t k = 0; k < n; k++)
+    snprintf(hex + (k ? 3 * k - 1 : 0), sizeof hex - (k ? 3 * k - 1 : 0), "%s%02x", k ? " " : "",
+             b[k]);
+  client_why(cl, "GIOP from %s:%u: a TLS %s record instead (%s): the port speaks TLS", cc->host,
+             (unsigned)cc->port, kinds[b[0] - 0x14], hex);
+}
+
 /* Send a header-only message (CancelRequest, MessageError), best effort. */
 static void send_small(cconn *cc, int type, uint32_t request_id, uint8_t minor)
 {
@@ -1869,6 +1890,8 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
         if (rc != CDR_OK) {
           if (rc == CDR_E_TLS)
             conn_tls_why(call->cl, cc, "read");
+          else if (rc == CDR_E_PROTOCOL)
+            conn_not_giop_why(call->cl, cc);
           conn_fail_locked(cc, rc == CDR_E_LIMIT ? rc : proto ? CDR_E_PROTOCOL : rc, 0);
           break;
         }
@@ -2167,6 +2190,13 @@ static inline __attribute__((always_inline)) int invoke_n(iiop_call *call, cdr_i
       }
       ccount(cl, rc == CDR_E_TIMEOUT ? CST_TIMEOUT : rc == CDR_E_LIMIT ? CST_LIMIT
                  : rc == CDR_E_PROTOCOL ? CST_PROTOCOL : -1);
+      /* Lost without a TLS reason (those are recorded where they arose):
+       * the peer closed or reset the connection -- a plaintext client at a
+       * TLS port is closed so, without a word. */
+      if (rc == CDR_E_CLOSED || rc == CDR_E_IO)
+        client_why(cl, "GIOP %s %s:%u: %s %s", phase == PH_SEND ? "to" : "from", ep->host,
+                   (unsigned)ep->port, cdr_strerror(rc),
+                   phase == PH_SEND ? "while the request was written" : "before the reply");
       set_local_ex(call, rc, phase, phase == PH_SEND || no);
       return rc;
     }

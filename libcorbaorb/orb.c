@@ -1015,6 +1015,15 @@ static PortableServer_POA poa_new(CORBA_ORB orb, const char *name, const uint8_t
   return p;
 }
 
+/* T (the ORB's last error) as the ORB's own, until the client's differs. */
+static void orb_set_why(CORBA_ORB orb, const char *t)
+{
+  pthread_mutex_lock(&orb->why_mu);
+  snprintf(orb->why, sizeof orb->why, "%s", t);
+  iiop_client_last_error(orb->client, orb->why_client, sizeof orb->why_client);
+  pthread_mutex_unlock(&orb->why_mu);
+}
+
 /* Why the ORB's server could not be made (WHY, libiiop's text) as the
  * ORB's last error (corbaorb_ORB_last_error), in its option names. */
 static void server_failed(CORBA_ORB orb, int rc, const char *why)
@@ -1030,10 +1039,39 @@ static void server_failed(CORBA_ORB orb, int rc, const char *why)
              why[0] ? why : "failed");
   else
     snprintf(t, sizeof t, "the ORB's server: %s", why[0] ? why : cdr_strerror(rc));
-  pthread_mutex_lock(&orb->why_mu);
-  memcpy(orb->why, t, sizeof orb->why);
-  iiop_client_last_error(orb->client, orb->why_client, sizeof orb->why_client);
-  pthread_mutex_unlock(&orb->why_mu);
+  orb_set_why(orb, t);
+}
+
+void corbaorb_unreachable_why(CORBA_Object obj)
+{
+  /* libiiop's words (iiop_client_resolve: tls_requires_check and the
+   * IIOP_TLS_REQUIRED checks) and the options they come from */
+  static const char *const words[][2] = {
+    { "TLS required but not configured: no tls_ca_file (and tls_verify on)",
+      "-ORBclientTransportRule \"* ssl\" but no -ORBsslCAFile" },
+    { "TLS required but ", "-ORBclientTransportRule \"* ssl\" but " },
+    { "the client's tls_policy is IIOP_TLS_OFF", "the ORB's -ORBclientTransportRule is \"* tcp\"" },
+    { "the client has no TLS context (no tls_ca_file)", "the ORB has no -ORBsslCAFile" },
+  };
+  CORBA_ORB orb = obj->orb;
+  iiop_ref *r = NULL;
+  /* the reason again: the reference is refused as it was when it was made */
+  if (iiop_client_resolve(orb->client, obj->str, &r) == CDR_OK) {
+    iiop_ref_free(r);
+    return;
+  }
+  char n[IIOP_CLIENT_ERROR_MAX], t[CORBAORB_ERROR_MAX];
+  iiop_client_last_error(orb->client, n, sizeof n);
+  snprintf(t, sizeof t, "%s", n);
+  for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+    char *at = strstr(t, words[k][0]);
+    if (!at)
+      continue;
+    char rest[CORBAORB_ERROR_MAX];
+    snprintf(rest, sizeof rest, "%s", at + strlen(words[k][0]));
+    snprintf(at, sizeof t - (size_t)(at - t), "%s%s", words[k][1], rest);
+  }
+  orb_set_why(orb, t);
 }
 
 /* The ORB's server, made on first use (ORB lock held); a failure's reason

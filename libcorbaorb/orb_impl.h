@@ -141,6 +141,9 @@ int corbaorb_object_write(cdr_out *o, CORBA_Object obj);
 
 /* EV set to the system exception of a libcdr/libiiop status ST. */
 void corbaorb_env_status(CORBA_Environment *ev, int st, CORBA_completion_status completed);
+/* OBJ's ORB cannot reach it (obj->ref NULL, corbaorb_object_new): libiiop's
+ * reason, in the ORB's option names, becomes the ORB's last error (orb.c). */
+void corbaorb_unreachable_why(CORBA_Object obj);
 /* Finalize a servant let go by its POA (after its last request). */
 void corbaorb_servant_finalize(PortableServer_Servant servant);
 /* This thread's upcall state, in one thread-local block so that a function

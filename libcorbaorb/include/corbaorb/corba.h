@@ -367,8 +367,10 @@ CORBAORB_API CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *
  * 127.0.0.1:PORT: certificate verify failed: unable to get local issuer
  * certificate" after a call that raised TRANSIENT, or "TLS read from
  * 127.0.0.1:PORT: error:0A00045C:SSL routines::tlsv13 alert certificate
- * required" after a server refused the client's certificate (every text:
- * docs/c-mapping.md, "TLS").  ORB NULL: why the calling thread's last
+ * required" after a server refused the client's certificate; after a call
+ * to a reference the ORB cannot reach (TRANSIENT), why, in the options'
+ * names ("... but the ORB has no -ORBsslCAFile"); every text:
+ * docs/c-mapping.md, "TLS error texts".  ORB NULL: why the calling thread's last
  * CORBA_ORB_init failed ("" when it succeeded).  Copied into BUF (CAP
  * octets, NUL-terminated, cut at CAP - 1; BUF NULL or CAP 0: only the
  * length); returns the full text's length; CORBAORB_ERROR_MAX holds any

@@ -554,27 +554,6 @@ static void conn_tls_why(iiop_client *cl, cconn *cc, const char *what)
              (unsigned)cc->port, why[0] ? why : "failed");
 }
 
-/* CC's reply was not GIOP because it was a TLS record (a plain connection
- * to a TLS port: the server's alert): "GIOP from HOST:PORT: a TLS alert
- * record instead (15 03 01 00 02 ...): the port speaks TLS" becomes the
- * last error.  Other octets leave it as it was. */
-static void conn_not_giop_why(iiop_client *cl, cconn *cc)
-{
-  static const char *const kinds[] = { "change_cipher_spec", "alert", "handshake",
-                                       "application_data" };
-  uint8_t b[8];
-  size_t n = iiop__conn_bad_octets(cc->conn, b, sizeof b);
-  if (n < 2 || b[0] < 0x14 || b[0] > 0x17 || b[1] != 3)
-    return;
-  char hex[3 * sizeof b + 1];
-  hex[0] = 0;
-  for (size_t k = 0; k < n; k++)
-    snprintf(hex + (k ? 3 * k - 1 : 0), sizeof hex - (k ? 3 * k - 1 : 0), "%s%02x", k ? " " : "",
-             b[k]);
-  client_why(cl, "GIOP from %s:%u: a TLS %s record instead (%s): the port speaks TLS", cc->host,
-             (unsigned)cc->port, kinds[b[0] - 0x14], hex);
-}
-
 /* Send a header-only message (CancelRequest, MessageError), best effort. */
 static void send_small(cconn *cc, int type, uint32_t request_id, uint8_t minor)
 {
@@ -1890,8 +1869,6 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
         if (rc != CDR_OK) {
           if (rc == CDR_E_TLS)
             conn_tls_why(call->cl, cc, "read");
-          else if (rc == CDR_E_PROTOCOL)
-            conn_not_giop_why(call->cl, cc);
           conn_fail_locked(cc, rc == CDR_E_LIMIT ? rc : proto ? CDR_E_PROTOCOL : rc, 0);
           break;
         }

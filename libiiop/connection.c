@@ -44,8 +44,6 @@ struct iiop_conn {
   iiop__wlock rmu;                   /* r: a compare-and-set lock (no mutex uncontended) */
   int rerr;                          /* under rmu: the reading side's sticky error */
   int last_full;                     /* under rmu: the last read filled its buffer */
-  uint8_t bad[8];                    /* under rmu: the first octets of a read that was not */
-  uint8_t nbad;                      /* GIOP (CDR_E_PROTOCOL), and their count (0: none) */
   int closed;                        /* atomic */
   size_t frag_size;
   int send_timeout_ms;               /* < 0: none */
@@ -372,14 +370,8 @@ int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
         c->refused = 0;             /* the octets wait: the next giop_reasm_buffer() retries */
         c->held = 1;
       }
-      else if (rc != CDR_OK) {
+      else if (rc != CDR_OK)
         c->rerr = rc;               /* complete messages are still handed out first */
-        if (rc == CDR_E_PROTOCOL) { /* what came instead (iiop__conn_bad_octets()) */
-          size_t k = (size_t)n < iov[0].iov_len ? (size_t)n : iov[0].iov_len;
-          c->nbad = (uint8_t)(k < sizeof c->bad ? k : sizeof c->bad);
-          memcpy(c->bad, iov[0].iov_base, c->nbad);
-        }
-      }
       continue;
     }
     giop_reasm_commit(c->r, 0);     /* end the reservation */
@@ -421,15 +413,6 @@ int iiop__conn_send_batch(iiop_conn *c, const uint8_t *batch, size_t blen,
     iiop__conn_shutdown(c);
   iiop__wlock_unlock(&c->wl);
   return rc;
-}
-
-size_t iiop__conn_bad_octets(iiop_conn *c, uint8_t *buf, size_t cap)
-{
-  rlock(c);
-  size_t n = c->nbad < cap ? c->nbad : cap;
-  memcpy(buf, c->bad, n);
-  iiop__wlock_unlock(&c->rmu);
-  return n;
 }
 
 int iiop__conn_recv_buffered(iiop_conn *c, uint8_t **msg, size_t *len)

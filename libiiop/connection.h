@@ -121,12 +121,6 @@ IIOP_HIDDEN int iiop__conn_phase_wait(iiop_conn *c);
  * sticky error, else CDR_E_TIMEOUT.  Saves the read that would only say
  * EAGAIN after a request has been answered (the server's worker pool). */
 IIOP_HIDDEN int iiop__conn_recv_buffered(iiop_conn *c, uint8_t **msg, size_t *len) IIOP_WUR;
-/* After iiop__conn_recv() failed with CDR_E_PROTOCOL because the octets
- * read were not GIOP's framing: the first of them (at most 8, into BUF of
- * CAP octets); their count, 0 when none were kept (another error, or a
- * message's own contents were wrong).  For error texts (a TLS record
- * where GIOP was expected).  Thread-safe. */
-IIOP_HIDDEN size_t iiop__conn_bad_octets(iiop_conn *c, uint8_t *buf, size_t cap);
 /* Give back a message from iiop__conn_recv(); any thread, any time before
  * iiop__conn_free() (also while another thread is in iiop__conn_recv()). */
 IIOP_HIDDEN void iiop__conn_release(iiop_conn *c, uint8_t *msg);

@@ -299,6 +299,7 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
   if (!obj->ref) {
     /* the ORB cannot reach it over the transports it may use (TLS: no CA
      * file, or -ORBclientTransportRule; corbaorb_object_new) */
+    corbaorb_unreachable_why(obj);
     CORBA_exception_set_system(ev, ex_CORBA_TRANSIENT, CORBA_COMPLETED_NO);
     return;
   }

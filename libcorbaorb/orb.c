@@ -4,6 +4,7 @@
 #include "orb_impl.h"
 #include <cdr/any.h>
 #include <iiop/naming.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,6 +235,79 @@ static int set_str(char **dst, const char *v)
   return 0;
 }
 
+/* ---------------------------------------------------------------- error texts */
+
+/* Why the calling thread's last CORBA_ORB_init failed ("" when it did
+ * not): corbaorb_ORB_last_error(NULL, ...) reads it. */
+static __thread char init_why[CORBAORB_ERROR_MAX];
+
+static void init_whyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void init_whyf(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(init_why, sizeof init_why, fmt, ap);
+  va_end(ap);
+}
+
+/* What a malformed value of -ORB<OPT> should have been (CORBA_ORB_init's
+ * BAD_PARAM texts). */
+static const char *option_form(const char *opt)
+{
+  if (!strcmp(opt, "endPoint"))
+    return "not giop:tcp:HOST:PORT or giop:ssl:HOST:PORT (PORT empty or 0 to 65535; "
+           "giop:tcp and giop:ssl on one host)";
+  if (!strcmp(opt, "InitRef"))
+    return "not NAME=URL";
+  if (!strcmp(opt, "sslCAFile") || !strcmp(opt, "sslKeyFile"))
+    return "an empty file name";
+  if (!strcmp(opt, "sslVerifyMode"))
+    return "not none, peer, peer,fail, peer,once or peer,fail,once";
+  if (!strcmp(opt, "clientTransportRule") || !strcmp(opt, "serverTransportRule"))
+    return "not \"* ACTIONS\" (mask *; actions unix, tcp, ssl, bidir; tcp or ssl among them)";
+  if (!strcmp(opt, "clientCallTimeOutPeriod"))
+    return "not a number of milliseconds, 0 to 2147483647";
+  return "not 0 or 1";
+}
+
+/* libiiop's text WHY of a TLS file it could not use (iiop__tls_ctx_new's
+ * "TLS: cannot load the CA file F: R" and the like, docs/tls.md) in the
+ * ORB's option names, into OUT: "-ORBsslCAFile F: R", "-ORBsslKeyFile F:
+ * its certificate: R", "-ORBsslKeyFile F: its private key (with
+ * -ORBsslKeyPassword): R", "-ORBsslKeyFile F: its private key: R",
+ * "-ORBsslKeyFile F: the private key is not the certificate's: R" (also
+ * when OpenSSL finds so while loading the key); any other text follows
+ * WHAT (": " between). */
+static void tls_option_why(CORBA_ORB orb, const char *what, const char *why, char *out,
+                           size_t cap)
+{
+  static const struct {
+    int key;                 /* 0: the CA file, 1: the key file */
+    const char *native, *ours;
+  } forms[] = {
+    { 0, "TLS: cannot load the CA file ", "-ORBsslCAFile %s: %s" },
+    { 1, "TLS: cannot load the certificate file ", "-ORBsslKeyFile %s: its certificate: %s" },
+    { 1, "TLS: cannot load the key file (with the password given) ",
+      "-ORBsslKeyFile %s: its private key (with -ORBsslKeyPassword): %s" },
+    { 1, "TLS: cannot load the key file ", "-ORBsslKeyFile %s: its private key: %s" },
+    { 1, "TLS: cannot load a key matching the certificate: key file ",
+      "-ORBsslKeyFile %s: the private key is not the certificate's: %s" },
+  };
+  for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+    const char *file = forms[k].key ? orb->ssl_key_file : orb->ssl_ca_file;
+    size_t nl = strlen(forms[k].native), fl = file ? strlen(file) : 0;
+    if (!file || strncmp(why, forms[k].native, nl) || strncmp(why + nl, file, fl)
+        || strncmp(why + nl + fl, ": ", 2))
+      continue;
+    const char *r = why + nl + fl + 2;
+    /* OpenSSL checks the key against the certificate while loading it */
+    int mismatch = forms[k].key && strstr(r, "key values mismatch");
+    snprintf(out, cap, mismatch ? forms[4].ours : forms[k].ours, file, r);
+    return;
+  }
+  snprintf(out, cap, "%s: %s", what, why[0] ? why : "failed");
+}
+
 static int add_initref(CORBA_ORB orb, const char *v)
 {
   const char *eq = strchr(v, '=');
@@ -294,6 +368,7 @@ static void orb_free(CORBA_ORB orb)
   if (orb->client)
     iiop_client_free(orb->client);
   pthread_mutex_destroy(&orb->lock);
+  pthread_mutex_destroy(&orb->why_mu);
   pthread_cond_destroy(&orb->cond);
   free(orb);
 }
@@ -302,13 +377,16 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
                          CORBA_Environment *ev)
 {
   (void)orb_identifier;
+  init_why[0] = 0;
   CORBA_ORB orb = calloc(1, sizeof *orb);
   if (!orb) {
+    init_whyf("CORBA_ORB_init: out of memory");
     SET_SYS(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_NO);
     return NULL;
   }
   orb->kind = OBJ_ORB;
   pthread_mutex_init(&orb->lock, NULL);
+  pthread_mutex_init(&orb->why_mu, NULL);
   pthread_cond_init(&orb->cond, NULL);
   orb->manager.kind = OBJ_POAMANAGER;
   orb->manager.orb = orb;
@@ -337,8 +415,10 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
       i++;
       continue;
     }
-    if (i + 1 >= *argc)
+    if (i + 1 >= *argc) {
+      init_whyf("%s: no value", a);
       goto badparam;
+    }
     const char *v = argv[i + 1];
     int rc = 0;
     if (!strcmp(opt, "endPoint"))
@@ -409,15 +489,23 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
       else
         orb->timeout_ms = (int)t;
     }
-    if (rc == -1)
+    if (rc == -1) {
+      /* (a password is never repeated) */
+      if (!strcmp(opt, "sslKeyPassword"))
+        init_whyf("%s: malformed", a);
+      else
+        init_whyf("%s \"%s\": %s", a, v, option_form(opt));
       goto badparam;
+    }
     if (rc == -2)
       goto nomem;
     take_args(argc, argv, i, 2);
   }
   /* a TLS endpoint needs the server's certificate and key */
-  if (orb->ep_ssl && !orb->ssl_key_file)
+  if (orb->ep_ssl && !orb->ssl_key_file) {
+    init_whyf("-ORBendPoint giop:ssl: needs -ORBsslKeyFile (the server's certificate and key)");
     goto badparam;
+  }
   iiop_client_opts co;
   iiop_client_opts_default(&co);
   if (orb->timeout_ms >= 0)
@@ -434,10 +522,20 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
   if (orb->ssl_key_file && (orb->ssl_ca_file || orb->ssl_verify_mode == 0))
     co.tls_cert_file = orb->ssl_key_file;
   co.tls_key_password = orb->ssl_key_password;
-  orb->client = iiop_client_new(&co);
-  if (!orb->client) {
-    /* (also a CA file OpenSSL cannot load) */
+  char why[IIOP_CLIENT_ERROR_MAX]; /* (libiiop's texts: IIOP_TLS_WHY_MAX and a prefix) */
+  co.why = why;
+  co.why_cap = sizeof why;
+  int crc = iiop_client_create(&co, &orb->client);
+  if (crc != CDR_OK) {
+    /* a CA file or client key file OpenSSL cannot load: OpenSSL's reason
+     * under the option's name */
+    orb->client = NULL;
+    tls_option_why(orb, "CORBA_ORB_init", why, init_why, sizeof init_why);
     orb_free(orb);
+    if (crc == CDR_E_NOMEM) {
+      SET_SYS(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_NO);
+      return NULL;
+    }
     corbaorb_exception_set_system_minor(ev, ex_CORBA_INITIALIZE, CORBAORB_MINOR_TRANSPORT_ERROR,
                                         CORBA_COMPLETED_NO);
     return NULL;
@@ -458,6 +556,7 @@ badparam:
   return NULL;
 nomem:
   orb_free(orb);
+  init_whyf("CORBA_ORB_init: out of memory");
   SET_SYS(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_NO);
   return NULL;
 }
@@ -465,10 +564,27 @@ nomem:
 size_t corbaorb_ORB_last_error(CORBA_ORB orb, char *buf, size_t cap)
 {
   if (!orb || orb->kind != OBJ_ORB) {
+    /* NULL: why this thread's last CORBA_ORB_init failed */
+    const char *t = orb ? "" : init_why;
     if (buf && cap)
-      buf[0] = 0;
-    return 0;
+      snprintf(buf, cap, "%s", t);
+    return strlen(t);
   }
+  /* The ORB's own failure (its server could not be made) until the client
+   * records a failure of its own after it. */
+  char cl[IIOP_CLIENT_ERROR_MAX];
+  pthread_mutex_lock(&orb->why_mu);
+  if (orb->why[0]) {
+    iiop_client_last_error(orb->client, cl, sizeof cl);
+    if (!strcmp(cl, orb->why_client)) {
+      size_t n = strlen(orb->why);
+      if (buf && cap)
+        snprintf(buf, cap, "%s", orb->why);
+      pthread_mutex_unlock(&orb->why_mu);
+      return n;
+    }
+  }
+  pthread_mutex_unlock(&orb->why_mu);
   return iiop_client_last_error(orb->client, buf, cap);
 }
 
@@ -911,13 +1027,76 @@ static PortableServer_POA poa_new(CORBA_ORB orb, const char *name, const uint8_t
   return p;
 }
 
-/* The ORB's server, made on first use (ORB lock held). */
+/* T (the ORB's last error) as the ORB's own, until the client's differs. */
+static void orb_set_why(CORBA_ORB orb, const char *t)
+{
+  pthread_mutex_lock(&orb->why_mu);
+  snprintf(orb->why, sizeof orb->why, "%s", t);
+  iiop_client_last_error(orb->client, orb->why_client, sizeof orb->why_client);
+  pthread_mutex_unlock(&orb->why_mu);
+}
+
+/* Why the ORB's server could not be made (WHY, libiiop's text) as the
+ * ORB's last error (corbaorb_ORB_last_error), in its option names. */
+static void server_failed(CORBA_ORB orb, int rc, const char *why)
+{
+  char t[CORBAORB_ERROR_MAX];
+  if (rc == CDR_E_TLS && orb->ep_ssl && orb->ssl_verify_mode > 0 && !orb->ssl_ca_file)
+    snprintf(t, sizeof t, "-ORBsslVerifyMode peer needs -ORBsslCAFile (the CAs client "
+                          "certificates are verified against)");
+  else if (rc == CDR_E_TLS)
+    tls_option_why(orb, "the ORB's server", why, t, sizeof t);
+  else if (rc == CDR_E_IO)
+    snprintf(t, sizeof t, "-ORBendPoint host %s: cannot listen: %s", orb->host,
+             why[0] ? why : "failed");
+  else
+    snprintf(t, sizeof t, "the ORB's server: %s", why[0] ? why : cdr_strerror(rc));
+  orb_set_why(orb, t);
+}
+
+void corbaorb_unreachable_why(CORBA_Object obj)
+{
+  /* libiiop's words (iiop_client_resolve: tls_requires_check and the
+   * IIOP_TLS_REQUIRED checks) and the options they come from */
+  static const char *const words[][2] = {
+    { "TLS required but not configured: no tls_ca_file (and tls_verify on)",
+      "-ORBclientTransportRule \"* ssl\" but no -ORBsslCAFile" },
+    { "TLS required but ", "-ORBclientTransportRule \"* ssl\" but " },
+    { "the client's tls_policy is IIOP_TLS_OFF", "the ORB's -ORBclientTransportRule is \"* tcp\"" },
+    { "the client has no TLS context (no tls_ca_file)", "the ORB has no -ORBsslCAFile" },
+  };
+  CORBA_ORB orb = obj->orb;
+  iiop_ref *r = NULL;
+  /* the reason again: the reference is refused as it was when it was made */
+  if (iiop_client_resolve(orb->client, obj->str, &r) == CDR_OK) {
+    iiop_ref_free(r);
+    return;
+  }
+  char n[IIOP_CLIENT_ERROR_MAX], t[CORBAORB_ERROR_MAX];
+  iiop_client_last_error(orb->client, n, sizeof n);
+  snprintf(t, sizeof t, "%s", n);
+  for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+    char *at = strstr(t, words[k][0]);
+    if (!at)
+      continue;
+    char rest[CORBAORB_ERROR_MAX];
+    snprintf(rest, sizeof rest, "%s", at + strlen(words[k][0]));
+    snprintf(at, sizeof t - (size_t)(at - t), "%s%s", words[k][1], rest);
+  }
+  orb_set_why(orb, t);
+}
+
+/* The ORB's server, made on first use (ORB lock held); a failure's reason
+ * becomes the ORB's last error. */
 static int ensure_server(CORBA_ORB orb)
 {
   if (orb->server)
     return CDR_OK;
   iiop_server_opts so;
   iiop_server_opts_default(&so);
+  char why[IIOP_CLIENT_ERROR_MAX]; /* (libiiop's texts: IIOP_TLS_WHY_MAX and a prefix) */
+  so.why = why;
+  so.why_cap = sizeof why;
   so.host = orb->host;
   so.port = orb->port;
   /* giop:ssl: TLS (and, with giop:tcp too, plain IIOP); none: plain only */
@@ -938,6 +1117,8 @@ static int ensure_server(CORBA_ORB orb)
   }
   so.accept_bidir = orb->accept_bidir;
   int rc = iiop_server_new(&so, &orb->server);
+  if (rc != CDR_OK)
+    server_failed(orb, rc, why);
   for (unsigned k = 0; rc == CDR_OK && k < orb->nsic; k++)
     rc = iiop_server_add_interceptor(orb->server, &orb->sics[k], orb->sic_ud[k]);
   /* (at most IIOP_INTERCEPTORS_MAX: cannot fail) */

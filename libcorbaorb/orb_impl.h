@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <corbaorb/corba.h>
 #include <iiop/ior.h>
+#include <iiop/orb.h>
 
 /* What every object-like handle begins with, so that a POA or the ORB
  * resolved as a CORBA_Object may be released and cast back. */
@@ -86,6 +87,12 @@ struct CORBA_ORB_type {
    * -ORBacceptBiDirectionalGIOP 1 (the server accepts it, the client calls
    * back over those connections); both take effect when the server is made */
   int offer_bidir, accept_bidir;
+  /* why the ORB's server could not be made ("" none; orb.c,
+   * corbaorb_ORB_last_error) and the client's last error then: WHY is the
+   * ORB's last error until the client's differs; under why_mu */
+  pthread_mutex_t why_mu;
+  char why[CORBAORB_ERROR_MAX];
+  char why_client[IIOP_CLIENT_ERROR_MAX];
   uint64_t next_id;           /* child SYSTEM_ID POAs' ObjectIds */
   struct PortableServer_POAManager_type manager;
   PortableServer_POA pois;   /* RootPOA, omniINSPOA, children */
@@ -135,6 +142,9 @@ int corbaorb_object_write(cdr_out *o, CORBA_Object obj);
 
 /* EV set to the system exception of a libcdr/libiiop status ST. */
 void corbaorb_env_status(CORBA_Environment *ev, int st, CORBA_completion_status completed);
+/* OBJ's ORB cannot reach it (obj->ref NULL, corbaorb_object_new): libiiop's
+ * reason, in the ORB's option names, becomes the ORB's last error (orb.c). */
+void corbaorb_unreachable_why(CORBA_Object obj);
 /* Finalize a servant let go by its POA (after its last request). */
 void corbaorb_servant_finalize(PortableServer_Servant servant);
 /* This thread's upcall state, in one thread-local block so that a function

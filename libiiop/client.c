@@ -2247,6 +2247,13 @@ static inline __attribute__((always_inline)) int invoke_n(iiop_call *call, cdr_i
       }
       ccount(cl, rc == CDR_E_TIMEOUT ? CST_TIMEOUT : rc == CDR_E_LIMIT ? CST_LIMIT
                  : rc == CDR_E_PROTOCOL ? CST_PROTOCOL : -1);
+      /* Lost without a TLS reason (those are recorded where they arose):
+       * the peer closed or reset the connection -- a plaintext client at a
+       * TLS port is closed so, without a word. */
+      if (rc == CDR_E_CLOSED || rc == CDR_E_IO)
+        client_why(cl, "GIOP %s %s:%u: %s %s", phase == PH_SEND ? "to" : "from", ep->host,
+                   (unsigned)ep->port, cdr_strerror(rc),
+                   phase == PH_SEND ? "while the request was written" : "before the reply");
       set_local_ex(call, rc, phase, phase == PH_SEND || no);
       return rc;
     }

@@ -376,6 +376,36 @@ static void io_fatal(tls_transport *t, int e, int en, const char *what)
     ERR_clear_error();
 }
 
+/* A write failed because the peer reset or closed the connection: the
+ * peer may have sent an alert before it closed -- a TLS 1.3 server that
+ * refuses the client's certificate does so after the client's handshake
+ * has ended, and omniORB's then resets the connection -- and the socket
+ * still holds it after the reset.  Read what is there without waiting (at
+ * most 32 KiB; data is dropped: the connection is lost anyway); an
+ * error OpenSSL reports (the alert, "tlsv13 alert certificate required")
+ * becomes the connection's reason (iiop__tls_io_error()) and 1 is
+ * returned; else 0, the reason as it was. */
+static int peer_alert(tls_transport *t)
+{
+  int got = 0;
+  pthread_mutex_lock(&t->mu);
+  for (int k = 0; t->established && k < 64; k++) {
+    uint8_t buf[512];
+    size_t n = 0;
+    ERR_clear_error();
+    if (SSL_read_ex(t->ssl, buf, sizeof buf, &n) == 1)
+      continue;
+    if (SSL_get_error(t->ssl, 0) == SSL_ERROR_SSL && ERR_peek_error() != 0) {
+      tls_why(t->err, sizeof t->err, NULL, SSL_ERROR_SSL, 0, "TLS read");
+      got = 1;
+    }
+    break;
+  }
+  ERR_clear_error();
+  pthread_mutex_unlock(&t->mu);
+  return got;
+}
+
 /* Write LEN octets at P (one SSL_write, retried as OpenSSL requires). */
 static int write_all(tls_transport *t, const uint8_t *p, size_t len, int64_t deadline)
 {
@@ -408,7 +438,9 @@ static int write_all(tls_transport *t, const uint8_t *p, size_t len, int64_t dea
     case SSL_ERROR_ZERO_RETURN:
       return CDR_E_CLOSED;
     case SSL_ERROR_SYSCALL:
-      return sys_status(en);
+      /* reset or closed: the peer's alert, where it sent one, says why */
+      rc = sys_status(en);
+      return rc == CDR_E_CLOSED && peer_alert(t) ? CDR_E_TLS : rc;
     default:
       return CDR_E_TLS;
     }

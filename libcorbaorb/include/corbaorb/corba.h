@@ -341,7 +341,12 @@ typedef CORBA_char *CORBA_ORBid;
  * BiDirectionalGIOP value not 0 or 1,
  * giop:tcp and giop:ssl endpoints on two hosts, giop:ssl without
  * -ORBsslKeyFile), NO_MEMORY, INITIALIZE with minor
- * CORBAORB_MINOR_TRANSPORT_ERROR (the CA file cannot be loaded). */
+ * CORBAORB_MINOR_TRANSPORT_ERROR (the CA file, or the client's
+ * -ORBsslKeyFile, cannot be loaded).  After any of them
+ * corbaorb_ORB_last_error(NULL, ...) in the same thread says why, naming
+ * the option: "-ORBsslVerifyMode \"peer,bogus\": not none, peer, ...",
+ * "-ORBsslCAFile /x/ca.pem: error:80000002:system library::No such file or
+ * directory; ..." (OpenSSL's queued errors; docs/c-mapping.md, "TLS"). */
 CORBAORB_API CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifier,
                                       CORBA_Environment *ev);
 /* omniORB's minor codes: INITIALIZE_InvalidORBInitArgs (omniORB raises it
@@ -353,13 +358,24 @@ CORBAORB_API CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *
  * without -ORBsslCAFile). */
 #define CORBAORB_MINOR_BAD_ORB_ARG 0x4154001eu
 #define CORBAORB_MINOR_TRANSPORT_ERROR 0x4154000du
-/* Why ORB's most recent connection failed, as text ("" if none yet):
- * libiiop's iiop_client_last_error() of the ORB's client, e.g. "TLS to
+/* Why ORB's most recent failure happened, as text ("" if none yet): after
+ * the RootPOA or omniINSPOA could not be resolved (INITIALIZE, the ORB's
+ * server could not be made), why, in the options' names ("-ORBsslKeyFile
+ * F: its private key (with -ORBsslKeyPassword): error:...:bad decrypt"),
+ * until the client records a failure of its own; otherwise libiiop's
+ * iiop_client_last_error() of the ORB's client, e.g. "TLS to
  * 127.0.0.1:PORT: certificate verify failed: unable to get local issuer
- * certificate" after a call that raised TRANSIENT.  Copied into BUF (CAP
+ * certificate" after a call that raised TRANSIENT, or "TLS read from
+ * 127.0.0.1:PORT: error:0A00045C:SSL routines::tlsv13 alert certificate
+ * required" after a server refused the client's certificate; after a call
+ * to a reference the ORB cannot reach (TRANSIENT), why, in the options'
+ * names ("... but the ORB has no -ORBsslCAFile"); every text:
+ * docs/c-mapping.md, "TLS error texts".  ORB NULL: why the calling thread's last
+ * CORBA_ORB_init failed ("" when it succeeded).  Copied into BUF (CAP
  * octets, NUL-terminated, cut at CAP - 1; BUF NULL or CAP 0: only the
- * length); returns the full text's length (ORB NULL: 0).  Any thread;
- * allocates nothing. */
+ * length); returns the full text's length; CORBAORB_ERROR_MAX holds any
+ * text.  Any thread; allocates nothing. */
+#define CORBAORB_ERROR_MAX 1024
 CORBAORB_API size_t corbaorb_ORB_last_error(CORBA_ORB orb, char *buf, size_t cap);
 
 /* Call timeouts (our extension; omniORB's omniORB::setClientCallTimeout(obj,

@@ -64,14 +64,18 @@ void cdr_arena_reset(cdr_arena *a)
   /* Blocks are newest first and grow, so the head is the largest: keep it. */
   cdr_arena_block *keep = a->blocks;
   if (keep) {
-    free_blocks(a, keep->next);
-    keep->next = NULL;
+    if (__builtin_expect(keep->next != NULL, 0)) {
+      free_blocks(a, keep->next);
+      keep->next = NULL;
+    }
     a->cur = (uint8_t *)keep->data;
     a->end = a->cur + keep->size;
   }
   a->mark = a->cur;
   a->base = 0;
-  arena_set_lim(a);
+  /* arena_set_lim() with nothing used: the whole maximum left. */
+  size_t room = (size_t)(a->end - a->cur);
+  a->lim = a->cur + (a->max < room ? a->max : room);
 }
 
 void *cdr_arena__alloc_slow(cdr_arena *a, size_t size, size_t align)

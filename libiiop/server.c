@@ -825,7 +825,10 @@ static int handle(srv_conn *sc, const uint8_t *msg, size_t len)
     next = IIOP__D_CLOSE;
   else if (next == IIOP__D_ERROR && (!sc->nbatch || send_held(sc, NULL)))
     (void)send_bare(sc->conn, GIOP_MESSAGE_ERROR, sc->sess.minor);
-  cdr_in_close(&m.body);
+  /* M goes out of scope: only a stream holding an extension (a reference
+   * to release) needs closing, the rest of cdr_in_close() is its state. */
+  if (__builtin_expect(m.body.ext != NULL, 0))
+    cdr_in_close(&m.body);
   if (!sc->pooled && cdr_arena_used(a) <= KEEP_ARENA_MAX) {
     /* A connection thread keeps its arena for the next request (a
      * get and a put a call less); one a request grew large goes back,

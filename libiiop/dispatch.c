@@ -697,7 +697,8 @@ int iiop__dispatch(iiop__session *s, const uint8_t *msg, size_t len, cdr_arena *
   r->len = 0;
   r->request_id = 0;
   int rc = CDR_OK;
-  if (!iiop__parse_request_12(m, msg, len, &s->in_opts, a, &s->memo))
+  if (!iiop__parse_request_memo(m, msg, len, &s->in_opts, a, &s->memo)
+      && !iiop__parse_request_12(m, msg, len, &s->in_opts, a, &s->memo))
     rc = giop_parse(m, msg, len, &s->in_opts, a);
   if (rc == CDR_E_PROTOCOL)
     return IIOP__D_ERROR; /* in the version of the last good message */

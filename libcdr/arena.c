@@ -59,19 +59,36 @@ void cdr_arena_free(cdr_arena *a)
   a->block_size = ARENA_FIRST_BLOCK;
 }
 
-void cdr_arena_reset(cdr_arena *a)
+/* cdr_arena_reset() of an arena that was used. */
+static __attribute__((noinline)) void arena_reset_used(cdr_arena *a)
 {
   /* Blocks are newest first and grow, so the head is the largest: keep it. */
   cdr_arena_block *keep = a->blocks;
   if (keep) {
-    free_blocks(a, keep->next);
-    keep->next = NULL;
+    if (__builtin_expect(keep->next != NULL, 0)) {
+      free_blocks(a, keep->next);
+      keep->next = NULL;
+    }
     a->cur = (uint8_t *)keep->data;
     a->end = a->cur + keep->size;
   }
   a->mark = a->cur;
   a->base = 0;
-  arena_set_lim(a);
+  /* arena_set_lim() with nothing used: the whole maximum left. */
+  size_t room = (size_t)(a->end - a->cur);
+  a->lim = a->cur + (a->max < room ? a->max : room);
+}
+
+void cdr_arena_reset(cdr_arena *a)
+{
+  /* Nothing used since the last reset, and one block at most: the state a
+   * reset leaves (cur and mark at the only block's start, base 0, the limit
+   * computed as arena_reset_used() does by every path that moved it), so
+   * nothing to do -- a request that decoded nothing into the arena costs a
+   * few loads. */
+  if (a->base == 0 && a->cur == a->mark && (!a->blocks || !a->blocks->next))
+    return;
+  arena_reset_used(a);
 }
 
 void *cdr_arena__alloc_slow(cdr_arena *a, size_t size, size_t align)

@@ -57,11 +57,15 @@ struct iiop_conn {
                                       * (-1: none refused) */
 };
 
-/* Take the reader's lock (never closed: it cannot fail). */
+/* Take the reader's lock.  It is never closed (iiop__conn_shutdown()
+ * closes the write lock only), so the closed flag is not read: the CAS,
+ * and the waiting path only when another thread holds it. */
 static inline void rlock(iiop_conn *c)
 {
-  int rc = iiop__wlock_lock(&c->rmu);
-  (void)rc;
+  if (__builtin_expect(!iiop__wlock_try_take(&c->rmu), 0)) {
+    int rc = iiop__wlock_lock_slow(&c->rmu);
+    (void)rc;
+  }
 }
 
 /* The reassembler's charge hook: the budget's answer, remembered, so that
@@ -290,9 +294,19 @@ static int phase_locked(iiop_conn *c)
 
 int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len)
 {
+  return iiop__conn_recv_next(c, NULL, timeout_ms, msg, len);
+}
+
+int iiop__conn_recv_next(iiop_conn *c, uint8_t *done, int timeout_ms, uint8_t **msg,
+                         size_t *len)
+{
   int64_t deadline = timeout_ms > 0 ? iiop__now_ms() + timeout_ms : -1;
   int rc;
   rlock(c);
+  /* The previous message goes back first: a spare it was becomes the
+   * buffer of the direct read below. */
+  if (done)
+    giop_reasm_release(c->r, done);
   for (;;) {
     /* Complete messages first, even after an error or a close. */
     if (giop_reasm_next(c->r, msg, len)) {

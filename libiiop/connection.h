@@ -104,6 +104,12 @@ IIOP_HIDDEN int iiop__conn_send_bare(iiop_conn *c, int type, uint32_t request_id
  * iiop__conn_shutdown), CDR_E_TIMEOUT, CDR_E_IO, CDR_E_TLS, CDR_E_PROTOCOL
  * and CDR_E_LIMIT (from the reassembler: answer MessageError and close). */
 IIOP_HIDDEN int iiop__conn_recv(iiop_conn *c, int timeout_ms, uint8_t **msg, size_t *len) IIOP_WUR;
+/* iiop__conn_release(C, DONE) (DONE NULL: nothing to give back), then
+ * iiop__conn_recv(C, TIMEOUT_MS, MSG, LEN), taking the reader's lock once
+ * for both: a reader that gives back each message just before it reads the
+ * next (a server's connection thread) saves a round of the lock. */
+IIOP_HIDDEN int iiop__conn_recv_next(iiop_conn *c, uint8_t *done, int timeout_ms, uint8_t **msg,
+                                     size_t *len) IIOP_WUR;
 /* After IIOP__RECV_REFUSED: drop that message (the rest of it is read and
  * discarded).  CDR_OK, or CDR_E_LIMIT for a fragmented message (it cannot
  * be skipped: the connection must close). */

@@ -305,10 +305,27 @@ static cdr_out *reply_stream(iiop__session *s, uint8_t minor)
   return &s->out;
 }
 
+/* begin_reply() for everything but its common case: the stream set up or
+ * emptied for GIOP 1.MINOR, the header written by giop_begin_reply(). */
+static __attribute__((noinline)) cdr_out *begin_reply_general(iiop__session *s, uint8_t minor,
+                                                              uint32_t id, uint32_t status,
+                                                              bool body)
+{
+  cdr_out *o = reply_stream(s, minor);
+  if (!o)
+    return NULL;
+  giop_reply_header rh = { id, status, { 0, NULL } };
+  giop_begin_reply(o, &rh);
+  if (body)
+    giop_begin_body(o);
+  return o;
+}
+
 /* The reply stream with a Reply header for ID with STATUS, and (BODY) the
- * body begun; NULL when the stream cannot be set up. */
-static cdr_out *begin_reply(iiop__session *s, uint8_t minor, uint32_t id, uint32_t status,
-                            bool body)
+ * body begun; NULL when the stream cannot be set up.  Inline up to the
+ * common case. */
+static inline __attribute__((always_inline)) cdr_out *
+begin_reply(iiop__session *s, uint8_t minor, uint32_t id, uint32_t status, bool body)
 {
   if (__builtin_expect(minor == 2 && s->out_ready && s->out_minor == 2 && !iiop__msg_general, 1)) {
     /* The common GIOP 1.2 Reply without contexts, in the stream already set
@@ -316,7 +333,7 @@ static cdr_out *begin_reply(iiop__session *s, uint8_t minor, uint32_t id, uint32
      * message_size 0 until finish()), stored directly; the body starts
      * there, on 8. */
     cdr_out *o = &s->out;
-    cdr_out_reset(o);
+    cdr_out__reset_inline(o);
     uint8_t *p = cdr_out__reserve(o, 24, 1);
     if (p) {
       static const uint8_t head[8] = { 'G', 'I', 'O', 'P', 1, 2,
@@ -330,20 +347,13 @@ static cdr_out *begin_reply(iiop__session *s, uint8_t minor, uint32_t id, uint32
     }
     return o; /* failed: finish() sees its status */
   }
-  cdr_out *o = reply_stream(s, minor);
-  if (!o)
-    return NULL;
-  giop_reply_header rh = { id, status, { 0, NULL } };
-  giop_begin_reply(o, &rh);
-  if (body)
-    giop_begin_body(o);
-  return o;
+  return begin_reply_general(s, minor, id, status, body);
 }
 
 /* Patch O's message_size and hand it out as *R: IIOP__D_CONTINUE, or
  * IIOP__D_CLOSE when O (NULL: it could not be set up) failed -- a reply
  * that cannot be built must not leave the client waiting for it. */
-static int finish(cdr_out *o, uint32_t id, iiop__reply *r)
+static inline __attribute__((always_inline)) int finish(cdr_out *o, uint32_t id, iiop__reply *r)
 {
   if (!o)
     return IIOP__D_CLOSE;
@@ -687,7 +697,8 @@ int iiop__dispatch(iiop__session *s, const uint8_t *msg, size_t len, cdr_arena *
   r->len = 0;
   r->request_id = 0;
   int rc = CDR_OK;
-  if (!iiop__parse_request_12(m, msg, len, &s->in_opts, a, &s->memo))
+  if (!iiop__parse_request_memo(m, msg, len, &s->in_opts, a, &s->memo)
+      && !iiop__parse_request_12(m, msg, len, &s->in_opts, a, &s->memo))
     rc = giop_parse(m, msg, len, &s->in_opts, a);
   if (rc == CDR_E_PROTOCOL)
     return IIOP__D_ERROR; /* in the version of the last good message */

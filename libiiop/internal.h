@@ -22,6 +22,7 @@
 #include <cdr/stream.h>
 #include <cdr/error.h>
 #include <iiop/giop.h>
+#include <iiop/msg.h>
 #include <iiop/export.h>
 
 #define IIOP_HIDDEN __attribute__((visibility("hidden")))
@@ -70,8 +71,10 @@ IIOP_HIDDEN extern int iiop__msg_general;
  * untouched but for scratch in M->u; the caller calls giop_parse(). */
 struct giop_message;
 /* The last request iiop__parse_request_12() scanned for one connection:
- * its length, octets 0-7 and 16 up to the body (all but the request ID),
- * and where the scan found things.  A request of the same length with the
+ * its length, octets 0-11 (message_size too: a caller's buffer whose
+ * message_size disagrees with its length is scanned, and refused) and 16
+ * up to the body (all but the request ID), and where the scan found
+ * things.  A request of the same length with the
  * same octets there scans the same (with the same options), so it is not
  * scanned again: a client's repeated call costs a comparison.  All zero:
  * none. */
@@ -82,7 +85,7 @@ typedef struct iiop__req_memo {
   uint32_t body;             /* the body's position */
   uint32_t kl;               /* the object key's length (at 28) */
   uint32_t op, ol;           /* the operation's offset and length (its NUL included) */
-  uint8_t head[8];
+  uint8_t head[12];          /* octets 0-11: the GIOP header */
   uint8_t o[IIOP__MEMO_MAX];
 } iiop__req_memo;
 /* MEMO: the connection's (NULL: none). */
@@ -179,5 +182,41 @@ IIOP_HIDDEN int iiop__remaining(int64_t deadline);
  * (< 0: forever), retrying EINTR.  CDR_OK (ready, or an error/hang-up
  * condition the next read or write will report), CDR_E_TIMEOUT, CDR_E_IO. */
 IIOP_HIDDEN int iiop__poll(int fd, short events, int timeout_ms);
+
+/* iiop__parse_request_12()'s first step, inline for the dispatcher: when
+ * the LEN octets at BUF are those MEMO's scan passed but for the request
+ * ID (octets 12-15), the same result, *M filled as the scan would (the
+ * options are the connection's, fixed), true; else false and *M untouched
+ * (then iiop__parse_request_12()). */
+static inline bool iiop__parse_request_memo(struct giop_message *m, const uint8_t *buf, size_t len,
+                                            const cdr_opts *opts, cdr_arena *arena,
+                                            const iiop__req_memo *memo)
+{
+  if (memo->len != len || iiop__msg_general || memcmp(buf, memo->head, 12) != 0
+      || memcmp(buf + 16, memo->o, memo->span) != 0)
+    return false;
+  bool le = buf[6] != 0;
+  giop_request_header *r = &m->u.request;
+  r->principal = NULL;
+  r->principal_len = 0;
+  r->contexts.n = 0;
+  r->contexts.v = NULL;
+  r->request_id = iiop__load32(buf + 12, le);
+  r->response_flags = buf[16];
+  memset(&r->target, 0, sizeof r->target);
+  r->target.disposition = GIOP_KEY_ADDR;
+  r->target.key = buf + 28;
+  r->target.key_len = memo->kl;
+  r->operation = (const char *)buf + memo->op;
+  r->operation_len = memo->ol - 1;
+  m->hdr.major = 1;
+  m->hdr.minor = 2;
+  m->hdr.flags = buf[6];
+  m->hdr.type = GIOP_REQUEST;
+  m->hdr.size = (uint32_t)(len - GIOP_HEADER_SIZE);
+  cdr_in_init_trusted(&m->body, buf, len, le ? CDR_LITTLE_ENDIAN : CDR_BIG_ENDIAN, opts,
+                      memo->body, arena);
+  return true;
+}
 
 #endif

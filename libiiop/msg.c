@@ -665,33 +665,8 @@ static bool fast_request_12(cdr_in *i, giop_request_header *r)
 bool iiop__parse_request_12(giop_message *m, const uint8_t *buf, size_t len, const cdr_opts *opts,
                             cdr_arena *arena, iiop__req_memo *memo)
 {
-  if (memo && memo->len == len && !iiop__msg_general && memcmp(buf, memo->head, 8) == 0
-      && memcmp(buf + 16, memo->o, memo->span) == 0) {
-    /* The octets the last scan passed, but the request ID: the same
-     * result (the options are the connection's, fixed). */
-    bool le = buf[6] != 0;
-    giop_request_header *r = &m->u.request;
-    r->principal = NULL;
-    r->principal_len = 0;
-    r->contexts.n = 0;
-    r->contexts.v = NULL;
-    r->request_id = iiop__load32(buf + 12, le);
-    r->response_flags = buf[16];
-    memset(&r->target, 0, sizeof r->target);
-    r->target.disposition = GIOP_KEY_ADDR;
-    r->target.key = buf + 28;
-    r->target.key_len = memo->kl;
-    r->operation = (const char *)buf + memo->op;
-    r->operation_len = memo->ol - 1;
-    m->hdr.major = 1;
-    m->hdr.minor = 2;
-    m->hdr.flags = buf[6];
-    m->hdr.type = GIOP_REQUEST;
-    m->hdr.size = (uint32_t)(len - GIOP_HEADER_SIZE);
-    cdr_in_init_trusted(&m->body, buf, len, le ? CDR_LITTLE_ENDIAN : CDR_BIG_ENDIAN, opts,
-                        memo->body, arena);
+  if (memo && iiop__parse_request_memo(m, buf, len, opts, arena, memo))
     return true;
-  }
   /* What giop_parse() checks of the header, for this one case: "GIOP",
    * version 1.2, no flag but the byte order, a Request, message_size the
    * rest of the buffer. */
@@ -720,7 +695,7 @@ bool iiop__parse_request_12(giop_message *m, const uint8_t *buf, size_t len, con
     memo->kl = m->u.request.target.key_len;
     memo->op = (uint32_t)((const uint8_t *)m->u.request.operation - buf);
     memo->ol = m->u.request.operation_len + 1;
-    memcpy(memo->head, buf, 8);
+    memcpy(memo->head, buf, 12);
     memcpy(memo->o, buf + 16, body - 16);
   }
   return true;

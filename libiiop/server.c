@@ -825,7 +825,10 @@ static int handle(srv_conn *sc, const uint8_t *msg, size_t len)
     next = IIOP__D_CLOSE;
   else if (next == IIOP__D_ERROR && (!sc->nbatch || send_held(sc, NULL)))
     (void)send_bare(sc->conn, GIOP_MESSAGE_ERROR, sc->sess.minor);
-  cdr_in_close(&m.body);
+  /* M goes out of scope: only a stream holding an extension (a reference
+   * to release) needs closing, the rest of cdr_in_close() is its state. */
+  if (__builtin_expect(m.body.ext != NULL, 0))
+    cdr_in_close(&m.body);
   if (!sc->pooled && cdr_arena_used(a) <= KEEP_ARENA_MAX) {
     /* A connection thread keeps its arena for the next request (a
      * get and a put a call less); one a request grew large goes back,
@@ -870,7 +873,9 @@ enum { NEXT_READ, NEXT_LINGER, NEXT_END };
  * next message; NEXT_LINGER: CloseConnection was sent (by whichever of this
  * thread and the shutdown thread moved the state from IDLE to CLOSING):
  * drop what still arrives until the client closes; NEXT_END: close now.
- * Shared by the connection threads and the pool's workers. */
+ * MSG stays the caller's to give back (iiop__conn_release(), or a
+ * connection thread's next iiop__conn_recv_next()).  Shared by the
+ * connection threads and the pool's workers. */
 static int on_message(srv_conn *sc, uint8_t *msg, size_t len)
 {
   iiop_server *s = sc->s;
@@ -882,13 +887,11 @@ static int on_message(srv_conn *sc, uint8_t *msg, size_t len)
   else if (!state_cas(sc, CS_IDLE, CS_BUSY)) {
     /* CLOSING: shutdown sent CloseConnection while this connection was
      * idle, so the message is not processed (the client may reissue it). */
-    iiop__conn_release(c, msg);
     return NEXT_LINGER;
   }
   iiop__reader_enter(&s->ad, &sc->sess.reader);
   int act = handle(sc, msg, len);
   iiop__reader_exit(&sc->sess.reader);
-  iiop__conn_release(c, msg);
   if (__builtin_expect(sc->nbatch != 0, 0)) {
     /* Replies held: while the next request is buffered the connection
      * stays busy (shutdown's CloseConnection must not overtake them);
@@ -956,26 +959,33 @@ static int on_refused(srv_conn *sc, uint8_t *msg, size_t len)
 static void serve(srv_conn *sc)
 {
   iiop_conn *c = sc->conn;
+  uint8_t *done = NULL;              /* the message handled last, given back by the next read */
   for (;;) {
     uint8_t *msg;
     size_t len;
-    int rc = __builtin_expect(sc->bd == NULL, 1) ? iiop__conn_recv(c, -1, &msg, &len)
-                                                 : iiop__bidir_recv(sc->bd, &msg, &len);
+    int rc;
+    if (__builtin_expect(sc->bd == NULL, 1)) {
+      rc = iiop__conn_recv_next(c, done, -1, &msg, &len);
+    } else {
+      iiop__conn_release(c, done);
+      rc = iiop__bidir_recv(sc->bd, &msg, &len);
+    }
+    done = NULL;
     if (rc != CDR_OK) {
       if (rc == IIOP__RECV_REFUSED && on_refused(sc, msg, len) == NEXT_READ)
         continue;
       on_recv_error(sc, rc);
       return;
     }
-    switch (on_message(sc, msg, len)) {
-    case NEXT_READ:
-      break;
-    case NEXT_LINGER:
-      linger(c);
-      return;
-    default:
-      return;
+    int next = on_message(sc, msg, len);
+    if (__builtin_expect(next == NEXT_READ, 1)) {
+      done = msg;
+      continue;
     }
+    iiop__conn_release(c, msg);
+    if (next == NEXT_LINGER)
+      linger(c);
+    return;
   }
 }
 
@@ -1141,6 +1151,7 @@ static void pool_serve(srv_conn *sc)
       break;
     }
     int next = on_message(sc, msg, len);
+    iiop__conn_release(c, msg);
     if (next == NEXT_END)
       break;
     if (next == NEXT_LINGER) {

@@ -64,9 +64,23 @@ static inline long sys6(long n, long a1, long a2, long a3, long a4, long a5, lon
   }
   return ret;
 }
+/* Three arguments: r8-r10 stay free for the caller's values. */
+static inline long sys3(long n, long a1, long a2, long a3)
+{
+  long ret;
+  __asm__ volatile("syscall"
+                   : "=a"(ret)
+                   : "a"(n), "D"(a1), "S"(a2), "d"(a3)
+                   : "rcx", "r11", "memory");
+  if (ret < 0 && ret > -4096) {
+    errno = (int)-ret;
+    return -1;
+  }
+  return ret;
+}
 static inline ssize_t sys_sendmsg(int fd, const struct msghdr *m, int flags)
 {
-  return (ssize_t)sys6(SYS_sendmsg, fd, (long)m, flags, 0, 0, 0);
+  return (ssize_t)sys3(SYS_sendmsg, fd, (long)m, flags);
 }
 static inline ssize_t sys_recv(int fd, void *buf, size_t len, int flags)
 {
@@ -115,14 +129,18 @@ static int io_status(int e)
 
 #define IOV_BATCH 64
 
+static __attribute__((noinline)) int tcp_writev_rest(iiop_transport *t, const struct iovec *iov,
+                                                     int n, size_t done, int timeout_ms);
+
 /* The common case, a list of at most IOV_BATCH entries written whole by
- * the first sendmsg, touches neither the clock nor a copy of the list; a
- * partial write or EAGAIN goes on in the loop below, from where the first
- * try stopped, the deadline counted from then (the try never blocks). */
+ * the first sendmsg, touches neither the clock nor a copy of the list (and
+ * has no frame for them: the rest is tcp_writev_rest()); a partial write
+ * or EAGAIN goes on there, from where the first try stopped, the deadline
+ * counted from then (the try never blocks). */
 static int tcp_writev(iiop_transport *t, const struct iovec *iov, int n, int timeout_ms)
 {
   size_t done = 0;                    /* octets of IOV's first batch the first try wrote */
-  if (n > 0 && n <= IOV_BATCH) {
+  if (__builtin_expect(n > 0 && n <= IOV_BATCH, 1)) {
     size_t total = iov[0].iov_len;
     for (int k = 1; k < n; k++)
       total += iov[k].iov_len;
@@ -132,13 +150,21 @@ static int tcp_writev(iiop_transport *t, const struct iovec *iov, int n, int tim
     mh.msg_iov = (struct iovec *)iov; /* sendmsg does not write it */
     mh.msg_iovlen = (size_t)n;
     ssize_t w = sys_sendmsg(t->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (w >= 0 && (size_t)w == total)
+    if (__builtin_expect(w >= 0 && (size_t)w == total, 1))
       return CDR_OK;
     if (w >= 0)
       done = (size_t)w;
     else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
       return io_status(errno);
   }
+  return tcp_writev_rest(t, iov, n, done, timeout_ms);
+}
+
+/* The rest of tcp_writev(): IOV's N entries written in batches of
+ * IOV_BATCH, DONE octets of the first batch out already. */
+static int tcp_writev_rest(iiop_transport *t, const struct iovec *iov, int n, size_t done,
+                           int timeout_ms)
+{
   int64_t deadline = timeout_ms >= 0 ? iiop__now_ms() + timeout_ms : -1;
   struct iovec v[IOV_BATCH];
   int next = 0;                       /* first entry of IOV not yet copied into V */

@@ -170,6 +170,24 @@ CDR_API int cdr_out_fail_reason(cdr_out *o, int err, int reason, const char *msg
 /* Slow path of the writers: make room for N more octets.  Not for direct use. */
 CDR_API uint8_t *cdr_out__grow(cdr_out *o, size_t n);
 
+/* cdr_out_reset() inline for an open stream with no encapsulation open
+ * and no value tables (a stream reused for message after message); the
+ * call for any other.  Not for direct use. */
+static inline void cdr_out__reset_inline(cdr_out *o)
+{
+  if (__builtin_expect((o->closed | o->depth) != 0 || o->ext != NULL, 0)) {
+    cdr_out_reset(o);
+    return;
+  }
+  o->pos = 0;
+  o->origin = 0;
+  o->nref = 0;
+  o->ref_total = 0;
+  o->status = CDR_OK;
+  o->lim = o->cap < o->opts.max_size ? o->cap : o->opts.max_size;
+  o->swap = o->opts.byte_order != CDR_HOST_ORDER;
+}
+
 /* Reserve ALIGN-aligned room for N octets (N >= ALIGN is not required),
  * zeroing the padding; NULL once the stream has failed, and NULL (no error)
  * when nothing is to be written to a stream that has no buffer yet. */

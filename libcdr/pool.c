@@ -156,11 +156,20 @@ void *cdr__shared_take(cdr__tcache *tc, cdr_pool_kind kind, const cdr_allocator 
                        bool largest)
 {
   unsigned n = LOAD(shared_hi.hi[kind]), bound = CDR__POOL_CFG(shared[kind]);
+  if (bound > CDR_POOL_MAX_SHARED)
+    bound = CDR_POOL_MAX_SHARED;
   if (n > bound)
     n = bound;
   if (CDR_LIKELY(n == 0))
     return NULL;
-  unsigned h = shared_home(tc, n);
+  /* From the slot this thread's puts start at (its home among BOUND, as in
+   * cdr__shared_put): a thread that takes what a thread with the same home
+   * left (a task thread after its predecessor, whose cache lay at the
+   * same address) finds it at the first probe instead of reading the
+   * lines of the empty slots before it. */
+  unsigned h = shared_home(tc, bound);
+  if (h >= n)
+    h = shared_home(tc, n);
   void *obj;
   if (largest) { /* read every slot's size first (no write), then take that one */
     unsigned best = n;

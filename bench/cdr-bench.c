@@ -1517,15 +1517,25 @@ static int write_json(FILE *j, const machine *m, double total_s)
  *         threads filled at their exit; each driver's first TASK_WARM
  *         tasks are warm-up;
  *   off   as long, with every pool off (per-thread and shared).
+ * With --task-controls, three more passes take the gap between long and
+ * task apart:
+ *   long1  as long, each message timed alone (a task's one message carries
+ *          a clock read that long's 16-message runs share);
+ *   churn  as long1, and each thread creates and joins a thread that does
+ *          nothing before each message (what a thread's creation and exit
+ *          leave in the caches, without a fresh thread's own state);
+ *   task2  as task, the task's second message timed (its first not): a
+ *          fresh thread once it has run a message.
  * Messages are timed inside each thread (a thread's creation is not what is
  * measured).  Allocations are counted per thread by the process allocator
  * (thread-local counters: no shared line to measure), shared-pool hits by
  * cdr_pool_get_thread_stats(), both over the timed messages only. */
 
-enum { TP_LONG, TP_TASK, TP_OFF, TP_COUNT };
-static const char *const tpass_id[TP_COUNT] = { "long", "task", "off" };
-static const char *const tpass_name[TP_COUNT] = { "long-lived threads", "thread per task",
-                                                  "pools off" };
+enum { TP_LONG, TP_TASK, TP_OFF, TP_COUNT, TP_LONG1 = TP_COUNT, TP_CHURN, TP_TASK2, TP_ALL };
+static const char *const tpass_id[TP_ALL] = { "long", "task", "off", "long1", "churn", "task2" };
+static const char *const tpass_name[TP_ALL] = { "long-lived threads", "thread per task",
+                                                "pools off", "long, 1-msg runs",
+                                                "long + thread churn", "task, 2nd message" };
 #define MAX_SWEEP 16        /* thread counts in --threads */
 #define MAX_SWEEP_THREADS 1024
 #define TWARM_MSGS 64       /* a long-lived thread's warm-up */
@@ -1585,7 +1595,7 @@ static int cmp_double(const void *a, const void *b)
 
 typedef struct tresult {
   unsigned threads;
-  tfig f[TP_COUNT];
+  tfig f[TP_ALL];
 } tresult;
 
 static struct {
@@ -1593,6 +1603,7 @@ static struct {
   unsigned n;
   tresult r[MAX_SWEEP];
   double pass_ns;          /* how long a pass runs */
+  bool controls;           /* --task-controls: passes TP_COUNT.. too */
 } TS;
 
 static void tfig_add(tfig *a, const tfig *b)
@@ -1664,11 +1675,14 @@ typedef struct tworker {
   pthread_t th;
   pthread_barrier_t *go;
   double deadline;
+  int pass;
   bool warm;            /* task: this driver's first task is not counted */
   tfig f;
 } tworker;
 
-static void *long_main(void *arg)
+/* noinline: the passes that share it start in functions of their own, so
+ * that a profile (callgrind --separate-callers) tells them apart. */
+static __attribute__((noinline)) void *long_main(void *arg)
 {
   tworker *w = arg;
   uint64_t acc = 0;
@@ -1680,10 +1694,51 @@ static void *long_main(void *arg)
   return NULL;
 }
 
+static void *off_main(void *arg)
+{
+  void *r = long_main(arg);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST); /* a call, not a jump: a frame of its own */
+  return r;
+}
+
+static void *nop_main(void *arg)
+{
+  return arg;
+}
+
+/* long1 and churn: messages timed one by one. */
+static void *long1_main(void *arg)
+{
+  tworker *w = arg;
+  uint64_t acc = 0;
+  for (int k = 0; k < TWARM_MSGS; k++)
+    w->f.errors += thread_msg(gcur, &acc);
+  __atomic_add_fetch(&sink, acc, __ATOMIC_RELAXED); /* threads share it */
+  pthread_barrier_wait(w->go);
+  double deadline = now_ns() + TS.pass_ns;
+  while (now_ns() < deadline || w->f.msgs < TASK_MIN) {
+    if (w->pass == TP_CHURN) {
+      pthread_t th;
+      if (pthread_create(&th, NULL, nop_main, NULL) != 0) {
+        w->f.errors++;
+        break;
+      }
+      pthread_join(th, NULL);
+    }
+    thread_timed(gcur, 1, 0, &w->f);
+  }
+  return NULL;
+}
+
 static void *task_main(void *arg)
 {
   tworker *w = arg;
   tfig f = { 0 };
+  if (w->pass == TP_TASK2) { /* the first message, not timed */
+    uint64_t acc = 0;
+    f.errors += thread_msg(gcur, &acc);
+    __atomic_add_fetch(&sink, acc, __ATOMIC_RELAXED);
+  }
   thread_timed(gcur, 1, 0, &f);
   if (w->warm)
     w->f.errors += f.errors;
@@ -1743,13 +1798,17 @@ static int run_pass(int pass, unsigned n, tfig *out)
   /* The task pass starts from the shared pools as the long-lived threads
    * left them at their exit (N objects of each kind: as many as N tasks at
    * a time need, so that the first tasks are steady state already). */
-  pools_set(pass == TP_OFF, pass != TP_TASK);
+  bool task = pass == TP_TASK || pass == TP_TASK2;
+  pools_set(pass == TP_OFF, !task);
+  void *(*start)(void *) = task ? driver_main
+                           : pass == TP_OFF ? off_main
+                           : pass == TP_LONG ? long_main : long1_main;
   unsigned started = 0;
   int rc = 0;
   for (; started < n; started++) {
     w[started].go = &go;
-    if (pthread_create(&w[started].th, NULL, pass == TP_TASK ? driver_main : long_main,
-                       &w[started]) != 0)
+    w[started].pass = pass;
+    if (pthread_create(&w[started].th, NULL, start, &w[started]) != 0)
       break;
   }
   if (started < n) { /* the started ones wait at the barrier for good */
@@ -1802,7 +1861,7 @@ static int run_threads(FILE *out)
   for (unsigned i = 0; i < TS.n; i++) {
     tresult *r = &TS.r[i];
     r->threads = TS.list[i];
-    for (int p = 0; p < TP_COUNT; p++) {
+    for (int p = 0; p < (TS.controls ? TP_ALL : TP_COUNT); p++) {
       if (run_pass(p, r->threads, &r->f[p]))
         return 1;
       const tfig *f = &r->f[p];
@@ -1814,6 +1873,10 @@ static int run_threads(FILE *out)
     const tfig *lf = &r->f[TP_LONG], *tf = &r->f[TP_TASK];
     fprintf(out, "%7s  thread per task / long-lived: %.2fx the median time per message "
             "(%.2fx the mean)\n", "", tf->median / lf->median, t_ns(tf) / t_ns(lf));
+    if (TS.controls)
+      fprintf(out, "%7s  medians over long-lived: 1-msg runs %.2fx, thread churn %.2fx, "
+              "task's 2nd message %.2fx\n", "", r->f[TP_LONG1].median / lf->median,
+              r->f[TP_CHURN].median / lf->median, r->f[TP_TASK2].median / lf->median);
   }
   fprintf(out, "\nns/msg p50: the median ns per message of every timed run (a task's message; "
           "16 messages of a\nlong-lived thread), every thread's; mean: timed ns over timed "
@@ -1836,7 +1899,7 @@ static void write_json_threads(FILE *j, const machine *m, double total_s)
   for (unsigned i = 0; i < TS.n; i++) {
     const tresult *r = &TS.r[i];
     fprintf(j, "      {\"threads\": %u", r->threads);
-    for (int p = 0; p < TP_COUNT; p++) {
+    for (int p = 0; p < (TS.controls ? TP_ALL : TP_COUNT); p++) {
       const tfig *f = &r->f[p];
       fprintf(j, ",\n       \"%s\": {\"ns_per_msg_per_thread\": %.1f, "
               "\"ns_per_msg_median\": %.1f, \"msgs_per_s\": %.0f, \"allocs_per_msg\": %g, "
@@ -1906,7 +1969,8 @@ static bool parse_thread_list(const char *s)
 static void usage(FILE *out)
 {
   fprintf(out,
-          "usage: cdr-bench [--quick] [--table-cap N] [--threads LIST] [--json FILE] [--help]\n"
+          "usage: cdr-bench [--quick] [--table-cap N] [--threads LIST [--task-controls]]\n"
+          "                 [--json FILE] [--help]\n"
           "\n"
           "Times libcdr writes and reads in process (no sockets) beside memcpy of the\n"
           "same sizes: a struct of 4 longs (hand-written calls and cdr_write/cdr_read),\n"
@@ -1924,6 +1988,12 @@ static void usage(FILE *out)
           "                 message (thread per task), pools off; ns per message per\n"
           "                 thread, messages/s in all, allocations and shared-pool hits\n"
           "                 per message (~0.25 s a pass, 0.05 s with --quick)\n"
+          "  --task-controls with --threads, three more passes that take the gap\n"
+          "                 between long-lived threads and thread per task apart:\n"
+          "                 long-lived with each message timed alone; the same with\n"
+          "                 a thread created and joined before each message (thread\n"
+          "                 churn: what creation and exit do to the caches); a fresh\n"
+          "                 thread per message with its second message timed\n"
           "  --json FILE    also write the figures as JSON to FILE ('-': stdout, and\n"
           "                 the table goes to stderr)\n"
           "  --help         this text\n"
@@ -1940,6 +2010,7 @@ int main(int argc, char **argv)
     { "json", required_argument, NULL, 'j' },
     { "table-cap", required_argument, NULL, 'c' },
     { "threads", required_argument, NULL, 't' },
+    { "task-controls", no_argument, NULL, 'k' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -1977,6 +2048,9 @@ int main(int argc, char **argv)
         return 2;
       }
       break;
+    case 'k':
+      TS.controls = true;
+      break;
     case 'h':
       usage(stdout);
       return 0;
@@ -1988,6 +2062,11 @@ int main(int argc, char **argv)
   if (optind < argc) {
     fprintf(stderr, "cdr-bench: unexpected argument '%s'\nTry 'cdr-bench --help'.\n",
             argv[optind]);
+    return 2;
+  }
+
+  if (TS.controls && !TS.n) {
+    fprintf(stderr, "cdr-bench: --task-controls needs --threads\nTry 'cdr-bench --help'.\n");
     return 2;
   }
 

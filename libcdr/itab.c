@@ -78,9 +78,12 @@ enum {
   C_FREED_OVER_CAP, C_FREED_FULL, C_FREES, C_N
 };
 
-/* A thread's counts.  Linked in the registry while the thread's cache is
- * entered (cache client enter to exit); a thread outside it counts straight
- * into the totals of exited threads. */
+/* A thread's counts.  Linked in the registry from the thread's first count
+ * while its cache is entered (LIVE) to the cache's exit; a thread outside
+ * it counts straight into the totals of exited threads.  Linking at the
+ * first count, not when the thread enters the cache, keeps the registry's
+ * lock and lines away from threads that never count: a task thread whose
+ * value state brings its table's block from the shared pool. */
 typedef struct itab_stats {
   uint32_t live;                  /* in the registry */
   struct itab_stats *prev, *next; /* registry of live threads, under reg_lock */
@@ -95,9 +98,11 @@ static uint64_t retired[C_N]; /* counts of exited or unregistered threads */
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
+static bool stats_link(itab_stats *p);
+
 static void count(itab_stats *p, int c)
 {
-  if (CDR_LIKELY(p->live))
+  if (CDR_LIKELY(p->live) || stats_link(p))
     __atomic_store_n(&p->st[c], p->st[c] + 1, __ATOMIC_RELAXED);
   else
     __atomic_add_fetch(&retired[c], 1, __ATOMIC_RELAXED);
@@ -234,10 +239,13 @@ static void block_put(cdr_itab_block *b)
 
 /* The cache client (pool_impl.h). */
 
-static void tables_enter(cdr__tcache *tc)
+/* The calling thread's counts P (not linked) into the registry, if its
+ * cache is LIVE (its exit hook, tables_exit, will unlink them); false
+ * otherwise (NEW or OFF: the count goes to the totals). */
+static __attribute__((noinline)) bool stats_link(itab_stats *p)
 {
-  (void)tc;
-  itab_stats *p = &tls_stats;
+  if (cdr__tc.state != CDR__TC_LIVE)
+    return false;
   pthread_mutex_lock(&reg_lock);
   p->prev = NULL;
   p->next = reg_head;
@@ -246,6 +254,7 @@ static void tables_enter(cdr__tcache *tc)
   reg_head = p;
   p->live = 1;
   pthread_mutex_unlock(&reg_lock);
+  return true;
 }
 
 static void tables_flush(cdr__tcache *tc)
@@ -283,25 +292,25 @@ static void tables_exit(cdr__tcache *tc)
     }
   }
   tc->ntable_blocks = 0;
+  if (!p->live) /* never counted while LIVE: not in the registry */
+    return;
   pthread_mutex_lock(&reg_lock);
-  if (p->live) {
-    if (p->prev)
-      p->prev->next = p->next;
-    else
-      reg_head = p->next;
-    if (p->next)
-      p->next->prev = p->prev;
-    for (int c = 0; c < C_N; c++) {
-      __atomic_add_fetch(&retired[c], p->st[c], __ATOMIC_RELAXED);
-      __atomic_store_n(&p->st[c], 0, __ATOMIC_RELAXED);
-    }
-    p->live = 0;
+  if (p->prev)
+    p->prev->next = p->next;
+  else
+    reg_head = p->next;
+  if (p->next)
+    p->next->prev = p->prev;
+  for (int c = 0; c < C_N; c++) {
+    __atomic_add_fetch(&retired[c], p->st[c], __ATOMIC_RELAXED);
+    __atomic_store_n(&p->st[c], 0, __ATOMIC_RELAXED);
   }
+  p->live = 0;
   pthread_mutex_unlock(&reg_lock);
 }
 
 static const cdr__shared_ops tables_shared = { block_fits, block_destroy };
-static const cdr__tcache_client tables_client = { tables_enter, tables_flush, tables_exit, KIND,
+static const cdr__tcache_client tables_client = { NULL, tables_flush, tables_exit, KIND,
                                                    &tables_shared };
 
 static __attribute__((constructor)) void tables_register(void)

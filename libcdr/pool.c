@@ -129,9 +129,12 @@ bool cdr__shared_put(cdr__tcache *tc, cdr_pool_kind kind, void *obj, size_t size
 }
 
 /* Take the object in slot K of KIND if it fits; NULL otherwise (a misfit
- * goes back, or is freed when no slot is left). */
-static void *slot_take(cdr__tcache *tc, cdr_pool_kind kind, unsigned k, unsigned n,
-                       const cdr_allocator *a, size_t min)
+ * goes back, or is freed when no slot is left).  Inline in both of
+ * cdr__shared_take's scans: a task thread's first take of each kind pays
+ * no second call. */
+static inline __attribute__((always_inline)) void *
+slot_take(cdr__tcache *tc, cdr_pool_kind kind, unsigned k, unsigned n, const cdr_allocator *a,
+          size_t min)
 {
   shared_slot *s = &shared[kind][k];
   size_t size = LOAD(s->size);
@@ -156,11 +159,20 @@ void *cdr__shared_take(cdr__tcache *tc, cdr_pool_kind kind, const cdr_allocator 
                        bool largest)
 {
   unsigned n = LOAD(shared_hi.hi[kind]), bound = CDR__POOL_CFG(shared[kind]);
+  if (bound > CDR_POOL_MAX_SHARED)
+    bound = CDR_POOL_MAX_SHARED;
   if (n > bound)
     n = bound;
   if (CDR_LIKELY(n == 0))
     return NULL;
-  unsigned h = shared_home(tc, n);
+  /* From the slot this thread's puts start at (its home among BOUND, as in
+   * cdr__shared_put): a thread that takes what a thread with the same home
+   * left (a task thread after its predecessor, whose cache lay at the
+   * same address) finds it at the first probe instead of reading the
+   * lines of the empty slots before it. */
+  unsigned h = shared_home(tc, bound);
+  if (h >= n)
+    h = shared_home(tc, n);
   void *obj;
   if (largest) { /* read every slot's size first (no write), then take that one */
     unsigned best = n;

@@ -25,7 +25,7 @@
  * client.  The settings (cdr/pool.h) are one process-wide
  * cdr_pool_config, read with relaxed loads.  (itab.c's statistics are
  * counters, not a pool: they stay in that module, linked into its registry
- * by its client's enter and exit.)
+ * at a thread's first count while LIVE and unlinked by its client's exit.)
  */
 #ifndef CDR_POOL_IMPL_H
 #define CDR_POOL_IMPL_H
@@ -97,7 +97,7 @@ typedef struct cdr__tcache_client {
 /* Register C (static storage) for every thread: from a constructor, so
  * that it is there before threads enter the cache (a thread that entered
  * before still gets flush and exit, not enter).  Room for 4 clients (2 are
- * used); more are ignored. */
+ * used, neither with an enter); more are ignored. */
 CDR_HIDDEN void cdr__tcache_add_client(const cdr__tcache_client *c);
 
 /* Enter TC (the calling thread's cache, NEW): set the thread's exit hook

@@ -121,10 +121,44 @@ static inline int read_value(cdr_in *i, CORBA_TypeCode tc, void *dst)
   return rc != -1 ? rc : cdr_read(i, tc, dst);
 }
 
+/* An unbounded string's C value (an alias of string included), or NULL:
+ * the string paths below, which cdr_read()/cdr_write() would take with a
+ * copy or a scan more. */
+static inline CORBA_TypeCode plain_string(CORBA_TypeCode tc)
+{
+  if (tc->kind == CDR_K_ALIAS)
+    tc = corbaorb_tc_unalias(tc);
+  return tc && tc->kind == CDR_K_STRING && tc->u.str.bound == 0 ? tc : NULL;
+}
+
+/* An in string of the server: when no code-set conversion is due, a
+ * pointer into the request buffer itself (CDR strings carry their NUL,
+ * which cdr_get_string_view() checks, as it checks for one inside), valid
+ * as long as the request: the ORB owns in arguments for the upcall (C
+ * mapping, 1.21 "Argument Passing Considerations").  Otherwise the arena
+ * copy cdr_read() makes. */
+static inline int read_in_string(cdr_in *i, CORBA_TypeCode tc, void *dst)
+{
+  if (i->opts.ncs_c != i->opts.tcs_c)
+    return cdr_read(i, tc, dst);
+  const char *v;
+  int rc = cdr_get_string_view(i, &v, NULL);
+  *(const char **)dst = rc == CDR_OK ? v : NULL;
+  return rc;
+}
+
 static int write_value(cdr_out *o, CORBA_TypeCode tc, CORBA_unsigned_long f, const void *src)
 {
   if (f & CORBAORB_F_OBJREF)
     return corbaorb_object_write(o, *(CORBA_Object const *)src);
+  if ((f & CORBAORB_F_PTR) && plain_string(tc)) {
+    /* strlen() finds the first NUL: no second scan for one inside */
+    const char *s = *(const char *const *)src;
+    if (!s)
+      return cdr_out_fail(o, CDR_E_INVALID, "NULL string member");
+    cdr_put_string(o, s);
+    return cdr_out_status(o);
+  }
   int rc = fast_write(o, tc, src);
   return rc != -1 ? rc : cdr_write(o, tc, src);
 }
@@ -472,7 +506,10 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
     } else if (p->mode == CORBAORB_IN || !(f & CORBAORB_F_VAR)) {
       if (f & CORBAORB_F_REFS)
         memset(st, 0, size); /* so that a partial read's references can be released */
-      rc = read_value(args, p->tc, st); /* in the request's arena */
+      if (p->mode == CORBAORB_IN && (f & CORBAORB_F_PTR) && plain_string(p->tc))
+        rc = read_in_string(args, p->tc, st); /* in the request buffer itself */
+      else
+        rc = read_value(args, p->tc, st); /* in the request's arena */
     } else {
       memset(st, 0, size);
       rc = read_owned(orb, args, p->tc, f, st, &graph); /* inout: the servant may replace parts */

@@ -182,7 +182,8 @@ static int parse_verify_mode(const char *v)
  * transports a client may use to addresses that match MASK, in order of
  * preference).  Only the mask "*" is taken; of its actions tcp and ssl
  * matter (unix is accepted and has no effect: there is no Unix-socket
- * transport here): ssl and tcp -> IIOP_TLS_ALLOWED, ssl alone ->
+ * transport here; nor has bidir, which omniORB needs beside
+ * -ORBofferBiDirectionalGIOP: here that option alone decides): ssl and tcp -> IIOP_TLS_ALLOWED, ssl alone ->
  * IIOP_TLS_REQUIRED, tcp alone -> IIOP_TLS_OFF.  The policy, or -1 (another
  * mask, an action that is not unix/ssl/tcp, neither ssl nor tcp). */
 static int parse_transport_rule(const char *v)
@@ -202,7 +203,7 @@ static int parse_transport_rule(const char *v)
       tcp = 1;
     else if (l == 3 && !strncmp(p, "ssl", 3))
       ssl = 1;
-    else if (!(l == 4 && !strncmp(p, "unix", 4)))
+    else if (!(l == 4 && !strncmp(p, "unix", 4)) && !(l == 5 && !strncmp(p, "bidir", 5)))
       return -1;
     p += l;
   }
@@ -274,6 +275,11 @@ static void orb_free(CORBA_ORB orb)
   free(orb->default_initref);
   free(orb->host);
   free(orb->ssl_ca_file);
+  /* the client first: a bidirectional client's callbacks server, or the
+   * server whose connections it calls over, must outlive it (orb.h) */
+  if (orb->client)
+    iiop_client_free(orb->client);
+  orb->client = NULL;
   free(orb->ssl_key_file);
   free_secret(orb->ssl_key_password);
   while (orb->pois) {
@@ -323,7 +329,9 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
                 !strcmp(opt, "DefaultInitRef") || !strcmp(opt, "clientCallTimeOutPeriod") ||
                 !strcmp(opt, "throwTransientOnTimeOut") || !strcmp(opt, "sslCAFile") ||
                 !strcmp(opt, "sslKeyFile") || !strcmp(opt, "sslKeyPassword") ||
-                !strcmp(opt, "sslVerifyMode") || !strcmp(opt, "clientTransportRule");
+                !strcmp(opt, "sslVerifyMode") || !strcmp(opt, "clientTransportRule") ||
+                !strcmp(opt, "serverTransportRule") || !strcmp(opt, "offerBiDirectionalGIOP") ||
+                !strcmp(opt, "acceptBiDirectionalGIOP");
     if (!known) {
       i++;
       continue;
@@ -364,6 +372,20 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
         rc = -1;
       else if (orb->client_tls_policy < 0) /* omniORB: the first matching rule wins */
         orb->client_tls_policy = pol;
+    } else if (!strcmp(opt, "serverTransportRule")) {
+      /* omniORB's: the transports the server accepts from clients matching
+       * MASK; only "*" and the forms -ORBclientTransportRule takes, with
+       * no effect (the endpoints decide; bidir: -ORBacceptBiDirectionalGIOP) */
+      if (parse_transport_rule(v) < 0)
+        rc = -1;
+    } else if (!strcmp(opt, "offerBiDirectionalGIOP") ||
+               !strcmp(opt, "acceptBiDirectionalGIOP")) {
+      if (strcmp(v, "0") && strcmp(v, "1"))
+        rc = -1;
+      else if (opt[0] == 'o')
+        orb->offer_bidir = v[0] == '1';
+      else
+        orb->accept_bidir = v[0] == '1';
     } else if (!strcmp(opt, "throwTransientOnTimeOut")) {
       if (!strcmp(v, "0") || !strcmp(v, "1"))
         orb->transient_on_timeout = v[0] == '1';
@@ -902,10 +924,19 @@ static int ensure_server(CORBA_ORB orb)
                             : m & SSL_VERIFY_FAIL_BIT ? IIOP_TLS_VERIFY_PEER_FAIL
                                                       : IIOP_TLS_VERIFY_PEER;
   }
+  so.accept_bidir = orb->accept_bidir;
   int rc = iiop_server_new(&so, &orb->server);
   for (unsigned k = 0; rc == CDR_OK && k < orb->nsic; k++)
     rc = iiop_server_add_interceptor(orb->server, &orb->sics[k], orb->sic_ud[k]);
-  return rc; /* (at most IIOP_INTERCEPTORS_MAX: cannot fail) */
+  /* (at most IIOP_INTERCEPTORS_MAX: cannot fail) */
+  /* bidirectional GIOP: the client's connections opened from now on offer
+   * it with this server's objects as the callbacks; the client calls over
+   * the connections this server accepted as bidirectional */
+  if (rc == CDR_OK && orb->offer_bidir)
+    rc = iiop_client_offer_bidir(orb->client, orb->server);
+  if (rc == CDR_OK && orb->accept_bidir)
+    rc = iiop_client_use_bidir(orb->client, orb->server);
+  return rc;
 }
 
 static PortableServer_POA find_poa(CORBA_ORB orb, const char *name)
@@ -1086,6 +1117,46 @@ CORBA_Policy PortableServer_POA_create_id_assignment_policy(
   return policy_new(1, value, ev);
 }
 
+static const cdr_member policy_error_members[] = {
+  { "reason", TC_CORBA_short, offsetof(CORBA_PolicyError, reason) },
+};
+const cdr_type TC_CORBA_PolicyError_struct = {
+  .kind = CDR_K_EXCEPT, .size = sizeof(CORBA_PolicyError), .align = _Alignof(CORBA_PolicyError),
+  .name = "PolicyError", .repo_id = ex_CORBA_PolicyError, .u.st = { policy_error_members, 1U } };
+
+CORBA_PolicyError *CORBA_PolicyError__alloc(void)
+{
+  return corbaorb_alloc(TC_CORBA_PolicyError, 1);
+}
+
+CORBA_Policy CORBA_ORB_create_policy(CORBA_ORB orb, CORBA_PolicyType type, const CORBA_any *val,
+                                     CORBA_Environment *ev)
+{
+  if (!orb || orb->kind != OBJ_ORB || !val) {
+    SET_SYS(ev, ex_CORBA_BAD_PARAM, CORBA_COMPLETED_NO);
+    return NULL;
+  }
+  CORBA_PolicyErrorCode reason = CORBA_UNSUPPORTED_POLICY;
+  if (type == BiDirPolicy_BIDIRECTIONAL_POLICY_TYPE) {
+    CORBA_TypeCode tc = val->_type ? corbaorb_tc_unalias(val->_type) : NULL;
+    reason = CORBA_BAD_POLICY_TYPE;
+    if (tc && tc->kind == CDR_K_USHORT && val->_value) {
+      CORBA_unsigned_short v = *(const CORBA_unsigned_short *)val->_value;
+      if (v == BiDirPolicy_NORMAL || v == BiDirPolicy_BOTH)
+        return policy_new((int)type, v, ev);
+      reason = CORBA_BAD_POLICY_VALUE;
+    }
+  }
+  CORBA_PolicyError *e = CORBA_PolicyError__alloc();
+  if (!e) {
+    SET_SYS(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_NO);
+    return NULL;
+  }
+  e->reason = reason;
+  CORBA_exception_set(ev, CORBA_USER_EXCEPTION, ex_CORBA_PolicyError, e);
+  return NULL;
+}
+
 void CORBA_Policy_destroy(CORBA_Policy policy, CORBA_Environment *ev)
 {
   (void)ev;
@@ -1133,8 +1204,9 @@ PortableServer_POA PortableServer_POA_create_POA(PortableServer_POA poa,
       continue;
     if (p->type == 0)
       persistent = p->value == PortableServer_PERSISTENT;
-    else
+    else if (p->type == 1)
       user_id = p->value == PortableServer_USER_ID;
+    /* 37, BidirectionalPolicy: the ORB's options decide (corba.h) */
   }
   CORBA_ORB orb = poa->orb;
   /* Object keys: "/NAME/" then the ObjectId (generated keys never begin

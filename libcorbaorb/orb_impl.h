@@ -22,7 +22,8 @@ struct CORBA_Object_type {
 
 struct CORBA_Policy_type {
   int kind;                  /* OBJ_POLICY */
-  int type;                  /* 0: lifespan, 1: id assignment */
+  int type;                  /* 0: lifespan, 1: id assignment,
+                              * 37: BiDirPolicy::BIDIRECTIONAL_POLICY_TYPE */
   int value;
 };
 
@@ -79,6 +80,11 @@ struct CORBA_ORB_type {
   char *ssl_ca_file, *ssl_key_file, *ssl_key_password;
   int ssl_verify_mode;
   int client_tls_policy;
+  /* bidirectional GIOP (orb.c): -ORBofferBiDirectionalGIOP 1 (the client
+   * offers it, the ORB's server serving the callbacks) and
+   * -ORBacceptBiDirectionalGIOP 1 (the server accepts it, the client calls
+   * back over those connections); both take effect when the server is made */
+  int offer_bidir, accept_bidir;
   uint64_t next_id;           /* child SYSTEM_ID POAs' ObjectIds */
   struct PortableServer_POAManager_type manager;
   PortableServer_POA pois;   /* RootPOA, omniINSPOA, children */

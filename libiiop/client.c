@@ -64,6 +64,7 @@
 #include <iiop/msg.h>
 #include <iiop/naming.h>
 #include <iiop/orb.h>
+#include "bidir.h"
 #include "connection.h"
 #include "internal.h"
 #include "transport.h"
@@ -97,6 +98,8 @@ struct cconn {
   int refs;                  /* atomic */
   int dead;                  /* atomic: 0, or the status that ended the connection */
   uint32_t next_id;          /* atomic */
+  uint32_t id_step;          /* 1; 2 on a bidirectional connection (even IDs from the side
+                              * that connected, odd from the side that accepted) */
   int cs_state;              /* CS_*: written under mu, read atomically */
   pthread_mutex_t mu;        /* everything below */
   pthread_cond_t cs_cv;      /* cs_state left CS_SENDING */
@@ -106,6 +109,18 @@ struct cconn {
   iiop_transport *tp;        /* conn's transport (owned by conn): TLS error texts */
   const char *host;          /* the endpoint's (lives as long as the client) */
   uint16_t port;
+  /* Bidirectional GIOP (bidir.h); all 0/NULL on other connections. */
+  iiop_server *serve;        /* Requests read here are served by its objects */
+  iiop__bidir_cs bcs;        /* their code sets */
+  const cdr_allocator *balloc; /* a server's record: its allocator (the record is freed
+                              * with it, the connection is the server's) */
+  int rwait;                 /* under mu: the server's connection thread waits to read */
+  pthread_cond_t rcv;        /* ... on this (server records only) */
+  pthread_cond_t endcv;      /* refs fell to 1 (server records only) */
+  cconn *bnext;              /* the server's bidir set */
+  uint32_t npts;             /* under the set's mutex: listen points */
+  char *pts_host[GIOP_LISTEN_POINTS_MAX];
+  uint16_t pts_port[GIOP_LISTEN_POINTS_MAX];
 };
 
 /* Where a reference's requests go: an endpoint and an object key. */
@@ -222,6 +237,12 @@ struct iiop_client {
   unsigned nic;              /* atomic: interceptors published (written under mu) */
   iiop_client_interceptor ic[IIOP_INTERCEPTORS_MAX];
   void *ic_ud[IIOP_INTERCEPTORS_MAX];
+  /* Bidirectional GIOP: iiop_client_offer_bidir(), iiop_client_use_bidir(). */
+  iiop_server *offer;        /* atomic: serves Requests read on this client's connections */
+  uint8_t *bd_ctx;           /* the BI_DIR_IIOP context's data (set with offer) */
+  size_t bd_len;
+  iiop_server *use_srv;      /* atomic: calls go over its bidirectional connections */
+  uint64_t bstats[2];        /* atomic: bidir_served, bidir_reused */
 };
 
 enum { CST_CONNECTIONS, CST_CONNECT_FAILED, CST_TIMEOUT, CST_LIMIT, CST_PROTOCOL, CST_LATE };
@@ -244,6 +265,8 @@ int iiop_client_stats_get(iiop_client *c, iiop_client_stats *st)
   st->limit_message = __atomic_load_n(&c->stats[CST_LIMIT], __ATOMIC_RELAXED);
   st->limit_protocol = __atomic_load_n(&c->stats[CST_PROTOCOL], __ATOMIC_RELAXED);
   st->late_replies = __atomic_load_n(&c->stats[CST_LATE], __ATOMIC_RELAXED);
+  st->bidir_served = __atomic_load_n(&c->bstats[0], __ATOMIC_RELAXED);
+  st->bidir_reused = __atomic_load_n(&c->bstats[1], __ATOMIC_RELAXED);
   return CDR_OK;
 }
 
@@ -447,7 +470,16 @@ int iiop_client_create(const iiop_client_opts *opts, iiop_client **out)
 
 static void cconn_unref(iiop_client *cl, cconn *cc)
 {
-  if (!cc || __atomic_sub_fetch(&cc->refs, 1, __ATOMIC_ACQ_REL) != 0)
+  if (!cc)
+    return;
+  if (cc->balloc) {                     /* a server's record: iiop__bidir_end() frees it */
+    pthread_mutex_lock(&cc->mu);
+    if (--cc->refs == 1)
+      pthread_cond_broadcast(&cc->endcv);
+    pthread_mutex_unlock(&cc->mu);
+    return;
+  }
+  if (__atomic_sub_fetch(&cc->refs, 1, __ATOMIC_ACQ_REL) != 0)
     return;
   iiop__conn_free(cc->conn);
   pthread_cond_destroy(&cc->cs_cv);
@@ -585,6 +617,15 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
   cc->port = ep->port;
   cc->refs = 1;
   cc->next_id = 1;
+  cc->id_step = 1;
+  iiop_server *offer = __atomic_load_n(&cl->offer, __ATOMIC_ACQUIRE);
+  if (offer) {
+    /* Offering bidirectional GIOP: this side connected, so its request
+     * IDs are even (CORBA 3.x Part 2, 15.8), and Requests may come. */
+    cc->next_id = 2;
+    cc->id_step = 2;
+    cc->serve = offer;
+  }
   *out = cc;
   return CDR_OK;
 }
@@ -592,6 +633,27 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
 /* A live connection to EP (a reference for the caller), opening one if
  * needed.  *FRESH: 1 this call opened it, 2 another thread did while this
  * one waited, 0 it was there. */
+static cconn *bidir_find(iiop_client *cl, const endpoint *ep);
+
+/* get_conn(), about to connect to EP (ep->connecting set by this thread):
+ * a client's connection that offered EP (bidirectional GIOP) is used
+ * instead (15.8.1), not cached in EP (its server owns it).  1 and *OUT
+ * (a reference), *FRESH 0, ep->connecting cleared; 0: none. */
+static __attribute__((noinline)) int bidir_get(iiop_client *cl, endpoint *ep, cconn **out,
+                                               int *fresh)
+{
+  cconn *cc = bidir_find(cl, ep);
+  if (!cc)
+    return 0;
+  pthread_mutex_lock(&ep->mu);
+  ep->connecting = 0;
+  pthread_cond_broadcast(&ep->cv);
+  pthread_mutex_unlock(&ep->mu);
+  *out = cc;
+  *fresh = 0;
+  return 1;
+}
+
 static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out, int *fresh)
 {
   int waited = 0;
@@ -625,6 +687,8 @@ static int get_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **out
   pthread_mutex_unlock(&ep->mu);
 
   cconn *cc = NULL;
+  if (__atomic_load_n(&cl->use_srv, __ATOMIC_RELAXED) && bidir_get(cl, ep, out, fresh))
+    return CDR_OK;
   int rc = open_conn(cl, ep, deadline, &cc);
 
   pthread_mutex_lock(&ep->mu);
@@ -1505,12 +1569,19 @@ static int build_request(iiop_call *call, const uint8_t *key, uint32_t key_len, 
   giop_codeset_context cs = { call->out_opts.tcs_c, call->out_opts.tcs_w };
   giop_codeset_context_encode(&cs, csd);
   /* CodeSets first, then the reference's contexts, then the call's. */
-  giop_service_context scl[1 + 2 * IIOP_SC_ADD_MAX];
+  giop_service_context scl[2 + 2 * IIOP_SC_ADD_MAX];
   uint32_t nsc = 0;
   if (with_cs) {
     scl[nsc].id = GIOP_SC_CODE_SETS;
     scl[nsc].len = sizeof csd;
     scl[nsc++].data = csd;
+    /* Offering bidirectional GIOP (1.2 only): the listen point goes with
+     * the connection's first request (CORBA 3.x Part 2, 15.8). */
+    if (with_cs == 2) {
+      scl[nsc].id = GIOP_SC_BI_DIR_IIOP;
+      scl[nsc].len = (uint32_t)call->cl->bd_len;
+      scl[nsc++].data = call->cl->bd_ctx;
+    }
   }
   if (call->rsc) {
     memcpy(scl + nsc, call->rsc->v, call->rsc->n * sizeof *scl);
@@ -1599,12 +1670,15 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
     if (cc->cs_state == CS_NONE) {
       __atomic_store_n(&cc->cs_state, CS_SENDING, __ATOMIC_RELEASE);
       with_cs = 1;
+      if (minor >= 2 && cc->serve && cc->serve == __atomic_load_n(&call->cl->offer, __ATOMIC_ACQUIRE)
+          && call->cl->bd_ctx)
+        with_cs = 2;                    /* and the BI_DIR_IIOP context */
     }
     pthread_mutex_unlock(&cc->mu);
     full_ms = -1;                       /* may have waited */
   }
 
-  uint32_t id = __atomic_fetch_add(&cc->next_id, 1, __ATOMIC_RELAXED);
+  uint32_t id = __atomic_fetch_add(&cc->next_id, cc->id_step, __ATOMIC_RELAXED);
   struct iovec v[REQ_IOV];
   int nv = 0;
   size_t len;
@@ -1655,10 +1729,25 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
 
 /* ---------------------------------------------------------------- receiving */
 
+/* dispatch(): a Request, LocateRequest or CancelRequest (GIOP 1.2) on a
+ * bidirectional connection, left to the caller to serve (M not released). */
+#define D_INCOMING 1
+
+/* dispatch() of a Request, LocateRequest or CancelRequest M: D_INCOMING
+ * on a bidirectional connection in GIOP 1.2 (15.8), else CDR_E_PROTOCOL (M
+ * released).  Out of line: the reply path stays as short as it was. */
+static __attribute__((noinline)) int dispatch_request(cconn *cc, uint8_t *m)
+{
+  if (cc->serve && m[5] >= 2)           /* the header's minor version */
+    return D_INCOMING;
+  iiop__conn_release(cc->conn, m);
+  return CDR_E_PROTOCOL;
+}
+
 /* Under cc->mu: route the message M the leader read; *WK: the caller to
- * call_wake() once cc->mu is released (NULL: none).  Returns CDR_OK, or
- * CDR_E_PROTOCOL for a message a client must not receive (the caller sends
- * MessageError and fails the connection). */
+ * call_wake() once cc->mu is released (NULL: none).  Returns CDR_OK,
+ * D_INCOMING, or CDR_E_PROTOCOL for a message a client must not receive
+ * (the caller sends MessageError and fails the connection). */
 static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len, iiop_call **wk)
 {
   *wk = NULL;
@@ -1698,21 +1787,49 @@ static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len, iiop_cal
     conn_fail_locked(cc, CDR_E_PROTOCOL, 0);
     return CDR_OK;
   default:                              /* Request, LocateRequest, CancelRequest */
-    iiop__conn_release(cc->conn, m);
-    return CDR_E_PROTOCOL;
+    return dispatch_request(cc, m);
   }
 }
 
 /* Under cc->mu with no leader: pick a sleeping follower to take over (one
  * not woken already: pending calls are all still waiting for their
  * replies); the caller call_wake()s it after releasing cc->mu.  NULL: none
- * sleeps (a caller on its way to wait finds no leader and reads). */
+ * sleeps (a caller on its way to wait finds no leader and reads); a
+ * server's connection thread waiting to read (bidirectional GIOP) is then
+ * signalled instead. */
 static iiop_call *promote(cconn *cc)
 {
   for (iiop_call *p = cc->pend; p; p = p->pnext)
     if (p->waiting && !__atomic_load_n(&p->wake, __ATOMIC_RELAXED))
       return call_mark(p);
+  if (cc->rwait)
+    pthread_cond_signal(&cc->rcv);
   return NULL;
+}
+
+/* Under cc->mu, from the leader CALL that read the Request M (LEN octets)
+ * on CC (bidirectional GIOP): it gives up reading, another waiter reads
+ * while this thread serves M (its servant may call back over this very
+ * connection) without the lock, and the connection ends if that fails.
+ * Returns with cc->mu held again: 1 when CALL leads again (no one else
+ * took over), 0 when another thread reads now (CALL must wait). */
+static __attribute__((noinline)) int serve_incoming(iiop_call *call, cconn *cc, uint8_t *m,
+                                                    size_t len)
+{
+  cc->leader = 0;
+  iiop_call *nx = promote(cc);
+  pthread_mutex_unlock(&cc->mu);
+  if (nx)
+    call_wake(nx);
+  __atomic_add_fetch(&call->cl->bstats[0], 1, __ATOMIC_RELAXED);
+  int rc = iiop__server_serve_one(cc->serve, cc->conn, &cc->bcs, m, len);
+  if (rc != CDR_OK)
+    conn_fail(cc, rc == CDR_E_PROTOCOL ? CDR_E_PROTOCOL : CDR_E_CLOSED, 0);
+  pthread_mutex_lock(&cc->mu);
+  if (cc->leader)
+    return 0;
+  cc->leader = 1;
+  return 1;
 }
 
 /* Wait for CALL's reply on CC (leader or follower).  On CDR_OK
@@ -1755,7 +1872,13 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
           conn_fail_locked(cc, rc == CDR_E_LIMIT ? rc : proto ? CDR_E_PROTOCOL : rc, 0);
           break;
         }
-        if (dispatch(call->cl, cc, m, len, &wk) != CDR_OK) {
+        int d = dispatch(call->cl, cc, m, len, &wk);
+        if (d != CDR_OK) {
+          if (d == D_INCOMING) {
+            if (serve_incoming(call, cc, m, len))
+              continue;                 /* reading again */
+            goto next;                  /* another thread reads now */
+          }
           pthread_mutex_unlock(&cc->mu);
           send_small(cc, GIOP_MESSAGE_ERROR, 0, call->out_opts.giop_minor);
           pthread_mutex_lock(&cc->mu);
@@ -1778,8 +1901,9 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
       call->pstatus = CDR_E_TIMEOUT;
       timed_out = 1;
     }
+  next:;
   }
-  iiop_call *next = !cc->leader && cc->pend ? promote(cc) : NULL;
+  iiop_call *next = !cc->leader && (cc->pend || cc->rwait) ? promote(cc) : NULL;
   int rc = call->pstatus;
   *no = call->pno;
   call->pstate = P_IDLE;
@@ -2312,9 +2436,240 @@ void iiop_client_free(iiop_client *c)
     iiop__free(c->alloc, ir);
   }
   iiop_tls_ctx_free(c->tls);
+  iiop__free(c->alloc, c->bd_ctx);
   iiop__free(c->alloc, c->ca_file);
   pthread_cond_destroy(&c->idle_cv);
   pthread_mutex_destroy(&c->mu);
   pthread_mutex_destroy(&c->err_mu);
   iiop__free(c->alloc, c);
+}
+
+/* ---------------------------------------------------------------- bidirectional GIOP
+ * (CORBA 3.x Part 2, 15.8; bidir.h.)  The offering side: connections this
+ * client opens carry its listen point on their first GIOP 1.2 request and
+ * serve Requests they read with the callback server's objects.  The
+ * accepting side: a server's set of accepted connections that offered,
+ * which a client given to iiop_client_use_bidir() uses instead of
+ * connecting to a listen point they name. */
+
+int iiop_client_offer_bidir(iiop_client *c, iiop_server *callbacks)
+{
+  if (!c || !callbacks)
+    return CDR_E_INVALID;
+  giop_listen_point lp = { iiop__server_ior_host(callbacks), iiop_server_port(callbacks) };
+  uint8_t buf[8 + GIOP_LISTEN_HOST_MAX + 9];
+  size_t len;
+  int rc = giop_bidir_context_encode(&lp, 1, buf, sizeof buf, &len);
+  if (rc != CDR_OK)
+    return rc;
+  pthread_mutex_lock(&c->mu);
+  if (c->offer) {
+    pthread_mutex_unlock(&c->mu);
+    return CDR_E_STATE;
+  }
+  c->bd_ctx = iiop__malloc(c->alloc, len);
+  if (!c->bd_ctx) {
+    pthread_mutex_unlock(&c->mu);
+    return CDR_E_NOMEM;
+  }
+  memcpy(c->bd_ctx, buf, len);
+  c->bd_len = len;
+  __atomic_store_n(&c->offer, callbacks, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&c->mu);
+  return CDR_OK;
+}
+
+int iiop_client_use_bidir(iiop_client *c, iiop_server *s)
+{
+  if (!c || !s)
+    return CDR_E_INVALID;
+  if (!iiop__server_bidir_set(s))
+    return CDR_E_STATE;
+  __atomic_store_n(&c->use_srv, s, __ATOMIC_RELEASE);
+  return CDR_OK;
+}
+
+struct iiop__bidir_set {
+  pthread_mutex_t mu;
+  const cdr_allocator *alloc;
+  cconn *head;
+};
+
+iiop__bidir_set *iiop__bidir_set_new(const cdr_allocator *alloc)
+{
+  iiop__bidir_set *set = iiop__malloc(alloc, sizeof *set);
+  if (!set)
+    return NULL;
+  memset(set, 0, sizeof *set);
+  set->alloc = alloc;
+  pthread_mutex_init(&set->mu, NULL);
+  return set;
+}
+
+void iiop__bidir_set_free(iiop__bidir_set *set)
+{
+  if (!set)
+    return;
+  pthread_mutex_destroy(&set->mu);
+  iiop__free(set->alloc, set);
+}
+
+int iiop__bidir_note(iiop__bidir_set *set, iiop__bidir_conn **bdp, iiop_conn *conn,
+                     iiop_server *srv, const iiop__bidir_cs *cs, const giop_listen_point *p,
+                     uint32_t n)
+{
+  cconn *cc = *bdp;
+  if (!cc) {
+    cc = iiop__malloc(set->alloc, sizeof *cc);
+    if (!cc)
+      return CDR_E_NOMEM;
+    memset(cc, 0, sizeof *cc);
+    cc->conn = conn;
+    cc->refs = 1;                       /* the server connection's */
+    cc->next_id = 1;                    /* this side accepted: odd IDs (15.8) */
+    cc->id_step = 2;
+    cc->serve = srv;
+    cc->bcs.c = cs->c;
+    cc->bcs.w = cs->w;
+    cc->bcs.fixed = cs->fixed;
+    cc->balloc = set->alloc;
+    pthread_mutex_init(&cc->mu, NULL);
+    cond_init_mono(&cc->cs_cv);
+    pthread_cond_init(&cc->rcv, NULL);
+    pthread_cond_init(&cc->endcv, NULL);
+  }
+  int rc = CDR_OK;
+  pthread_mutex_lock(&set->mu);
+  for (uint32_t k = 0; k < n && cc->npts < GIOP_LISTEN_POINTS_MAX; k++) {
+    uint32_t j = 0;
+    while (j < cc->npts && !(cc->pts_port[j] == p[k].port
+                             && strcasecmp(cc->pts_host[j], p[k].host) == 0))
+      j++;
+    if (j < cc->npts)
+      continue;
+    char *h = iiop__strndup(set->alloc, p[k].host, strlen(p[k].host));
+    if (!h) {
+      rc = CDR_E_NOMEM;
+      break;
+    }
+    cc->pts_host[cc->npts] = h;
+    cc->pts_port[cc->npts++] = p[k].port;
+  }
+  if (!*bdp) {
+    cc->bnext = set->head;
+    set->head = cc;
+    *bdp = cc;
+  }
+  pthread_mutex_unlock(&set->mu);
+  return rc;
+}
+
+/* A live bidirectional connection of CL's server whose listen points name
+ * EP (plain IIOP only), with a reference for the caller; NULL: none. */
+static cconn *bidir_find(iiop_client *cl, const endpoint *ep)
+{
+  if (ep->tls)
+    return NULL;
+  iiop__bidir_set *set = iiop__server_bidir_set(__atomic_load_n(&cl->use_srv, __ATOMIC_ACQUIRE));
+  if (!set)
+    return NULL;
+  cconn *found = NULL;
+  pthread_mutex_lock(&set->mu);
+  for (cconn *cc = set->head; cc && !found; cc = cc->bnext) {
+    if (__atomic_load_n(&cc->dead, __ATOMIC_ACQUIRE))
+      continue;
+    for (uint32_t j = 0; j < cc->npts; j++)
+      if (cc->pts_port[j] == ep->port && strcasecmp(cc->pts_host[j], ep->host) == 0) {
+        found = cc;
+        break;
+      }
+  }
+  if (found) {
+    pthread_mutex_lock(&found->mu);
+    found->refs++;
+    pthread_mutex_unlock(&found->mu);
+    __atomic_add_fetch(&cl->bstats[1], 1, __ATOMIC_RELAXED);
+  }
+  pthread_mutex_unlock(&set->mu);
+  return found;
+}
+
+int iiop__bidir_recv(iiop__bidir_conn *cc, uint8_t **msg, size_t *len)
+{
+  pthread_mutex_lock(&cc->mu);
+  for (;;) {
+    while (cc->leader && !__atomic_load_n(&cc->dead, __ATOMIC_ACQUIRE)) {
+      cc->rwait++;
+      pthread_cond_wait(&cc->rcv, &cc->mu);
+      cc->rwait--;
+    }
+    int dead = __atomic_load_n(&cc->dead, __ATOMIC_ACQUIRE);
+    if (dead) {
+      pthread_mutex_unlock(&cc->mu);
+      return CDR_E_CLOSED;
+    }
+    cc->leader = 1;
+    pthread_mutex_unlock(&cc->mu);
+    int rc = iiop__conn_recv(cc->conn, -1, msg, len);
+    pthread_mutex_lock(&cc->mu);
+    cc->leader = 0;
+    giop_header h;
+    if (rc == CDR_OK && giop_header_parse(*msg, *len, &h) == CDR_OK
+        && (h.type == GIOP_REPLY || h.type == GIOP_LOCATE_REPLY)) {
+      /* a caller's reply (as dispatch()): hand it over, read on */
+      uint32_t id;
+      if (giop_peek_request_id(*msg, *len, &id) != CDR_OK) {
+        iiop__conn_release(cc->conn, *msg);
+        pthread_mutex_unlock(&cc->mu);
+        return CDR_E_PROTOCOL;          /* MessageError and the end */
+      }
+      iiop_call *p = pend_find(cc, id);
+      if (!p) {
+        iiop__conn_release(cc->conn, *msg); /* a call that timed out */
+        continue;
+      }
+      pend_remove(cc, p);
+      p->pmsg = *msg;
+      p->plen = *len;
+      p->pstatus = CDR_OK;
+      p->pstate = P_DONE;
+      if (call_mark(p))
+        call_wake(p);                   /* under cc->mu: a rare path */
+      continue;
+    }
+    if (rc != CDR_OK && rc != IIOP__RECV_REFUSED)
+      conn_fail_locked(cc, CDR_E_CLOSED, 0);
+    else if (cc->pend) {
+      iiop_call *nx = promote(cc);      /* a caller reads while this thread dispatches */
+      if (nx)
+        call_wake(nx);                  /* under cc->mu: a rare path */
+    }
+    pthread_mutex_unlock(&cc->mu);
+    return rc;
+  }
+}
+
+void iiop__bidir_end(iiop__bidir_set *set, iiop__bidir_conn *cc)
+{
+  if (!cc)
+    return;
+  pthread_mutex_lock(&set->mu);
+  for (cconn **pp = &set->head; *pp; pp = &(*pp)->bnext)
+    if (*pp == cc) {
+      *pp = cc->bnext;
+      break;
+    }
+  pthread_mutex_unlock(&set->mu);
+  pthread_mutex_lock(&cc->mu);
+  conn_fail_locked(cc, CDR_E_CLOSED, 0);
+  while (cc->refs > 1)
+    pthread_cond_wait(&cc->endcv, &cc->mu);
+  pthread_mutex_unlock(&cc->mu);
+  for (uint32_t j = 0; j < cc->npts; j++)
+    iiop__free(set->alloc, cc->pts_host[j]);
+  pthread_cond_destroy(&cc->endcv);
+  pthread_cond_destroy(&cc->rcv);
+  pthread_cond_destroy(&cc->cs_cv);
+  pthread_mutex_destroy(&cc->mu);
+  iiop__free(set->alloc, cc);
 }

@@ -178,6 +178,7 @@ int iiop_request_add_reply_service_context(iiop_request *r, uint32_t id, const v
 }
 
 const char *iiop_request_operation(const iiop_request *r) { return r ? r->operation : NULL; }
+const iiop__session *iiop__request_session(const iiop_request *r) { return r->sess; }
 uint32_t iiop_request_id(const iiop_request *r) { return r ? r->request_id : 0; }
 void iiop_request_set_completed(iiop_request *r, uint32_t completed)
 {

@@ -67,6 +67,8 @@ typedef struct iiop__session {
   const iiop__obj *cache_ob;
   const iiop__op_slot *cache_op; /* an operation of cache_ob, or NULL */
   iiop__req_memo memo;       /* the last small request's scan (internal.h) */
+  void *bidir_owner;         /* the server connection whose requests may make it
+                              * bidirectional (server.c), or NULL */
 } iiop__session;
 
 /* What the caller does with a dispatched message. */
@@ -130,6 +132,9 @@ IIOP_HIDDEN int iiop__dispatch_refuse(iiop__session *s, uint8_t *msg, size_t len
 /* The system exception for status ST (completion COMPLETED): its row in
  * the table of cdr/error.h, or, when ST is the failed argument stream
  * ARGS's own status (ARGS may be NULL), the row of the stream's reason. */
+/* The session R is dispatched in (bidirectional GIOP's interceptor). */
+IIOP_HIDDEN const iiop__session *iiop__request_session(const iiop_request *r);
+
 IIOP_HIDDEN void iiop__status_exception(int st, const cdr_in *args, uint32_t completed,
                                         giop_system_exception *e);
 

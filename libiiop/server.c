@@ -80,6 +80,7 @@
 #include <iiop/ior.h>
 #include <iiop/orb.h>
 #include "adapter.h"
+#include "bidir.h"
 #include "connection.h"
 #include "dispatch.h"
 #include "internal.h"
@@ -249,6 +250,8 @@ struct iiop_server {
   uint64_t tls_hs_failed;    /* atomic: iiop_server_stats.tls_handshake_failures */
   pthread_mutex_t tls_err_mu;/* tls_err */
   char tls_err[IIOP_SERVER_ERROR_MAX]; /* the last failed handshake's reason ("" none) */
+  iiop__bidir_set *bidir;    /* accept_bidir: the bidirectional connections (bidir.h) */
+  uint64_t bstats[2];        /* atomic: bidir_connections, bidir_refused */
 
 };
 
@@ -282,6 +285,7 @@ struct srv_conn {
   cdr_arena *arena;          /* not pooled: the request arena, kept reset between calls
                               * (the thread's arena cache would hold it anyway), NULL
                               * when none; given back when the connection ends */
+  iiop__bidir_conn *bd;      /* bidirectional (its connection thread's own), or NULL */
 };
 
 /* Put SC into the active list, its reader into the adapter's.  Under mu. */
@@ -427,6 +431,8 @@ static bool is_wildcard(const char *h)
 
 /* ---------------------------------------------------------------- create / activate */
 
+static int bidir_accept_init(iiop_server *s);
+
 int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
 {
   if (!out)
@@ -546,6 +552,10 @@ int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
     pthread_cond_init(&s->cv, &ca);
     pthread_condattr_destroy(&ca);
     iiop__adapter_init(&s->ad, al);
+    if (o.accept_bidir && bidir_accept_init(s) != CDR_OK) {
+      iiop_server_free(s);
+      return CDR_E_NOMEM;
+    }
     *out = s;
     return CDR_OK;
   }
@@ -666,6 +676,8 @@ int iiop_server_stats_get(iiop_server *s, iiop_server_stats *st)
   st->in_flight_peak = (uint64_t)__atomic_load_n(&s->bud.peak, __ATOMIC_RELAXED);
   st->in_flight_max = (uint64_t)s->bud.max;
   st->tls_handshake_failures = __atomic_load_n(&s->tls_hs_failed, __ATOMIC_RELAXED);
+  st->bidir_connections = __atomic_load_n(&s->bstats[0], __ATOMIC_RELAXED);
+  st->bidir_refused = __atomic_load_n(&s->bstats[1], __ATOMIC_RELAXED);
   return CDR_OK;
 }
 
@@ -947,7 +959,8 @@ static void serve(srv_conn *sc)
   for (;;) {
     uint8_t *msg;
     size_t len;
-    int rc = iiop__conn_recv(c, -1, &msg, &len);
+    int rc = __builtin_expect(sc->bd == NULL, 1) ? iiop__conn_recv(c, -1, &msg, &len)
+                                                 : iiop__bidir_recv(sc->bd, &msg, &len);
     if (rc != CDR_OK) {
       if (rc == IIOP__RECV_REFUSED && on_refused(sc, msg, len) == NEXT_READ)
         continue;
@@ -976,6 +989,10 @@ static void conn_finish(srv_conn *sc)
       (void)send_held(sc, NULL);
     iiop__free(s->alloc, sc->batch);
     sc->batch = NULL;
+  }
+  if (sc->bd) {
+    iiop__bidir_end(s->bidir, sc->bd); /* waits for the callers using it */
+    sc->bd = NULL;
   }
   if (sc->arena) {
     cdr_arena_put(sc->arena);
@@ -1036,6 +1053,8 @@ static void *conn_main(void *arg)
   }
   bool run = c && !__atomic_load_n(&s->stopping, __ATOMIC_SEQ_CST);
   sc->conn = c;
+  if (s->bidir && !sc->tls)
+    sc->sess.bidir_owner = sc;         /* its requests may make it bidirectional */
   __atomic_store_n(&sc->state, run ? CS_IDLE : CS_CLOSING, __ATOMIC_SEQ_CST);
   pthread_mutex_unlock(&s->mu);
   if (run)
@@ -1631,6 +1650,7 @@ void iiop_server_free(iiop_server *s)
   if (s->ep_stop >= 0)
     close(s->ep_stop);
   iiop__free(s->alloc, s->workers);
+  iiop__bidir_set_free(s->bidir);
   if (s->tls)
     iiop_tls_ctx_free(s->tls);
   close(s->wake[0]);
@@ -1690,4 +1710,113 @@ int iiop_server_ior(iiop_server *s, const void *key, size_t key_len, cdr_arena *
   if (rc != CDR_OK)
     return rc;
   return iiop_ior_to_string(&ior, CDR_HOST_ORDER, a, out);
+}
+
+/* ---------------------------------------------------------------- bidirectional GIOP
+ * (CORBA 3.x Part 2, 15.8; bidir.h.)  accept_bidir registers the
+ * interceptor below: a GIOP 1.2 Request on a connection with a thread of
+ * its own that carries BI_DIR_IIOP makes that connection bidirectional (its
+ * listen points recorded in the server's set); from then on its thread
+ * reads through iiop__bidir_recv(), so that Replies to the server process's
+ * callbacks reach their callers. */
+
+static int bidir_receive(void *ud, iiop_request *req)
+{
+  iiop_server *s = ud;
+  const iiop__session *ss = iiop__request_session(req);
+  srv_conn *sc = ss ? ss->bidir_owner : NULL;
+  uint8_t major, minor;
+  if (!sc || iiop_request_giop_version(req, &major, &minor) != CDR_OK || minor < 2)
+    return 0;                           /* 1.0/1.1: never bidirectional */
+  const uint8_t *data;
+  uint32_t len;
+  if (iiop_request_service_context(req, GIOP_SC_BI_DIR_IIOP, &data, &len) != CDR_OK)
+    return 0;
+  giop_service_context c = { GIOP_SC_BI_DIR_IIOP, len, data };
+  giop_listen_point pts[GIOP_LISTEN_POINTS_MAX];
+  uint32_t n = 0;
+  cdr_arena *a = cdr_arena_get();
+  if (!a)
+    return 0;
+  int rc = giop_bidir_context_decode(&c, a, pts, GIOP_LISTEN_POINTS_MAX, &n);
+  if (rc == CDR_OK) {
+    bool first = sc->bd == NULL;
+    iiop__bidir_cs cs = { 1, ss->in_opts.tcs_c, ss->in_opts.tcs_w };
+    rc = iiop__bidir_note(s->bidir, &sc->bd, sc->conn, s, &cs, pts, n);
+    if (first && sc->bd)
+      __atomic_add_fetch(&s->bstats[0], 1, __ATOMIC_RELAXED);
+  }
+  cdr_arena_put(a);
+  if (rc == CDR_OK || rc == CDR_E_NOMEM)
+    return 0;                           /* no memory: served, just not bidirectional */
+  __atomic_add_fetch(&s->bstats[1], 1, __ATOMIC_RELAXED);
+  giop_system_exception e = { "IDL:omg.org/CORBA/MARSHAL:1.0", 0, GIOP_COMPLETED_NO };
+  iiop_request_set_exception(req, &e);
+  return 1;
+}
+
+static int bidir_accept_init(iiop_server *s)
+{
+  s->bidir = iiop__bidir_set_new(s->alloc);
+  if (!s->bidir)
+    return CDR_E_NOMEM;
+  static const iiop_server_interceptor ic = { bidir_receive, NULL };
+  return iiop_server_add_interceptor(s, &ic, s);
+}
+
+iiop__bidir_set *iiop__server_bidir_set(iiop_server *srv) { return srv ? srv->bidir : NULL; }
+
+const char *iiop__server_ior_host(const iiop_server *srv) { return srv->ior_host; }
+
+int iiop__server_serve_one(iiop_server *s, iiop_conn *conn, iiop__bidir_cs *cs, uint8_t *m,
+                           size_t len)
+{
+  iiop__session ss;
+  iiop__session_init(&ss, &s->ad, s->lim.max_message, s->conn_alloc);
+  iiop__session_limits(&ss, &s->lim, &s->stats[ST_L_ARGS]);
+  ss.icpt = &s->icpt;
+  if (__atomic_load_n(&cs->fixed, __ATOMIC_ACQUIRE)) {
+    ss.cs_fixed = true;
+    ss.in_opts.tcs_c = __atomic_load_n(&cs->c, __ATOMIC_RELAXED);
+    ss.in_opts.tcs_w = __atomic_load_n(&cs->w, __ATOMIC_RELAXED);
+  }
+  cdr_arena *a = cdr_arena_get();
+  if (!a) {
+    iiop__conn_release(conn, m);
+    return CDR_E_CLOSED;
+  }
+  iiop__adapter_reader_add(&s->ad, &ss.reader);
+  iiop__reader_enter(&s->ad, &ss.reader);
+  giop_message msg;
+  iiop__reply r;
+  int next = iiop__dispatch(&ss, m, len, a, &msg, &r);
+  bool ok = true;
+  if (next == IIOP__D_ACK) {
+    ok = r.len == 0 || iiop__conn_send(conn, r.msg, r.len, r.request_id) == CDR_OK;
+    next = ok ? iiop__dispatch_resume(&ss, &msg, &r) : IIOP__D_CLOSE;
+  }
+  if (next == IIOP__D_CONTINUE && r.len) {
+    if (r.out && cdr_out_nrefs(r.out))
+      ok = iiop__conn_send_out(conn, r.out, r.request_id) == CDR_OK;
+    else
+      ok = iiop__conn_send(conn, r.msg, r.len, r.request_id) == CDR_OK;
+  } else if (next == IIOP__D_ERROR) {
+    (void)send_bare(conn, GIOP_MESSAGE_ERROR, ss.minor);
+  }
+  cdr_in_close(&msg.body);
+  iiop__reader_exit(&ss.reader);
+  iiop__adapter_reader_remove(&s->ad, &ss.reader);
+  if (ss.cs_fixed && !ss.cs_error && !__atomic_load_n(&cs->fixed, __ATOMIC_ACQUIRE)) {
+    /* the first served request fixed them (two such requests at once
+     * store the same values) */
+    __atomic_store_n(&cs->c, ss.in_opts.tcs_c, __ATOMIC_RELAXED);
+    __atomic_store_n(&cs->w, ss.in_opts.tcs_w, __ATOMIC_RELAXED);
+    __atomic_store_n(&cs->fixed, 1, __ATOMIC_RELEASE);
+  }
+  iiop__session_close(&ss);
+  cdr_arena_put(a);
+  iiop__conn_release(conn, m);
+  if (next == IIOP__D_ERROR)
+    return CDR_E_PROTOCOL;
+  return ok && next == IIOP__D_CONTINUE ? CDR_OK : CDR_E_CLOSED;
 }

@@ -193,7 +193,7 @@ START_TEST(test_options_bad)
     { "-ORBsslVerifyMode", "peer fail" }, { "-ORBsslVerifyMode", "fail" },
     { "-ORBclientTransportRule", "ssl" }, { "-ORBclientTransportRule", "*" },
     { "-ORBclientTransportRule", "* " }, { "-ORBclientTransportRule", "*ssl" },
-    { "-ORBclientTransportRule", "* bidir,ssl" }, { "-ORBclientTransportRule", "* unix" },
+    { "-ORBclientTransportRule", "* sctp,ssl" }, { "-ORBclientTransportRule", "* unix" },
     { "-ORBclientTransportRule", "* none" }, { "-ORBclientTransportRule", "localhost ssl" },
     { "-ORBclientTransportRule", "* ssl,tcpx" }, { "-ORBsslCAFile", "" }, { "-ORBsslKeyFile", "" },
     { "-ORBendPoint", "giop:ssl:127.0.0.1:65536" }, { "-ORBendPoint", "giop:ssl:127.0.0.1:x" },

@@ -325,10 +325,20 @@ typedef CORBA_char *CORBA_ORBid;
  * for nothing, where omniORB's default is peer,fail; once has no effect),
  * -ORBclientTransportRule
  * "* ssl" | "* unix,ssl,tcp" | "* tcp" (TLS required / where the IOR offers
- * it / never; only the mask "*"; unix is accepted and ignored).  Other -ORB
+ * it / never; only the mask "*"; unix and bidir are accepted and ignored),
+ * -ORBserverTransportRule (the same forms, accepted with no effect).
+ * Bidirectional GIOP 1.2 (docs/c-mapping.md, "Bidirectional GIOP"):
+ * -ORBofferBiDirectionalGIOP 0|1 (1: the ORB's client offers it on the
+ * connections it opens once the RootPOA or omniINSPOA is first resolved,
+ * and serves callbacks to objects of the ORB's POAs over them;
+ * iiop_client_offer_bidir()), -ORBacceptBiDirectionalGIOP 0|1 (1: the
+ * POAs' server accepts it, and the ORB's client calls references whose
+ * host:port is a listen point a client sent over that client's
+ * connection; iiop_client_use_bidir()); default 0.  Other -ORB
  * options are left in ARGV.  Errors in EV: BAD_PARAM with minor
  * CORBAORB_MINOR_BAD_ORB_ARG (a malformed option, a missing value, an
- * empty file name, a verify mode or transport rule not of those forms,
+ * empty file name, a verify mode or transport rule not of those forms, a
+ * BiDirectionalGIOP value not 0 or 1,
  * giop:tcp and giop:ssl endpoints on two hosts, giop:ssl without
  * -ORBsslKeyFile), NO_MEMORY, INITIALIZE with minor
  * CORBAORB_MINOR_TRANSPORT_ERROR (the CA file cannot be loaded). */
@@ -692,6 +702,41 @@ CORBAORB_API CORBA_Policy PortableServer_POA_create_lifespan_policy(
 CORBAORB_API CORBA_Policy PortableServer_POA_create_id_assignment_policy(
   PortableServer_POA poa, PortableServer_IdAssignmentPolicyValue value, CORBA_Environment *ev);
 CORBAORB_API void CORBA_Policy_destroy(CORBA_Policy policy, CORBA_Environment *ev);
+
+/* CORBA::ORB::create_policy (CORBA 3.x Part 1, 8.3.14): a policy of TYPE
+ * with the value in VAL (copied; free the policy with
+ * CORBA_Policy_destroy).  The one type is BiDirPolicy's (Part 2, 15.9):
+ * BiDirPolicy_BIDIRECTIONAL_POLICY_TYPE (37), VAL an unsigned short (any of
+ * TC_CORBA_unsigned_short) BiDirPolicy_NORMAL (0) or BiDirPolicy_BOTH (1).
+ * create_POA takes it and ignores it: here the ORB's
+ * -ORBofferBiDirectionalGIOP / -ORBacceptBiDirectionalGIOP decide for
+ * every POA (omniORB needs both the option and the policy, so a program
+ * written for omniORB works unchanged).  Errors: BAD_PARAM (a NULL or
+ * foreign ORB, VAL NULL), NO_MEMORY, the user exception CORBA_PolicyError
+ * (ex_CORBA_PolicyError; its reason CORBA_UNSUPPORTED_POLICY for another
+ * TYPE, CORBA_BAD_POLICY_TYPE for VAL not an unsigned short,
+ * CORBA_BAD_POLICY_VALUE for another value). */
+typedef CORBA_unsigned_long CORBA_PolicyType;
+typedef CORBA_short CORBA_PolicyErrorCode;
+#define CORBA_BAD_POLICY ((CORBA_PolicyErrorCode)0)
+#define CORBA_UNSUPPORTED_POLICY ((CORBA_PolicyErrorCode)1)
+#define CORBA_BAD_POLICY_TYPE ((CORBA_PolicyErrorCode)2)
+#define CORBA_BAD_POLICY_VALUE ((CORBA_PolicyErrorCode)3)
+#define CORBA_UNSUPPORTED_POLICY_VALUE ((CORBA_PolicyErrorCode)4)
+typedef struct CORBA_PolicyError {
+  CORBA_PolicyErrorCode reason;
+} CORBA_PolicyError;
+#define ex_CORBA_PolicyError "IDL:omg.org/CORBA/PolicyError:1.0"
+CORBAORB_API extern const cdr_type TC_CORBA_PolicyError_struct;
+#define TC_CORBA_PolicyError ((CORBA_TypeCode)&TC_CORBA_PolicyError_struct)
+/* A zeroed CORBA_PolicyError (CORBA_free it); NULL when out of memory. */
+CORBAORB_API CORBA_PolicyError *CORBA_PolicyError__alloc(void);
+#define BiDirPolicy_BIDIRECTIONAL_POLICY_TYPE ((CORBA_PolicyType)37)
+typedef CORBA_unsigned_short BiDirPolicy_BidirectionalPolicyValue;
+#define BiDirPolicy_NORMAL ((BiDirPolicy_BidirectionalPolicyValue)0)
+#define BiDirPolicy_BOTH ((BiDirPolicy_BidirectionalPolicyValue)1)
+CORBAORB_API CORBA_Policy CORBA_ORB_create_policy(CORBA_ORB orb, CORBA_PolicyType type,
+                                                  const CORBA_any *val, CORBA_Environment *ev);
 /* Activate SERVANT (initialised by its POA_T__init) under a new ObjectId
  * (the caller's: CORBA_free it).  Errors: WrongPolicy (a USER_ID POA),
  * ServantAlreadyActive (SERVANT is active, in this POA or another). */

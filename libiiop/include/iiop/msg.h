@@ -58,6 +58,38 @@ IIOP_API const giop_service_context *giop_sc_find(const giop_sc_list *l, uint32_
  * CDR_E_VALUE (bad byte-order octet), CDR_E_INVALID (NULL); *OUT is
  * untouched on error. */
 IIOP_API int giop_codeset_context_decode(const giop_service_context *c, giop_codeset_context *out) IIOP_WUR;
+/* The BI_DIR_IIOP context's data (CORBA 3.x Part 2, 15.8.1 "Bi-Directional
+ * IIOP"): an encapsulation holding IIOP::BiDirIIOPServiceContext
+ * { sequence<ListenPoint { string host; unsigned short port; }> }: the
+ * addresses, as its IORs carry them, that a client offering bidirectional
+ * GIOP 1.2 lets the server reach over the connection the context came on.
+ * HOST is NUL-terminated (no brackets added or removed). */
+typedef struct giop_listen_point {
+  const char *host;
+  uint16_t port;
+} giop_listen_point;
+#define GIOP_LISTEN_POINTS_MAX 16  /* points one context may carry (more: CDR_E_LIMIT) */
+#define GIOP_LISTEN_HOST_MAX 255   /* octets of one host name, NUL excluded */
+/* Encode N points of P into BUF (CAP octets, the caller's): byte-order
+ * octet (host order), padding, the count, each host as a CDR string and
+ * its port; *LEN the octets written.  Errors: CDR_E_INVALID (a NULL
+ * argument, an empty host or one over GIOP_LISTEN_HOST_MAX, N over
+ * GIOP_LISTEN_POINTS_MAX), CDR_E_LIMIT (CAP too small: BUF partly
+ * written); 8 + N * (GIOP_LISTEN_HOST_MAX + 9) octets always suffice. */
+IIOP_API int giop_bidir_context_encode(const giop_listen_point *p, uint32_t n, uint8_t *buf,
+                                       size_t cap, size_t *len) IIOP_WUR;
+/* Decode the BI_DIR_IIOP context C (either byte order) into OUT (CAP
+ * entries, the caller's), *N the count; the hosts are copied into arena A
+ * (the caller's; they live as long as it).  Octets after the list are
+ * ignored.  Errors: CDR_E_INVALID (a NULL argument), CDR_E_LIMIT (more
+ * than CAP or GIOP_LISTEN_POINTS_MAX points, a host over
+ * GIOP_LISTEN_HOST_MAX octets), the stream's errors for malformed data
+ * (CDR_E_SHORT / CDR_E_LENGTH: truncated or a length past the end,
+ * CDR_E_VALUE: a bad byte-order octet, an empty string, a string without its
+ * NUL), CDR_E_NOMEM; *OUT and *N are unspecified on error. */
+IIOP_API int giop_bidir_context_decode(const giop_service_context *c, cdr_arena *a,
+                                       giop_listen_point *out, uint32_t cap, uint32_t *n)
+  IIOP_WUR;
 /* Encode a CodeSets context's data (12 octets: byte-order octet, padding,
  * two ulongs in host order) into OUT. */
 IIOP_API void giop_codeset_context_encode(const giop_codeset_context *cs, uint8_t out[12]);

@@ -48,6 +48,7 @@ enum {
 typedef struct iiop_client iiop_client;
 typedef struct iiop_ref iiop_ref;
 typedef struct iiop_call iiop_call;
+typedef struct iiop_server iiop_server;   /* below: the server */
 
 typedef struct iiop_client_opts {
   int timeout_ms;            /* per call, connect included (default 30000; 0: none), for
@@ -356,10 +357,71 @@ typedef struct iiop_client_stats {
   uint64_t limit_protocol;   /* connections closed on a GIOP protocol error (MessageError) */
   uint64_t late_replies;     /* replies read for no pending call (calls that timed out):
                               * dropped */
+  uint64_t bidir_served;     /* Requests read on this client's connections and served
+                              * (bidirectional GIOP, iiop_client_offer_bidir()) */
+  uint64_t bidir_reused;     /* calls sent over a server's accepted bidirectional
+                              * connection instead of a connection of their own
+                              * (iiop_client_use_bidir()) */
 } iiop_client_stats;
 
 /* Copy C's counters into *ST.  Errors: CDR_E_INVALID (a NULL argument). */
 IIOP_API int iiop_client_stats_get(iiop_client *c, iiop_client_stats *st);
+
+/* ---------------------------------------------------------------- bidirectional GIOP
+ * (CORBA 3.x Part 2, 15.8 "Bi-Directional GIOP"; GIOP 1.2 only.)  A client
+ * behind a firewall lets the server call its callback objects over the
+ * connection the client opened, instead of a connection of the server's.
+ *
+ * Offering (the client): iiop_client_offer_bidir(C, CB).  CB is an
+ * iiop_server holding the callback objects: its IORs (iiop_server_ior())
+ * are what the client passes to the server; it need not be started (it
+ * is then bound but not listening: a callback can only arrive over
+ * bidirectional connections).  Every connection C opens afterwards sends,
+ * with its first request when that request is GIOP 1.2 (the one that also
+ * carries CodeSets), the BI_DIR_IIOP service context (ID 5) with one
+ * ListenPoint: CB's IOR host and port.  Its request IDs are even (the side
+ * that connected; the accepting side's are odd, 15.8).  A Request,
+ * LocateRequest or CancelRequest read on such a connection in GIOP 1.2 is
+ * served with CB's objects (its interceptors and limits) and answered on
+ * that connection; in GIOP 1.0/1.1 it is a protocol error (MessageError,
+ * the connection closed), as on any other connection.  The client has no
+ * reader thread: Requests are read while a call of C waits for its reply
+ * on that connection (the thread that reads one hands reading to another
+ * waiter, then runs the servant itself, so a callback made during the
+ * call -- the usual case -- and callbacks nested in it are served).  A
+ * Request that arrives while no call is waiting is read by the next call
+ * on the connection.
+ *
+ * Accepting (the server): iiop_server_opts.accept_bidir (off by default:
+ * the spec's security note, 15.8 -- a client could name any listen point,
+ * e.g. another client's, and receive its callbacks).  With it, a GIOP 1.2
+ * Request with a BI_DIR_IIOP context on a connection with a thread of its
+ * own (not TLS, not pooled) records the context's listen points for that
+ * connection; a malformed context gets MARSHAL (completion NO; the
+ * connection stays); GIOP 1.0/1.1 and pooled or TLS connections ignore
+ * it.  A client of the server's process given to iiop_client_use_bidir()
+ * then, where it would open a connection for a reference whose IIOP
+ * profile host and port equal a recorded listen point (case-insensitively
+ * for the host), sends the call over that client's connection instead
+ * (15.8.1: "rather than open a new connection"; a connection of its own to
+ * that endpoint, opened earlier, is still used while it lasts), with odd
+ * request IDs, and reads the reply from it; calls to other endpoints, or
+ * once that connection has closed, connect as usual (to the IOR's
+ * address: TRANSIENT when nobody listens there). */
+/* Offer bidirectional GIOP on C's connections opened from now on, with
+ * CALLBACKS (which must outlive C) serving the Requests that come over
+ * them.  Once per client.  Errors: CDR_E_INVALID (a NULL argument, a host
+ * name over GIOP_LISTEN_HOST_MAX), CDR_E_STATE (already offering),
+ * CDR_E_NOMEM. */
+IIOP_API int iiop_client_offer_bidir(iiop_client *c, iiop_server *callbacks) IIOP_WUR;
+/* Send C's calls over S's accepted bidirectional connections whose
+ * listen points match the call's endpoint (see above); S must outlive C.
+ * A call that would connect looks S's set up under its mutex (one relaxed
+ * load on that path for clients without this; nothing on calls over a
+ * connection already open).  Such a connection is not cached: each call
+ * looks it up.  Errors: CDR_E_INVALID (a NULL argument), CDR_E_STATE (S
+ * was made without accept_bidir). */
+IIOP_API int iiop_client_use_bidir(iiop_client *c, iiop_server *s) IIOP_WUR;
 
 /* ---------------------------------------------------------------- service contexts
  * (CORBA 3.x Part 2, "Service Context"; the lists of the GIOP Request and
@@ -469,7 +531,6 @@ IIOP_API int iiop_client_add_interceptor(iiop_client *c, const iiop_client_inter
 
 /* ---------------------------------------------------------------- server */
 
-typedef struct iiop_server iiop_server;
 typedef struct iiop_request iiop_request;
 
 /* A servant's operation: read the arguments from ARGS, write the results
@@ -570,6 +631,9 @@ typedef struct iiop_server_opts {
   iiop_limits limits;        /* iiop/limits.h: message sizes, stream limits of the arguments,
                               * connections, the memory budget, the header, message, idle and
                               * handshake timeouts (call_timeout_ms is ignored here) */
+  int accept_bidir;          /* non-zero: record the BI_DIR_IIOP listen points clients send
+                              * (bidirectional GIOP, see iiop_client_use_bidir()); it takes
+                              * one of the IIOP_INTERCEPTORS_MAX interceptor slots */
 } iiop_server_opts;
 
 /* Code sets: a connection's are fixed by its first Request -- its CodeSets
@@ -677,6 +741,8 @@ typedef struct iiop_server_stats {
   uint64_t tls_handshake_failures; /* TLS handshakes that failed (a client refused for its
                               * certificate, a bad record, a peer that closed; timeouts
                               * are timeout_handshake): iiop_server_tls_last_error() */
+  uint64_t bidir_connections;/* connections that became bidirectional (accept_bidir) */
+  uint64_t bidir_refused;    /* requests refused for a malformed BI_DIR_IIOP context */
 } iiop_server_stats;
 
 /* Copy S's counters into *ST (any thread, any time).  Errors:

@@ -137,14 +137,88 @@ static inline CORBA_TypeCode plain_string(CORBA_TypeCode tc)
  * as long as the request: the ORB owns in arguments for the upcall (C
  * mapping, 1.21 "Argument Passing Considerations").  Otherwise the arena
  * copy cdr_read() makes. */
-static inline int read_in_string(cdr_in *i, CORBA_TypeCode tc, void *dst)
+static inline int read_in_string(cdr_in *i, CORBA_TypeCode tc, void *dst, uint32_t *len)
 {
   if (i->opts.ncs_c != i->opts.tcs_c)
     return cdr_read(i, tc, dst);
   const char *v;
-  int rc = cdr_get_string_view(i, &v, NULL);
+  int rc = cdr_get_string_view(i, &v, len);
   *(const char **)dst = rc == CDR_OK ? v : NULL;
   return rc;
+}
+
+/* A string the mapping makes the receiver own (a result, an out or inout
+ * value; on the server an inout argument) into *DST as a CORBA_free block:
+ * when no code-set conversion is due, checked in place
+ * (cdr_get_string_view(): its NUL, none inside) and copied once, its length
+ * known; otherwise converted into the arena by cdr_read() and copied from
+ * there.  On error *DST is NULL. */
+static int read_owned_string(cdr_in *i, CORBA_TypeCode tc, char **dst)
+{
+  *dst = NULL;
+  if (i->opts.ncs_c != i->opts.tcs_c) {
+    char *tmp = NULL;
+    int rc = cdr_read(i, tc, &tmp);
+    if (rc == CDR_OK && !(*dst = CORBA_string_dup(tmp)))
+      rc = CDR_E_NOMEM;
+    return rc;
+  }
+  const char *v;
+  uint32_t len;
+  int rc = cdr_get_string_view(i, &v, &len);
+  if (rc == CDR_OK && !(*dst = corbaorb_string_n(v, len)))
+    rc = CDR_E_NOMEM;
+  return rc;
+}
+
+/* CORBA_free as iiop_request_hold() calls it. */
+static void free_held(void *p)
+{
+  CORBA_free(p);
+}
+
+/* Write the string *SP that the ORB frees after the reply (what a servant
+ * returned as a result, out or inout value; an unbounded string type) into
+ * REQ's reply O.  When it is long enough to go by reference
+ * (CDR_OUT_REF_MIN), no code-set conversion is due and REQ takes it
+ * (iiop_request_hold(): freed once the reply is out), it is sent from the
+ * block itself and *SP set NULL (the hold frees it); otherwise copied.
+ * strlen() finds the first NUL, so no second scan for one inside. */
+static void write_owned_string(iiop_request *req, cdr_out *o, char **sp)
+{
+  char *s = *sp;
+  if (!s) {
+    cdr_out_fail(o, CDR_E_INVALID, "NULL string member");
+    return;
+  }
+  if (o->opts.ncs_c != o->opts.tcs_c) {
+    cdr_put_string(o, s); /* converted */
+    return;
+  }
+  size_t len = strlen(s);
+  if (len < CDR_OUT_REF_MIN) {
+    cdr_put_string_view(o, s, len); /* copied: too short for a segment */
+    return;
+  }
+  if (cdr_out_status(o) == CDR_OK && cdr_out_nrefs(o) < CDR_OUT_REFS &&
+      iiop_request_hold(req, free_held, s) == CDR_OK) {
+    *sp = NULL;
+    cdr_put_string_view(o, s, len); /* by reference while the stream gathers */
+    return;
+  }
+  cdr_put_string(o, s); /* copied: the block goes with the others */
+}
+
+/* Write the caller's in (or inout) string S of a call into its request O:
+ * by reference when it is long enough and no conversion is due (the
+ * request stream gathers, and S outlives iiop_call_invoke()). */
+static void write_in_string(cdr_out *o, const char *s)
+{
+  if (o->opts.ncs_c != o->opts.tcs_c) {
+    cdr_put_string(o, s);
+    return;
+  }
+  cdr_put_string_view(o, s, strlen(s)); /* strlen() found the first NUL */
 }
 
 static int write_value(cdr_out *o, CORBA_TypeCode tc, CORBA_unsigned_long f, const void *src)
@@ -177,6 +251,8 @@ static int read_owned(CORBA_ORB orb, cdr_in *i, CORBA_TypeCode tc, CORBA_unsigne
     return corbaorb_object_read(orb, i, (CORBA_Object *)dst);
   if (!(f & CORBAORB_F_VAR))
     return read_value(i, tc, dst);
+  if ((f & CORBAORB_F_PTR) && plain_string(tc))
+    return read_owned_string(i, tc, (char **)dst);
   cdr_arena *a = cdr_in_arena(i);
   corbaorb_graph *g = NULL;
   if ((f & CORBAORB_F_VALUES) && gp) {
@@ -348,8 +424,20 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
     (void)iiop_call_set_timeout(call, thread_timeout);
   for (CORBA_unsigned_long k = 0; k < op->nparams; k++) {
     const corbaorb_param *p = &op->params[k];
-    if (p->mode != CORBAORB_OUT && write_value(o, p->tc, flags_of(p->tc, p->flags), args[k]) != CDR_OK)
+    if (p->mode == CORBAORB_OUT)
+      continue;
+    CORBA_unsigned_long f = flags_of(p->tc, p->flags);
+    if ((f & CORBAORB_F_PTR) && plain_string(p->tc)) {
+      const char *s = *(const char *const *)args[k];
+      if (!s)
+        cdr_out_fail(o, CDR_E_INVALID, "NULL string member");
+      else
+        write_in_string(o, s);
+      if (cdr_out_status(o) != CDR_OK)
+        break;
+    } else if (write_value(o, p->tc, f, args[k]) != CDR_OK) {
       break; /* the stream's status fails the invoke: nothing is sent */
+    }
   }
   cdr_in *res = NULL;
   rc = iiop_call_invoke(call, &res);
@@ -481,6 +569,8 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
   int rc = CDR_OK;
   CORBA_unsigned_long k;
   corbaorb_graph *graph = NULL; /* inout values the servant may replace */
+  const char *view = NULL; /* the last in string read as a view, for CORBA_string_dup() */
+  size_t view_len = 0;
   for (k = 0; k < np; k++) {
     const corbaorb_param *p = &op->params[k];
     CORBA_unsigned_long f = fl[k] = flags_of(p->tc, p->flags);
@@ -506,9 +596,15 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
     } else if (p->mode == CORBAORB_IN || !(f & CORBAORB_F_VAR)) {
       if (f & CORBAORB_F_REFS)
         memset(st, 0, size); /* so that a partial read's references can be released */
-      if (p->mode == CORBAORB_IN && (f & CORBAORB_F_PTR) && plain_string(p->tc))
-        rc = read_in_string(args, p->tc, st); /* in the request buffer itself */
-      else
+      if (p->mode == CORBAORB_IN && (f & CORBAORB_F_PTR) && plain_string(p->tc)) {
+        uint32_t len = 0;
+        *(const char **)st = NULL;
+        rc = read_in_string(args, p->tc, st, &len); /* in the request buffer itself */
+        if (rc == CDR_OK && args->opts.ncs_c == args->opts.tcs_c) {
+          view = *(const char **)st;
+          view_len = len;
+        }
+      } else
         rc = read_value(args, p->tc, st); /* in the request's arena */
     } else {
       memset(st, 0, size);
@@ -548,11 +644,17 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
   ev._flags = 0;
   corbaorb_upcall_state *up = &corbaorb_upcall; /* this thread's, across the upcall */
   iiop_request *outer = up->req;
+  const char *outer_view = up->in_view; /* a callback nested in an upcall of this thread */
+  size_t outer_view_len = up->in_view_len;
   up->req = req;
+  up->in_view = view;
+  up->in_view_len = view_len;
   up->in_dispatch++;
   glue(servant, av, ret, &ev);
   up->in_dispatch--;
   up->req = outer;
+  up->in_view = outer_view;
+  up->in_view_len = outer_view_len;
 
   int out = CDR_OK;
   if (ev._major == CORBA_NO_EXCEPTION) {
@@ -560,6 +662,8 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
       const void *src = ret_ptr ? *(void **)ret : ret;
       if (!src)
         out = CDR_E_INVALID; /* a servant returned NULL where a value is due */
+      else if ((rf & CORBAORB_F_PTR) && plain_string(op->ret))
+        write_owned_string(req, result, (char **)ret); /* by reference, freed after the reply */
       else
         write_value(result, op->ret, rf, src);
     }
@@ -570,6 +674,8 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
       const void *src = out_slot(p, fl[k]) ? *(void **)av[k] : av[k];
       if (!src)
         out = CDR_E_INVALID;
+      else if ((fl[k] & CORBAORB_F_PTR) && plain_string(p->tc))
+        write_owned_string(req, result, (char **)av[k]); /* as the result */
       else
         write_value(result, p->tc, fl[k], src);
     }

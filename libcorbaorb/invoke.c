@@ -8,11 +8,15 @@
  * parameters and result are fixed-length allocates nothing (values are
  * read straight into the caller's storage).  What the mapping makes the
  * caller own -- a variable-length out value or result, a string -- is
- * decoded into the call's arena, then copied once into CORBA_free blocks.
- * On the server, in arguments are decoded into the request's arena and
- * passed to the servant from there (nothing allocated); inout values the
- * servant may replace are copied into CORBA_free blocks first; what the
- * servant returns is freed after the reply is written.
+ * decoded into the call's arena, then copied once into CORBA_free blocks
+ * (a string without a code-set conversion: checked in place and copied
+ * once).  On the server, in arguments are decoded into the request's arena
+ * and passed to the servant from there (nothing allocated; an in string is
+ * a view into the request itself); inout values the servant may replace
+ * are copied into CORBA_free blocks first; what the servant returns is
+ * freed after the reply is written, or once it is sent for a string sent
+ * by reference (iiop_request_hold()).  docs/c-mapping.md, "Strings: views
+ * and replies by reference".
  */
 #include "orb_impl.h"
 #include <string.h>

@@ -225,6 +225,61 @@ static void write_in_string(cdr_out *o, const char *s)
   cdr_put_string_view(o, s, strlen(s)); /* strlen() found the first NUL */
 }
 
+/* A sequence<octet>'s TypeCode, bounded or not (an alias of one, octet
+ * elements through aliases included), unaliased; or NULL. */
+static inline CORBA_TypeCode octet_seq(CORBA_TypeCode tc)
+{
+  if (tc->kind == CDR_K_ALIAS)
+    tc = corbaorb_tc_unalias(tc);
+  if (!tc || tc->kind != CDR_K_SEQUENCE || !tc->u.seq.elem)
+    return NULL;
+  CORBA_TypeCode e = corbaorb_tc_unalias(tc->u.seq.elem);
+  return e && e->kind == CDR_K_OCTET ? tc : NULL;
+}
+
+/* A sequence<octet> (TC, octet_seq()) read as a view into I's buffer into
+ * *P and *N, its bound checked (CDR_E_VALUE past it, as cdr_read()). */
+static int read_octets_view(cdr_in *i, CORBA_TypeCode tc, const uint8_t **p, uint32_t *n)
+{
+  int rc = cdr_get_octets_view(i, p, n);
+  if (rc == CDR_OK && tc->u.seq.bound && *n > tc->u.seq.bound)
+    rc = cdr_in_fail(i, CDR_E_VALUE, "sequence longer than its bound");
+  return rc;
+}
+
+/* A sequence<octet> (TC, octet_seq()) at SRC written to O: its octets by
+ * reference when they are many enough (cdr_put_seq_ref(): the caller keeps
+ * them valid until O is sent); the checks of cdr_write(). */
+static int write_octets(cdr_out *o, CORBA_TypeCode tc, const void *src)
+{
+  cdr_seq q;
+  memcpy(&q, src, sizeof q);
+  if (q._length && !q._buffer)
+    return cdr_out_fail(o, CDR_E_INVALID, "NULL sequence buffer of nonzero length");
+  if (tc->u.seq.bound && q._length > tc->u.seq.bound)
+    return cdr_out_fail(o, CDR_E_VALUE, "sequence longer than its bound");
+  cdr_put_seq_ref(o, q._buffer, q._length, 1);
+  return cdr_out_status(o);
+}
+
+/* The sequence<octet> block *BP (a result or out value the servant
+ * returned: a CORBA_free block of TC, octet_seq()) into REQ's reply O: by
+ * reference from its buffer when that is long enough, the block owns it
+ * (_release) and REQ takes the block (iiop_request_hold(); *BP set NULL),
+ * else copied. */
+static void write_owned_octets(iiop_request *req, cdr_out *o, CORBA_TypeCode tc, void **bp)
+{
+  const cdr_seq *q = *bp;
+  if (q->_length >= CDR_OUT_REF_MIN && q->_buffer && q->_release && cdr_out_status(o) == CDR_OK &&
+      cdr_out_nrefs(o) < CDR_OUT_REFS && iiop_request_hold(req, free_held, *bp) == CDR_OK) {
+    void *blk = *bp;
+    *bp = NULL;
+    write_octets(o, tc, blk);
+    return;
+  }
+  cdr_write(o, tc, q);
+}
+
 static int write_value(cdr_out *o, CORBA_TypeCode tc, CORBA_unsigned_long f, const void *src)
 {
   if (f & CORBAORB_F_OBJREF)
@@ -257,6 +312,25 @@ static int read_owned(CORBA_ORB orb, cdr_in *i, CORBA_TypeCode tc, CORBA_unsigne
     return read_value(i, tc, dst);
   if ((f & CORBAORB_F_PTR) && plain_string(tc))
     return read_owned_string(i, tc, (char **)dst);
+  CORBA_TypeCode sq = octet_seq(tc);
+  if (sq) {
+    /* checked in place, copied once into the buffer the receiver owns */
+    cdr_seq q = { 0, 0, NULL, 0 };
+    const uint8_t *v;
+    uint32_t n;
+    int rc = read_octets_view(i, sq, &v, &n);
+    if (rc == CDR_OK) { /* a block even for none, as corbaorb_copy() makes */
+      if (!(q._buffer = corbaorb_octets_n(n ? v : (const uint8_t *)"", n)))
+        rc = CDR_E_NOMEM;
+      q._maximum = q._length = n;
+      q._release = 1;
+    }
+    if (rc == CDR_OK)
+      memcpy(dst, &q, sizeof q);
+    else
+      memset(dst, 0, sizeof q);
+    return rc;
+  }
   cdr_arena *a = cdr_in_arena(i);
   corbaorb_graph *g = NULL;
   if ((f & CORBAORB_F_VALUES) && gp) {
@@ -439,6 +513,9 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
         write_in_string(o, s);
       if (cdr_out_status(o) != CDR_OK)
         break;
+    } else if (octet_seq(p->tc)) {
+      if (write_octets(o, octet_seq(p->tc), args[k]) != CDR_OK)
+        break; /* by reference: the caller's buffer outlives the invoke */
     } else if (write_value(o, p->tc, f, args[k]) != CDR_OK) {
       break; /* the stream's status fails the invoke: nothing is sent */
     }
@@ -608,6 +685,13 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
           view = *(const char **)st;
           view_len = len;
         }
+      } else if (p->mode == CORBAORB_IN && octet_seq(p->tc)) {
+        /* a view into the request buffer, _release 0 (as an arena copy's) */
+        const uint8_t *v = NULL;
+        uint32_t n = 0;
+        rc = read_octets_view(args, octet_seq(p->tc), &v, &n);
+        cdr_seq q = { n, n, n ? (void *)v : NULL, 0 };
+        memcpy(st, &q, sizeof q);
       } else
         rc = read_value(args, p->tc, st); /* in the request's arena */
     } else {
@@ -668,6 +752,8 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
         out = CDR_E_INVALID; /* a servant returned NULL where a value is due */
       else if ((rf & CORBAORB_F_PTR) && plain_string(op->ret))
         write_owned_string(req, result, (char **)ret); /* by reference, freed after the reply */
+      else if (ret_ptr && octet_seq(op->ret))
+        write_owned_octets(req, result, octet_seq(op->ret), (void **)ret); /* as strings */
       else
         write_value(result, op->ret, rf, src);
     }
@@ -680,6 +766,8 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
         out = CDR_E_INVALID;
       else if ((fl[k] & CORBAORB_F_PTR) && plain_string(p->tc))
         write_owned_string(req, result, (char **)av[k]); /* as the result */
+      else if (out_slot(p, fl[k]) && octet_seq(p->tc))
+        write_owned_octets(req, result, octet_seq(p->tc), (void **)av[k]);
       else
         write_value(result, p->tc, fl[k], src);
     }

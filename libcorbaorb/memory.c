@@ -316,6 +316,16 @@ char *corbaorb_string_n(const char *str, size_t n)
   return s;
 }
 
+void *corbaorb_octets_n(const void *p, size_t n)
+{
+  if (n > UINT32_MAX)
+    return NULL;
+  void *b = block_make(NULL, (uint32_t)n, n, false); /* every octet written below */
+  if (b)
+    memcpy(b, p, n);
+  return b;
+}
+
 CORBA_char *CORBA_string_dup(const CORBA_char *str)
 {
   if (!str)

@@ -125,6 +125,10 @@ int corbaorb_copy_graph(CORBA_TypeCode tc, void *dst, const void *src, corbaorb_
  * NUL-terminated; nothing is zeroed first); NULL when out of memory or LEN
  * is 2^32 - 1 or more. */
 char *corbaorb_string_n(const char *s, size_t len);
+/* A flat CORBA_free block (a sequence<octet> buffer, as
+ * CORBA_sequence_CORBA_octet_allocbuf() makes) holding the N octets at P,
+ * not zeroed first; NULL when out of memory. */
+void *corbaorb_octets_n(const void *p, size_t n);
 
 /* Reference counting without an environment (NIL allowed). */
 CORBA_Object corbaorb_object_dup(CORBA_Object obj);

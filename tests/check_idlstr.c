@@ -16,6 +16,7 @@
 #include <cdr/cdr.h>
 #include <iiop/orb.h>
 #include "shop.h"
+#include "octets.h"
 #include "testutil.h"
 
 typedef struct Impl {
@@ -327,6 +328,221 @@ START_TEST(test_converted)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- sequence<octet> */
+
+typedef struct Pipe {
+  POA_Oct_Pipe servant;
+  int swaps;
+} Pipe;
+
+static Oct_Bytes *new_bytes(const CORBA_octet *p, CORBA_unsigned_long n, int reverse)
+{
+  Oct_Bytes *b = Oct_Bytes__alloc();
+  ck_assert_ptr_nonnull(b);
+  b->_maximum = b->_length = n;
+  b->_buffer = n ? Oct_Bytes_allocbuf(n) : NULL;
+  b->_release = CORBA_TRUE;
+  for (CORBA_unsigned_long k = 0; k < n; k++)
+    b->_buffer[k] = p[reverse ? n - 1 - k : k];
+  return b;
+}
+
+/* swap(b, s, out rev, inout io, out sum): sum of B's and S's octets, REV
+ * B reversed, IO's octets each plus one, the result a copy of B.  An in
+ * sequence is borrowed (_release 0). */
+static Oct_Bytes *p_swap(PortableServer_Servant sv, const Oct_Bytes *b, const Oct_Bytes8 *s,
+                         Oct_Bytes **rev, Oct_Bytes *io, CORBA_unsigned_long *sum,
+                         CORBA_Environment *ev)
+{
+  (void)ev;
+  ((Pipe *)sv)->swaps++;
+  ck_assert(!b->_release && !s->_release);
+  CORBA_unsigned_long t = 0;
+  for (CORBA_unsigned_long k = 0; k < b->_length; k++)
+    t += b->_buffer[k];
+  for (CORBA_unsigned_long k = 0; k < s->_length; k++)
+    t += s->_buffer[k];
+  *sum = t;
+  for (CORBA_unsigned_long k = 0; k < io->_length; k++)
+    io->_buffer[k]++;
+  *rev = new_bytes(b->_buffer, b->_length, 1);
+  return new_bytes(b->_buffer, b->_length, 0);
+}
+
+static PortableServer_ServantBase__epv p_base = { NULL, NULL, NULL };
+static POA_Oct_Pipe__epv p_epv = { NULL, p_swap };
+static POA_Oct_Pipe__vepv p_vepv = { &p_base, &p_epv };
+
+typedef struct pipe_fix {
+  CORBA_Environment ev;
+  CORBA_ORB orb;
+  Pipe pipe;
+  Oct_Pipe ref;
+} pipe_fix;
+
+static void pipe_up(pipe_fix *f)
+{
+  CORBA_exception_init(&f->ev);
+  char a0[] = "t", a1[] = "-ORBendPoint", a2[] = "giop:tcp:127.0.0.1:0";
+  char *argv[] = { a0, a1, a2, NULL };
+  int argc = 3;
+  f->orb = CORBA_ORB_init(&argc, argv, "", &f->ev);
+  PortableServer_POA root =
+    (PortableServer_POA)CORBA_ORB_resolve_initial_references(f->orb, "RootPOA", &f->ev);
+  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &f->ev), &f->ev);
+  memset(&f->pipe, 0, sizeof f->pipe);
+  f->pipe.servant.vepv = &p_vepv;
+  POA_Oct_Pipe__init(&f->pipe, &f->ev);
+  f->ref = PortableServer_POA_servant_to_reference(root, &f->pipe, &f->ev);
+  ck_assert_int_eq(f->ev._major, CORBA_NO_EXCEPTION);
+}
+
+static void pipe_down(pipe_fix *f)
+{
+  CORBA_Object_release(f->ref, &f->ev);
+  CORBA_ORB_destroy(f->orb, &f->ev);
+  POA_Oct_Pipe__fini(&f->pipe, &f->ev);
+}
+
+/* One swap of N octets (IO: M octets), every value checked. */
+static void one_swap(pipe_fix *f, CORBA_unsigned_long n, CORBA_unsigned_long m)
+{
+  CORBA_octet *p = malloc(n + m + 1);
+  ck_assert_ptr_nonnull(p);
+  CORBA_unsigned_long want = 0;
+  for (CORBA_unsigned_long k = 0; k < n + m; k++)
+    p[k] = (CORBA_octet)(k * 13 + 7);
+  for (CORBA_unsigned_long k = 0; k < n; k++)
+    want += p[k];
+  CORBA_octet eight[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+  Oct_Bytes b = { n, n, p, CORBA_FALSE };
+  Oct_Bytes8 s = { 8, 8, eight, CORBA_FALSE };
+  Oct_Bytes *io = new_bytes(p + n, m, 0);
+  Oct_Bytes *rev = NULL;
+  CORBA_unsigned_long sum = 0;
+  Oct_Bytes *r = Oct_Pipe_swap(f->ref, &b, &s, &rev, io, &sum, &f->ev);
+  ck_assert_msg(f->ev._major == CORBA_NO_EXCEPTION, "swap(%u, %u): %s", (unsigned)n,
+                (unsigned)m, CORBA_exception_id(&f->ev));
+  ck_assert_uint_eq(sum, want + 36);
+  ck_assert_uint_eq(r->_length, n);
+  ck_assert_uint_eq(rev->_length, n);
+  ck_assert_uint_eq(io->_length, m);
+  ck_assert(r->_release && rev->_release && io->_release);
+  for (CORBA_unsigned_long k = 0; k < n; k++) {
+    ck_assert_uint_eq(r->_buffer[k], p[k]);
+    ck_assert_uint_eq(rev->_buffer[k], p[n - 1 - k]);
+  }
+  for (CORBA_unsigned_long k = 0; k < m; k++)
+    ck_assert_uint_eq(io->_buffer[k], (CORBA_octet)(p[n + k] + 1));
+  CORBA_free(r);
+  CORBA_free(rev);
+  CORBA_free(io);
+  free(p);
+}
+
+/* sequence<octet> in every position around CDR_OUT_REF_MIN and past a
+ * fragment; the bound of Bytes8 refused by the stub before anything is
+ * sent, and by the skeleton before the servant runs. */
+START_TEST(test_octets)
+{
+  pipe_fix f;
+  pipe_up(&f);
+  static const CORBA_unsigned_long len[] = { 0, 1, 511, 512, 513, 70000 };
+  size_t nl = sizeof len / sizeof len[0];
+  for (size_t a = 0; a < nl; a++)
+    for (size_t b = 0; b < nl; b++)
+      one_swap(&f, len[a], len[b]);
+  ck_assert_int_eq(f.pipe.swaps, (int)(nl * nl));
+
+  CORBA_octet nine[9] = { 0 };
+  Oct_Bytes b = { 0, 0, NULL, CORBA_FALSE };
+  Oct_Bytes8 s = { 9, 9, nine, CORBA_FALSE };
+  Oct_Bytes io = { 0, 0, NULL, CORBA_FALSE };
+  Oct_Bytes *rev = NULL;
+  CORBA_unsigned_long sum = 0;
+  ck_assert_ptr_null(Oct_Pipe_swap(f.ref, &b, &s, &rev, &io, &sum, &f.ev));
+  ck_assert_int_eq(f.ev._major, CORBA_SYSTEM_EXCEPTION);
+  ck_assert_int_eq(((CORBA_SystemException *)CORBA_exception_value(&f.ev))->completed,
+                   CORBA_COMPLETED_NO);
+  CORBA_exception_free(&f.ev);
+  ck_assert_int_eq(f.pipe.swaps, (int)(nl * nl));
+
+  /* the server's check: 9 octets for Bytes8 on the wire */
+  CORBA_char *ior = CORBA_ORB_object_to_string(f.orb, f.ref, &f.ev);
+  iiop_client *cl = iiop_client_new(NULL);
+  iiop_ref *r;
+  ck_assert_int_eq(iiop_client_resolve(cl, ior, &r), CDR_OK);
+  iiop_call *call;
+  cdr_out *o;
+  ck_assert_int_eq(iiop_call_begin(r, "swap", 0, &call, &o), CDR_OK);
+  cdr_put_ulong(o, 0);
+  cdr_put_seq(o, nine, 9, 1);
+  cdr_put_ulong(o, 0);
+  cdr_in *res = NULL;
+  ck_assert_int_eq(iiop_call_invoke(call, &res), IIOP_R_SYSTEM_EXCEPTION);
+  ck_assert_str_eq(iiop_call_exception(call)->repo_id, "IDL:omg.org/CORBA/MARSHAL:1.0");
+  iiop_call_end(call);
+  ck_assert_int_eq(f.pipe.swaps, (int)(nl * nl));
+  iiop_ref_free(r);
+  iiop_client_free(cl);
+  CORBA_free(ior);
+  pipe_down(&f);
+}
+END_TEST
+
+/* Allocations of a 64 KiB swap: the mapping's blocks only; the result and
+ * REV are sent by reference and held until the next request. */
+START_TEST(test_octets_steady_state)
+{
+  pipe_fix f;
+  pipe_up(&f);
+  static cdr_mem_counter c;
+  cdr_mem_counter_init(&c, NULL);
+  cdr_mem_set_global(&c.alloc);
+  static CORBA_octet p[65536], eight[8];
+  Oct_Bytes b = { sizeof p, sizeof p, p, CORBA_FALSE }, sb = { 10, 10, p, CORBA_FALSE };
+  Oct_Bytes8 s = { 8, 8, eight, CORBA_FALSE };
+  CORBA_unsigned_long sum;
+  for (int i = 0; i < 20; i++) {
+    Oct_Bytes *io = new_bytes(p, 65536, 0), *rev = NULL;
+    CORBA_free(Oct_Pipe_swap(f.ref, i & 1 ? &sb : &b, &s, &rev, io, &sum, &f.ev));
+    CORBA_free(rev);
+    CORBA_free(io);
+  }
+  ck_assert_int_eq(f.ev._major, CORBA_NO_EXCEPTION);
+  int64_t l0 = __atomic_load_n(&c.live, __ATOMIC_SEQ_CST);
+  uint64_t m0 = __atomic_load_n(&c.mallocs, __ATOMIC_SEQ_CST);
+  for (int i = 0; i < 30; i++) {
+    Oct_Bytes io = { 4096, 4096, Oct_Bytes_allocbuf(4096), CORBA_TRUE };
+    Oct_Bytes *rev = NULL;
+    Oct_Bytes *r = Oct_Pipe_swap(f.ref, &b, &s, &rev, &io, &sum, &f.ev);
+    ck_assert_int_eq(f.ev._major, CORBA_NO_EXCEPTION);
+    ck_assert(r->_length == 65536 && rev->_length == 65536 && io._length == 4096);
+    CORBA_free(r);
+    CORBA_free(rev);
+    CORBA_free(io._buffer);
+  }
+  uint64_t m1 = __atomic_load_n(&c.mallocs, __ATOMIC_SEQ_CST);
+  int64_t l1 = __atomic_load_n(&c.live, __ATOMIC_SEQ_CST);
+  Oct_Bytes io = { 0, 0, NULL, CORBA_FALSE };
+  Oct_Bytes *rev = NULL;
+  CORBA_free(Oct_Pipe_swap(f.ref, &sb, &s, &rev, &io, &sum, &f.ev));
+  CORBA_free(rev);
+  CORBA_free(io._buffer);
+  int64_t l2 = __atomic_load_n(&c.live, __ATOMIC_SEQ_CST);
+  pipe_down(&f);
+  cdr_pool_flush();
+  cdr_mem_set_global(NULL);
+  /* per call: the caller's IO buffer; the server's copy of IO's buffer,
+   * the servant's REV and result (a block and a buffer each); the
+   * client's REV and result (the same) and IO's new buffer */
+  ck_assert_msg(m1 - m0 == 30 * 11, "%llu allocations in 30 calls",
+                (unsigned long long)(m1 - m0));
+  ck_assert_int_eq(l1 - l0, 2 * 2); /* the last reply's REV and result, held */
+  ck_assert_int_eq(l2, l0);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- iiop_request_hold() */
 
 static int held_runs; /* hold_fn calls (the server's connection thread) */
@@ -452,6 +668,8 @@ static Suite *idlstr_suite(void)
   tcase_add_test(tc, test_hostile);
   tcase_add_test(tc, test_converted);
   tcase_add_test(tc, test_request_hold);
+  tcase_add_test(tc, test_octets);
+  tcase_add_test(tc, test_octets_steady_state);
   suite_add_tcase(s, tc);
   return s;
 }

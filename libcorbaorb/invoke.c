@@ -8,11 +8,15 @@
  * parameters and result are fixed-length allocates nothing (values are
  * read straight into the caller's storage).  What the mapping makes the
  * caller own -- a variable-length out value or result, a string -- is
- * decoded into the call's arena, then copied once into CORBA_free blocks.
- * On the server, in arguments are decoded into the request's arena and
- * passed to the servant from there (nothing allocated); inout values the
- * servant may replace are copied into CORBA_free blocks first; what the
- * servant returns is freed after the reply is written.
+ * decoded into the call's arena, then copied once into CORBA_free blocks
+ * (a string without a code-set conversion: checked in place and copied
+ * once).  On the server, in arguments are decoded into the request's arena
+ * and passed to the servant from there (nothing allocated; an in string is
+ * a view into the request itself); inout values the servant may replace
+ * are copied into CORBA_free blocks first; what the servant returns is
+ * freed after the reply is written, or once it is sent for a string sent
+ * by reference (iiop_request_hold()).  docs/c-mapping.md, "Strings: views
+ * and replies by reference".
  */
 #include "orb_impl.h"
 #include <string.h>
@@ -121,10 +125,173 @@ static inline int read_value(cdr_in *i, CORBA_TypeCode tc, void *dst)
   return rc != -1 ? rc : cdr_read(i, tc, dst);
 }
 
+/* An unbounded string's C value (an alias of string included), or NULL:
+ * the string paths below, which cdr_read()/cdr_write() would take with a
+ * copy or a scan more. */
+static inline CORBA_TypeCode plain_string(CORBA_TypeCode tc)
+{
+  if (tc->kind == CDR_K_ALIAS)
+    tc = corbaorb_tc_unalias(tc);
+  return tc && tc->kind == CDR_K_STRING && tc->u.str.bound == 0 ? tc : NULL;
+}
+
+/* An in string of the server: when no code-set conversion is due, a
+ * pointer into the request buffer itself (CDR strings carry their NUL,
+ * which cdr_get_string_view() checks, as it checks for one inside), valid
+ * as long as the request: the ORB owns in arguments for the upcall (C
+ * mapping, 1.21 "Argument Passing Considerations").  Otherwise the arena
+ * copy cdr_read() makes. */
+static inline int read_in_string(cdr_in *i, CORBA_TypeCode tc, void *dst, uint32_t *len)
+{
+  if (i->opts.ncs_c != i->opts.tcs_c)
+    return cdr_read(i, tc, dst);
+  const char *v;
+  int rc = cdr_get_string_view(i, &v, len);
+  *(const char **)dst = rc == CDR_OK ? v : NULL;
+  return rc;
+}
+
+/* A string the mapping makes the receiver own (a result, an out or inout
+ * value; on the server an inout argument) into *DST as a CORBA_free block:
+ * when no code-set conversion is due, checked in place
+ * (cdr_get_string_view(): its NUL, none inside) and copied once, its length
+ * known; otherwise converted into the arena by cdr_read() and copied from
+ * there.  On error *DST is NULL. */
+static int read_owned_string(cdr_in *i, CORBA_TypeCode tc, char **dst)
+{
+  *dst = NULL;
+  if (i->opts.ncs_c != i->opts.tcs_c) {
+    char *tmp = NULL;
+    int rc = cdr_read(i, tc, &tmp);
+    if (rc == CDR_OK && !(*dst = CORBA_string_dup(tmp)))
+      rc = CDR_E_NOMEM;
+    return rc;
+  }
+  const char *v;
+  uint32_t len;
+  int rc = cdr_get_string_view(i, &v, &len);
+  if (rc == CDR_OK && !(*dst = corbaorb_string_n(v, len)))
+    rc = CDR_E_NOMEM;
+  return rc;
+}
+
+/* CORBA_free as iiop_request_hold() calls it. */
+static void free_held(void *p)
+{
+  CORBA_free(p);
+}
+
+/* Write the string *SP that the ORB frees after the reply (what a servant
+ * returned as a result, out or inout value; an unbounded string type) into
+ * REQ's reply O.  When it is long enough to go by reference
+ * (CDR_OUT_REF_MIN), no code-set conversion is due and REQ takes it
+ * (iiop_request_hold(): freed once the reply is out), it is sent from the
+ * block itself and *SP set NULL (the hold frees it); otherwise copied.
+ * strlen() finds the first NUL, so no second scan for one inside. */
+static void write_owned_string(iiop_request *req, cdr_out *o, char **sp)
+{
+  char *s = *sp;
+  if (!s) {
+    cdr_out_fail(o, CDR_E_INVALID, "NULL string member");
+    return;
+  }
+  if (o->opts.ncs_c != o->opts.tcs_c) {
+    cdr_put_string(o, s); /* converted */
+    return;
+  }
+  size_t len = strlen(s);
+  if (len < CDR_OUT_REF_MIN) {
+    cdr_put_string_view(o, s, len); /* copied: too short for a segment */
+    return;
+  }
+  if (cdr_out_status(o) == CDR_OK && cdr_out_nrefs(o) < CDR_OUT_REFS &&
+      iiop_request_hold(req, free_held, s) == CDR_OK) {
+    *sp = NULL;
+    cdr_put_string_view(o, s, len); /* by reference while the stream gathers */
+    return;
+  }
+  cdr_put_string(o, s); /* copied: the block goes with the others */
+}
+
+/* Write the caller's in (or inout) string S of a call into its request O:
+ * by reference when it is long enough and no conversion is due (the
+ * request stream gathers, and S outlives iiop_call_invoke()). */
+static void write_in_string(cdr_out *o, const char *s)
+{
+  if (o->opts.ncs_c != o->opts.tcs_c) {
+    cdr_put_string(o, s);
+    return;
+  }
+  cdr_put_string_view(o, s, strlen(s)); /* strlen() found the first NUL */
+}
+
+/* A sequence<octet>'s TypeCode, bounded or not (an alias of one, octet
+ * elements through aliases included), unaliased; or NULL. */
+static inline CORBA_TypeCode octet_seq(CORBA_TypeCode tc)
+{
+  if (tc->kind == CDR_K_ALIAS)
+    tc = corbaorb_tc_unalias(tc);
+  if (!tc || tc->kind != CDR_K_SEQUENCE || !tc->u.seq.elem)
+    return NULL;
+  CORBA_TypeCode e = corbaorb_tc_unalias(tc->u.seq.elem);
+  return e && e->kind == CDR_K_OCTET ? tc : NULL;
+}
+
+/* A sequence<octet> (TC, octet_seq()) read as a view into I's buffer into
+ * *P and *N, its bound checked (CDR_E_VALUE past it, as cdr_read()). */
+static int read_octets_view(cdr_in *i, CORBA_TypeCode tc, const uint8_t **p, uint32_t *n)
+{
+  int rc = cdr_get_octets_view(i, p, n);
+  if (rc == CDR_OK && tc->u.seq.bound && *n > tc->u.seq.bound)
+    rc = cdr_in_fail(i, CDR_E_VALUE, "sequence longer than its bound");
+  return rc;
+}
+
+/* A sequence<octet> (TC, octet_seq()) at SRC written to O: its octets by
+ * reference when they are many enough (cdr_put_seq_ref(): the caller keeps
+ * them valid until O is sent); the checks of cdr_write(). */
+static int write_octets(cdr_out *o, CORBA_TypeCode tc, const void *src)
+{
+  cdr_seq q;
+  memcpy(&q, src, sizeof q);
+  if (q._length && !q._buffer)
+    return cdr_out_fail(o, CDR_E_INVALID, "NULL sequence buffer of nonzero length");
+  if (tc->u.seq.bound && q._length > tc->u.seq.bound)
+    return cdr_out_fail(o, CDR_E_VALUE, "sequence longer than its bound");
+  cdr_put_seq_ref(o, q._buffer, q._length, 1);
+  return cdr_out_status(o);
+}
+
+/* The sequence<octet> block *BP (a result or out value the servant
+ * returned: a CORBA_free block of TC, octet_seq()) into REQ's reply O: by
+ * reference from its buffer when that is long enough, the block owns it
+ * (_release) and REQ takes the block (iiop_request_hold(); *BP set NULL),
+ * else copied. */
+static void write_owned_octets(iiop_request *req, cdr_out *o, CORBA_TypeCode tc, void **bp)
+{
+  const cdr_seq *q = *bp;
+  if (q->_length >= CDR_OUT_REF_MIN && q->_buffer && q->_release && cdr_out_status(o) == CDR_OK &&
+      cdr_out_nrefs(o) < CDR_OUT_REFS && iiop_request_hold(req, free_held, *bp) == CDR_OK) {
+    void *blk = *bp;
+    *bp = NULL;
+    write_octets(o, tc, blk);
+    return;
+  }
+  cdr_write(o, tc, q);
+}
+
 static int write_value(cdr_out *o, CORBA_TypeCode tc, CORBA_unsigned_long f, const void *src)
 {
   if (f & CORBAORB_F_OBJREF)
     return corbaorb_object_write(o, *(CORBA_Object const *)src);
+  if ((f & CORBAORB_F_PTR) && plain_string(tc)) {
+    /* strlen() finds the first NUL: no second scan for one inside */
+    const char *s = *(const char *const *)src;
+    if (!s)
+      return cdr_out_fail(o, CDR_E_INVALID, "NULL string member");
+    cdr_put_string(o, s);
+    return cdr_out_status(o);
+  }
   int rc = fast_write(o, tc, src);
   return rc != -1 ? rc : cdr_write(o, tc, src);
 }
@@ -143,6 +310,27 @@ static int read_owned(CORBA_ORB orb, cdr_in *i, CORBA_TypeCode tc, CORBA_unsigne
     return corbaorb_object_read(orb, i, (CORBA_Object *)dst);
   if (!(f & CORBAORB_F_VAR))
     return read_value(i, tc, dst);
+  if ((f & CORBAORB_F_PTR) && plain_string(tc))
+    return read_owned_string(i, tc, (char **)dst);
+  CORBA_TypeCode sq = octet_seq(tc);
+  if (sq) {
+    /* checked in place, copied once into the buffer the receiver owns */
+    cdr_seq q = { 0, 0, NULL, 0 };
+    const uint8_t *v;
+    uint32_t n;
+    int rc = read_octets_view(i, sq, &v, &n);
+    if (rc == CDR_OK) { /* a block even for none, as corbaorb_copy() makes */
+      if (!(q._buffer = corbaorb_octets_n(n ? v : (const uint8_t *)"", n)))
+        rc = CDR_E_NOMEM;
+      q._maximum = q._length = n;
+      q._release = 1;
+    }
+    if (rc == CDR_OK)
+      memcpy(dst, &q, sizeof q);
+    else
+      memset(dst, 0, sizeof q);
+    return rc;
+  }
   cdr_arena *a = cdr_in_arena(i);
   corbaorb_graph *g = NULL;
   if ((f & CORBAORB_F_VALUES) && gp) {
@@ -315,8 +503,23 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
     (void)iiop_call_set_timeout(call, thread_timeout);
   for (CORBA_unsigned_long k = 0; k < op->nparams; k++) {
     const corbaorb_param *p = &op->params[k];
-    if (p->mode != CORBAORB_OUT && write_value(o, p->tc, flags_of(p->tc, p->flags), args[k]) != CDR_OK)
+    if (p->mode == CORBAORB_OUT)
+      continue;
+    CORBA_unsigned_long f = flags_of(p->tc, p->flags);
+    if ((f & CORBAORB_F_PTR) && plain_string(p->tc)) {
+      const char *s = *(const char *const *)args[k];
+      if (!s)
+        cdr_out_fail(o, CDR_E_INVALID, "NULL string member");
+      else
+        write_in_string(o, s);
+      if (cdr_out_status(o) != CDR_OK)
+        break;
+    } else if (octet_seq(p->tc)) {
+      if (write_octets(o, octet_seq(p->tc), args[k]) != CDR_OK)
+        break; /* by reference: the caller's buffer outlives the invoke */
+    } else if (write_value(o, p->tc, f, args[k]) != CDR_OK) {
       break; /* the stream's status fails the invoke: nothing is sent */
+    }
   }
   cdr_in *res = NULL;
   rc = iiop_call_invoke(call, &res);
@@ -448,6 +651,8 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
   int rc = CDR_OK;
   CORBA_unsigned_long k;
   corbaorb_graph *graph = NULL; /* inout values the servant may replace */
+  const char *view = NULL; /* the last in string read as a view, for CORBA_string_dup() */
+  size_t view_len = 0;
   for (k = 0; k < np; k++) {
     const corbaorb_param *p = &op->params[k];
     CORBA_unsigned_long f = fl[k] = flags_of(p->tc, p->flags);
@@ -473,7 +678,23 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
     } else if (p->mode == CORBAORB_IN || !(f & CORBAORB_F_VAR)) {
       if (f & CORBAORB_F_REFS)
         memset(st, 0, size); /* so that a partial read's references can be released */
-      rc = read_value(args, p->tc, st); /* in the request's arena */
+      if (p->mode == CORBAORB_IN && (f & CORBAORB_F_PTR) && plain_string(p->tc)) {
+        uint32_t len = 0;
+        *(const char **)st = NULL;
+        rc = read_in_string(args, p->tc, st, &len); /* in the request buffer itself */
+        if (rc == CDR_OK && args->opts.ncs_c == args->opts.tcs_c) {
+          view = *(const char **)st;
+          view_len = len;
+        }
+      } else if (p->mode == CORBAORB_IN && octet_seq(p->tc)) {
+        /* a view into the request buffer, _release 0 (as an arena copy's) */
+        const uint8_t *v = NULL;
+        uint32_t n = 0;
+        rc = read_octets_view(args, octet_seq(p->tc), &v, &n);
+        cdr_seq q = { n, n, n ? (void *)v : NULL, 0 };
+        memcpy(st, &q, sizeof q);
+      } else
+        rc = read_value(args, p->tc, st); /* in the request's arena */
     } else {
       memset(st, 0, size);
       rc = read_owned(orb, args, p->tc, f, st, &graph); /* inout: the servant may replace parts */
@@ -512,11 +733,17 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
   ev._flags = 0;
   corbaorb_upcall_state *up = &corbaorb_upcall; /* this thread's, across the upcall */
   iiop_request *outer = up->req;
+  const char *outer_view = up->in_view; /* a callback nested in an upcall of this thread */
+  size_t outer_view_len = up->in_view_len;
   up->req = req;
+  up->in_view = view;
+  up->in_view_len = view_len;
   up->in_dispatch++;
   glue(servant, av, ret, &ev);
   up->in_dispatch--;
   up->req = outer;
+  up->in_view = outer_view;
+  up->in_view_len = outer_view_len;
 
   int out = CDR_OK;
   if (ev._major == CORBA_NO_EXCEPTION) {
@@ -524,6 +751,10 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
       const void *src = ret_ptr ? *(void **)ret : ret;
       if (!src)
         out = CDR_E_INVALID; /* a servant returned NULL where a value is due */
+      else if ((rf & CORBAORB_F_PTR) && plain_string(op->ret))
+        write_owned_string(req, result, (char **)ret); /* by reference, freed after the reply */
+      else if (ret_ptr && octet_seq(op->ret))
+        write_owned_octets(req, result, octet_seq(op->ret), (void **)ret); /* as strings */
       else
         write_value(result, op->ret, rf, src);
     }
@@ -534,6 +765,10 @@ int corbaorb_dispatch(void *servant, iiop_request *req, cdr_in *args, cdr_out *r
       const void *src = out_slot(p, fl[k]) ? *(void **)av[k] : av[k];
       if (!src)
         out = CDR_E_INVALID;
+      else if ((fl[k] & CORBAORB_F_PTR) && plain_string(p->tc))
+        write_owned_string(req, result, (char **)av[k]); /* as the result */
+      else if (out_slot(p, fl[k]) && octet_seq(p->tc))
+        write_owned_octets(req, result, octet_seq(p->tc), (void **)av[k]);
       else
         write_value(result, p->tc, fl[k], src);
     }

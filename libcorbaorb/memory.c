@@ -304,17 +304,37 @@ CORBA_char *CORBA_string_alloc(CORBA_unsigned_long len)
   return s;
 }
 
+char *corbaorb_string_n(const char *str, size_t n)
+{
+  if (n > UINT32_MAX - 1)
+    return NULL;
+  char *s = block_make(NULL, 0, n + 1, false); /* every octet written below */
+  if (s) {
+    memcpy(s, str, n);
+    s[n] = 0;
+  }
+  return s;
+}
+
+void *corbaorb_octets_n(const void *p, size_t n)
+{
+  if (n > UINT32_MAX)
+    return NULL;
+  void *b = block_make(NULL, (uint32_t)n, n, false); /* every octet written below */
+  if (b)
+    memcpy(b, p, n);
+  return b;
+}
+
 CORBA_char *CORBA_string_dup(const CORBA_char *str)
 {
   if (!str)
     return NULL;
-  size_t n = strlen(str);
-  if (n > UINT32_MAX - 1)
-    return NULL;
-  char *s = block_make(NULL, 0, n + 1, false); /* every octet written below */
-  if (s)
-    memcpy(s, str, n + 1);
-  return s;
+  /* The in string of the running upcall (a view into its request, which
+   * the servant may not change): its length is known. */
+  const corbaorb_upcall_state *up = &corbaorb_upcall;
+  size_t n = str == up->in_view ? up->in_view_len : strlen(str);
+  return corbaorb_string_n(str, n);
 }
 
 CORBA_wchar *CORBA_wstring_alloc(CORBA_unsigned_long len)

@@ -129,6 +129,14 @@ void corbaorb_graph_done(corbaorb_graph *g);
 /* corbaorb_copy() whose values (pointers into G's arena) become references
  * to G; G NULL: as corbaorb_copy(). */
 int corbaorb_copy_graph(CORBA_TypeCode tc, void *dst, const void *src, corbaorb_graph *g);
+/* A CORBA_free block holding the LEN octets at S and a NUL (S need not be
+ * NUL-terminated; nothing is zeroed first); NULL when out of memory or LEN
+ * is 2^32 - 1 or more. */
+char *corbaorb_string_n(const char *s, size_t len);
+/* A flat CORBA_free block (a sequence<octet> buffer, as
+ * CORBA_sequence_CORBA_octet_allocbuf() makes) holding the N octets at P,
+ * not zeroed first; NULL when out of memory. */
+void *corbaorb_octets_n(const void *p, size_t n);
 
 /* Reference counting without an environment (NIL allowed). */
 CORBA_Object corbaorb_object_dup(CORBA_Object obj);
@@ -153,11 +161,16 @@ void corbaorb_servant_finalize(PortableServer_Servant servant);
  * (corbaorb_current_request); in_dispatch: set while this thread runs
  * corbaorb_dispatch (deactivations then defer the finalize to
  * corbaorb_run_pending_finalize, after the operation); pending_finalize:
- * those deferred servants. */
+ * those deferred servants.  in_view, in_view_len: while the upcall runs,
+ * the last unbounded in string it was given as a view into the request
+ * (invoke.c) and its length, so that CORBA_string_dup() of it -- a servant
+ * returning its argument -- needs no strlen(); NULL outside. */
 typedef struct corbaorb_upcall_state {
   iiop_request *req;
   int in_dispatch;
   servant_priv *pending_finalize;
+  const char *in_view;
+  size_t in_view_len;
 } corbaorb_upcall_state;
 extern __thread corbaorb_upcall_state corbaorb_upcall __attribute__((visibility("hidden")));
 void corbaorb_run_pending_finalize(void);

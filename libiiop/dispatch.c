@@ -225,7 +225,31 @@ void iiop__session_limits(iiop__session *s, const iiop_limits *l, uint64_t *hits
   s->imp_limit_id = giop_system_exception_id("IMP_LIMIT");
 }
 
-void iiop__session_close(iiop__session *s)
+void iiop__session_release_held_slow(iiop__session *s)
+{
+  unsigned n = s->nheld;
+  s->nheld = 0;
+  for (unsigned k = 0; k < n; k++)
+    s->held[k].fn(s->held[k].p);
+}
+
+int iiop_request_hold(iiop_request *r, void (*fn)(void *p), void *p)
+{
+  if (!r || !fn)
+    return CDR_E_INVALID;
+  /* the session is the connection's, which the request only names const
+   * so that operations cannot reach it */
+  iiop__session *s = (iiop__session *)r->sess;
+  if (s->nheld >= IIOP_REQUEST_HOLD_MAX)
+    return CDR_E_LIMIT;
+  s->held[s->nheld].fn = fn;
+  s->held[s->nheld].p = p;
+  s->nheld++;
+  return CDR_OK;
+}
+
+/* The reply streams' buffers freed (idempotent); the holds stay. */
+static void close_streams(iiop__session *s)
 {
   if (s->out_ready) {
     cdr_out_close(&s->out);
@@ -235,6 +259,12 @@ void iiop__session_close(iiop__session *s)
     cdr_out_close(&s->out2);
     s->out2_ready = false;
   }
+}
+
+void iiop__session_close(iiop__session *s)
+{
+  iiop__session_release_held(s);
+  close_streams(s);
 }
 
 /* ---------------------------------------------------------------- exceptions */
@@ -290,7 +320,7 @@ static cdr_out *reply_stream(iiop__session *s, uint8_t minor)
     cdr_out_reset(&s->out);
     return &s->out;
   }
-  iiop__session_close(s);
+  close_streams(s);
   cdr_opts o = s->in_opts; /* max_size: max_message, so a huge result is IMP_LIMIT */
   o.byte_order = CDR_HOST_ORDER;
   o.giop_major = 1;
@@ -501,7 +531,7 @@ static bool fix_codesets(iiop__session *s, const giop_sc_list *l)
     return false;
   s->in_opts.tcs_c = cs.char_data;
   s->in_opts.tcs_w = cs.wchar_data;
-  iiop__session_close(s); /* the reply stream takes the new code sets */
+  close_streams(s); /* the reply stream takes the new code sets */
   return true;
 }
 
@@ -692,6 +722,7 @@ static int do_locate(iiop__session *s, giop_message *m, iiop__reply *r)
 int iiop__dispatch(iiop__session *s, const uint8_t *msg, size_t len, cdr_arena *a,
                    giop_message *m, iiop__reply *r)
 {
+  iiop__session_release_held(s); /* the last reply is out */
   r->msg = NULL;
   r->out = NULL;
   r->len = 0;
@@ -750,6 +781,7 @@ int iiop__dispatch_resume(iiop__session *s, giop_message *m, iiop__reply *r)
 int iiop__dispatch_refuse(iiop__session *s, uint8_t *msg, size_t len, cdr_arena *a,
                           const char *exception, iiop__reply *r)
 {
+  iiop__session_release_held(s);
   r->msg = NULL;
   r->out = NULL;
   r->len = 0;

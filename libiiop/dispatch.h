@@ -69,6 +69,10 @@ typedef struct iiop__session {
   iiop__req_memo memo;       /* the last small request's scan (internal.h) */
   void *bidir_owner;         /* the server connection whose requests may make it
                               * bidirectional (server.c), or NULL */
+  /* iiop_request_hold(): what the last request's operation asked to have
+   * freed once its reply was out; run by iiop__session_release_held(). */
+  uint8_t nheld;
+  struct { void (*fn)(void *); void *p; } held[IIOP_REQUEST_HOLD_MAX];
 } iiop__session;
 
 /* What the caller does with a dispatched message. */
@@ -105,8 +109,18 @@ IIOP_HIDDEN void iiop__session_init(iiop__session *s, iiop__adapter *ad, size_t 
  * argument stream, max_values to iiop_request_value_opts()); count every
  * IMP_LIMIT reply in *HITS (NULL: not counted). */
 IIOP_HIDDEN void iiop__session_limits(iiop__session *s, const iiop_limits *l, uint64_t *hits);
-/* Free the reply stream's buffer (idempotent). */
+/* Free the reply stream's buffer and run what the last request held
+ * (iiop__session_release_held()); idempotent.  At the connection's end. */
 IIOP_HIDDEN void iiop__session_close(iiop__session *s);
+/* Run and forget the iiop_request_hold() calls of the last request: its
+ * reply has been sent (or will not be).  iiop__dispatch() and
+ * iiop__dispatch_refuse() begin with it. */
+IIOP_HIDDEN void iiop__session_release_held_slow(iiop__session *s);
+static inline void iiop__session_release_held(iiop__session *s)
+{
+  if (__builtin_expect(s->nheld != 0, 0))
+    iiop__session_release_held_slow(s);
+}
 
 /* Dispatch the complete message MSG (LEN octets; it must stay valid, as M
  * points into it, until M->body is closed) with A as the request's arena.

@@ -811,6 +811,20 @@ IIOP_API void iiop_request_set_exception(iiop_request *r, const giop_system_exce
  * iiop_ior_from_string() (MARSHAL), CDR_E_NOMEM; on error the reply is as
  * if it had not been called. */
 IIOP_API int iiop_request_set_forward(iiop_request *r, const char *ior, int perm) IIOP_WUR;
+/* In an operation: have FN(P) called once the request's reply has been
+ * sent, so that an operation can answer by reference (cdr_put_string_view(),
+ * cdr_put_raw_ref() and the others) with memory of its own that must be
+ * freed afterwards -- a returned string the ORB frees, say -- instead of
+ * copying it.  FN runs on the thread that serves the connection's next
+ * message, before anything of that message is parsed, or that closes the
+ * connection, whichever comes first; also when the reply was never sent
+ * (a oneway, a forward, an exception replacing the result, a failed
+ * write).  It must not call into the server.  At most
+ * IIOP_REQUEST_HOLD_MAX holds a request.  Errors: CDR_E_INVALID (R or FN
+ * NULL), CDR_E_LIMIT (that many held already); on error FN is not
+ * recorded, and P must not be referenced by the reply (copy it instead). */
+#define IIOP_REQUEST_HOLD_MAX 4
+IIOP_API int iiop_request_hold(iiop_request *r, void (*fn)(void *p), void *p) IIOP_WUR;
 /* Value options for decoding the request's arguments: cdr_value_opts_default()
  * with max_values from the server's limits (iiop/limits.h).  R NULL:
  * the defaults. */

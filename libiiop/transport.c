@@ -12,6 +12,7 @@
  * waiting and recv(MSG_DONTWAIT) saves the poll). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -110,16 +111,28 @@ static int io_status(int e)
   }
 }
 
-#define IOV_BATCH 64
+/* The most iovecs one sendmsg takes: IOV_MAX (Linux's UIO_MAXIOV, 1024;
+ * POSIX guarantees 16), so that a message cut into many small GIOP
+ * Fragments (1 KiB ones: 130 iovecs for 64 KiB) is one system call, not
+ * one per 64 iovecs.  The retry loop below copies the list (it must
+ * adjust the first entry) and does so in batches of IOV_BATCH. */
+#if defined(IOV_MAX) && IOV_MAX > 0
+#define IOV_WHOLE IOV_MAX
+#elif defined(UIO_MAXIOV)
+#define IOV_WHOLE UIO_MAXIOV
+#else
+#define IOV_WHOLE 16
+#endif
+#define IOV_BATCH (IOV_WHOLE < 64 ? IOV_WHOLE : 64)
 
-/* The common case, a list of at most IOV_BATCH entries written whole by
+/* The common case, a list of at most IOV_WHOLE entries written whole by
  * the first sendmsg, touches neither the clock nor a copy of the list; a
  * partial write or EAGAIN goes on in the loop below, from where the first
  * try stopped, the deadline counted from then (the try never blocks). */
 static int tcp_writev(iiop_transport *t, const struct iovec *iov, int n, int timeout_ms)
 {
-  size_t done = 0;                    /* octets of IOV's first batch the first try wrote */
-  if (n > 0 && n <= IOV_BATCH) {
+  size_t done = 0;                    /* octets of IOV the first try wrote */
+  if (n > 0 && n <= IOV_WHOLE) {
     size_t total = iov[0].iov_len;
     for (int k = 1; k < n; k++)
       total += iov[k].iov_len;

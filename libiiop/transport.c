@@ -28,7 +28,7 @@
 #include "transport.h"
 
 /* ---------------------------------------------------------------- system calls
- * recv() and sendmsg() as bare system calls: libc's wrappers make each one
+ * recv(), recvmsg() and sendmsg() as bare system calls: libc's wrappers make each one
  * a thread cancellation point, switching asynchronous cancellation on and
  * off around the call (some 60 instructions, a fifth of a small call's
  * reading and writing).  libiiop never cancels its threads, and a thread
@@ -71,7 +71,11 @@ static inline ssize_t sys_recv(int fd, void *buf, size_t len, int flags)
 {
   return (ssize_t)sys6(SYS_recvfrom, fd, (long)buf, (long)len, flags, 0, 0);
 }
-#elif defined(__linux__) && defined(SYS_recvfrom) && defined(SYS_sendmsg) \
+static inline ssize_t sys_recvmsg(int fd, struct msghdr *m, int flags)
+{
+  return (ssize_t)sys6(SYS_recvmsg, fd, (long)m, flags, 0, 0, 0);
+}
+#elif defined(__linux__) && defined(SYS_recvfrom) && defined(SYS_sendmsg) && defined(SYS_recvmsg) \
   && !defined(IIOP_WRAPPED_IO)
 static inline ssize_t sys_sendmsg(int fd, const struct msghdr *m, int flags)
 {
@@ -81,9 +85,14 @@ static inline ssize_t sys_recv(int fd, void *buf, size_t len, int flags)
 {
   return (ssize_t)syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
 }
+static inline ssize_t sys_recvmsg(int fd, struct msghdr *m, int flags)
+{
+  return (ssize_t)syscall(SYS_recvmsg, fd, m, flags);
+}
 #else
 #define sys_sendmsg sendmsg
 #define sys_recv recv
+#define sys_recvmsg recvmsg
 #endif
 
 /* ---------------------------------------------------------------- TCP transport */
@@ -279,7 +288,7 @@ long iiop__tcp_readv(iiop_transport *t, struct iovec *iov, int n, int timeout_ms
         return rc;
     }
     try_first = 0;
-    ssize_t r = recvmsg(t->fd, &mh, timeout_ms >= 0 ? MSG_DONTWAIT : 0);
+    ssize_t r = sys_recvmsg(t->fd, &mh, timeout_ms >= 0 ? MSG_DONTWAIT : 0);
     if (r >= 0) {
       tt->full = (size_t)r == len;
       return (long)r;

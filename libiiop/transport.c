@@ -162,6 +162,14 @@ static int tcp_writev(iiop_transport *t, const struct iovec *iov, int n, int tim
   struct iovec v[IOV_BATCH];
   int next = 0;                       /* first entry of IOV not yet copied into V */
   while (next < n) {
+    /* The entries the first try wrote whole (it may have written more
+     * than one batch holds), then the rest in batches. */
+    while (next < n && done >= iov[next].iov_len) {
+      done -= iov[next].iov_len;
+      next++;
+    }
+    if (next == n)
+      break;
     int k = n - next < IOV_BATCH ? n - next : IOV_BATCH;
     memcpy(v, iov + next, (size_t)k * sizeof *v);
     next += k;

@@ -1098,12 +1098,16 @@ int giop_reasm_bufferv(giop_reasm *r, struct iovec *iov, int max, int *n)
     return CDR_OK;
   }
   size_t d = r->pred_d;
-  if (max < 3 || d > PRED_READ_MAX - 16 - rem0)
+  if (max < 3 || d > SPARE_CAP - 16 || rem0 > PRED_READ_MAX - 16 - d)
     return CDR_OK;
   bool grown = false;
-  size_t kwant = (PRED_READ_MAX - rem0) / (16 + d);
-  if (kwant > GIOP_REASM_PRED_MAX)
-    kwant = GIOP_REASM_PRED_MAX;
+  /* The buffer grows ahead of a prediction by no more than 16 Fragments
+   * and 16 KiB (what the plain path would soon grow it by), so that the
+   * sizes buffers grow to, and so their reuse, stay as without predicted
+   * reads; a read takes up to PRED_READ_MAX of the room there is. */
+  size_t kwant = SPARE_CAP / (16 + d);
+  if (kwant > 16)
+    kwant = 16;
   if ((pm->cap - pm->len - rem0) / d < kwant) {
     /* Room for fewer predicted bodies than a read takes: grow as the plain
      * path soon would, where that charges no budget (a refusal must come

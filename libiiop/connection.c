@@ -6,7 +6,7 @@
  * servant or stub wrote by reference (cdr_out_iov()).  One that needs no
  * fragmenting is one gather write.  A fragmented one is cut by
  * giop_fragmenter_nextv over the same list; its fragment headers are
- * copied into a small array on the stack so that many fragments (header
+ * written into an array on the stack so that many fragments (header
  * iovec plus data iovecs pointing into the pieces) go out in one gather
  * write, up to FRAG_BATCH fragments (FRAG_IOV iovecs) per write.  Holding the lock for the whole message
  * keeps GIOP 1.1 (one fragmented message at a time) correct and costs GIOP
@@ -32,8 +32,12 @@
 #include "transport.h"
 #include "wlock.h"
 
-#define FRAG_BATCH 64                 /* fragments per gather write ... */
-#define FRAG_IOV 256                  /* ... in at most this many iovecs */
+/* Fragments per gather write, in at most FRAG_IOV iovecs: as many as one
+ * sendmsg takes (IOV_MAX, 1024 on Linux), so that 64 KiB in 1 KiB
+ * Fragments (65 headers and their data: 130 iovecs) is one system call.
+ * On the stack: 4 KiB of headers and 16 KiB of iovecs. */
+#define FRAG_BATCH 256
+#define FRAG_IOV 1024
 
 struct iiop_conn {
   iiop__conn_head head;              /* first: iiop__conn_more() reads it */

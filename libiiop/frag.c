@@ -332,6 +332,7 @@ int giop_fragmenter_nextv_batch(giop_fragmenter *f, uint8_t (*hdr)[16], int nh,
 /* ---------------------------------------------------------------- reassembler */
 
 #define SPARE_CAP ((size_t)16384)     /* a zero-copy read at a message start */
+#define PRED_READ_MAX ((size_t)131072) /* most octets a predicted read posts */
 #define INIT_CAP ((size_t)65536)      /* first buffer of a large message */
 #define FRAG_HDR_ONLY ((size_t)4096) /* parts this large are read header first */
 #define SMALL_CAP ((size_t)4096)      /* least room of a message buffer, so that small
@@ -1024,8 +1025,12 @@ int giop_reasm_buffer(giop_reasm *r, uint8_t **buf, size_t *room)
  * another size, a new message, garbage, a header cut short), everything
  * from there on is copied into the spare, in stream order, and processed
  * as if read there (pred_misplaced()): the same results, errors included,
- * as the plain path.  A read therefore never holds more than the spare
- * does. */
+ * as the plain path.  A read posts at most PRED_READ_MAX octets (128 KiB:
+ * 64 KiB in 1 KiB Fragments, or in 8 KiB ones, is one read after the
+ * first part's), and at most GIOP_REASM_PRED_MAX Fragments; misplaced
+ * octets beyond the spare's 16 KiB go into a spare of their size for the
+ * time they are processed (an allocation only then, bounded by
+ * PRED_READ_MAX). */
 
 /* Whether the 16 octets at H are a 1.2 Fragment of PM as predicted: D
  * data octets and more to come, or a final one of at most D; and within
@@ -1093,12 +1098,16 @@ int giop_reasm_bufferv(giop_reasm *r, struct iovec *iov, int max, int *n)
     return CDR_OK;
   }
   size_t d = r->pred_d;
-  if (max < 3 || d > SPARE_CAP - 16)
+  if (max < 3 || d > SPARE_CAP - 16 || rem0 > PRED_READ_MAX - 16 - d)
     return CDR_OK;
   bool grown = false;
+  /* The buffer grows ahead of a prediction by no more than 16 Fragments
+   * and 16 KiB (what the plain path would soon grow it by), so that the
+   * sizes buffers grow to, and so their reuse, stay as without predicted
+   * reads; a read takes up to PRED_READ_MAX of the room there is. */
   size_t kwant = SPARE_CAP / (16 + d);
-  if (kwant > GIOP_REASM_PRED_MAX)
-    kwant = GIOP_REASM_PRED_MAX;
+  if (kwant > 16)
+    kwant = 16;
   if ((pm->cap - pm->len - rem0) / d < kwant) {
     /* Room for fewer predicted bodies than a read takes: grow as the plain
      * path soon would, where that charges no budget (a refusal must come
@@ -1141,8 +1150,8 @@ int giop_reasm_bufferv(giop_reasm *r, struct iovec *iov, int max, int *n)
     k = GIOP_REASM_PRED_MAX;
   if (k > (size_t)(max - 1) / 2)
     k = (size_t)(max - 1) / 2;
-  if (k > SPARE_CAP / (16 + d))
-    k = SPARE_CAP / (16 + d);
+  if (k > (PRED_READ_MAX - rem0) / (16 + d))
+    k = (PRED_READ_MAX - rem0) / (16 + d);
   if (k == 0) {
     if (grown && rem0) {
       /* The plain reservation pointed into the buffer before it grew. */
@@ -1192,6 +1201,16 @@ static int pred_misplaced(giop_reasm *r, unsigned k, bool inbody, size_t off, si
 {
   if (get_spare(r) != CDR_OK)
     return r->err;
+  rbuf *big = NULL;
+  if (left > r->spare->cap) {
+    /* More than the spare holds (at most PRED_READ_MAX): a spare of that
+     * size while they are processed, the usual one again after. */
+    big = rb_new(r, left);
+    if (!big)
+      return fail(r, CDR_E_NOMEM);
+    rb_free(r, r->spare);
+    r->spare = big;
+  }
   rbuf *sp = r->spare;
   uint8_t *o = rb_data(sp);
   size_t d = r->pred_dd, m = 0;
@@ -1216,6 +1235,10 @@ static int pred_misplaced(giop_reasm *r, unsigned k, bool inbody, size_t off, si
     return rc;
   if (r->spare)
     r->spare->len = 0;
+  if (big && r->spare == big) {
+    rb_free(r, big);                  /* not the message: get_spare() makes a 16 KiB one */
+    r->spare = NULL;
+  }
   return CDR_OK;
 }
 

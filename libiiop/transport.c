@@ -13,6 +13,7 @@
  * socket's receive timeout stands in for the poll (rcvtimeo_fits()). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -29,7 +30,7 @@
 #include "transport.h"
 
 /* ---------------------------------------------------------------- system calls
- * recv() and sendmsg() as bare system calls: libc's wrappers make each one
+ * recv(), recvmsg() and sendmsg() as bare system calls: libc's wrappers make each one
  * a thread cancellation point, switching asynchronous cancellation on and
  * off around the call (some 60 instructions, a fifth of a small call's
  * reading and writing).  libiiop never cancels its threads, and a thread
@@ -86,7 +87,11 @@ static inline ssize_t sys_recv(int fd, void *buf, size_t len, int flags)
 {
   return (ssize_t)sys6(SYS_recvfrom, fd, (long)buf, (long)len, flags, 0, 0);
 }
-#elif defined(__linux__) && defined(SYS_recvfrom) && defined(SYS_sendmsg) \
+static inline ssize_t sys_recvmsg(int fd, struct msghdr *m, int flags)
+{
+  return (ssize_t)sys6(SYS_recvmsg, fd, (long)m, flags, 0, 0, 0);
+}
+#elif defined(__linux__) && defined(SYS_recvfrom) && defined(SYS_sendmsg) && defined(SYS_recvmsg) \
   && !defined(IIOP_WRAPPED_IO)
 static inline ssize_t sys_sendmsg(int fd, const struct msghdr *m, int flags)
 {
@@ -96,9 +101,14 @@ static inline ssize_t sys_recv(int fd, void *buf, size_t len, int flags)
 {
   return (ssize_t)syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
 }
+static inline ssize_t sys_recvmsg(int fd, struct msghdr *m, int flags)
+{
+  return (ssize_t)syscall(SYS_recvmsg, fd, m, flags);
+}
 #else
 #define sys_sendmsg sendmsg
 #define sys_recv recv
+#define sys_recvmsg recvmsg
 #endif
 
 /* ---------------------------------------------------------------- TCP transport */
@@ -127,20 +137,32 @@ static int io_status(int e)
   }
 }
 
-#define IOV_BATCH 64
+/* The most iovecs one sendmsg takes: IOV_MAX (Linux's UIO_MAXIOV, 1024;
+ * POSIX guarantees 16), so that a message cut into many small GIOP
+ * Fragments (1 KiB ones: 130 iovecs for 64 KiB) is one system call, not
+ * one per 64 iovecs.  The retry loop below copies the list (it must
+ * adjust the first entry) and does so in batches of IOV_BATCH. */
+#if defined(IOV_MAX) && IOV_MAX > 0
+#define IOV_WHOLE IOV_MAX
+#elif defined(UIO_MAXIOV)
+#define IOV_WHOLE UIO_MAXIOV
+#else
+#define IOV_WHOLE 16
+#endif
+#define IOV_BATCH (IOV_WHOLE < 64 ? IOV_WHOLE : 64)
 
 static __attribute__((noinline)) int tcp_writev_rest(iiop_transport *t, const struct iovec *iov,
                                                      int n, size_t done, int timeout_ms);
 
-/* The common case, a list of at most IOV_BATCH entries written whole by
+/* The common case, a list of at most IOV_WHOLE entries written whole by
  * the first sendmsg, touches neither the clock nor a copy of the list (and
  * has no frame for them: the rest is tcp_writev_rest()); a partial write
  * or EAGAIN goes on there, from where the first try stopped, the deadline
  * counted from then (the try never blocks). */
 static int tcp_writev(iiop_transport *t, const struct iovec *iov, int n, int timeout_ms)
 {
-  size_t done = 0;                    /* octets of IOV's first batch the first try wrote */
-  if (__builtin_expect(n > 0 && n <= IOV_BATCH, 1)) {
+  size_t done = 0;                    /* octets of IOV the first try wrote */
+  if (__builtin_expect(n > 0 && n <= IOV_WHOLE, 1)) {
     size_t total = iov[0].iov_len;
     for (int k = 1; k < n; k++)
       total += iov[k].iov_len;
@@ -161,7 +183,8 @@ static int tcp_writev(iiop_transport *t, const struct iovec *iov, int n, int tim
 }
 
 /* The rest of tcp_writev(): IOV's N entries written in batches of
- * IOV_BATCH, DONE octets of the first batch out already. */
+ * IOV_BATCH, DONE octets of IOV out already (the first try may have
+ * written more than one batch holds). */
 static int tcp_writev_rest(iiop_transport *t, const struct iovec *iov, int n, size_t done,
                            int timeout_ms)
 {
@@ -169,6 +192,14 @@ static int tcp_writev_rest(iiop_transport *t, const struct iovec *iov, int n, si
   struct iovec v[IOV_BATCH];
   int next = 0;                       /* first entry of IOV not yet copied into V */
   while (next < n) {
+    /* The entries the first try wrote whole (it may have written more
+     * than one batch holds), then the rest in batches. */
+    while (next < n && done >= iov[next].iov_len) {
+      done -= iov[next].iov_len;
+      next++;
+    }
+    if (next == n)
+      break;
     int k = n - next < IOV_BATCH ? n - next : IOV_BATCH;
     memcpy(v, iov + next, (size_t)k * sizeof *v);
     next += k;
@@ -336,7 +367,7 @@ long iiop__tcp_readv(iiop_transport *t, struct iovec *iov, int n, int timeout_ms
         return rc;
     }
     try_first = 0;
-    ssize_t r = recvmsg(t->fd, &mh, timeout_ms >= 0 ? MSG_DONTWAIT : 0);
+    ssize_t r = sys_recvmsg(t->fd, &mh, timeout_ms >= 0 ? MSG_DONTWAIT : 0);
     if (r >= 0) {
       tt->full = (size_t)r == len;
       return (long)r;

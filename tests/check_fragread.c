@@ -377,10 +377,13 @@ static void want_msg(stream *w, int little, uint32_t id, size_t body)
 
 /* 64 KiB in 1 KiB Fragments (our fragmenter), twice, the peer waiting
  * after each: the data arrives in place.  The first message: a 16 KiB read
- * into the spare (its first part and 15 Fragments, copied), then reads of
- * 16 predicted Fragments (the last of them with the short final one).  The
- * second: its first part and the next header (1040 octets), the rest of
- * that Fragment's body with 16 predicted ones, then as before. */
+ * into the spare (its first part and 15 Fragments, copied), then predicted
+ * reads.  The second: its first part and the next header (1040 octets),
+ * then the rest of that Fragment's body with the Fragments after it,
+ * predicted.  A predicted read takes up to 128 Fragments and 128 KiB, as
+ * far as the message buffer has room (it grows ahead of a prediction by
+ * 16 KiB at most): 6 reads in all, 4 of them scatter reads (10 and 8 with
+ * reads of 16 Fragments). */
 START_TEST(test_predicted_in_place)
 {
   for (int little = 0; little < 2; little++) {
@@ -400,8 +403,8 @@ START_TEST(test_predicted_in_place)
     ck_assert_int_eq(o.rc, CDR_OK);
     ck_assert_uint_eq(o.nmsg, 2);
     TU_ASSERT_BYTES(o.msgs.p, o.msgs.n, w.p, w.n);
-    ck_assert_uint_eq(o.reads, 5 + 5);
-    ck_assert_uint_eq(o.scatter, 4 + 4);
+    ck_assert_uint_eq(o.reads, 6);
+    ck_assert_uint_eq(o.scatter, 4);
     ck_assert_uint_eq(o.in_place, (49 + 63) * 1008 + 2 * 52);
     free(o.msgs.p);
     free(s.p);
@@ -794,6 +797,64 @@ START_TEST(test_fragmenter_batch)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- misplaced past the spare
+ * A predicted read posts up to 128 KiB; what lands in it past a final
+ * Fragment (the next messages, garbage) can be more than the 16 KiB spare
+ * holds: it is moved into a spare of its size and processed as the plain
+ * path would, with the same results. */
+
+/* A fragmented request, then at once a 40 KiB unfragmented one and another
+ * fragmented one: whole reads take the second message into the predicted
+ * slots of the first (more than 16 KiB misplaced). */
+START_TEST(test_misplaced_large)
+{
+  for (int little = 0; little < 2; little++) {
+    stream s = { 0 }, w = { 0 };
+    fragmented(&s, little, 21, 20000, 1024);
+    size_t one = s.n;
+    put_hdr(&s, 2, little, 0, 40000);
+    put_u32(&s, 22, little);
+    put_data(&s, 22, 4, 40000 - 4);
+    fragmented(&s, little, 23, 30000, 1024);
+    want_msg(&w, little, 21, 20000);
+    want_msg(&w, little, 22, 40000);
+    want_msg(&w, little, 23, 30000);
+    outcome o = check_all(&s, 0, SIZE_MAX, 0);
+    TU_CTX("whole reads, little %d", little);
+    ck_assert_int_eq(o.rc, CDR_OK);
+    ck_assert_uint_eq(o.nmsg, 3);
+    TU_ASSERT_BYTES(o.msgs.p, o.msgs.n, w.p, w.n);
+    /* Whole reads: the spare's 16 KiB (the first part and 15 Fragments),
+     * then one predicted read (the room of the first message's buffer)
+     * that took its last 3 Fragments in place, the final one, and more
+     * than 16 KiB of what follows, misplaced; then plain reads. */
+    ck_assert(s.n - one > 16384 && s.n - 16384 < 131072);
+    ck_assert_uint_eq(o.reads, 5);
+    ck_assert_uint_eq(o.scatter, 1);
+    ck_assert_uint_eq(o.in_place, 3 * 1008);
+    free(o.msgs.p);
+    free(s.p);
+    free(w.p);
+  }
+}
+END_TEST
+
+/* The same with 30 KiB of garbage after the final Fragment: the error the
+ * plain path gives (check_all() compares every read pattern's outcome). */
+START_TEST(test_misplaced_large_garbage)
+{
+  stream s = { 0 };
+  fragmented(&s, 1, 31, 20000, 1024);
+  for (int k = 0; k < 30000; k++)
+    put(&s, "X", 1);
+  outcome o = check_all(&s, 0, SIZE_MAX, 0);
+  ck_assert_int_eq(o.rc, CDR_E_PROTOCOL);
+  ck_assert_uint_eq(o.nmsg, 1);
+  free(o.msgs.p);
+  free(s.p);
+}
+END_TEST
+
 static Suite *fragread_suite(void)
 {
   Suite *s = suite_create("fragread");
@@ -810,6 +871,8 @@ static Suite *fragread_suite(void)
   tcase_add_test(tc, test_random_streams);
   tcase_add_test(tc, test_max_iov);
   tcase_add_test(tc, test_fragmenter_batch);
+  tcase_add_test(tc, test_misplaced_large);
+  tcase_add_test(tc, test_misplaced_large_garbage);
   suite_add_tcase(s, tc);
   return s;
 }

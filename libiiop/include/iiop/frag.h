@@ -196,11 +196,11 @@ IIOP_API int giop_reasm_commit(giop_reasm *r, size_t n);
  * a final Fragment no longer) and copies nothing where they are as
  * predicted; from the first one that is not, the octets are moved and
  * processed as giop_reasm_buffer()'s would be: results and errors are the
- * same.  At most GIOP_REASM_PRED_MAX Fragments and 16384 octets a list;
+ * same.  At most GIOP_REASM_PRED_MAX Fragments and 131072 octets a list;
  * MAX < 3 gives one iovec, never predicted.  MAX >= GIOP_REASM_IOV_MAX
  * always suffices.  Errors: those of giop_reasm_buffer(), CDR_E_INVALID
  * (MAX < 1); *N is 0 then. */
-#define GIOP_REASM_PRED_MAX 16
+#define GIOP_REASM_PRED_MAX 128
 #define GIOP_REASM_IOV_MAX (1 + 2 * GIOP_REASM_PRED_MAX)
 IIOP_API int giop_reasm_bufferv(giop_reasm *r, struct iovec *iov, int max, int *n) IIOP_WUR;
 

@@ -2230,10 +2230,16 @@ static inline __attribute__((always_inline)) int invoke_n(iiop_call *call, cdr_i
     if (rc != CDR_OK) {
       cconn_unref(cl, cc);
       /* A connection taken from the cache that the server had closed (or
-       * closes now, saying so) processed nothing: try once more on a new
-       * one. */
-      if (rc == CDR_E_CLOSED && no && fresh != 1 && !retried) {
-        retried = renew = 1;
+       * closes now, saying so) processed nothing: try again on a new one.
+       * The retry may get another cached connection (the pool full, or
+       * another thread connecting), which an idle server may be closing
+       * too: each try takes a different one (a closed connection is
+       * dropped), so up to max_connections + 1 tries; one this call opened
+       * itself (fresh 1) is not tried again. */
+      if (rc == CDR_E_CLOSED && no && fresh != 1
+          && (uint32_t)retried <= cl->o.max_connections) {
+        retried++;
+        renew = 1;
         continue;
       }
       if (cached && no && (rc == CDR_E_CLOSED || rc == CDR_E_IO || rc == CDR_E_TLS)) {

@@ -102,7 +102,10 @@ typedef struct iiop_client_opts {
    * requests in order (a oneway a thread sends while other threads keep
    * the first connection busy may take another: max_connections 1 keeps
    * a thread's oneways in order).  A request on a connection the server
-   * had closed (idle) is sent once more on a new connection, as with one. */
+   * had closed (idle) is sent again, as with one: on a new connection when
+   * there is room, else on another open one (which the server may be
+   * closing too: up to max_connections + 1 tries, each on a different
+   * connection; never again after one the call opened itself). */
   uint32_t max_connections;  /* 1 to IIOP_CLIENT_CONNECTIONS_MAX (default
                               * IIOP_CLIENT_CONNECTIONS_DEFAULT; 0: the default).  1: every
                               * caller shares one connection, as omniORB's

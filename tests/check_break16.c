@@ -1,0 +1,423 @@
+/* check_break16.c - the client's connection pool (iiop_client_opts.
+ * max_connections, calls_per_connection) under hostile conditions:
+ *
+ * - a server that accepts every connection and reads every request but
+ *   never answers, with the pool at its limit (IIOP_CLIENT_CONNECTIONS_MAX
+ *   connections, one caller more than that) and a per-call timeout: every
+ *   caller ends with CDR_E_TIMEOUT, no more connections are opened than
+ *   the limit, each connection gets one CancelRequest per timed-out call,
+ *   and iiop_client_free() returns;
+ * - callers sharing one connection (max_connections 1) with different
+ *   per-call timeouts while the server stays silent: the short one ends
+ *   at its own deadline while the long one is the reader;
+ * - a server that closes idle connections (CloseConnection after its idle
+ *   timeout) while many threads call with pauses around the idle timeout:
+ *   every call is answered (a request that crossed the CloseConnection is
+ *   sent again, completion NO). */
+#include <check.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <cdr/cdr.h>
+#include <iiop/orb.h>
+#include "testutil.h"
+
+static void sleep_ms(int ms)
+{
+  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+    ;
+}
+
+static int64_t now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---------------------------------------------------------------- a silent server */
+
+enum { SILENT_MAX = 80 };
+
+typedef struct silent {
+  int lfd;
+  uint16_t port;
+  pthread_t thr;
+  pthread_t readers[SILENT_MAX];
+  int fds[SILENT_MAX];
+  int accepted;                     /* atomic */
+  int requests;                     /* atomic: GIOP Request messages read */
+  int cancels;                      /* atomic: GIOP CancelRequest messages read */
+  int stop;                         /* atomic */
+} silent;
+
+typedef struct reader_arg {
+  silent *s;
+  int fd;
+} reader_arg;
+
+/* Read whole GIOP messages from one connection, counting Requests and
+ * CancelRequests, answering nothing, until the peer closes. */
+static void *silent_reader(void *arg)
+{
+  reader_arg *ra = arg;
+  silent *s = ra->s;
+  int fd = ra->fd;
+  free(ra);
+  for (;;) {
+    uint8_t h[12];
+    size_t got = 0;
+    while (got < sizeof h) {
+      ssize_t n = recv(fd, h + got, sizeof h - got, 0);
+      if (n <= 0)
+        return NULL;
+      got += (size_t)n;
+    }
+    uint32_t size = (h[6] & 1) ? (uint32_t)h[8] | (uint32_t)h[9] << 8 | (uint32_t)h[10] << 16
+                                       | (uint32_t)h[11] << 24
+                               : (uint32_t)h[11] | (uint32_t)h[10] << 8 | (uint32_t)h[9] << 16
+                                       | (uint32_t)h[8] << 24;
+    if (h[7] == GIOP_REQUEST)
+      __atomic_add_fetch(&s->requests, 1, __ATOMIC_SEQ_CST);
+    else if (h[7] == GIOP_CANCEL_REQUEST)
+      __atomic_add_fetch(&s->cancels, 1, __ATOMIC_SEQ_CST);
+    uint8_t buf[4096];
+    while (size > 0) {
+      ssize_t n = recv(fd, buf, size < sizeof buf ? size : sizeof buf, 0);
+      if (n <= 0)
+        return NULL;
+      size -= (uint32_t)n;
+    }
+  }
+}
+
+static void *silent_accept(void *arg)
+{
+  silent *s = arg;
+  for (;;) {
+    int fd = accept(s->lfd, NULL, NULL);
+    if (fd < 0 || __atomic_load_n(&s->stop, __ATOMIC_SEQ_CST)) {
+      if (fd >= 0)
+        close(fd);
+      return NULL;
+    }
+    int k = __atomic_load_n(&s->accepted, __ATOMIC_SEQ_CST);
+    if (k >= SILENT_MAX) {
+      close(fd);
+      continue;
+    }
+    reader_arg *ra = malloc(sizeof *ra);
+    ck_assert_ptr_nonnull(ra);
+    *ra = (reader_arg){ s, fd };
+    s->fds[k] = fd;
+    ck_assert_int_eq(pthread_create(&s->readers[k], NULL, silent_reader, ra), 0);
+    __atomic_store_n(&s->accepted, k + 1, __ATOMIC_SEQ_CST);
+  }
+}
+
+static void silent_start(silent *s)
+{
+  memset(s, 0, sizeof *s);
+  s->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ck_assert_int_ge(s->lfd, 0);
+  struct sockaddr_in a = { 0 };
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(bind(s->lfd, (struct sockaddr *)&a, sizeof a), 0);
+  ck_assert_int_eq(listen(s->lfd, 128), 0);
+  socklen_t al = sizeof a;
+  ck_assert_int_eq(getsockname(s->lfd, (struct sockaddr *)&a, &al), 0);
+  s->port = ntohs(a.sin_port);
+  ck_assert_int_eq(pthread_create(&s->thr, NULL, silent_accept, s), 0);
+}
+
+/* Stop accepting, close every accepted connection, join every thread. */
+static void silent_stop(silent *s)
+{
+  __atomic_store_n(&s->stop, 1, __ATOMIC_SEQ_CST);
+  shutdown(s->lfd, SHUT_RDWR);
+  int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);  /* wakes accept() if need be */
+  struct sockaddr_in a = { 0 };
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(s->port);
+  (void)connect(c, (struct sockaddr *)&a, sizeof a);
+  close(c);
+  pthread_join(s->thr, NULL);
+  close(s->lfd);
+  int n = __atomic_load_n(&s->accepted, __ATOMIC_SEQ_CST);
+  for (int k = 0; k < n; k++)
+    shutdown(s->fds[k], SHUT_RDWR);
+  for (int k = 0; k < n; k++) {
+    pthread_join(s->readers[k], NULL);
+    close(s->fds[k]);
+  }
+}
+
+static iiop_ref *resolve_port(iiop_client *c, uint16_t port)
+{
+  char url[96];
+  snprintf(url, sizeof url, "corbaloc:iiop:1.2@127.0.0.1:%u/Silent", (unsigned)port);
+  iiop_ref *r = NULL;
+  ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_OK);
+  return r;
+}
+
+/* One call of "ping" with a long within MS (a per-call timeout); the status
+ * and, in *ELAPSED, the time it took. */
+static int timed_call(iiop_ref *r, int ms, int64_t *elapsed)
+{
+  iiop_call *c;
+  cdr_out *args;
+  int64_t t0 = now_ms();
+  int rc = iiop_call_begin(r, "ping", 0, &c, &args);
+  if (rc != CDR_OK)
+    return rc;
+  ck_assert_int_eq(iiop_call_set_timeout(c, ms), CDR_OK);
+  cdr_put_long(args, 7);
+  cdr_in *res = NULL;
+  rc = iiop_call_invoke(c, &res);
+  iiop_call_end(c);
+  if (elapsed)
+    *elapsed = now_ms() - t0;
+  return rc;
+}
+
+typedef struct tcaller {
+  iiop_ref *r;
+  int ms;
+  int rc;
+  int64_t elapsed;
+} tcaller;
+
+static void *tcaller_main(void *arg)
+{
+  tcaller *k = arg;
+  k->rc = timed_call(k->r, k->ms, &k->elapsed);
+  return NULL;
+}
+
+static iiop_client *pool_client(uint32_t max, uint32_t per)
+{
+  iiop_client_opts o;
+  iiop_client_opts_default(&o);
+  o.timeout_ms = 30000;
+  o.max_connections = max;
+  o.calls_per_connection = per;
+  iiop_client *c = NULL;
+  ck_assert_int_eq(iiop_client_create(&o, &c), CDR_OK);
+  return c;
+}
+
+static uint64_t client_connections(iiop_client *c)
+{
+  iiop_client_stats st;
+  ck_assert_int_eq(iiop_client_stats_get(c, &st), CDR_OK);
+  return st.connections;
+}
+
+static int wait_count(int *p, int want, int ms)
+{
+  for (int w = 0; w < ms / 5 && __atomic_load_n(p, __ATOMIC_SEQ_CST) < want; w++)
+    sleep_ms(5);
+  return __atomic_load_n(p, __ATOMIC_SEQ_CST);
+}
+
+/* ---------------------------------------------------------------- tests */
+
+/* IIOP_CLIENT_CONNECTIONS_MAX + 1 callers at once, calls_per_connection 1,
+ * a server that never answers, a 1.5 s timeout each: the pool opens
+ * exactly IIOP_CLIENT_CONNECTIONS_MAX connections (the last caller shares
+ * one), every caller ends with CDR_E_TIMEOUT, every request is read by the
+ * server and each is cancelled once, and the client is freed. */
+START_TEST(test_silent_server_pool_at_max)
+{
+  silent s;
+  silent_start(&s);
+  iiop_client *c = pool_client(IIOP_CLIENT_CONNECTIONS_MAX, 1);
+  iiop_ref *r = resolve_port(c, s.port);
+  enum { K = IIOP_CLIENT_CONNECTIONS_MAX + 1 };
+  tcaller k[K];
+  pthread_t t[K];
+  for (int i = 0; i < K; i++) {
+    k[i] = (tcaller){ r, 1500, 1, 0 };
+    ck_assert_int_eq(pthread_create(&t[i], NULL, tcaller_main, &k[i]), 0);
+  }
+  for (int i = 0; i < K; i++) {
+    pthread_join(t[i], NULL);
+    ck_assert_int_eq(k[i].rc, CDR_E_TIMEOUT);
+    ck_assert_int_ge(k[i].elapsed, 1400);
+  }
+  ck_assert_uint_le(client_connections(c), IIOP_CLIENT_CONNECTIONS_MAX);
+  ck_assert_int_eq(wait_count(&s.requests, K, 5000), K);
+  ck_assert_int_eq(wait_count(&s.cancels, K, 5000), K);
+  ck_assert_int_le(__atomic_load_n(&s.accepted, __ATOMIC_SEQ_CST), IIOP_CLIENT_CONNECTIONS_MAX);
+  iiop_client_stats st;
+  ck_assert_int_eq(iiop_client_stats_get(c, &st), CDR_OK);
+  ck_assert_uint_eq(st.timeout_call, K);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  silent_stop(&s);
+}
+END_TEST
+
+/* max_connections 1, a silent server: a caller with a 5 s timeout reads
+ * the connection; one with 300 ms sharing it ends with CDR_E_TIMEOUT at its
+ * own deadline (well before the first's), then the first at its own. */
+START_TEST(test_silent_server_shared_mixed_timeouts)
+{
+  silent s;
+  silent_start(&s);
+  iiop_client *c = pool_client(1, 1);
+  iiop_ref *r = resolve_port(c, s.port);
+  tcaller lng = { r, 5000, 1, 0 }, shrt = { r, 300, 1, 0 };
+  pthread_t tl, ts;
+  int64_t t0 = now_ms();
+  ck_assert_int_eq(pthread_create(&tl, NULL, tcaller_main, &lng), 0);
+  ck_assert_int_eq(wait_count(&s.requests, 1, 5000), 1);
+  sleep_ms(50);                     /* the long caller is reading */
+  ck_assert_int_eq(pthread_create(&ts, NULL, tcaller_main, &shrt), 0);
+  pthread_join(ts, NULL);
+  int64_t short_done = now_ms() - t0;
+  ck_assert_int_eq(shrt.rc, CDR_E_TIMEOUT);
+  ck_assert_int_ge(shrt.elapsed, 280);
+  ck_assert_int_lt(short_done, 4000);  /* not held until the long caller's deadline */
+  pthread_join(tl, NULL);
+  ck_assert_int_eq(lng.rc, CDR_E_TIMEOUT);
+  ck_assert_int_ge(lng.elapsed, 4900);
+  ck_assert_uint_eq(client_connections(c), 1);
+  ck_assert_int_eq(__atomic_load_n(&s.requests, __ATOMIC_SEQ_CST), 2);
+  ck_assert_int_eq(wait_count(&s.cancels, 2, 5000), 2);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  silent_stop(&s);
+}
+END_TEST
+
+/* ------------------------------------------- a server closing idle connections */
+
+static int op_ping(void *sv, iiop_request *q, cdr_in *a, cdr_out *o)
+{
+  (void)sv;
+  (void)q;
+  int32_t x = cdr_get_long(a);
+  if (cdr_in_status(a) != CDR_OK)
+    return cdr_in_status(a);
+  cdr_put_long(o, x);
+  return CDR_OK;
+}
+
+static const iiop_operation ops[] = { { "ping", op_ping } };
+static const iiop_interface iface = { "IDL:Test/Ping:1.0", ops, 1, NULL };
+
+typedef struct looper {
+  iiop_ref *r;
+  int id;
+  int ok, bad, last_bad;
+} looper;
+
+enum { LOOPS = 40 };
+
+static void *looper_main(void *arg)
+{
+  looper *l = arg;
+  unsigned seed = (unsigned)l->id * 7919u + 1;
+  for (int i = 0; i < LOOPS; i++) {
+    iiop_call *c;
+    cdr_out *args;
+    int rc = iiop_call_begin(l->r, "ping", 0, &c, &args);
+    ck_assert_int_eq(rc, CDR_OK);
+    int32_t x = l->id * 1000 + i;
+    cdr_put_long(args, x);
+    cdr_in *res = NULL;
+    rc = iiop_call_invoke(c, &res);
+    if (rc == CDR_OK && cdr_get_long(res) == x)
+      l->ok++;
+    else {
+      l->bad++;
+      l->last_bad = rc;
+    }
+    iiop_call_end(c);
+    seed = seed * 1103515245u + 12345u;
+    sleep_ms(10 + (int)((seed >> 16) % 60));   /* around the 30 ms idle timeout */
+  }
+  return NULL;
+}
+
+static void run_idle_close(uint32_t max, int T)
+{
+  iiop_server_opts so;
+  iiop_server_opts_default(&so);
+  so.limits.idle_timeout_ms = 30;
+  iiop_server *s = NULL;
+  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_OK);
+  ck_assert_int_eq(iiop_server_activate(s, "Ping", 4, &iface, NULL), CDR_OK);
+  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  iiop_client *c = pool_client(max, 1);
+  char url[96];
+  snprintf(url, sizeof url, "corbaloc:iiop:1.2@127.0.0.1:%u/Ping", (unsigned)iiop_server_port(s));
+  iiop_ref *r = NULL;
+  ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_OK);
+  looper l[8];
+  pthread_t t[8];
+  for (int i = 0; i < T; i++) {
+    l[i] = (looper){ r, i + 1, 0, 0, 0 };
+    ck_assert_int_eq(pthread_create(&t[i], NULL, looper_main, &l[i]), 0);
+  }
+  int ok = 0;
+  for (int i = 0; i < T; i++) {
+    pthread_join(t[i], NULL);
+    ck_assert_msg(l[i].bad == 0, "caller %d: %d calls failed, the last with %d", i, l[i].bad,
+                  l[i].last_bad);
+    ok += l[i].ok;
+  }
+  ck_assert_int_eq(ok, T * LOOPS);
+  iiop_server_stats st;
+  ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
+  ck_assert_uint_gt(st.timeout_idle, 0);  /* the server did close idle connections */
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+}
+
+START_TEST(test_idle_close_many_callers_one)
+{
+  run_idle_close(1, 2);
+}
+END_TEST
+
+START_TEST(test_idle_close_many_callers_pool)
+{
+  run_idle_close(4, 8);
+}
+END_TEST
+
+static Suite *break16_suite(void)
+{
+  Suite *s = suite_create("break16");
+  TCase *tc = tcase_create("pool");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_silent_server_pool_at_max);
+  tcase_add_test(tc, test_silent_server_shared_mixed_timeouts);
+  tcase_add_test(tc, test_idle_close_many_callers_one);
+  tcase_add_test(tc, test_idle_close_many_callers_pool);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+static int break16_setup(void)
+{
+  signal(SIGPIPE, SIG_IGN);
+  return 0;
+}
+
+const tu_program tu_prog = { .suite = break16_suite, .setup = break16_setup };

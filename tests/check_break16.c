@@ -13,7 +13,9 @@
  * - a server that closes idle connections (CloseConnection after its idle
  *   timeout) while many threads call with pauses around the idle timeout:
  *   every call is answered (a request that crossed the CloseConnection is
- *   sent again, completion NO). */
+ * *   sent again, completion NO);
+ * - a server that closes every connection after reading one request: every
+ *   call ends with CDR_E_CLOSED, the retries bounded. */
 #include <check.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -58,6 +60,7 @@ typedef struct silent {
   int requests;                     /* atomic: GIOP Request messages read */
   int cancels;                      /* atomic: GIOP CancelRequest messages read */
   int stop;                         /* atomic */
+  int close_after;                  /* close each connection after reading a Request */
 } silent;
 
 typedef struct reader_arg {
@@ -88,6 +91,10 @@ static void *silent_reader(void *arg)
                                        | (uint32_t)h[8] << 24;
     if (h[7] == GIOP_REQUEST)
       __atomic_add_fetch(&s->requests, 1, __ATOMIC_SEQ_CST);
+    if (h[7] == GIOP_REQUEST && s->close_after) {
+      shutdown(fd, SHUT_RDWR);     /* closed without a reply (the fd is closed at the stop) */
+      return NULL;
+    }
     else if (h[7] == GIOP_CANCEL_REQUEST)
       __atomic_add_fetch(&s->cancels, 1, __ATOMIC_SEQ_CST);
     uint8_t buf[4096];
@@ -126,7 +133,9 @@ static void *silent_accept(void *arg)
 
 static void silent_start(silent *s)
 {
+  int close_after = s->close_after;
   memset(s, 0, sizeof *s);
+  s->close_after = close_after;
   s->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   ck_assert_int_ge(s->lfd, 0);
   struct sockaddr_in a = { 0 };
@@ -241,7 +250,7 @@ static int wait_count(int *p, int want, int ms)
  * server and each is cancelled once, and the client is freed. */
 START_TEST(test_silent_server_pool_at_max)
 {
-  silent s;
+  silent s = { 0 };
   silent_start(&s);
   iiop_client *c = pool_client(IIOP_CLIENT_CONNECTIONS_MAX, 1);
   iiop_ref *r = resolve_port(c, s.port);
@@ -275,7 +284,7 @@ END_TEST
  * own deadline (well before the first's), then the first at its own. */
 START_TEST(test_silent_server_shared_mixed_timeouts)
 {
-  silent s;
+  silent s = { 0 };
   silent_start(&s);
   iiop_client *c = pool_client(1, 1);
   iiop_ref *r = resolve_port(c, s.port);
@@ -297,6 +306,38 @@ START_TEST(test_silent_server_shared_mixed_timeouts)
   ck_assert_uint_eq(client_connections(c), 1);
   ck_assert_int_eq(__atomic_load_n(&s.requests, __ATOMIC_SEQ_CST), 2);
   ck_assert_int_eq(wait_count(&s.cancels, 2, 5000), 2);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  silent_stop(&s);
+}
+END_TEST
+
+/* A server that reads each connection's first Request and closes it
+ * without a reply, 8 callers through a pool of 4: every call ends with
+ * CDR_E_CLOSED (none hangs, none loops: a request is tried again only on
+ * a cached connection, at most max_connections + 1 times, never after one
+ * the call opened), and the server reads a bounded number of requests. */
+START_TEST(test_closing_server_retries_bounded)
+{
+  silent s = { .close_after = 1 };
+  silent_start(&s);
+  iiop_client *c = pool_client(4, 1);
+  iiop_ref *r = resolve_port(c, s.port);
+  enum { K = 8 };
+  tcaller k[K];
+  pthread_t t[K];
+  for (int i = 0; i < K; i++) {
+    k[i] = (tcaller){ r, 10000, 1, 0 };
+    ck_assert_int_eq(pthread_create(&t[i], NULL, tcaller_main, &k[i]), 0);
+  }
+  for (int i = 0; i < K; i++) {
+    pthread_join(t[i], NULL);
+    ck_assert_int_eq(k[i].rc, CDR_E_CLOSED);
+  }
+  int n = __atomic_load_n(&s.accepted, __ATOMIC_SEQ_CST);
+  ck_assert_int_ge(n, 1);
+  ck_assert_int_le(n, K * (4 + 2));
+  ck_assert_int_eq(wait_count(&s.requests, n, 5000), n);  /* one request each */
   iiop_ref_free(r);
   iiop_client_free(c);
   silent_stop(&s);
@@ -408,6 +449,7 @@ static Suite *break16_suite(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_silent_server_pool_at_max);
   tcase_add_test(tc, test_silent_server_shared_mixed_timeouts);
+  tcase_add_test(tc, test_closing_server_retries_bounded);
   tcase_add_test(tc, test_idle_close_many_callers_one);
   tcase_add_test(tc, test_idle_close_many_callers_pool);
   suite_add_tcase(s, tc);

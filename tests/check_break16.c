@@ -13,7 +13,7 @@
  * - a server that closes idle connections (CloseConnection after its idle
  *   timeout) while many threads call with pauses around the idle timeout:
  *   every call is answered (a request that crossed the CloseConnection is
- * *   sent again, completion NO);
+ *   sent again, completion NO);
  * - a server that closes every connection after reading one request: every
  *   call ends with CDR_E_CLOSED, the retries bounded. */
 #include <check.h>

@@ -1,4 +1,4 @@
-/* check_break16.c - the client's connection pool (iiop_client_opts.
+/* check_poolhostile.c - the client's connection pool (iiop_client_opts.
  * max_connections, calls_per_connection) under hostile conditions:
  *
  * - a server that accepts every connection and reads every request but
@@ -442,9 +442,9 @@ START_TEST(test_idle_close_many_callers_pool)
 }
 END_TEST
 
-static Suite *break16_suite(void)
+static Suite *poolhostile_suite(void)
 {
-  Suite *s = suite_create("break16");
+  Suite *s = suite_create("poolhostile");
   TCase *tc = tcase_create("pool");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_silent_server_pool_at_max);
@@ -456,10 +456,10 @@ static Suite *break16_suite(void)
   return s;
 }
 
-static int break16_setup(void)
+static int poolhostile_setup(void)
 {
   signal(SIGPIPE, SIG_IGN);
   return 0;
 }
 
-const tu_program tu_prog = { .suite = break16_suite, .setup = break16_setup };
+const tu_program tu_prog = { .suite = poolhostile_suite, .setup = poolhostile_setup };

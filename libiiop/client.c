@@ -351,7 +351,7 @@ void iiop_client_opts_default(iiop_client_opts *o)
   memset(o, 0, sizeof *o);
   iiop_limits_default(&o->limits);
   o->timeout_ms = o->limits.call_timeout_ms;
-  o->fragment_size = GIOP_FRAG_DEFAULT;
+  o->fragment_size = 0;              /* whole up to GIOP_WHOLE_DEFAULT */
   o->max_message = o->limits.max_message;
   o->tls_ca_file = NULL;
   o->tls_verify = 1;

@@ -49,7 +49,8 @@ struct iiop_conn {
   int rerr;                          /* under rmu: the reading side's sticky error */
   int last_full;                     /* under rmu: the last read filled its buffer */
   int closed;                        /* atomic */
-  size_t frag_size;
+  size_t frag_size;                  /* octets per fragment of a fragmented message */
+  size_t whole_max;                  /* a message up to this size goes unfragmented */
   int send_timeout_ms;               /* < 0: none */
   int (*charge)(void *ud, size_t n); /* the budget (opts.charge, .uncharge) */
   void (*uncharge)(void *ud, size_t n);
@@ -119,9 +120,18 @@ int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_conn **out)
   c->r = r;
   iiop__wlock_init(&c->wl);
   iiop__wlock_init(&c->rmu);
+  /* A fragment size set: every message over it is fragmented at it.  None
+   * (0): whole up to GIOP_WHOLE_DEFAULT (no more than the connection takes
+   * itself), larger ones in GIOP_FRAG_DEFAULT fragments. */
   size_t fs = o && o->fragment_size ? o->fragment_size : GIOP_FRAG_DEFAULT;
   fs &= ~(size_t)7;                  /* as the fragmenter rounds it */
   c->frag_size = fs < GIOP_FRAG_MIN ? GIOP_FRAG_MIN : fs;
+  c->whole_max = c->frag_size;
+  if (!o || !o->fragment_size) {
+    c->whole_max = GIOP_WHOLE_DEFAULT;
+    if (ro.max_message < c->whole_max)
+      c->whole_max = ro.max_message < c->frag_size ? c->frag_size : ro.max_message;
+  }
   c->send_timeout_ms = o && o->send_timeout_ms > 0 ? o->send_timeout_ms : -1;
   if (o && o->charge && o->uncharge) {
     c->charge = o->charge;
@@ -182,7 +192,7 @@ static inline int send_locked(iiop_conn *c, const struct iovec *v, int nv, size_
                               uint32_t request_id, int timeout_ms)
 {
   iiop_transport *t = c->t;
-  if (len <= c->frag_size || !fragmentable(v[0].iov_base))
+  if (len <= c->whole_max || !fragmentable(v[0].iov_base))
     return t->ops->writev(t, v, nv, timeout_ms);
   return send_fragmented(c, v, nv, len, request_id, timeout_ms);
 }
@@ -414,7 +424,7 @@ int iiop__conn_send_batch(iiop_conn *c, const uint8_t *batch, size_t blen,
   if (rc != CDR_OK)
     return rc;
   iiop_transport *t = c->t;
-  if (nv == 0 || len <= c->frag_size || !fragmentable(v[0].iov_base)) {
+  if (nv == 0 || len <= c->whole_max || !fragmentable(v[0].iov_base)) {
     struct iovec all[CDR_OUT_IOV_MAX + 2];
     all[0].iov_base = (void *)batch;
     all[0].iov_len = blen;

@@ -4,7 +4,8 @@
  * Sending: a complete encoded message -- contiguous, or the gather list of
  * a stream holding by-reference segments -- goes out under the
  * connection's compare-and-set write lock in gather writes (headers and
- * body pieces without extra copies), fragmented when larger than
+ * body pieces without extra copies): unfragmented up to GIOP_WHOLE_DEFAULT
+ * when no fragment_size is set, else fragmented when larger than
  * fragment_size.
  * Receiving: one reader at a time reads from the transport into the
  * reassembler (giop_reasm_buffer/commit: no extra copy) until a whole
@@ -19,7 +20,9 @@
 #include "internal.h"
 
 typedef struct iiop_conn_opts {
-  size_t fragment_size;      /* 0: GIOP_FRAG_DEFAULT */
+  size_t fragment_size;      /* set: a message over it goes in fragments of this size;
+                              * 0: whole up to GIOP_WHOLE_DEFAULT (at most max_message),
+                              * larger in GIOP_FRAG_DEFAULT fragments */
   size_t max_message;        /* 0: 64 MiB */
   size_t max_fragmented;     /* a fragmented message in all (0: max_message) */
   int send_timeout_ms;       /* a message not written within this long fails with
@@ -45,7 +48,9 @@ typedef struct iiop_conn iiop_conn;
 /* A connection over T (taken over).  Errors: CDR_E_NOMEM (T is freed). */
 IIOP_HIDDEN int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_conn **out) IIOP_WUR;
 /* Send the complete message MSG (LEN octets, 12-octet header included),
- * fragmenting it (REQUEST_ID goes into GIOP 1.2 Fragment headers): the
+ * fragmenting it when larger than the connection sends whole (its
+ * fragment_size, or GIOP_WHOLE_DEFAULT: iiop_conn_opts; REQUEST_ID goes
+ * into GIOP 1.2 Fragment headers): the
  * whole message goes out under the write lock, up to 64 fragments (header
  * and data iovecs, 256 iovecs at most) per gather write, one write for a
  * message that is not fragmented, the fragments' data straight from MSG.

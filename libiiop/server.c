@@ -330,7 +330,7 @@ void iiop_server_opts_default(iiop_server_opts *o)
   memset(o, 0, sizeof *o);
   o->host = "127.0.0.1";
   o->port = 0;
-  o->fragment_size = GIOP_FRAG_DEFAULT;
+  o->fragment_size = 0;              /* whole up to GIOP_WHOLE_DEFAULT */
   iiop_limits_default(&o->limits);
   o->max_message = o->limits.max_message;
   o->max_connections = o->limits.max_connections;
@@ -483,7 +483,7 @@ int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
   s->lfd = s->tls_lfd = -1;
   s->wake[0] = s->wake[1] = -1;
   s->reap_fd = -1;
-  s->fragment_size = o.fragment_size ? o.fragment_size : GIOP_FRAG_DEFAULT;
+  s->fragment_size = o.fragment_size; /* 0: whole up to GIOP_WHOLE_DEFAULT */
   resolve_limits(&o, &s->lim);
   s->bud.max = (int64_t)s->lim.max_in_flight;
   int least = s->lim.header_timeout_ms;

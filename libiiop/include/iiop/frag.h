@@ -44,6 +44,13 @@ extern "C" {
 
 #define GIOP_FRAG_DEFAULT 8192u      /* octets per fragment message, as omniORB */
 #define GIOP_FRAG_MIN 64u
+/* With no fragment size set (iiop_client_opts / iiop_server_opts
+ * fragment_size 0, the default), a connection sends a complete message of
+ * up to this many octets (12-octet header included) as one unfragmented
+ * GIOP message, its by-reference pieces gathered from the caller's memory,
+ * and only a larger one in GIOP_FRAG_DEFAULT fragments: 2 MiB, omniORB's
+ * default giopMaxMsgSize, the most a default omniORB peer takes anyway. */
+#define GIOP_WHOLE_DEFAULT ((size_t)2 << 20)
 
 typedef struct giop_fragmenter {
   /* private */

@@ -56,7 +56,13 @@ typedef struct iiop_client_opts {
                               * iiop_ref_set_timeout()).  The older name of
                               * limits.call_timeout_ms: a value other than the default wins
                               * over it */
-  size_t fragment_size;      /* octets per GIOP fragment sent (default GIOP_FRAG_DEFAULT) */
+  size_t fragment_size;      /* 0 (the default): a request of up to GIOP_WHOLE_DEFAULT
+                              * (2 MiB; no more than max_message) goes as one GIOP
+                              * message, a larger one in GIOP_FRAG_DEFAULT (8 KiB)
+                              * fragments; set: every GIOP 1.1/1.2 request larger than
+                              * this many octets goes in fragments of this size
+                              * (rounded down to a multiple of 8, at least
+                              * GIOP_FRAG_MIN) */
   size_t max_message;        /* largest reply accepted (default 64 MiB): the older name of
                               * limits.max_message, as timeout_ms */
   const char *tls_ca_file;   /* CA certificates to verify TLS servers (NULL: no TLS, or an
@@ -593,7 +599,9 @@ typedef struct iiop_interface {
 typedef struct iiop_server_opts {
   const char *host;          /* address to listen on (default "127.0.0.1"); also put in IORs */
   uint16_t port;             /* 0: a free port (iiop_server_port() tells which) */
-  size_t fragment_size;      /* octets per GIOP fragment sent (default GIOP_FRAG_DEFAULT) */
+  size_t fragment_size;      /* as iiop_client_opts.fragment_size, for replies: 0 (the
+                              * default) whole up to GIOP_WHOLE_DEFAULT, else fragments
+                              * of this size */
   size_t max_message;        /* largest request accepted (default 64 MiB): the older name of
                               * limits.max_message; a value other than the default wins */
   uint32_t max_connections;  /* default 1024: the older name of limits.max_connections, as

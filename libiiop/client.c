@@ -1778,12 +1778,17 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
     pthread_mutex_unlock(&cc->mu);
   }
   if (rc == CDR_OK) {
-    rc = iiop__conn_sendv_timed(cc->conn, v, nv, len, id,
+    int maybe = 0;
+    rc = iiop__conn_sendv_maybe(cc->conn, v, nv, len, id,
                                 deadline < 0 ? -1 : full_ms > 0 ? full_ms
-                                                   : iiop__remaining(deadline));
+                                                   : iiop__remaining(deadline), &maybe);
     if (rc != CDR_OK) {
-      /* Not (completely) sent: the server never saw a whole request.  A
-       * write error also ends the connection (conn_send shut it down). */
+      /* Not (completely) sent: the server never saw a whole request --
+       * unless the failed write carried other callers' requests after this
+       * one (MAYBE: COMPLETED_MAYBE, not tried again).  A write error also
+       * ends the connection (conn_send shut it down). */
+      if (maybe)
+        *no = 0;
       pthread_mutex_lock(&cc->mu);
       if (!call->oneway && call->pstate == P_WAIT)
         pend_remove(cc, call);
@@ -2260,7 +2265,7 @@ static inline __attribute__((always_inline)) int invoke_n(iiop_call *call, cdr_i
         client_why(cl, "GIOP %s %s:%u: %s %s", phase == PH_SEND ? "to" : "from", ep->host,
                    (unsigned)ep->port, cdr_strerror(rc),
                    phase == PH_SEND ? "while the request was written" : "before the reply");
-      set_local_ex(call, rc, phase, phase == PH_SEND || no);
+      set_local_ex(call, rc, phase, no);  /* PH_SEND: 1 but for a combined write */
       return rc;
     }
 

@@ -25,6 +25,11 @@
 #include <string.h>
 #include <pthread.h>
 #include <time.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #include <cdr/cdr.h>
 #include <iiop/conn.h>
 #include <iiop/frag.h>
@@ -38,6 +43,31 @@
  * On the stack: 4 KiB of headers and 16 KiB of iovecs. */
 #define FRAG_BATCH 256
 #define FRAG_IOV 1024
+
+/* Combined sends (see "Combining" below): the most iovecs one combined
+ * write gathers (4 KiB on the holder's stack).  A request never needs more
+ * than CDR_OUT_IOV_MAX + 1, so one always fits. */
+#define COMB_IOV 256
+_Static_assert(CDR_OUT_IOV_MAX + 1 <= COMB_IOV, "a request fits one combined write");
+#ifdef __linux__
+#define COMBINE 1
+#else
+#define COMBINE 0                    /* a sender's wait is a futex */
+#endif
+
+/* A request left to the write lock's holder: linked on the connection's
+ * pending stack by a sender that found the lock taken; it lives on that
+ * sender's stack, which waits (DONE) until the holder has written it. */
+typedef struct send_node {
+  struct send_node *next;
+  const struct iovec *v;
+  int nv;
+  int timeout_ms;                    /* < 0: none; > 0 (0 is never combined) */
+  int rc;                            /* the holder's result, before DONE */
+  int maybe;                         /* rc != CDR_OK from a write that carried
+                                      * other messages: this one may be out whole */
+  int done;                          /* futex word: 0 waiting, 2 asleep, 1 written */
+} send_node;
 
 struct iiop_conn {
   iiop__conn_head head;              /* first: iiop__conn_more() reads it */
@@ -60,6 +90,9 @@ struct iiop_conn {
   int budget_wait_ms;
   int64_t budget_deadline;           /* under rmu: refused charges are retried until then
                                       * (-1: none refused) */
+  send_node *pending;                /* atomic: requests left to the write lock's holder
+                                      * (a stack, newest first) */
+  uint64_t combined;                 /* atomic: requests another thread's write carried */
 };
 
 /* Take the reader's lock.  It is never closed (iiop__conn_shutdown()
@@ -186,45 +219,233 @@ static __attribute__((noinline)) int send_fragmented(iiop_conn *c, const struct 
   }
 }
 
-/* A message that needs no fragmenting is one gather write, without the
- * fragmenter's large frame. */
-static inline int send_locked(iiop_conn *c, const struct iovec *v, int nv, size_t len,
-                              uint32_t request_id, int timeout_ms)
+/* ---------------------------------------------------------------- combining
+ *
+ * A sender that finds the write lock taken does not wait for the lock when
+ * its message is one gather write (not fragmented), its time limit is not 0
+ * ("only what can be written without waiting" is not combined) and this is
+ * Linux (the futex): it links a node naming its iovecs onto c->pending with
+ * a compare-and-set and tries the lock once more; failing that, the holder
+ * writes the message, and the sender sleeps on its node's futex word until
+ * it has.  Every holder, before it releases the lock, takes the whole
+ * stack, puts it back in the order the senders linked it and writes the
+ * messages after its own, in as few gather writes as COMB_IOV allows (its
+ * own and the first of them in one), each message's octets contiguous and
+ * whole; after the release it looks at the stack once more.  Both the
+ * sender's link and its second try, and the holder's release and its look,
+ * are sequentially consistent: either the second try finds the lock free
+ * or the look finds the node, so no message is left behind.  A sender
+ * waits for its node before it returns, so one thread's messages go out in
+ * the order it sent them.  The combined write's time limit is the shortest
+ * of its messages' (-1 when none has one); when it fails, every message of
+ * it gets that error (the connection is shut down), flagged "maybe" when
+ * the write carried more than one message: which of them the peer received
+ * whole cannot be known, so a client reports each such call
+ * COMPLETED_MAYBE and does not try it again.*/
+
+#ifdef __linux__
+/* Node N written: its result RC, and its sender woken if it sleeps.  N may
+ * be gone as soon as DONE reads 1; the wake uses only its address (a wake
+ * of a word that has moved on is harmless: every futex waiter loops). */
+static void node_finish(send_node *n, int rc, int maybe)
+{
+  n->rc = rc;
+  n->maybe = maybe;
+  if (__atomic_exchange_n(&n->done, 1, __ATOMIC_ACQ_REL) == 2)
+    syscall(SYS_futex, &n->done, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+}
+
+/* The sender's wait for its node N: the holder's result. */
+static __attribute__((noinline)) int node_wait(send_node *n)
+{
+  for (;;) {
+    int d = __atomic_load_n(&n->done, __ATOMIC_ACQUIRE);
+    if (d == 1)
+      return n->rc;
+    if (d == 0) {
+      int z = 0;
+      if (!__atomic_compare_exchange_n(&n->done, &z, 2, false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE))
+        continue;
+    }
+    syscall(SYS_futex, &n->done, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 2, NULL, NULL, 0);
+  }
+}
+#else
+static void node_finish(send_node *n, int rc, int maybe)
+{
+  n->rc = rc;
+  n->maybe = maybe;
+  __atomic_store_n(&n->done, 1, __ATOMIC_RELEASE);
+}
+#endif
+
+/* The lock held: write the message OWN (NOWN iovecs; 0: none) with
+ * OWN_TIMEOUT, then every message on c->pending, until the stack is empty.
+ * OWN goes in the first gather write with as many of the pending ones as
+ * fit (when its time limit is not 0).  Returns OWN's result (CDR_OK when
+ * none); *OWN_MAYBE (when OWN_MAYBE is not NULL) 1 when that is an error
+ * of a write that carried other messages too, so that OWN may have gone
+ * out whole before the error (a write of one message that fails has not
+ * sent all of it: the loop over partial writes ends at the error). */
+static __attribute__((noinline)) int drain_locked(iiop_conn *c, const struct iovec *own,
+                                                  int nown, int own_timeout, int *own_maybe)
 {
   iiop_transport *t = c->t;
-  if (len <= c->whole_max || !fragmentable(v[0].iov_base))
-    return t->ops->writev(t, v, nv, timeout_ms);
-  return send_fragmented(c, v, nv, len, request_id, timeout_ms);
+  int own_rc = CDR_OK;
+  struct iovec w[COMB_IOV];
+  send_node *q = __atomic_exchange_n(&c->pending, NULL, __ATOMIC_SEQ_CST);
+  for (;;) {
+    /* Q newest first: put it in the order the senders linked it. */
+    send_node *fifo = NULL;
+    while (q) {
+      send_node *nx = q->next;
+      q->next = fifo;
+      fifo = q;
+      q = nx;
+    }
+    while (fifo || nown) {
+      int nw = 0, tmo = -1;
+      if (nown) {
+        memcpy(w, own, (size_t)nown * sizeof *w);
+        nw = nown;
+        tmo = own_timeout;
+      }
+      send_node *first = fifo;
+      uint64_t k = 0;
+      if (tmo != 0) {
+        while (fifo && nw + fifo->nv <= COMB_IOV) {
+          memcpy(w + nw, fifo->v, (size_t)fifo->nv * sizeof *w);
+          nw += fifo->nv;
+          if (tmo < 0 || fifo->timeout_ms < tmo)
+            tmo = fifo->timeout_ms;  /* > 0: a 0 is never linked */
+          fifo = fifo->next;
+          k++;
+        }
+      }
+      int rc = __atomic_load_n(&c->closed, __ATOMIC_ACQUIRE) ? CDR_E_CLOSED
+               : t->ops->writev(t, w, nw, tmo);
+      if (rc != CDR_OK)
+        iiop__conn_shutdown(c);      /* part of a message may be out: the stream is lost */
+      int maybe = rc != CDR_OK && (nown ? 1 : 0) + k > 1;
+      if (nown) {
+        own_rc = rc;
+        if (own_maybe)
+          *own_maybe = maybe;
+      }
+      nown = 0;
+      if (k)
+        __atomic_add_fetch(&c->combined, k, __ATOMIC_RELAXED);
+      while (first != fifo) {
+        send_node *nx = first->next; /* before its sender may leave */
+        node_finish(first, rc, maybe);
+        first = nx;
+      }
+    }
+    if (!__atomic_load_n(&c->pending, __ATOMIC_RELAXED))
+      return own_rc;
+    q = __atomic_exchange_n(&c->pending, NULL, __ATOMIC_SEQ_CST);
+  }
+}
+
+/* Release the write lock; a message linked meanwhile is written first (the
+ * lock taken again when it is free: else its new holder writes it). */
+static inline void unlock_send(iiop_conn *c)
+{
+  for (;;) {
+    if (__builtin_expect(__atomic_load_n(&c->pending, __ATOMIC_RELAXED) != NULL, 0))
+      (void)drain_locked(c, NULL, 0, -1, NULL);
+    iiop__wlock_unlock(&c->wl);
+    if (__builtin_expect(__atomic_load_n(&c->pending, __ATOMIC_SEQ_CST) == NULL, 1))
+      return;
+    if (!iiop__wlock_try_take(&c->wl))
+      return;                        /* its holder writes it */
+  }
+}
+
+/* The lock was taken: link the message V (NV iovecs) for its holder, or
+ * write it when the lock is free by then.  Its result. */
+static __attribute__((noinline)) int send_combined(iiop_conn *c, const struct iovec *v, int nv,
+                                                   int timeout_ms, int *maybe)
+{
+  send_node n;
+  n.v = v;
+  n.nv = nv;
+  n.timeout_ms = timeout_ms;
+  n.rc = CDR_OK;
+  n.maybe = 0;
+  n.done = 0;
+  n.next = __atomic_load_n(&c->pending, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(&c->pending, &n.next, &n, true, __ATOMIC_SEQ_CST,
+                                      __ATOMIC_RELAXED))
+    ;
+#ifdef __linux__
+  if (!iiop__wlock_try_take(&c->wl)) {
+    int rc = node_wait(&n);
+    *maybe = n.maybe;
+    return rc;
+  }
+#endif
+  /* The lock is ours: N is on the stack (or already written by the
+   * holder that released it meanwhile). */
+  (void)drain_locked(c, NULL, 0, -1, NULL);
+  unlock_send(c);
+  *maybe = n.maybe;
+  return n.rc;                       /* set by a holder, maybe this thread */
 }
 
 /* The body of both: TIMEOUT_MS < 0 none. */
 static inline int sendv_common(iiop_conn *c, const struct iovec *v, int nv, size_t len,
-                               uint32_t request_id, int timeout_ms)
+                               uint32_t request_id, int timeout_ms, int *maybe)
 {
+  *maybe = 0;
   if (!v || nv < 1 || nv > CDR_OUT_IOV_MAX + 1 || v[0].iov_len < GIOP_HEADER_SIZE)
     return CDR_E_INVALID;
   if (__atomic_load_n(&c->closed, __ATOMIC_ACQUIRE))
     return CDR_E_CLOSED;
-  int rc = iiop__wlock_lock(&c->wl);
-  if (rc != CDR_OK)
+  int whole = len <= c->whole_max || !fragmentable(v[0].iov_base);
+  int rc;
+  if (__builtin_expect(iiop__wlock_try_take(&c->wl), 1))
+    rc = CDR_OK;
+  else if (COMBINE && whole && timeout_ms != 0)
+    return send_combined(c, v, nv, timeout_ms, maybe);
+  else if ((rc = iiop__wlock_lock_slow(&c->wl)) != CDR_OK)
     return rc;
-  rc = send_locked(c, v, nv, len, request_id, timeout_ms);
+  if (__builtin_expect(whole && !__atomic_load_n(&c->pending, __ATOMIC_RELAXED), 1))
+    rc = c->t->ops->writev(c->t, v, nv, timeout_ms);
+  else if (whole)
+    rc = drain_locked(c, v, nv, timeout_ms, maybe);
+  else
+    rc = send_fragmented(c, v, nv, len, request_id, timeout_ms);
   if (rc != CDR_OK && rc != CDR_E_INVALID && rc != CDR_E_PROTOCOL)
     iiop__conn_shutdown(c);          /* part of a message may be out: the stream is lost */
-  iiop__wlock_unlock(&c->wl);
+  unlock_send(c);
   return rc;
+}
+
+uint64_t iiop__conn_combined(const iiop_conn *c)
+{
+  return __atomic_load_n(&c->combined, __ATOMIC_RELAXED);
 }
 
 int iiop__conn_sendv(iiop_conn *c, const struct iovec *v, int nv, size_t len,
                      uint32_t request_id)
 {
-  return sendv_common(c, v, nv, len, request_id, c->send_timeout_ms);
+  int maybe;
+  return sendv_common(c, v, nv, len, request_id, c->send_timeout_ms, &maybe);
 }
 
 int iiop__conn_sendv_timed(iiop_conn *c, const struct iovec *v, int nv, size_t len,
                            uint32_t request_id, int timeout_ms)
 {
-  return sendv_common(c, v, nv, len, request_id, timeout_ms);
+  int maybe;
+  return sendv_common(c, v, nv, len, request_id, timeout_ms, &maybe);
+}
+
+int iiop__conn_sendv_maybe(iiop_conn *c, const struct iovec *v, int nv, size_t len,
+                           uint32_t request_id, int timeout_ms, int *maybe)
+{
+  return sendv_common(c, v, nv, len, request_id, timeout_ms, maybe);
 }
 
 int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t request_id)
@@ -439,7 +660,7 @@ int iiop__conn_send_batch(iiop_conn *c, const uint8_t *batch, size_t blen,
   }
   if (rc != CDR_OK && rc != CDR_E_INVALID && rc != CDR_E_PROTOCOL)
     iiop__conn_shutdown(c);
-  iiop__wlock_unlock(&c->wl);
+  unlock_send(c);
   return rc;
 }
 

@@ -350,7 +350,7 @@ static __attribute__((noinline)) int drain_locked(iiop_conn *c, const struct iov
 
 /* Release the write lock; a message linked meanwhile is written first (the
  * lock taken again when it is free: else its new holder writes it). */
-static inline void unlock_send(iiop_conn *c)
+static inline __attribute__((always_inline)) void unlock_send(iiop_conn *c)
 {
   for (;;) {
     if (__builtin_expect(__atomic_load_n(&c->pending, __ATOMIC_RELAXED) != NULL, 0))
@@ -395,7 +395,7 @@ static __attribute__((noinline)) int send_combined(iiop_conn *c, const struct io
 }
 
 /* The body of both: TIMEOUT_MS < 0 none. */
-static inline int sendv_common(iiop_conn *c, const struct iovec *v, int nv, size_t len,
+static inline __attribute__((always_inline)) int sendv_common(iiop_conn *c, const struct iovec *v, int nv, size_t len,
                                uint32_t request_id, int timeout_ms, int *maybe)
 {
   *maybe = 0;
@@ -453,7 +453,8 @@ int iiop__conn_send(iiop_conn *c, const uint8_t *msg, size_t len, uint32_t reque
   if (!msg || len < GIOP_HEADER_SIZE)
     return CDR_E_INVALID;
   struct iovec v = { (void *)msg, len };
-  return iiop__conn_sendv(c, &v, 1, len, request_id);
+  int maybe;
+  return sendv_common(c, &v, 1, len, request_id, c->send_timeout_ms, &maybe);
 }
 
 int iiop__conn_send_out(iiop_conn *c, const cdr_out *o, uint32_t request_id)

@@ -13,6 +13,8 @@
 #include <string.h>
 #include "inventory.h"
 
+static CORBA_ORB orb; /* its last_error says why a connection failed */
+
 /* After each call: 0 when it returned normally.  Otherwise print what was
  * raised (a user exception's members, a system exception's minor code),
  * free the exception and return 1. */
@@ -28,8 +30,14 @@ static int raised(CORBA_Environment *ev, const char *what)
     Inventory_OutOfStock *e = CORBA_exception_value(ev);
     printf("%s: OutOfStock %s, %d available\n", what, e->name, (int)e->available);
   } else if (ev->_major == CORBA_SYSTEM_EXCEPTION) {
+    /* the minor code in hex, as omniORB prints it (0x41540002: omniORB's
+     * TRANSIENT_ConnectFailed); for a failed connection the ORB's reason
+     * ("connect to HOST:PORT: ...") too */
     CORBA_SystemException *e = CORBA_exception_value(ev);
-    printf("%s: %s (minor %u)\n", what, id, (unsigned)e->minor);
+    char why[256] = "";
+    if (!strcmp(id, ex_CORBA_TRANSIENT) || !strcmp(id, ex_CORBA_COMM_FAILURE))
+      corbaorb_ORB_last_error(orb, why, sizeof why);
+    printf("%s: %s (minor 0x%08x)%s%s\n", what, id, (unsigned)e->minor, why[0] ? ": " : "", why);
   } else {
     printf("%s: %s\n", what, id);
   }
@@ -54,7 +62,7 @@ int main(int argc, char **argv)
 {
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
-  CORBA_ORB orb = CORBA_ORB_init(&argc, argv, "", &ev);
+  orb = CORBA_ORB_init(&argc, argv, "", &ev);
   if (raised(&ev, "ORB_init") || argc < 2 || argc > 3 ||
       (argc == 3 && strcmp(argv[2], "--shutdown"))) {
     fprintf(stderr, "usage: inventory-client [-ORB options] REFERENCE [--shutdown]\n");

@@ -21,6 +21,8 @@
 #include <string.h>
 #include <corbaorb/naming.h>
 
+static CORBA_ORB orb; /* its last_error says why a connection failed */
+
 /* 0 when the last call returned normally; otherwise print the exception
  * (NotFound with its reason and the part of the name that was not found),
  * free it and return 1. */
@@ -36,6 +38,18 @@ static int raised(CORBA_Environment *ev, const char *what)
     for (CORBA_unsigned_long i = 0; i < e->rest_of_name._length; i++)
       fprintf(stderr, "%s%s", i ? "/" : ": ", e->rest_of_name._buffer[i].id);
     fprintf(stderr, ")\n");
+  } else if (!strcmp(id, ex_CORBA_ORB_InvalidName)) { /* no NameService given */
+    fprintf(stderr, "naming: %s: %s (give -ORBInitRef NameService=corbaloc::HOST:PORT/NameService "
+                    "or -ORBDefaultInitRef corbaloc::HOST:PORT)\n", what, id);
+  } else if (ev->_major == CORBA_SYSTEM_EXCEPTION) {
+    /* the minor code in hex, as omniORB prints it; for a failed connection
+     * the ORB's reason ("connect to HOST:PORT: ...") too */
+    CORBA_SystemException *e = CORBA_exception_value(ev);
+    char reason[256] = "";
+    if (!strcmp(id, ex_CORBA_TRANSIENT) || !strcmp(id, ex_CORBA_COMM_FAILURE))
+      corbaorb_ORB_last_error(orb, reason, sizeof reason);
+    fprintf(stderr, "naming: %s: %s (minor 0x%08x)%s%s\n", what, id, (unsigned)e->minor,
+            reason[0] ? ": " : "", reason);
   } else {
     fprintf(stderr, "naming: %s: %s\n", what, id);
   }
@@ -47,7 +61,7 @@ int main(int argc, char **argv)
 {
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
-  CORBA_ORB orb = CORBA_ORB_init(&argc, argv, "", &ev);
+  orb = CORBA_ORB_init(&argc, argv, "", &ev);
   const char *cmd = argc > 1 ? argv[1] : "";
   int ok = (!strcmp(cmd, "bind") && argc == 4) ||
            ((!strcmp(cmd, "resolve") || !strcmp(cmd, "unbind") || !strcmp(cmd, "mkdir")) &&

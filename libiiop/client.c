@@ -581,7 +581,10 @@ static int open_conn(iiop_client *cl, endpoint *ep, int64_t deadline, cconn **ou
   iiop_transport *t;
   int rc = iiop__tcp_connect(ep->host, ep->port, left < 0 ? 0 : left, cl->alloc, &t);
   if (rc != CDR_OK) {
-    client_why(cl, "connect to %s:%u: %s", ep->host, (unsigned)ep->port, cdr_strerror(rc));
+    char why[128];
+    iiop__tcp_connect_why(why, sizeof why);
+    client_why(cl, "connect to %s:%u: %s", ep->host, (unsigned)ep->port,
+               why[0] ? why : cdr_strerror(rc));
     ccount(cl, CST_CONNECT_FAILED);
     return rc;
   }

@@ -386,7 +386,12 @@ static void conn_opts(iiop_server *s, srv_conn *sc, iiop_conn_opts *co)
 
 /* ---------------------------------------------------------------- sockets */
 
-static int bind_socket(const char *host, uint16_t port, int *fd_out, uint16_t *port_out)
+/* A socket bound to HOST:PORT (PORT 0: a free one): *FD_OUT, its port
+ * *PORT_OUT.  CDR_E_IO when HOST does not resolve or no address of it can
+ * be bound; then WHY (WHY_CAP octets; NULL: none) says why, e.g. "bind to
+ * 127.0.0.1:2809: Address already in use". */
+static int bind_socket(const char *host, uint16_t port, int *fd_out, uint16_t *port_out,
+                       char *why, size_t why_cap)
 {
   struct addrinfo hints, *res = NULL;
   memset(&hints, 0, sizeof hints);
@@ -395,23 +400,35 @@ static int bind_socket(const char *host, uint16_t port, int *fd_out, uint16_t *p
   hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
   char ps[8];
   snprintf(ps, sizeof ps, "%u", (unsigned)port);
-  if (getaddrinfo(host, ps, &hints, &res) != 0 || !res)
+  int g = getaddrinfo(host, ps, &hints, &res);
+  if (g != 0 || !res) {
+    if (why)
+      snprintf(why, why_cap, "host %s: %s", host ? host : "(any)",
+               g == EAI_SYSTEM ? strerror(errno) : g ? gai_strerror(g) : "no address");
     return CDR_E_IO;
-  int fd = -1;
+  }
+  int fd = -1, err = 0;
   for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
     fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
+    if (fd < 0) {
+      err = errno;
       continue;
+    }
     int one = 1;
     (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0)
       break;
+    err = errno;
     close(fd);
     fd = -1;
   }
   freeaddrinfo(res);
-  if (fd < 0)
+  if (fd < 0) {
+    if (why)
+      snprintf(why, why_cap, "bind to %s:%u: %s", host ? host : "(any)", (unsigned)port,
+               err ? strerror(err) : "failed");
     return CDR_E_IO;
+  }
   struct sockaddr_storage ss;
   socklen_t sl = sizeof ss;
   if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
@@ -529,7 +546,7 @@ int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
   if (!s->ior_host)
     rc = CDR_E_NOMEM;
   if (rc == CDR_OK && o.tls_policy != IIOP_TLS_REQUIRED)
-    rc = bind_socket(s->host, o.port, &s->lfd, &s->port);
+    rc = bind_socket(s->host, o.port, &s->lfd, &s->port, why, why_cap);
   if (rc == CDR_OK && o.tls_cert) {
     iiop__tls_conf cf = { .ca_file = o.tls_ca_file, .verify = o.tls_verify_clients,
                           .cert_file = o.tls_cert, .key_file = o.tls_key,
@@ -537,7 +554,7 @@ int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
     rc = iiop__tls_ctx_new(1, &cf, al, &s->tls, why, why_cap);
     s->tls_verify = o.tls_verify_clients;
     if (rc == CDR_OK)
-      rc = bind_socket(s->host, o.tls_port, &s->tls_lfd, &s->tls_port);
+      rc = bind_socket(s->host, o.tls_port, &s->tls_lfd, &s->tls_port, why, why_cap);
   }
   if (rc == CDR_OK && pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) != 0)
     rc = CDR_E_IO;

@@ -409,24 +409,49 @@ int iiop__tcp_wrap(int fd, const cdr_allocator *a, iiop_transport **out)
   return rc;
 }
 
+/* The reason of this thread's last failed connect: an errno (> 0), a
+ * getaddrinfo() code (< 0, as EAI_*: negated so that it cannot be taken
+ * for an errno), or 0. */
+static _Thread_local int connect_errno;
+static _Thread_local int connect_gai;
+
+void iiop__tcp_connect_why(char *why, size_t cap)
+{
+  if (!why || cap == 0)
+    return;
+  if (connect_gai)
+    snprintf(why, cap, "%s", gai_strerror(connect_gai));
+  else if (connect_errno)
+    snprintf(why, cap, "%s", strerror(connect_errno)); /* glibc's: thread-safe */
+  else
+    why[0] = 0;
+}
+
 /* Connect a non-blocking socket to AI within DEADLINE.  Returns the
- * descriptor, or a status. */
+ * descriptor, or a status (connect_errno set where errno said why). */
 static int connect_one(const struct addrinfo *ai, int64_t deadline)
 {
   int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
-  if (fd < 0)
+  if (fd < 0) {
+    connect_errno = errno;
     return errno == ENOMEM || errno == ENOBUFS ? CDR_E_NOMEM : CDR_E_IO;
+  }
   int rc = CDR_OK;
   if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
     if (errno != EINPROGRESS && errno != EINTR) {
+      connect_errno = errno;
       rc = CDR_E_IO;
     } else {
       rc = iiop__poll(fd, POLLOUT, iiop__remaining(deadline));
       if (rc == CDR_OK) {
         int err = 0;
         socklen_t el = sizeof err;
-        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0 || err != 0)
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0)
+          err = errno;
+        if (err != 0) {
+          connect_errno = err;
           rc = err == ETIMEDOUT ? CDR_E_TIMEOUT : CDR_E_IO;
+        }
       }
     }
   }
@@ -434,8 +459,10 @@ static int connect_one(const struct addrinfo *ai, int64_t deadline)
     int fl = fcntl(fd, F_GETFL);
     int one = 1;
     if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0
-        || setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0)
+        || setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0) {
+      connect_errno = errno;
       rc = CDR_E_IO;
+    }
   }
   if (rc != CDR_OK) {
     close(fd);
@@ -452,6 +479,8 @@ int iiop_tcp_connect(const char *host, uint16_t port, int timeout_ms, iiop_trans
 int iiop__tcp_connect(const char *host, uint16_t port, int timeout_ms, const cdr_allocator *a,
                       iiop_transport **out)
 {
+  connect_errno = 0;
+  connect_gai = 0;
   if (!host || !out)
     return CDR_E_INVALID;
   /* "[::1]" as IORs may carry it: the brackets are not part of the address. */
@@ -476,8 +505,13 @@ int iiop__tcp_connect(const char *host, uint16_t port, int timeout_ms, const cdr
   hints.ai_protocol = IPPROTO_TCP;
   hints.ai_flags = AI_NUMERICSERV;
   int g = getaddrinfo(name, serv, &hints, &res);
-  if (g != 0)
+  if (g != 0) {
+    if (g == EAI_SYSTEM)
+      connect_errno = errno;
+    else
+      connect_gai = g;
     return g == EAI_MEMORY ? CDR_E_NOMEM : CDR_E_IO;
+  }
 
   int rc = CDR_E_IO, fd = -1;
   for (const struct addrinfo *ai = res; ai; ai = ai->ai_next) {

@@ -14,6 +14,12 @@
 IIOP_HIDDEN int iiop__tcp_connect(const char *host, uint16_t port, int timeout_ms,
                                   const cdr_allocator *a, iiop_transport **out) IIOP_WUR;
 IIOP_HIDDEN int iiop__tcp_wrap(int fd, const cdr_allocator *a, iiop_transport **out) IIOP_WUR;
+/* Why the calling thread's last iiop__tcp_connect() failed, as a short
+ * text into WHY (CAP octets, NUL-terminated, truncated to fit): the system's
+ * words for the connect's errno ("Connection refused"), getaddrinfo's for
+ * a name that does not resolve ("Name or service not known"), "timed out",
+ * or "" when the last connect succeeded or gave no reason. */
+IIOP_HIDDEN void iiop__tcp_connect_why(char *why, size_t cap);
 IIOP_HIDDEN int iiop__tls_client_ctx(const char *ca_file, int verify, const cdr_allocator *a,
                                      iiop_tls_ctx **out) IIOP_WUR;
 IIOP_HIDDEN int iiop__tls_server_ctx(const char *cert_file, const char *key_file,

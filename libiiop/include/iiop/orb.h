@@ -615,7 +615,8 @@ typedef struct iiop_server_opts {
                               * iiop_tls_verify_mode */
   char *why;                 /* the caller's buffer (why_cap octets; NULL: none): the reason
                               * iiop_server_new() failed ("" on success), e.g. a TLS file
-                              * OpenSSL cannot read, named with OpenSSL's reason.  Not kept */
+                              * OpenSSL cannot read, named with OpenSSL's reason, or "bind
+                              * to 127.0.0.1:2809: Address already in use".  Not kept */
   size_t why_cap;
   uint16_t tls_port;         /* 0: a free port */
   int tls_policy;            /* IIOP_TLS_ALLOWED (the default, 0): plain port, and the TLS

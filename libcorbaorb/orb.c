@@ -267,6 +267,9 @@ static const char *option_form(const char *opt)
     return "not \"* ACTIONS\" (mask *; actions unix, tcp, ssl, bidir; tcp or ssl among them)";
   if (!strcmp(opt, "clientCallTimeOutPeriod"))
     return "not a number of milliseconds, 0 to 2147483647";
+  _Static_assert(IIOP_CLIENT_CONNECTIONS_MAX == 64, "the text below names it");
+  if (!strcmp(opt, "maxGIOPConnectionPerServer"))
+    return "not a number of connections, 1 to 64";
   return "not 0 or 1";
 }
 

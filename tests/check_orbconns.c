@@ -203,6 +203,12 @@ START_TEST(test_max_connections_bad)
     ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM);
     CORBA_SystemException *se = CORBA_exception_value(&ev);
     ck_assert_uint_eq(se->minor, CORBAORB_MINOR_BAD_ORB_ARG);
+    char why[256], want[256];
+    corbaorb_ORB_last_error(NULL, why, sizeof why);
+    snprintf(want, sizeof want,
+             "-ORBmaxGIOPConnectionPerServer \"%s\": not a number of connections, 1 to 64",
+             bad[i]);
+    ck_assert_str_eq(why, want);
     CORBA_exception_free(&ev);
   }
   /* no value */

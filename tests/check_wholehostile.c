@@ -14,8 +14,12 @@
  *   opened (MessageError), a GIOP 1.0 header with the fragment bit set
  *   (MessageError);
  * - many connections each announcing 2 MiB and sending most of it: the
- *   octets charged never pass max_in_flight, the ones refused get
- *   NO_RESOURCES, everything is given back at the end.
+ *   octets charged never pass max_in_flight, every connection ends refused
+ *   by the budget or timed out, everything is given back at the end;
+ * - a default-option client whose peer answers with a Reply header over
+ *   max_message (CDR_E_LIMIT at once), or 2 MiB + 1 announced with a short
+ *   body then a hang-up (CDR_E_CLOSED at once) or a stall (the call's
+ *   timeout holds).
  * Every server listens on 127.0.0.1 port 0. */
 #include <check.h>
 #include <arpa/inet.h>
@@ -23,6 +27,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,19 +297,23 @@ static void raw_ping(int fd, uint32_t id, int32_t v)
 /* ---------------------------------------------------------------- message size */
 
 /* message_size one past max_message (the default 64 MiB, and a small 1 MiB
- * cap): MessageError and close before anything is allocated or charged. */
-START_TEST(test_size_over_max_message)
+ * cap), and C11 (a): 0xFFFFFFF0 over a socket, the peer hanging up at once
+ * (k 3) or reading the answer: MessageError and close before anything is
+ * allocated or charged. */
+START_TEST(test_c11a_size_over_max_message)
 {
   iiop_limits l = short_limits(10000, 10000);
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < 4; k++) {
     size_t max = k == 0 ? IIOP_DEFAULT_MAX_MESSAGE : (size_t)1 << 20;
     l.max_message = max;
     iiop_server *s = start_server(&l);
     int fd = raw_connect(iiop_server_port(s));
     uint8_t h[12];
     /* max_message counts the 12-octet header; k 2: 0xFFFFFFFF */
-    header(h, 2, 0, GIOP_REQUEST, k == 2 ? 0xFFFFFFFFu : (uint32_t)(max - 12 + 1));
+    header(h, 2, 0, GIOP_REQUEST, k >= 2 ? 0xFFFFFFF0u : (uint32_t)(max - 12 + 1));
     ck_assert(raw_send(fd, h, 12));
+    if (k == 3)
+      shutdown(fd, SHUT_WR);                  /* hung up: nothing more comes */
     expect_message_error_and_close(fd);
     close(fd);
     iiop_server_stats st = settled(s);
@@ -668,12 +677,122 @@ START_TEST(test_many_announce_2m)
 }
 END_TEST
 
+
+/* ---------------------------------------------------------------- the client side */
+
+/* A fake server for one connection: reads one Request, then answers with a
+ * Reply header announcing SIZE octets, BODY octets of it, then hangs up
+ * (HANG 1) or stalls until the client goes (HANG 0). */
+typedef struct fake {
+  int lfd;
+  uint16_t port;
+  pthread_t thr;
+  uint32_t size;
+  size_t body;
+  int hang;
+} fake;
+
+static void *fake_main(void *arg)
+{
+  fake *f = arg;
+  int fd = accept(f->lfd, NULL, NULL);
+  if (fd < 0)
+    return NULL;
+  size_t len;
+  uint8_t *req = raw_recv(fd, &len);
+  if (req) {
+    uint8_t *m = calloc(1, 12 + f->body);
+    header(m, 2, 0, GIOP_REPLY, f->size);
+    if (f->body >= 8)
+      memcpy(m + 12, req + 12, 4);             /* the request ID */
+    raw_send(fd, m, 12 + f->body);
+    free(m);
+    free(req);
+    if (!f->hang) {
+      uint8_t b[256];
+      while (recv(fd, b, sizeof b, 0) > 0)
+        ;
+    }
+  }
+  close(fd);
+  return NULL;
+}
+
+static void fake_start(fake *f)
+{
+  f->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ck_assert_int_ge(f->lfd, 0);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(bind(f->lfd, (struct sockaddr *)&a, sizeof a), 0);
+  ck_assert_int_eq(listen(f->lfd, 4), 0);
+  socklen_t sl = sizeof a;
+  ck_assert_int_eq(getsockname(f->lfd, (struct sockaddr *)&a, &sl), 0);
+  f->port = ntohs(a.sin_port);
+  ck_assert_int_eq(pthread_create(&f->thr, NULL, fake_main, f), 0);
+}
+
+/* One ping through a default-option client (call timeout 800 ms) against
+ * the fake F: the status and how long it took. */
+static int client_ping(fake *f, int64_t *ms)
+{
+  fake_start(f);
+  iiop_client_opts o;
+  iiop_client_opts_default(&o);
+  o.timeout_ms = 800;
+  iiop_client *c = iiop_client_new(&o);
+  ck_assert_ptr_nonnull(c);
+  char url[96];
+  snprintf(url, sizeof url, "corbaloc::1.2@127.0.0.1:%u/Echo", (unsigned)f->port);
+  iiop_ref *r = NULL;
+  ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_OK);
+  iiop_call *call;
+  cdr_out *args;
+  ck_assert_int_eq(iiop_call_begin(r, "ping", 0, &call, &args), CDR_OK);
+  cdr_put_long(args, 1);
+  cdr_in *res = NULL;
+  int64_t t0 = now_ms();
+  int rc = iiop_call_invoke(call, &res);
+  *ms = now_ms() - t0;
+  iiop_call_end(call);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  pthread_join(f->thr, NULL);
+  close(f->lfd);
+  return rc;
+}
+
+/* A Reply header past the client's max_message (0xFFFFFFF0): refused at
+ * once (not waited for); 2 MiB + 1 announced, 300 KiB sent, then a
+ * hang-up: CDR_E_CLOSED at once; the same with a stall: the call's
+ * timeout holds. */
+START_TEST(test_client_bad_reply_sizes)
+{
+  int64_t ms;
+  fake f = { .size = 0xFFFFFFF0u, .body = 0, .hang = 0 };
+  int rc = client_ping(&f, &ms);
+  ck_assert_int_eq(rc, CDR_E_LIMIT);
+  ck_assert_int_lt(ms, 700);
+  fake g = { .size = (uint32_t)GIOP_WHOLE_DEFAULT + 1, .body = 300 << 10, .hang = 1 };
+  rc = client_ping(&g, &ms);
+  ck_assert_int_eq(rc, CDR_E_CLOSED);
+  ck_assert_int_lt(ms, 700);
+  fake h = { .size = (uint32_t)GIOP_WHOLE_DEFAULT + 1, .body = 300 << 10, .hang = 0 };
+  rc = client_ping(&h, &ms);
+  ck_assert_int_eq(rc, CDR_E_TIMEOUT);
+  ck_assert_int_ge(ms, 800);
+  ck_assert_int_le(ms, 800 + 2000);
+}
+END_TEST
+
 static Suite *wholehostile_suite(void)
 {
   Suite *su = suite_create("wholehostile");
   TCase *tc = tcase_create("whole");
   tcase_set_timeout(tc, 60);
-  tcase_add_test(tc, test_size_over_max_message);
+  tcase_add_test(tc, test_c11a_size_over_max_message);
   tcase_add_test(tc, test_whole_plus_one_short_then_close);
   tcase_add_test(tc, test_whole_plus_one_short_then_stall);
   tcase_add_test(tc, test_whole_2m_fast_and_slow);
@@ -681,6 +800,7 @@ static Suite *wholehostile_suite(void)
   tcase_add_test(tc, test_fragment_after_complete);
   tcase_add_test(tc, test_giop10_fragment_bit);
   tcase_add_test(tc, test_many_announce_2m);
+  tcase_add_test(tc, test_client_bad_reply_sizes);
   suite_add_tcase(su, tc);
   return su;
 }

@@ -326,6 +326,31 @@ START_TEST(test_c11a_size_over_max_message)
 }
 END_TEST
 
+/* A message_size under max_message but over max_in_flight can never be
+ * afforded: MessageError and close, counted as limit_message, nothing
+ * charged (limits.h). */
+START_TEST(test_size_over_max_in_flight)
+{
+  iiop_limits l = short_limits(10000, 10000);
+  l.max_in_flight = (size_t)1 << 20;
+  iiop_server *s = start_server(&l);
+  int fd = raw_connect(iiop_server_port(s));
+  uint8_t h[12 + 64];
+  memset(h, 0, sizeof h);
+  header(h, 2, 0, GIOP_REQUEST, (uint32_t)(1u << 20) + 1);
+  ck_assert(raw_send(fd, h, sizeof h));
+  expect_message_error_and_close(fd);
+  close(fd);
+  iiop_server_stats st = settled(s);
+  ck_assert_uint_eq(st.limit_message, 1);
+  ck_assert_uint_eq(st.in_flight_peak, 0);
+  fd = raw_connect(iiop_server_port(s));
+  raw_ping(fd, 1, 5);
+  close(fd);
+  iiop_server_free(s);
+}
+END_TEST
+
 /* A header announcing 2 MiB + 1, a short body, then a hang-up: the
  * connection goes, what it charged is given back; the server still serves. */
 START_TEST(test_whole_plus_one_short_then_close)
@@ -793,6 +818,7 @@ static Suite *wholehostile_suite(void)
   TCase *tc = tcase_create("whole");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_c11a_size_over_max_message);
+  tcase_add_test(tc, test_size_over_max_in_flight);
   tcase_add_test(tc, test_whole_plus_one_short_then_close);
   tcase_add_test(tc, test_whole_plus_one_short_then_stall);
   tcase_add_test(tc, test_whole_2m_fast_and_slow);

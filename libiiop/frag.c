@@ -599,8 +599,9 @@ static int grow(giop_reasm *r, size_t need)
   if (nc > SIZE_MAX - RB_HDR)
     return fail(r, CDR_E_NOMEM);
   size_t add = 0;
-  if (r->charge && nc > GIOP_REASM_CHARGE_ABOVE) {
-    /* The whole buffer is charged once it passes the threshold; a refusal
+  if (r->charge && (nc > GIOP_REASM_CHARGE_ABOVE || t->charged)) {
+    /* The whole buffer is charged once it passes the threshold (or was
+     * charged from the start: begin()); a refusal
      * leaves everything as it was (not sticky: the caller may retry). */
     add = nc - t->charged;
     int rc = r->charge(r->charge_ud, add);
@@ -773,6 +774,19 @@ static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t 
       t->len = r->hdr_have;
       r->hdr_have = 0;
     }
+  }
+  if (more && r->charge && t->charged < t->cap && (r->npend > 0 || r->p11)) {
+    /* Another fragmented message is in progress: this one's buffer is
+     * charged from its first octet, so that the max_pending messages a
+     * connection may interleave cannot each hold 64 KiB uncharged (only
+     * the first does).  A refusal ends the connection: a peer that
+     * interleaves while the budget is spent gets no wait. */
+    int rc = r->charge(r->charge_ud, t->cap - t->charged);
+    if (rc != CDR_OK) {
+      rb_free(r, t);
+      return fail(r, rc);
+    }
+    t->charged = t->cap;
   }
   t->total = total;
   t->id = id;

@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -703,6 +704,42 @@ START_TEST(test_many_announce_2m)
 END_TEST
 
 
+/* 64 (max_pending) fragmented GIOP 1.2 requests left open on one
+ * connection, each first message just under the 64 KiB charge threshold:
+ * what the server holds for them (measured as the process's heap growth)
+ * is charged to the budget, beyond 64 KiB for the connection (limits.h:
+ * "at most max_in_flight octets of large request buffers, plus 64 KiB per
+ * connection"). */
+START_TEST(test_pending_fragments_charged)
+{
+  iiop_limits l = short_limits(10000, 10000);
+  iiop_server *s = start_server(&l);
+  int fd = raw_connect(iiop_server_port(s));
+  raw_ping(fd, 1000, 1);
+  size_t first = 65520 - 12;                   /* 65520 in all: a multiple of 8 */
+  uint8_t *m = calloc(1, 12 + first);
+  ck_assert_ptr_nonnull(m);
+  struct mallinfo2 before = mallinfo2();
+  for (uint32_t id = 1; id <= 64; id++) {
+    header(m, 2, GIOP_FLAG_MORE_FRAGMENTS, GIOP_REQUEST, (uint32_t)first);
+    memcpy(m + 12, &id, 4);
+    ck_assert(raw_send(fd, m, 12 + first));
+  }
+  raw_ping(fd, 2000, 2);                       /* everything before it was read */
+  struct mallinfo2 after = mallinfo2();
+  iiop_server_stats st = stats(s);
+  size_t held = after.uordblks > before.uordblks ? after.uordblks - before.uordblks : 0;
+  ck_assert_uint_ge(held, (size_t)60 * 65520); /* the measure sees them */
+  ck_assert_msg(held <= st.in_flight + (size_t)(64 << 10) + (256 << 10),
+                "held %zu octets, charged %llu", held, (unsigned long long)st.in_flight);
+  close(fd);
+  st = settled(s);
+  ck_assert_uint_eq(st.in_flight, 0);
+  free(m);
+  iiop_server_free(s);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- the client side */
 
 /* A fake server for one connection: reads one Request, then answers with a
@@ -827,6 +864,7 @@ static Suite *wholehostile_suite(void)
   tcase_add_test(tc, test_giop10_fragment_bit);
   tcase_add_test(tc, test_many_announce_2m);
   tcase_add_test(tc, test_client_bad_reply_sizes);
+  tcase_add_test(tc, test_pending_fragments_charged);
   suite_add_tcase(su, tc);
   return su;
 }

@@ -31,7 +31,9 @@
  *   every connection is dispatching, the new one is closed at once.
  * - max_in_flight (server): the memory budget for request buffers.  A
  *   message buffer larger than 64 KiB (GIOP_REASM_CHARGE_ABOVE) is charged
- *   to it as it grows; a request the budget cannot take waits up to
+ *   to it as it grows, and so is, from its first octet, the buffer of a
+ *   fragmented message begun while another one is in progress on the
+ *   connection (a refusal of that charge closes the connection); a request the budget cannot take waits up to
  *   message_timeout_ms for memory to be given back, then is answered
  *   NO_RESOURCES (completed NO) and the rest of it (a fragmented request's
  *   later Fragments too) is read and discarded; the connection goes on.

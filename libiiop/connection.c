@@ -285,9 +285,22 @@ static void node_finish(send_node *n, int rc, int maybe)
  * OWN goes in the first gather write with as many of the pending ones as
  * fit (when its time limit is not 0).  Returns OWN's result (CDR_OK when
  * none); *OWN_MAYBE (when OWN_MAYBE is not NULL) 1 when that is an error
- * of a write that carried other messages too, so that OWN may have gone
- * out whole before the error (a write of one message that fails has not
- * sent all of it: the loop over partial writes ends at the error). */
+ * of a write that carried other messages too and had written at least one
+ * octet of OWN before it, so that OWN may have gone out whole (a write of
+ * one message that fails has not sent all of it: the loop over partial
+ * writes ends at the error).  Each linked message is flagged the same way:
+ * "maybe" when the failed write had written any octet of it (the TCP
+ * transport says how many went, iiop__writev_failed_out; another
+ * transport does not, and then every message of that write is "maybe"). */
+/* The octets of V[0..N). */
+static size_t iov_total(const struct iovec *v, int n)
+{
+  size_t t = 0;
+  for (int k = 0; k < n; k++)
+    t += v[k].iov_len;
+  return t;
+}
+
 static __attribute__((noinline)) int drain_locked(iiop_conn *c, const struct iovec *own,
                                                   int nown, int own_timeout, int *own_maybe)
 {
@@ -323,22 +336,33 @@ static __attribute__((noinline)) int drain_locked(iiop_conn *c, const struct iov
           k++;
         }
       }
-      int rc = __atomic_load_n(&c->closed, __ATOMIC_ACQUIRE) ? CDR_E_CLOSED
-               : t->ops->writev(t, w, nw, tmo);
+      /* After an error, the octets of W out (SIZE_MAX: not known, so
+       * all may be): a message none of whose octets went is not sent. */
+      iiop__writev_failed_out = 0;
+      int rc = CDR_E_CLOSED;
+      if (!__atomic_load_n(&c->closed, __ATOMIC_ACQUIRE)) {
+        iiop__writev_failed_out = SIZE_MAX;
+        rc = t->ops->writev(t, w, nw, tmo);
+      }
+      size_t out = iiop__writev_failed_out;
       if (rc != CDR_OK)
         iiop__conn_shutdown(c);      /* part of a message may be out: the stream is lost */
-      int maybe = rc != CDR_OK && (nown ? 1 : 0) + k > 1;
+      int several = rc != CDR_OK && (nown ? 1 : 0) + k > 1;
+      size_t at = 0;                 /* octets of W before the message */
       if (nown) {
         own_rc = rc;
         if (own_maybe)
-          *own_maybe = maybe;
+          *own_maybe = several && out > 0;
+        at = iov_total(own, nown);
       }
       nown = 0;
       if (k)
         __atomic_add_fetch(&c->combined, k, __ATOMIC_RELAXED);
       while (first != fifo) {
         send_node *nx = first->next; /* before its sender may leave */
-        node_finish(first, rc, maybe);
+        size_t len = several ? iov_total(first->v, first->nv) : 0;
+        node_finish(first, rc, several && out > at);
+        at += len;
         first = nx;
       }
     }

@@ -151,6 +151,26 @@ static int io_status(int e)
 #endif
 #define IOV_BATCH (IOV_WHOLE < 64 ? IOV_WHOLE : 64)
 
+_Thread_local size_t iiop__writev_failed_out = SIZE_MAX;
+
+/* RC, an error of a write of IOV[0..N) (TOTAL octets) that left the
+ * entries P[0..K) and IOV[NEXT..N) unwritten: the octets out before it
+ * into iiop__writev_failed_out. */
+static __attribute__((noinline, cold)) int tcp_write_failed(int rc, const struct iovec *iov, int n,
+                                                            int next, const struct iovec *p,
+                                                            int k)
+{
+  size_t total = 0, left = 0;
+  for (int j = 0; j < n; j++)
+    total += iov[j].iov_len;
+  for (int j = 0; j < k; j++)
+    left += p[j].iov_len;
+  for (int j = next; j < n; j++)
+    left += iov[j].iov_len;
+  iiop__writev_failed_out = total - left;
+  return rc;
+}
+
 static __attribute__((noinline)) int tcp_writev_rest(iiop_transport *t, const struct iovec *iov,
                                                      int n, size_t done, int timeout_ms);
 
@@ -177,7 +197,7 @@ static int tcp_writev(iiop_transport *t, const struct iovec *iov, int n, int tim
     if (w >= 0)
       done = (size_t)w;
     else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
-      return io_status(errno);
+      return tcp_write_failed(io_status(errno), iov, n, n, iov, n);  /* none out */
   }
   return tcp_writev_rest(t, iov, n, done, timeout_ms);
 }
@@ -227,12 +247,12 @@ static int tcp_writev_rest(iiop_transport *t, const struct iovec *iov, int n, si
         if (errno == EINTR)
           continue;
         if (errno != EAGAIN && errno != EWOULDBLOCK)
-          return io_status(errno);
+          return tcp_write_failed(io_status(errno), iov, n, next, p, k);
         if (__atomic_load_n(&((tcp_transport *)t)->shut, __ATOMIC_ACQUIRE))
-          return CDR_E_CLOSED;
+          return tcp_write_failed(CDR_E_CLOSED, iov, n, next, p, k);
         int rc = iiop__poll(t->fd, POLLOUT, deadline >= 0 ? iiop__remaining(deadline) : -1);
         if (rc != CDR_OK)
-          return rc;
+          return tcp_write_failed(rc, iov, n, next, p, k);
         continue;
       }
       left = (size_t)w;

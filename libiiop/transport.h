@@ -70,5 +70,11 @@ IIOP_HIDDEN int iiop__is_tcp(const iiop_transport *t);
 /* The TCP transport's read (iiop_transport_ops.read: same results and
  * timeouts) as one recvmsg() scattering into IOV[0..N). */
 IIOP_HIDDEN long iiop__tcp_readv(iiop_transport *t, struct iovec *iov, int n, int timeout_ms);
+/* Octets of its list the calling thread's last failed TCP writev had
+ * handed to the kernel (some may not have reached the peer; none after
+ * them did).  The TCP writev sets it only when it fails; a caller that
+ * wants it sets it to SIZE_MAX ("unknown": other transports leave it so)
+ * before the write. */
+IIOP_HIDDEN extern _Thread_local size_t iiop__writev_failed_out;
 
 #endif

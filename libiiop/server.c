@@ -953,9 +953,11 @@ static void on_recv_error(srv_conn *sc, int rc)
 static int on_refused(srv_conn *sc, uint8_t *msg, size_t len)
 {
   iiop_server *s = sc->s;
-  count(s, ST_L_BUDGET);
+  /* the sweeper may have timed the same message out (it counted that):
+   * counted once, by whichever took the connection from CS_IDLE */
   if (!state_cas(sc, CS_IDLE, CS_BUSY))
     return NEXT_END;
+  count(s, ST_L_BUDGET);
   int next = NEXT_END;
   cdr_arena *a = cdr_arena_get();
   if (a) {

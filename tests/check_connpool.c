@@ -26,13 +26,6 @@
 #include <iiop/orb.h>
 #include "testutil.h"
 
-static void sleep_ms(int ms)
-{
-  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-    ;
-}
-
 /* ---------------------------------------------------------------- the servant */
 
 static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -68,7 +61,7 @@ static int held_now(void)
 static int wait_held(int n)
 {
   for (int k = 0; k < 2000 && held_now() < n; k++)
-    sleep_ms(5);
+    tu_sleep_ms(5);
   return held_now();
 }
 
@@ -216,11 +209,11 @@ static int run_callers(iiop_ref *r, int want_held)
     k[i] = (caller){ r, 100 + i, 0 };
     ck_assert_int_eq(pthread_create(&t[i], NULL, caller_main, &k[i]), 0);
     for (int w = 0; w < 2000 && __atomic_load_n(&sent, __ATOMIC_SEQ_CST) < i + 1; w++)
-      sleep_ms(5);
+      tu_sleep_ms(5);
     ck_assert_int_eq(__atomic_load_n(&sent, __ATOMIC_SEQ_CST), i + 1);
   }
   wait_held(want_held);
-  sleep_ms(100);                    /* a request queued on a busy connection stays queued */
+  tu_sleep_ms(100);                 /* a request queued on a busy connection stays queued */
   int h = held_now();
   gate_release();
   for (int i = 0; i < N; i++) {
@@ -319,7 +312,7 @@ START_TEST(test_pool_closed_by_server)
     k[i] = (caller){ r, 10 + i, 0 };
     ck_assert_int_eq(pthread_create(&t[i], NULL, caller_main, &k[i]), 0);
     for (int w = 0; w < 2000 && __atomic_load_n(&sent, __ATOMIC_SEQ_CST) < i + 1; w++)
-      sleep_ms(5);
+      tu_sleep_ms(5);
   }
   ck_assert_int_eq(wait_held(2), 2);
   gate_release();
@@ -333,7 +326,7 @@ START_TEST(test_pool_closed_by_server)
     ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
     if (st.timeout_idle == 2)
       break;
-    sleep_ms(10);
+    tu_sleep_ms(10);
   }
   ck_assert_uint_eq(st.timeout_idle, 2);
   ck_assert_int_eq(call(r, "ping", 1), 1);   /* the first closed: a new one */

@@ -40,13 +40,6 @@
 
 #define SLACK_MS 2000 /* how much later than its timeout a call may return */
 
-static int64_t now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* A TCP socket bound to 127.0.0.1, a free port (*PORT), listening with
  * BACKLOG (< 0: not listening). */
 static int tcp_bound(int backlog, uint16_t *port)
@@ -121,9 +114,9 @@ static outcome call_ping(iiop_ref *r, int32_t x, int call_ms)
   ck_assert_int_eq(iiop_call_set_timeout(call, call_ms), CDR_OK);
   cdr_put_long(args, x);
   cdr_in *res = NULL;
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   out.rc = iiop_call_invoke(call, &res);
-  out.ms = now_ms() - t0;
+  out.ms = tu_now_ms() - t0;
   if (out.rc == CDR_OK) {
     out.value = cdr_get_long(res);
     ck_assert_int_eq(cdr_in_status(res), CDR_OK);

@@ -39,20 +39,6 @@
 
 #define OMG(n) (GIOP_OMGVMCID | (n))
 
-static int64_t now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-    ;
-}
-
 /* ---------------------------------------------------------------- the servant */
 
 static int oneway_value;            /* atomic */
@@ -497,9 +483,9 @@ static uint8_t *raw_recv(int fd, size_t *len)
  * dropping what comes before). */
 static int raw_closed_within(int fd, int ms)
 {
-  int64_t end = now_ms() + ms;
+  int64_t end = tu_now_ms() + ms;
   for (;;) {
-    int left = (int)(end - now_ms());
+    int left = (int)(end - tu_now_ms());
     if (left <= 0)
       return 0;
     struct pollfd p = { fd, POLLIN, 0 };
@@ -1039,7 +1025,7 @@ START_TEST(test_tls_stalled_client)
   }
   srv_opts_x x = { .tls = 1, .handshake_ms = 400 };
   iiop_server *s = start_server_x(&x);
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   int stalled = raw_connect("127.0.0.1", iiop_server_tls_port(s)); /* and sends nothing */
   int stalled2 = raw_connect("127.0.0.1", iiop_server_tls_port(s));
 
@@ -1058,7 +1044,7 @@ START_TEST(test_tls_stalled_client)
   /* The stalled ones are dropped after the handshake timeout. */
   ck_assert(raw_closed_within(stalled, 4000));
   ck_assert(raw_closed_within(stalled2, 1000));
-  int64_t dt = now_ms() - t0;
+  int64_t dt = tu_now_ms() - t0;
   ck_assert_int_ge(dt, 300);
   close(stalled);
   close(stalled2);
@@ -1347,11 +1333,11 @@ START_TEST(test_shutdown_with_calls_pending)
     q[k] = (pending){ r, "ping", 1, 0, NULL, 0 };
     ck_assert_int_eq(pthread_create(&tq[k], NULL, pending_main, &q[k]), 0);
   }
-  sleep_ms(100); /* let the queued requests reach the server */
+  tu_sleep_ms(100); /* let the queued requests reach the server */
   int served = __atomic_load_n(&pings_served, __ATOMIC_SEQ_CST);
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   ck_assert_int_eq(pthread_create(&tsd, NULL, shutdown_main, s), 0);
-  sleep_ms(100);
+  tu_sleep_ms(100);
   gate_release(); /* the request in progress completes and is answered */
   pthread_join(ts, NULL);
   ck_assert_int_eq(slow.rc, CDR_OK);
@@ -1371,7 +1357,7 @@ START_TEST(test_shutdown_with_calls_pending)
   }
   ck_assert_int_eq(__atomic_load_n(&pings_served, __ATOMIC_SEQ_CST), served);
   pthread_join(tsd, NULL);
-  ck_assert_int_lt(now_ms() - t0, 5000);
+  ck_assert_int_lt(tu_now_ms() - t0, 5000);
   iiop_server_shutdown(s); /* idempotent */
   iiop_ref_free(r);
   iiop_client_free(c);
@@ -1497,7 +1483,7 @@ static void *fake_main(void *arg)
     free(msg);
   }
   cdr_arena_put(a);
-  sleep_ms(50);
+  tu_sleep_ms(50);
   close(fd);
   return NULL;
 }
@@ -1512,9 +1498,9 @@ START_TEST(test_server_closes_mid_reply)
   iiop_client *c = new_client(NULL);
   iiop_ref *r = resolve_loc(c, "127.0.0.1", f.port, "Echo");
   int32_t got;
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   ck_assert_int_eq(call_ping(r, 1, &got), CDR_E_CLOSED);
-  ck_assert_int_lt(now_ms() - t0, 5000);
+  ck_assert_int_lt(tu_now_ms() - t0, 5000);
   pthread_join(t, NULL);
   iiop_ref_free(r);
   iiop_client_free(c);
@@ -1600,9 +1586,9 @@ START_TEST(test_max_connections_evicts_idle_longest)
   raw_ping(worker, 1, 5);
   int late = raw_connect("127.0.0.1", iiop_server_port(s));
   uint8_t b;
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   ck_assert_int_eq(recv(stalled, &b, 1, 0), 0); /* closed, nothing sent */
-  ck_assert_int_lt(now_ms() - t0, 1000);
+  ck_assert_int_lt(tu_now_ms() - t0, 1000);
   raw_ping(late, 1, 6);
   raw_ping(worker, 2, 7);
   iiop_server_stats st;
@@ -1612,7 +1598,7 @@ START_TEST(test_max_connections_evicts_idle_longest)
   ck_assert_uint_eq(st.refused, 0);
   /* The evicted connection's record goes when its reader has seen the
    * shutdown (prompt, but not synchronous with the client's EOF). */
-  for (int64_t t1 = now_ms(); st.open != 2 && now_ms() - t1 < 2000;) {
+  for (int64_t t1 = tu_now_ms(); st.open != 2 && tu_now_ms() - t1 < 2000;) {
     usleep(5 * 1000);
     ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
   }
@@ -1660,7 +1646,7 @@ static int64_t ms_until_closed(int fd, int64_t t0)
 {
   uint8_t b;
   ssize_t r = recv(fd, &b, 1, 0);
-  return r == 0 ? now_ms() - t0 : -1;
+  return r == 0 ? tu_now_ms() - t0 : -1;
 }
 
 static void check_header_timeout(uint32_t pooled)
@@ -1674,7 +1660,7 @@ static void check_header_timeout(uint32_t pooled)
     raw_ping(keep, 1, 1);
   }
   int fd = raw_connect("127.0.0.1", iiop_server_port(s));
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   raw_send(fd, "GIO", 3);
   int64_t t = ms_until_closed(fd, t0);
   ck_assert_int_ge(t, 400);
@@ -1709,7 +1695,7 @@ START_TEST(test_message_timeout)
   int32_t v = 3;
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
                            "ping", NULL, arg_long, &v);
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   raw_send(fd, req, 12);
   size_t k = 12;
   int closed = 0;
@@ -1743,9 +1729,9 @@ START_TEST(test_idle_timeout)
   iiop_server *s = start_server_x(&x);
   int fd = raw_connect("127.0.0.1", iiop_server_port(s));
   raw_ping(fd, 1, 4);
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   expect_bare(fd, GIOP_CLOSE_CONNECTION);
-  int64_t t = now_ms() - t0;
+  int64_t t = tu_now_ms() - t0;
   ck_assert_int_ge(t, 400);
   ck_assert_int_le(t, 400 + 2 * 50 + 500);
   close(fd);
@@ -1779,11 +1765,11 @@ START_TEST(test_ended_connection_releases_fd)
   raw_ping(fd, 1, 8);
   ck_assert_int_eq(count_fds(), n0 + 2);
   close(fd);
-  int64_t t0 = now_ms();
-  while (count_fds() != n0 && now_ms() - t0 < 2000)
+  int64_t t0 = tu_now_ms();
+  while (count_fds() != n0 && tu_now_ms() - t0 < 2000)
     usleep(5 * 1000);
   ck_assert_int_eq(count_fds(), n0);
-  ck_assert_int_lt(now_ms() - t0, 500);
+  ck_assert_int_lt(tu_now_ms() - t0, 500);
   iiop_server_free(s);
 }
 END_TEST
@@ -1837,11 +1823,11 @@ START_TEST(test_budget_no_resources)
   int b = raw_connect("127.0.0.1", iiop_server_port(s));
   n = build_request(req, cap, 2, CDR_HOST_ORDER, 9, GIOP_RESPONSE_EXPECTED, "Echo", "echoString",
                     NULL, arg_string, str);
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   raw_send(b, req, n);
   size_t len;
   uint8_t *msg = raw_recv(b, &len);
-  int64_t t = now_ms() - t0;
+  int64_t t = tu_now_ms() - t0;
   ck_assert_ptr_nonnull(msg);
   ck_assert_int_ge(t, 300);
   /* The exact reply: GIOP 1.2 Reply, request 9, SYSTEM_EXCEPTION, no
@@ -1880,9 +1866,9 @@ START_TEST(test_budget_no_resources)
   /* Everything charged is given back once the connections end: the open
    * count may reach 0 a moment before the worker that sent A's reply gives
    * its request's octets back, so wait for both. */
-  int64_t t1 = now_ms();
+  int64_t t1 = tu_now_ms();
   while (iiop_server_stats_get(s, &st) == CDR_OK && (st.open || st.in_flight) &&
-         now_ms() - t1 < 2000)
+         tu_now_ms() - t1 < 2000)
     usleep(5 * 1000);
   ck_assert_uint_eq(st.open, 0);
   ck_assert_uint_eq(st.in_flight, 0);
@@ -2073,10 +2059,10 @@ START_TEST(test_shutdown_aborts_tls_handshake)
   srv_opts_x x = { .tls = 1, .handshake_ms = 20000 };
   iiop_server *s = start_server_x(&x);
   int fd = raw_connect("127.0.0.1", iiop_server_tls_port(s)); /* stalls in the handshake */
-  sleep_ms(100);
-  int64_t t0 = now_ms();
+  tu_sleep_ms(100);
+  int64_t t0 = tu_now_ms();
   iiop_server_free(s); /* must not wait for the 20 s handshake timeout */
-  ck_assert_int_lt(now_ms() - t0, 3000);
+  ck_assert_int_lt(tu_now_ms() - t0, 3000);
   ck_assert(raw_closed_within(fd, 1000));
   close(fd);
 }
@@ -2659,9 +2645,9 @@ START_TEST(test_pool_many_connections)
     iiop_ref_free(r[i]);
     iiop_client_free(c[i]);
   }
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   iiop_server_free(s);
-  ck_assert_int_lt(now_ms() - t0, 1500);
+  ck_assert_int_lt(tu_now_ms() - t0, 1500);
   ck_assert_int_eq(count_threads(), base);
 }
 END_TEST
@@ -2717,9 +2703,9 @@ START_TEST(test_pool_shutdown_with_calls_pending)
     q[k] = (pending){ rb, "ping", 1, 0, NULL, 0 };
     ck_assert_int_eq(pthread_create(&tq[k], NULL, pending_main, &q[k]), 0);
   }
-  sleep_ms(100); /* let the queued requests reach the server */
+  tu_sleep_ms(100); /* let the queued requests reach the server */
   int served = __atomic_load_n(&pings_served, __ATOMIC_SEQ_CST);
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   ck_assert_int_eq(pthread_create(&tsd, NULL, shutdown_main, s), 0);
 
   /* The idle pooled connection gets CloseConnection at once, from the
@@ -2729,7 +2715,7 @@ START_TEST(test_pool_shutdown_with_calls_pending)
   ck_assert_ptr_nonnull(msg);
   ck_assert_uint_eq(msg[7], GIOP_CLOSE_CONNECTION);
   free(msg);
-  ck_assert_int_lt(now_ms() - t0, 1000);
+  ck_assert_int_lt(tu_now_ms() - t0, 1000);
 
   gate_release();
   /* The busy raw connection: the reply of slow(), then CloseConnection. */
@@ -2759,7 +2745,7 @@ START_TEST(test_pool_shutdown_with_calls_pending)
   ck_assert_int_eq(__atomic_load_n(&pings_served, __ATOMIC_SEQ_CST), served);
   /* The raw clients never close: shutdown forces them after lingering. */
   pthread_join(tsd, NULL);
-  ck_assert_int_lt(now_ms() - t0, 5000);
+  ck_assert_int_lt(tu_now_ms() - t0, 5000);
   ck_assert(raw_closed_within(idle, 1000));
   ck_assert(raw_closed_within(busy, 1000));
   ck_assert_int_eq(count_threads(), base); /* workers joined */
@@ -2885,7 +2871,7 @@ START_TEST(test_generated_keys)
   gate_wait_entered();
   deact d = { s, se[2].key, se[2].len, -1, 0 };
   ck_assert_int_eq(pthread_create(&td, NULL, deact_main, &d), 0);
-  sleep_ms(150);
+  tu_sleep_ms(150);
   ck_assert_int_eq(__atomic_load_n(&d.done, __ATOMIC_SEQ_CST), 0);
   iiop_client *c2 = new_client(NULL); /* another connection: c's waits behind slow() */
   iiop_ref *r2 = resolve_key(c2, s, se[2].key, se[2].len);

@@ -20,13 +20,6 @@
 #include "shop.h"
 #include "testutil.h"
 
-static void sleep_ms(int ms)
-{
-  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-    ;
-}
-
 /* ---------------------------------------------------------------- the server */
 
 static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -45,7 +38,7 @@ static int held_now(void)
 static int wait_held(int n)
 {
   for (int k = 0; k < 2000 && held_now() < n; k++)
-    sleep_ms(5);
+    tu_sleep_ms(5);
   return held_now();
 }
 
@@ -143,7 +136,7 @@ static void check_spread(const char **o, int n_o, int want)
     int h = i + 1 < want ? i + 1 : want;
     ck_assert_int_eq(wait_held(h), h);
   }
-  sleep_ms(100);                    /* a call queued behind a held one stays queued */
+  tu_sleep_ms(100);                 /* a call queued behind a held one stays queued */
   ck_assert_int_eq(held_now(), want);
   iiop_server_stats st;
   ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);

@@ -32,20 +32,6 @@
 #include <iiop/orb.h>
 #include "testutil.h"
 
-static void sleep_ms(int ms)
-{
-  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-    ;
-}
-
-static int64_t now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* ---------------------------------------------------------------- a silent server */
 
 enum { SILENT_MAX = 80 };
@@ -189,7 +175,7 @@ static int timed_call(iiop_ref *r, int ms, int64_t *elapsed)
 {
   iiop_call *c;
   cdr_out *args;
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   int rc = iiop_call_begin(r, "ping", 0, &c, &args);
   if (rc != CDR_OK)
     return rc;
@@ -199,7 +185,7 @@ static int timed_call(iiop_ref *r, int ms, int64_t *elapsed)
   rc = iiop_call_invoke(c, &res);
   iiop_call_end(c);
   if (elapsed)
-    *elapsed = now_ms() - t0;
+    *elapsed = tu_now_ms() - t0;
   return rc;
 }
 
@@ -239,7 +225,7 @@ static uint64_t client_connections(iiop_client *c)
 static int wait_count(int *p, int want, int ms)
 {
   for (int w = 0; w < ms / 5 && __atomic_load_n(p, __ATOMIC_SEQ_CST) < want; w++)
-    sleep_ms(5);
+    tu_sleep_ms(5);
   return __atomic_load_n(p, __ATOMIC_SEQ_CST);
 }
 
@@ -292,13 +278,13 @@ START_TEST(test_silent_server_shared_mixed_timeouts)
   iiop_ref *r = resolve_port(c, s.port);
   tcaller lng = { r, 5000, 1, 0 }, shrt = { r, 300, 1, 0 };
   pthread_t tl, ts;
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   ck_assert_int_eq(pthread_create(&tl, NULL, tcaller_main, &lng), 0);
   ck_assert_int_eq(wait_count(&s.requests, 1, 5000), 1);
-  sleep_ms(50);                     /* the long caller is reading */
+  tu_sleep_ms(50);                  /* the long caller is reading */
   ck_assert_int_eq(pthread_create(&ts, NULL, tcaller_main, &shrt), 0);
   pthread_join(ts, NULL);
-  int64_t short_done = now_ms() - t0;
+  int64_t short_done = tu_now_ms() - t0;
   ck_assert_int_eq(shrt.rc, CDR_E_TIMEOUT);
   ck_assert_int_ge(shrt.elapsed, 280);
   ck_assert_int_lt(short_done, 4000);  /* not held until the long caller's deadline */
@@ -391,7 +377,7 @@ static void *looper_main(void *arg)
     }
     iiop_call_end(c);
     seed = seed * 1103515245u + 12345u;
-    sleep_ms(10 + (int)((seed >> 16) % 60));   /* around the 30 ms idle timeout */
+    tu_sleep_ms(10 + (int)((seed >> 16) % 60)); /* around the 30 ms idle timeout */
   }
   return NULL;
 }

@@ -32,20 +32,6 @@
 
 #define SLACK_MS 2000 /* how much later than its timeout a call may return */
 
-static int64_t now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-    ;
-}
-
 /* ---------------------------------------------------------------- the servant */
 
 static int entered;                 /* atomic: sleep/sleepEcho calls that arrived */
@@ -73,7 +59,7 @@ static int op_sleep(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
   if (cdr_in_status(a) != CDR_OK)
     return cdr_in_status(a);
   __atomic_add_fetch(&entered, 1, __ATOMIC_SEQ_CST);
-  sleep_ms(ms);
+  tu_sleep_ms(ms);
   cdr_put_long(o, x);
   __atomic_add_fetch(&answered, 1, __ATOMIC_SEQ_CST);
   return CDR_OK;
@@ -91,7 +77,7 @@ static int op_sleep_echo(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
   if (rc != CDR_OK)
     return rc;
   __atomic_add_fetch(&entered, 1, __ATOMIC_SEQ_CST);
-  sleep_ms(ms);
+  tu_sleep_ms(ms);
   cdr_put_string_view(o, s, n);
   __atomic_add_fetch(&answered, 1, __ATOMIC_SEQ_CST);
   return CDR_OK;
@@ -186,9 +172,9 @@ static outcome call_sleep(iiop_ref *r, int32_t sleep, int32_t x, int call_ms)
   cdr_put_long(args, sleep);
   cdr_put_long(args, x);
   cdr_in *res = NULL;
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   out.rc = iiop_call_invoke(call, &res);
-  out.ms = now_ms() - t0;
+  out.ms = tu_now_ms() - t0;
   if (out.rc == CDR_OK) {
     out.value = cdr_get_long(res);
     ck_assert_int_eq(cdr_in_status(res), CDR_OK);
@@ -211,9 +197,9 @@ static outcome call_ping(iiop_ref *r, int32_t x, int call_ms)
   ck_assert_int_eq(iiop_call_set_timeout(call, call_ms), CDR_OK);
   cdr_put_long(args, x);
   cdr_in *res = NULL;
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   out.rc = iiop_call_invoke(call, &res);
-  out.ms = now_ms() - t0;
+  out.ms = tu_now_ms() - t0;
   if (out.rc == CDR_OK) {
     out.value = cdr_get_long(res);
     ck_assert_int_eq(cdr_in_status(res), CDR_OK);
@@ -250,7 +236,7 @@ static void check_stats(iiop_client *c, uint64_t conns, uint64_t timeouts, uint6
 static void wait_answered(int n)
 {
   for (int k = 0; k < 1000 && __atomic_load_n(&answered, __ATOMIC_SEQ_CST) < n; k++)
-    sleep_ms(10);
+    tu_sleep_ms(10);
   ck_assert_int_eq(__atomic_load_n(&answered, __ATOMIC_SEQ_CST), n);
 }
 
@@ -364,9 +350,9 @@ START_TEST(test_fragmented_late_reply)
   cdr_put_long(args, 1000);
   cdr_put_string(args, big);
   cdr_in *res = NULL;
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   ck_assert_int_eq(iiop_call_invoke(call, &res), CDR_E_TIMEOUT);
-  ck_assert_int_le(now_ms() - t0, 300 + SLACK_MS);
+  ck_assert_int_le(tu_now_ms() - t0, 300 + SLACK_MS);
   iiop_call_end(call);
   wait_answered(1);
   /* The same string again, answered at once: exactly it comes back. */
@@ -424,7 +410,7 @@ START_TEST(test_threads_one_connection)
   k[0] = (caller){ r, 1200, 100, 300, 0, { 0 } };
   ck_assert_int_eq(pthread_create(&t[0], NULL, caller_main, &k[0]), 0);
   while (__atomic_load_n(&entered, __ATOMIC_SEQ_CST) < 1)
-    sleep_ms(2);
+    tu_sleep_ms(2);
   for (int i = 1; i < N; i++) {
     k[i] = (caller){ r, 0, 100 + i, IIOP_TIMEOUT_INHERIT, 1, { 0 } };
     ck_assert_int_eq(pthread_create(&t[i], NULL, caller_main, &k[i]), 0);
@@ -446,7 +432,7 @@ START_TEST(test_threads_one_connection)
   int before = __atomic_load_n(&entered, __ATOMIC_SEQ_CST);
   ck_assert_int_eq(pthread_create(&ta, NULL, caller_main, &a), 0);
   while (__atomic_load_n(&entered, __ATOMIC_SEQ_CST) < before + 1)
-    sleep_ms(2);
+    tu_sleep_ms(2);
   o = call_ping(r, 201, 200);
   ck_assert_int_eq(o.rc, CDR_E_TIMEOUT);
   pthread_join(ta, NULL);
@@ -551,7 +537,7 @@ static void *fake_main(void *arg)
     size_t len = cdr_out_size(&o);
     if (nreq++ == 0) {
       send_all(fd, d, len / 2);
-      sleep_ms(f->split_ms);
+      tu_sleep_ms(f->split_ms);
       send_all(fd, d + len / 2, len - len / 2);
     } else {
       send_all(fd, d, len);
@@ -652,9 +638,9 @@ START_TEST(test_write_timeout)
     ck_assert_int_eq(iiop_client_stats_get(c, &st), CDR_OK);
     if (st.connections == 1)
       break;
-    sleep_ms(10);
+    tu_sleep_ms(10);
   }
-  sleep_ms(100);                    /* its small request is out */
+  tu_sleep_ms(100);                 /* its small request is out */
 
   size_t n = (size_t)32 << 20;
   char *big = malloc(n + 1);
@@ -670,9 +656,9 @@ START_TEST(test_write_timeout)
   cdr_in *res = NULL;
   outcome o;
   memset(&o, 0, sizeof o);
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   o.rc = iiop_call_invoke(call, &res);
-  o.ms = now_ms() - t0;
+  o.ms = tu_now_ms() - t0;
   take_exception(&o, call);
   iiop_call_end(call);
   ck_assert_int_eq(o.rc, CDR_E_TIMEOUT);

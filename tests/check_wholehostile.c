@@ -42,20 +42,6 @@
 #include <iiop/orb.h>
 #include "testutil.h"
 
-static int64_t now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-    ;
-}
-
 /* ---------------------------------------------------------------- the servant */
 
 static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
@@ -123,8 +109,8 @@ static iiop_server_stats stats(iiop_server *s)
 static iiop_server_stats settled(iiop_server *s)
 {
   iiop_server_stats st = stats(s);
-  for (int64_t t0 = now_ms(); (st.open || st.in_flight) && now_ms() - t0 < 3000;) {
-    sleep_ms(5);
+  for (int64_t t0 = tu_now_ms(); (st.open || st.in_flight) && tu_now_ms() - t0 < 3000;) {
+    tu_sleep_ms(5);
     st = stats(s);
   }
   return st;
@@ -215,7 +201,7 @@ static int64_t ms_until_closed(int fd, int64_t t0)
 {
   uint8_t b;
   ssize_t r = recv(fd, &b, 1, 0);
-  return r == 0 ? now_ms() - t0 : -1;
+  return r == 0 ? tu_now_ms() - t0 : -1;
 }
 
 /* A GIOP 1.2 header in host order. */
@@ -365,7 +351,7 @@ START_TEST(test_whole_plus_one_short_then_close)
   for (int i = 0; i < 3; i++) {
     int fd = raw_connect(iiop_server_port(s));
     ck_assert(raw_send(fd, m, 12 + (i == 0 ? 0 : i == 1 ? 100 : body)));
-    sleep_ms(100);
+    tu_sleep_ms(100);
     close(fd);
   }
   iiop_server_stats st = settled(s);
@@ -392,7 +378,7 @@ START_TEST(test_whole_plus_one_short_then_stall)
   ck_assert_ptr_nonnull(m);
   header(m, 2, 0, GIOP_REQUEST, (uint32_t)(GIOP_WHOLE_DEFAULT + 1));
   int fd = raw_connect(iiop_server_port(s));
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   ck_assert(raw_send(fd, m, 12 + body));
   int64_t t = ms_until_closed(fd, t0);
   ck_assert_int_ge(t, 500);
@@ -447,7 +433,7 @@ START_TEST(test_whole_2m_fast_and_slow)
   close(fd);
 
   fd = raw_connect(iiop_server_port(s));
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   size_t k = 0;
   int closed = 0;
   while (k < n - 1 && !closed) {
@@ -455,7 +441,7 @@ START_TEST(test_whole_2m_fast_and_slow)
     if (!raw_send(fd, req + k, piece))
       closed = 1;
     k += piece;
-    sleep_ms(40);
+    tu_sleep_ms(40);
     struct pollfd p = { fd, POLLIN, 0 };
     if (poll(&p, 1, 0) == 1)
       closed = 1;
@@ -674,14 +660,14 @@ START_TEST(test_many_announce_2m)
       k += (size_t)w;
     }
   }
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   iiop_server_stats st = stats(s);
   /* each connection ends refused by the budget (closed rather than
    * answered: its zero-filled request header does not parse) or timed out,
    * one after another as the budget frees up */
-  while (now_ms() - t0 < 30000 && st.limit_budget + st.timeout_message < MANY) {
+  while (tu_now_ms() - t0 < 30000 && st.limit_budget + st.timeout_message < MANY) {
     ck_assert_uint_le(st.in_flight, l.max_in_flight);
-    sleep_ms(20);
+    tu_sleep_ms(20);
     st = stats(s);
   }
   for (int i = 0; i < MANY; i++)
@@ -818,9 +804,9 @@ static int client_ping(fake *f, int64_t *ms)
   ck_assert_int_eq(iiop_call_begin(r, "ping", 0, &call, &args), CDR_OK);
   cdr_put_long(args, 1);
   cdr_in *res = NULL;
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   int rc = iiop_call_invoke(call, &res);
-  *ms = now_ms() - t0;
+  *ms = tu_now_ms() - t0;
   iiop_call_end(call);
   iiop_ref_free(r);
   iiop_client_free(c);

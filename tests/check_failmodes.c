@@ -36,28 +36,10 @@
 #include <iiop/ior.h>
 #include <iiop/msg.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
 
 #define SLACK_MS 2000 /* how much later than its timeout a call may return */
-
-/* A TCP socket bound to 127.0.0.1, a free port (*PORT), listening with
- * BACKLOG (< 0: not listening). */
-static int tcp_bound(int backlog, uint16_t *port)
-{
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(fd, 0);
-  struct sockaddr_in sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-  socklen_t sl = sizeof sa;
-  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-  *port = ntohs(sa.sin_port);
-  if (backlog >= 0)
-    ck_assert_int_eq(listen(fd, backlog), 0);
-  return fd;
-}
 
 /* ---------------------------------------------------------------- a real server */
 
@@ -237,7 +219,7 @@ static outcome ping_peer(int mode)
 {
   peer p = { 0, mode, -1, 0 };
   uint16_t port;
-  p.lfd = tcp_bound(4, &port);
+  p.lfd = nu_listen(4, &port);
   pthread_t t;
   ck_assert_int_eq(pthread_create(&t, NULL, peer_main, &p), 0);
   iiop_client *c = new_client(NULL);
@@ -257,7 +239,7 @@ static outcome ping_peer(int mode)
 START_TEST(test_refused)
 {
   uint16_t port;
-  int fd = tcp_bound(-1, &port);    /* bound, not listening: RST to a SYN */
+  int fd = nu_listen(-1, &port);    /* bound, not listening: RST to a SYN */
   iiop_client *c = new_client(NULL);
   iiop_ref *r = resolve_port(c, port);
   outcome o = call_ping(r, 1, 5000);
@@ -315,7 +297,7 @@ END_TEST
 START_TEST(test_server_killed)
 {
   uint16_t port;
-  int lfd = tcp_bound(4, &port);
+  int lfd = nu_listen(4, &port);
   int sync[2];
   ck_assert_int_eq(pipe(sync), 0);
   pid_t pid = fork();
@@ -389,7 +371,7 @@ static int can_fill_queue, have_openssl; /* found by failmodes_setup() */
 START_TEST(test_connect_timeout)
 {
   uint16_t port;
-  int lfd = tcp_bound(0, &port);
+  int lfd = nu_listen(0, &port);
   int fill[64], nfill = 0;
   ck_assert_int_eq(fill_queue(port, fill, &nfill), 0);
   iiop_client *c = new_client(NULL);
@@ -444,7 +426,7 @@ START_TEST(test_tls_handshake_stall)
   ck_assert_int_eq(make_ca(), 0);
   uint16_t port;
   peer p = { 0, PEER_SILENT, -1, 0 };
-  p.lfd = tcp_bound(4, &port);
+  p.lfd = nu_listen(4, &port);
   pthread_t t;
   ck_assert_int_eq(pthread_create(&t, NULL, peer_main, &p), 0);
 

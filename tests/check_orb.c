@@ -35,6 +35,7 @@
 #include <iiop/ior.h>
 #include <iiop/msg.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
 
 #define OMG(n) (GIOP_OMGVMCID | (n))
@@ -404,80 +405,10 @@ static int call_long(iiop_ref *r, const char *op, int32_t x, giop_system_excepti
 
 /* ---------------------------------------------------------------- raw sockets */
 
-static int raw_connect(const char *host, uint16_t port)
-{
-  int v6 = strchr(host, ':') != NULL;
-  int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(fd, 0);
-  struct sockaddr_storage ss;
-  memset(&ss, 0, sizeof ss);
-  socklen_t sl;
-  if (v6) {
-    struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-    a->sin6_family = AF_INET6;
-    a->sin6_port = htons(port);
-    ck_assert_int_eq(inet_pton(AF_INET6, host, &a->sin6_addr), 1);
-    sl = sizeof *a;
-  } else {
-    struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-    a->sin_family = AF_INET;
-    a->sin_port = htons(port);
-    ck_assert_int_eq(inet_pton(AF_INET, host, &a->sin_addr), 1);
-    sl = sizeof *a;
-  }
-  ck_assert_int_eq(connect(fd, (struct sockaddr *)&ss, sl), 0);
-  struct timeval tv = { 5, 0 };
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  return fd;
-}
 
-static void raw_send(int fd, const void *p, size_t n)
-{
-  const uint8_t *b = p;
-  while (n) {
-    ssize_t w = send(fd, b, n, MSG_NOSIGNAL);
-    ck_assert_int_gt(w, 0);
-    b += w;
-    n -= (size_t)w;
-  }
-}
+static void raw_send(int fd, const void *p, size_t n) { ck_assert(nu_send_all(fd, p, n)); }
 
-/* Read exactly N octets: 1, or 0 on EOF / error / timeout. */
-static int read_full(int fd, void *p, size_t n)
-{
-  uint8_t *b = p;
-  while (n) {
-    ssize_t r = recv(fd, b, n, 0);
-    if (r <= 0)
-      return 0;
-    b += r;
-    n -= (size_t)r;
-  }
-  return 1;
-}
 
-/* One GIOP message (header included) into a malloc'd buffer, or NULL at
- * EOF. */
-static uint8_t *raw_recv(int fd, size_t *len)
-{
-  uint8_t h[12];
-  if (!read_full(fd, h, 12))
-    return NULL;
-  giop_header gh;
-  ck_assert_int_eq(giop_header_parse(h, 12, &gh), CDR_OK);
-  ck_assert_uint_le(gh.size, 1u << 24);
-  uint8_t *m = malloc(12 + (size_t)gh.size);
-  ck_assert_ptr_nonnull(m);
-  memcpy(m, h, 12);
-  if (gh.size && !read_full(fd, m + 12, gh.size)) {
-    free(m);
-    return NULL;
-  }
-  *len = 12 + (size_t)gh.size;
-  return m;
-}
 
 /* True when the peer closes FD within MS milliseconds (reading and
  * dropping what comes before). */
@@ -498,43 +429,22 @@ static int raw_closed_within(int fd, int ms)
   }
 }
 
-typedef void (*args_fn)(cdr_out *o, const void *ud);
-
 /* A Request message into BUF (CAP octets): GIOP 1.MINOR, byte order
  * ORDER, key KEY, operation OP, arguments by ARGS, service contexts SC. */
 static size_t build_request(uint8_t *buf, size_t cap, uint8_t minor, int order, uint32_t id,
                             uint8_t flags, const char *key, const char *op, const giop_sc_list *sc,
-                            args_fn args, const void *ud)
+                            nu_args_fn args, const void *ud)
 {
-  cdr_opts o;
-  cdr_opts_default(&o);
-  o.byte_order = (uint8_t)order;
-  o.giop_minor = minor;
-  cdr_out out;
-  ck_assert_int_eq(cdr_out_init_buffer(&out, &o, buf, cap), CDR_OK);
-  giop_request_header h;
-  memset(&h, 0, sizeof h);
-  h.request_id = id;
-  h.response_flags = flags;
-  h.target.disposition = GIOP_KEY_ADDR;
-  h.target.key = (const uint8_t *)key;
-  h.target.key_len = (uint32_t)strlen(key);
-  h.operation = op;
-  h.operation_len = (uint32_t)strlen(op);
-  if (sc)
-    h.contexts = *sc;
-  ck_assert_int_eq(giop_begin_request(&out, &h), CDR_OK);
-  giop_begin_body(&out);
-  if (args)
-    args(&out, ud);
-  ck_assert_int_eq(giop_end(&out), CDR_OK);
-  size_t n = cdr_out_size(&out);
-  cdr_out_close(&out);
-  return n;
+  nu_req r = nu_req_default(id, key, op);
+  r.minor = minor;
+  r.order = order;
+  r.flags = flags;
+  r.sc = sc;
+  r.args = args;
+  r.ud = ud;
+  return nu_request(buf, cap, &r);
 }
 
-static void arg_long(cdr_out *o, const void *ud) { cdr_put_long(o, *(const int32_t *)ud); }
-static void arg_string(cdr_out *o, const void *ud) { cdr_put_string(o, ud); }
 static void arg_wstring_ab(cdr_out *o, const void *ud)
 {
   static const cdr_wchar ab[] = { 'A', 'B' };
@@ -557,7 +467,7 @@ static uint8_t *raw_call(int fd, const uint8_t *req, size_t n, uint32_t id, uint
 {
   raw_send(fd, req, n);
   size_t len;
-  uint8_t *msg = raw_recv(fd, &len);
+  uint8_t *msg = nu_recv_msg(fd, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   parse(m, msg, len, a, tcs_w);
   ck_assert_uint_eq(m->hdr.type, GIOP_REPLY);
@@ -576,11 +486,11 @@ static iiop_server *start_server_pool(int pooled, uint32_t workers, int *holder)
   iiop_server *s = start_server_x(&x);
   *holder = -1;
   if (pooled) {
-    *holder = raw_connect("127.0.0.1", iiop_server_port(s));
+    *holder = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
     uint8_t req[256];
     int32_t v = 1;
     size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED,
-                             "Echo", "ping", NULL, arg_long, &v);
+                             "Echo", "ping", NULL, nu_arg_long, &v);
     cdr_arena *a = cdr_arena_get();
     giop_message m;
     uint8_t *msg = raw_call(*holder, req, n, 1, GIOP_NO_EXCEPTION, &m, a, 0);
@@ -1026,8 +936,8 @@ START_TEST(test_tls_stalled_client)
   srv_opts_x x = { .tls = 1, .handshake_ms = 400 };
   iiop_server *s = start_server_x(&x);
   int64_t t0 = tu_now_ms();
-  int stalled = raw_connect("127.0.0.1", iiop_server_tls_port(s)); /* and sends nothing */
-  int stalled2 = raw_connect("127.0.0.1", iiop_server_tls_port(s));
+  int stalled = nu_connect("127.0.0.1", iiop_server_tls_port(s), 5, NU_NODELAY); /* and sends nothing */
+  int stalled2 = nu_connect("127.0.0.1", iiop_server_tls_port(s), 5, NU_NODELAY);
 
   /* Other clients are served meanwhile, over TLS and plain. */
   iiop_client *c = new_client(ca_file);
@@ -1368,11 +1278,11 @@ END_TEST
 START_TEST(test_shutdown_idle_connection_gets_close)
 {
   iiop_server *s = start_server();
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   uint8_t req[256];
   int32_t v = 9;
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "ping", NULL, arg_long, &v);
+                           "ping", NULL, nu_arg_long, &v);
   cdr_arena *a = cdr_arena_get();
   giop_message m;
   uint8_t *msg = raw_call(fd, req, n, 1, GIOP_NO_EXCEPTION, &m, a, 0);
@@ -1382,7 +1292,7 @@ START_TEST(test_shutdown_idle_connection_gets_close)
   pthread_t tsd;
   ck_assert_int_eq(pthread_create(&tsd, NULL, shutdown_main, s), 0);
   size_t len;
-  msg = raw_recv(fd, &len);
+  msg = nu_recv_msg(fd, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   parse(&m, msg, len, a, 0);
   ck_assert_uint_eq(m.hdr.type, GIOP_CLOSE_CONNECTION);
@@ -1398,23 +1308,6 @@ END_TEST
 
 /* A fake server: answers LocateRequests, and to the first Request sends a
  * Reply header and part of its body, then hangs up. */
-/* A loopback socket bound to a port and listening (LISTEN) or not. */
-static int bound_socket(int listening, uint16_t *port)
-{
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(fd, 0);
-  struct sockaddr_in a;
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-  socklen_t sl = sizeof a;
-  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &sl), 0);
-  *port = ntohs(a.sin_port);
-  if (listening)
-    ck_assert_int_eq(listen(fd, 4), 0);
-  return fd;
-}
 
 typedef struct fake {
   int lfd;
@@ -1441,7 +1334,7 @@ static void *fake_main(void *arg)
   cdr_arena *a = cdr_arena_get();
   for (;;) {
     size_t len;
-    uint8_t *msg = raw_recv(fd, &len);
+    uint8_t *msg = nu_recv_msg(fd, 1u << 24, &len);
     if (!msg)
       break;
     giop_message m;
@@ -1491,7 +1384,7 @@ static void *fake_main(void *arg)
 START_TEST(test_server_closes_mid_reply)
 {
   fake f;
-  f.lfd = bound_socket(1, &f.port);
+  f.lfd = nu_listen(4, &f.port);
   pthread_t t;
   ck_assert_int_eq(pthread_create(&t, NULL, fake_main, &f), 0);
 
@@ -1515,19 +1408,19 @@ START_TEST(test_max_connections)
   gate_reset();
   srv_opts_x x = { .max_connections = 1 };
   iiop_server *s = start_server_x(&x);
-  int a = raw_connect("127.0.0.1", iiop_server_port(s));
+  int a = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   uint8_t req[256];
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
                            "slow", NULL, NULL, NULL);
   raw_send(a, req, n);
   gate_wait_entered();
-  int b = raw_connect("127.0.0.1", iiop_server_port(s)); /* one too many: closed */
+  int b = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY); /* one too many: closed */
   ck_assert(raw_closed_within(b, 3000));
   close(b);
   gate_release();
   cdr_arena *ar = cdr_arena_get();
   size_t len;
-  uint8_t *msg = raw_recv(a, &len);
+  uint8_t *msg = nu_recv_msg(a, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   giop_message m;
   parse(&m, msg, len, ar, 0);
@@ -1551,7 +1444,7 @@ static void raw_ping(int fd, uint32_t id, int32_t v)
 {
   uint8_t req[256];
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, id, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "ping", NULL, arg_long, &v);
+                           "ping", NULL, nu_arg_long, &v);
   cdr_arena *a = cdr_arena_get();
   giop_message m;
   uint8_t *msg = raw_call(fd, req, n, id, GIOP_NO_EXCEPTION, &m, a, 0);
@@ -1568,7 +1461,7 @@ static void expect_bare(int fd, uint8_t type)
   uint8_t want[12] = { 'G', 'I', 'O', 'P', 1, 2, CDR_HOST_ORDER == CDR_LITTLE_ENDIAN, type,
                        0, 0, 0, 0 };
   uint8_t got[12];
-  ck_assert(read_full(fd, got, 12));
+  ck_assert(nu_read_full(fd, got, 12));
   ck_assert_mem_eq(got, want, 12);
 }
 
@@ -1579,12 +1472,12 @@ START_TEST(test_max_connections_evicts_idle_longest)
 {
   srv_opts_x x = { .max_connections = 2 };
   iiop_server *s = start_server_x(&x);
-  int stalled = raw_connect("127.0.0.1", iiop_server_port(s));
+  int stalled = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   raw_send(stalled, "GIO", 3);
   usleep(300 * 1000);
-  int worker = raw_connect("127.0.0.1", iiop_server_port(s));
+  int worker = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   raw_ping(worker, 1, 5);
-  int late = raw_connect("127.0.0.1", iiop_server_port(s));
+  int late = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   uint8_t b;
   int64_t t0 = tu_now_ms();
   ck_assert_int_eq(recv(stalled, &b, 1, 0), 0); /* closed, nothing sent */
@@ -1616,10 +1509,10 @@ START_TEST(test_max_connections_evicts_idle_with_close)
 {
   srv_opts_x x = { .max_connections = 1 };
   iiop_server *s = start_server_x(&x);
-  int idle = raw_connect("127.0.0.1", iiop_server_port(s));
+  int idle = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   raw_ping(idle, 1, 1);
   usleep(200 * 1000); /* the server's side leaves its request (dispatching is not idle) */
-  int late = raw_connect("127.0.0.1", iiop_server_port(s));
+  int late = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   expect_bare(idle, GIOP_CLOSE_CONNECTION);
   ck_assert(raw_closed_within(idle, 3000));
   raw_ping(late, 1, 2);
@@ -1656,10 +1549,10 @@ static void check_header_timeout(uint32_t pooled)
   iiop_server *s = start_server_x(&x);
   int keep = -1;
   if (pooled) {
-    keep = raw_connect("127.0.0.1", iiop_server_port(s)); /* takes the one thread */
+    keep = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY); /* takes the one thread */
     raw_ping(keep, 1, 1);
   }
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   int64_t t0 = tu_now_ms();
   raw_send(fd, "GIO", 3);
   int64_t t = ms_until_closed(fd, t0);
@@ -1690,11 +1583,11 @@ START_TEST(test_message_timeout)
   iiop_limits l = short_limits(10000, 500, 10000);
   srv_opts_x x = { .limits = &l };
   iiop_server *s = start_server_x(&x);
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   uint8_t req[256];
   int32_t v = 3;
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "ping", NULL, arg_long, &v);
+                           "ping", NULL, nu_arg_long, &v);
   int64_t t0 = tu_now_ms();
   raw_send(fd, req, 12);
   size_t k = 12;
@@ -1727,7 +1620,7 @@ START_TEST(test_idle_timeout)
   iiop_limits l = short_limits(10000, 10000, 400);
   srv_opts_x x = { .limits = &l };
   iiop_server *s = start_server_x(&x);
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   raw_ping(fd, 1, 4);
   int64_t t0 = tu_now_ms();
   expect_bare(fd, GIOP_CLOSE_CONNECTION);
@@ -1761,7 +1654,7 @@ START_TEST(test_ended_connection_releases_fd)
 {
   iiop_server *s = start_server();
   int n0 = count_fds();
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   raw_ping(fd, 1, 8);
   ck_assert_int_eq(count_fds(), n0 + 2);
   close(fd);
@@ -1779,12 +1672,12 @@ END_TEST
 START_TEST(test_bad_magic_four_octets)
 {
   iiop_server *s = start_server();
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   raw_send(fd, "ABCD", 4);
   expect_bare(fd, GIOP_MESSAGE_ERROR);
   ck_assert(raw_closed_within(fd, 3000));
   close(fd);
-  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   raw_send(fd, "GIX", 3);
   expect_bare(fd, GIOP_MESSAGE_ERROR);
   ck_assert(raw_closed_within(fd, 3000));
@@ -1814,19 +1707,19 @@ START_TEST(test_budget_no_resources)
   memset(str, 'x', sl);
   str[sl] = 0;
   /* A: 200 KiB held by a request that is being dispatched (charged: 200 KiB). */
-  int a = raw_connect("127.0.0.1", iiop_server_port(s));
+  int a = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   size_t n = build_request(req, cap, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo", "slow",
-                           NULL, arg_string, str);
+                           NULL, nu_arg_string, str);
   raw_send(a, req, n);
   gate_wait_entered();
   /* B: another 200 KiB: its buffer may not grow past 64 KiB. */
-  int b = raw_connect("127.0.0.1", iiop_server_port(s));
+  int b = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   n = build_request(req, cap, 2, CDR_HOST_ORDER, 9, GIOP_RESPONSE_EXPECTED, "Echo", "echoString",
-                    NULL, arg_string, str);
+                    NULL, nu_arg_string, str);
   int64_t t0 = tu_now_ms();
   raw_send(b, req, n);
   size_t len;
-  uint8_t *msg = raw_recv(b, &len);
+  uint8_t *msg = nu_recv_msg(b, 1u << 24, &len);
   int64_t t = tu_now_ms() - t0;
   ck_assert_ptr_nonnull(msg);
   ck_assert_int_ge(t, 300);
@@ -1851,7 +1744,7 @@ START_TEST(test_budget_no_resources)
   /* The rest of B's request was skipped: B still works. */
   raw_ping(b, 10, 11);
   gate_release();
-  msg = raw_recv(a, &len);
+  msg = nu_recv_msg(a, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   free(msg);
   iiop_server_stats st;
@@ -1886,7 +1779,7 @@ static void *garbage_main(void *arg)
   if (fd < 0)
     return NULL;
   size_t len;
-  uint8_t *msg = raw_recv(fd, &len);
+  uint8_t *msg = nu_recv_msg(fd, 1u << 24, &len);
   if (msg) {
     static const uint8_t junk[12] = { 'G', 'I', 'O', 'X', 1, 2, 0, 1, 0, 0, 0, 0 };
     raw_send(fd, junk, sizeof junk);
@@ -1962,7 +1855,7 @@ START_TEST(test_client_stats_exact)
 
   /* A port bound but not listening: the connect is refused. */
   uint16_t port;
-  int nl = bound_socket(0, &port);
+  int nl = nu_listen(-1, &port);
   r = resolve_loc(c, "127.0.0.1", port, "Echo");
   ck_assert_int_ne(call_ping(r, 1, &got), CDR_OK);
   iiop_ref_free(r);
@@ -1971,7 +1864,7 @@ START_TEST(test_client_stats_exact)
 
   /* A server that answers garbage: CDR_E_PROTOCOL, counted once. */
   fake f;
-  f.lfd = bound_socket(1, &f.port);
+  f.lfd = nu_listen(4, &f.port);
   pthread_t t;
   ck_assert_int_eq(pthread_create(&t, NULL, garbage_main, &f), 0);
   r = resolve_loc(c, "127.0.0.1", f.port, "Echo");
@@ -2037,7 +1930,7 @@ START_TEST(test_limits_defaults)
   small.max_message = 1024;
   srv_opts_x x = { .limits = &small };
   iiop_server *s = start_server_x(&x);
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   uint8_t h[12] = { 'G', 'I', 'O', 'P', 1, 2, 0, GIOP_REQUEST, 0, 0, 4, 0 }; /* 1024 octets */
   raw_send(fd, h, 12);
   expect_bare(fd, GIOP_MESSAGE_ERROR);
@@ -2058,7 +1951,7 @@ START_TEST(test_shutdown_aborts_tls_handshake)
   }
   srv_opts_x x = { .tls = 1, .handshake_ms = 20000 };
   iiop_server *s = start_server_x(&x);
-  int fd = raw_connect("127.0.0.1", iiop_server_tls_port(s)); /* stalls in the handshake */
+  int fd = nu_connect("127.0.0.1", iiop_server_tls_port(s), 5, NU_NODELAY); /* stalls in the handshake */
   tu_sleep_ms(100);
   int64_t t0 = tu_now_ms();
   iiop_server_free(s); /* must not wait for the 20 s handshake timeout */
@@ -2073,7 +1966,7 @@ END_TEST
 START_TEST(test_raw_response_flags_and_cancel)
 {
   iiop_server *s = start_server();
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   cdr_arena *a = cdr_arena_get();
   uint8_t req[256], buf[64];
   int32_t v = 31;
@@ -2082,10 +1975,10 @@ START_TEST(test_raw_response_flags_and_cancel)
   /* Oneway (flags 0), even one that raises, and a CancelRequest for a
    * request that is not running: no reply to any of them. */
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_NONE, "Echo",
-                           "raiseUser", NULL, arg_long, &v);
+                           "raiseUser", NULL, nu_arg_long, &v);
   raw_send(fd, req, n);
   n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 2, GIOP_RESPONSE_NONE, "Nope", "ping",
-                    NULL, arg_long, &v);
+                    NULL, nu_arg_long, &v);
   raw_send(fd, req, n);
   cdr_opts o;
   cdr_opts_default(&o);
@@ -2098,7 +1991,7 @@ START_TEST(test_raw_response_flags_and_cancel)
 
   /* SYNC_WITH_SERVER: an empty NO_EXCEPTION reply, the results dropped. */
   n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 3, GIOP_RESPONSE_SYNC_WITH_SERVER, "Echo",
-                    "ping", NULL, arg_long, &v);
+                    "ping", NULL, nu_arg_long, &v);
   uint8_t *msg = raw_call(fd, req, n, 3, GIOP_NO_EXCEPTION, &m, a, 0);
   ck_assert_uint_eq(cdr_in_remaining(&m.body), 0);
   cdr_in_close(&m.body);
@@ -2106,7 +1999,7 @@ START_TEST(test_raw_response_flags_and_cancel)
 
   /* The next reply on the connection answers the next two-way request. */
   n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 4, GIOP_RESPONSE_EXPECTED, "Echo", "ping",
-                    NULL, arg_long, &v);
+                    NULL, nu_arg_long, &v);
   msg = raw_call(fd, req, n, 4, GIOP_NO_EXCEPTION, &m, a, 0);
   ck_assert_int_eq(cdr_get_long(&m.body), 31);
   cdr_in_close(&m.body);
@@ -2120,7 +2013,7 @@ END_TEST
 START_TEST(test_raw_locate_request)
 {
   iiop_server *s = start_server();
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   cdr_arena *a = cdr_arena_get();
   static const struct { const char *key; uint8_t minor; uint32_t want; } cases[] = {
     { "Echo", 2, GIOP_OBJECT_HERE }, { "Nope", 2, GIOP_UNKNOWN_OBJECT },
@@ -2144,7 +2037,7 @@ START_TEST(test_raw_locate_request)
     raw_send(fd, buf, cdr_out_size(&w));
     cdr_out_close(&w);
     size_t len;
-    uint8_t *msg = raw_recv(fd, &len);
+    uint8_t *msg = nu_recv_msg(fd, 1u << 24, &len);
     ck_assert_ptr_nonnull(msg);
     giop_message m;
     parse(&m, msg, len, a, 0);
@@ -2164,7 +2057,7 @@ END_TEST
 START_TEST(test_raw_versions_and_byte_orders)
 {
   iiop_server *s = start_server();
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   cdr_arena *a = cdr_arena_get();
   uint32_t id = 1;
   for (uint8_t minor = 0; minor <= 2; minor++) {
@@ -2172,7 +2065,7 @@ START_TEST(test_raw_versions_and_byte_orders)
       uint8_t req[256];
       int32_t v = 0x01020304 + minor * 16 + order;
       size_t n = build_request(req, sizeof req, minor, order, id, GIOP_RESPONSE_EXPECTED, "Echo",
-                               "ping", NULL, arg_long, &v);
+                               "ping", NULL, nu_arg_long, &v);
       giop_message m;
       uint8_t *msg = raw_call(fd, req, n, id, GIOP_NO_EXCEPTION, &m, a, 0);
       /* The reply: the request's GIOP version, the server's byte order. */
@@ -2189,7 +2082,7 @@ START_TEST(test_raw_versions_and_byte_orders)
   uint8_t req[256];
   int32_t v = 5;
   size_t n = build_request(req, sizeof req, 0, CDR_BIG_ENDIAN, id, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "raiseUser", NULL, arg_long, &v);
+                           "raiseUser", NULL, nu_arg_long, &v);
   giop_message m;
   uint8_t *msg = raw_call(fd, req, n, id, GIOP_USER_EXCEPTION, &m, a, 0);
   const char *rid;
@@ -2209,14 +2102,14 @@ START_TEST(test_raw_reply_fragments)
 {
   srv_opts_x x = { .fragment_size = 256 };
   iiop_server *s = start_server_x(&x);
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   char str[2001];
   for (int k = 0; k < 2000; k++)
     str[k] = (char)('A' + k % 26);
   str[2000] = 0;
   uint8_t req[4096];
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 42, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "echoString", NULL, arg_string, str);
+                           "echoString", NULL, nu_arg_string, str);
   raw_send(fd, req, n);
   giop_reasm *ra = giop_reasm_new(NULL);
   ck_assert_ptr_nonnull(ra);
@@ -2225,7 +2118,7 @@ START_TEST(test_raw_reply_fragments)
   size_t wl = 0;
   while (!whole) {
     size_t len;
-    uint8_t *msg = raw_recv(fd, &len);
+    uint8_t *msg = nu_recv_msg(fd, 1u << 24, &len);
     ck_assert_ptr_nonnull(msg);
     ck_assert_uint_le(len, 256);
     if (msg[6] & GIOP_FLAG_MORE_FRAGMENTS)
@@ -2263,11 +2156,11 @@ START_TEST(test_raw_message_error_and_close)
   cdr_arena *a = cdr_arena_get();
 
   /* Garbage: MessageError, then the server closes. */
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   static const uint8_t junk[12] = { 'G', 'I', 'O', 'X', 1, 2, 1, 0, 0, 0, 0, 0 };
   raw_send(fd, junk, sizeof junk);
   size_t len;
-  uint8_t *msg = raw_recv(fd, &len);
+  uint8_t *msg = nu_recv_msg(fd, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   giop_message m;
   parse(&m, msg, len, a, 0);
@@ -2278,7 +2171,7 @@ START_TEST(test_raw_message_error_and_close)
   close(fd);
 
   /* A Reply sent to a server: MessageError too. */
-  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   uint8_t buf[64];
   cdr_opts o;
   cdr_opts_default(&o);
@@ -2289,7 +2182,7 @@ START_TEST(test_raw_message_error_and_close)
   giop_end(&w);
   raw_send(fd, buf, cdr_out_size(&w));
   cdr_out_close(&w);
-  msg = raw_recv(fd, &len);
+  msg = nu_recv_msg(fd, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   ck_assert_uint_eq(msg[7], GIOP_MESSAGE_ERROR);
   free(msg);
@@ -2297,17 +2190,17 @@ START_TEST(test_raw_message_error_and_close)
   close(fd);
 
   /* A malformed Request header (an absurd service context count). */
-  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   int32_t v = 1;
   uint8_t req[256];
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 3, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "ping", NULL, arg_long, &v);
+                           "ping", NULL, nu_arg_long, &v);
   /* 1.2: id(12) flags(16) reserved key-disposition(20) key len(24) "Echo"(28)
    * op len(32) "ping\0"(36) pad, context count at 44 */
   uint32_t bogus = 0x10000000;
   memcpy(req + 44, &bogus, 4);
   raw_send(fd, req, n);
-  msg = raw_recv(fd, &len);
+  msg = nu_recv_msg(fd, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   ck_assert_uint_eq(msg[7], GIOP_MESSAGE_ERROR);
   free(msg);
@@ -2315,7 +2208,7 @@ START_TEST(test_raw_message_error_and_close)
   close(fd);
 
   /* CloseConnection from the client: the server closes its side. */
-  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   cdr_out_init_buffer(&w, &o, buf, sizeof buf);
   giop_begin_close_connection(&w);
   giop_end(&w);
@@ -2325,10 +2218,10 @@ START_TEST(test_raw_message_error_and_close)
   close(fd);
 
   /* The server is still fine. */
-  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   v = 8;
   n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 4, GIOP_RESPONSE_EXPECTED, "Echo",
-                    "ping", NULL, arg_long, &v);
+                    "ping", NULL, nu_arg_long, &v);
   msg = raw_call(fd, req, n, 4, GIOP_NO_EXCEPTION, &m, a, 0);
   ck_assert_int_eq(cdr_get_long(&m.body), 8);
   cdr_in_close(&m.body);
@@ -2349,14 +2242,14 @@ END_TEST
 START_TEST(test_c18g_no_codesets_context)
 {
   iiop_server *s = start_server();
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   cdr_arena *a = cdr_arena_get();
   uint8_t req[256];
   giop_message m;
 
   const char *latin = "caf\xe9";
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "echoString", NULL, arg_string, latin);
+                           "echoString", NULL, nu_arg_string, latin);
   uint8_t *msg = raw_call(fd, req, n, 1, GIOP_NO_EXCEPTION, &m, a, 0);
   const char *got;
   uint32_t gl;
@@ -2390,7 +2283,7 @@ START_TEST(test_c18g_no_codesets_context)
 
   int32_t v = 12;
   n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 4, GIOP_RESPONSE_EXPECTED, "Echo", "ping",
-                    NULL, arg_long, &v);
+                    NULL, nu_arg_long, &v);
   msg = raw_call(fd, req, n, 4, GIOP_NO_EXCEPTION, &m, a, 0);
   ck_assert_int_eq(cdr_get_long(&m.body), 12);
   cdr_in_close(&m.body);
@@ -2398,7 +2291,7 @@ START_TEST(test_c18g_no_codesets_context)
   close(fd);
 
   /* With the context on the first Request, the same wstring echoes. */
-  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 5, GIOP_RESPONSE_EXPECTED, "Echo",
                     "echoWString", &l, arg_wstring_ab, NULL);
   msg = raw_call(fd, req, n, 5, GIOP_NO_EXCEPTION, &m, a, CDR_CS_UTF16);
@@ -2413,11 +2306,11 @@ START_TEST(test_c18g_no_codesets_context)
   close(fd);
 
   /* A code set the server cannot use: CODESET_INCOMPATIBLE. */
-  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   giop_codeset_context bad = { 0x00010020 /* ISO 646 */, CDR_CS_UTF16 };
   giop_codeset_context_encode(&bad, csd);
   n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 6, GIOP_RESPONSE_EXPECTED, "Echo", "ping",
-                    &l, arg_long, &v);
+                    &l, nu_arg_long, &v);
   msg = raw_call(fd, req, n, 6, GIOP_SYSTEM_EXCEPTION, &m, a, 0);
   ck_assert_int_eq(giop_get_system_exception(&m.body, &e), CDR_OK);
   ck_assert_str_eq(e.repo_id, "IDL:omg.org/CORBA/CODESET_INCOMPATIBLE:1.0");
@@ -2442,7 +2335,7 @@ START_TEST(test_server_steady_state_allocates_nothing)
    * warm up on its first calls; with one, the warm-up below covers it). */
   int holder;
   iiop_server *s = start_server_pool(_i, 1, &holder);
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   uint8_t req[256], rep[256];
   uint64_t before = 0;
   for (int i = 0; i < 300; i++) {
@@ -2450,17 +2343,17 @@ START_TEST(test_server_steady_state_allocates_nothing)
       before = __atomic_load_n(&mc.mallocs, __ATOMIC_SEQ_CST);
     int32_t v = i;
     size_t n = (i & 1) ? build_request(req, sizeof req, 2, CDR_HOST_ORDER, (uint32_t)i,
-                                       GIOP_RESPONSE_EXPECTED, "Echo", "ping", NULL, arg_long, &v)
+                                       GIOP_RESPONSE_EXPECTED, "Echo", "ping", NULL, nu_arg_long, &v)
                        : build_request(req, sizeof req, 2, CDR_HOST_ORDER, (uint32_t)i,
                                        GIOP_RESPONSE_EXPECTED, "Echo", "echoString", NULL,
-                                       arg_string, "steady");
+                                       nu_arg_string, "steady");
     raw_send(fd, req, n);
     uint8_t h[12];
-    ck_assert(read_full(fd, h, 12));
+    ck_assert(nu_read_full(fd, h, 12));
     giop_header gh;
     ck_assert_int_eq(giop_header_parse(h, 12, &gh), CDR_OK);
     ck_assert_uint_le(gh.size, sizeof rep);
-    ck_assert(read_full(fd, rep, gh.size));
+    ck_assert(nu_read_full(fd, rep, gh.size));
     ck_assert_uint_eq(gh.type, GIOP_REPLY);
   }
   uint64_t after = __atomic_load_n(&mc.mallocs, __ATOMIC_SEQ_CST);
@@ -2681,12 +2574,12 @@ START_TEST(test_pool_shutdown_with_calls_pending)
   uint8_t req[256];
   int32_t v = 3;
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "ping", NULL, arg_long, &v);
-  int idle = raw_connect("127.0.0.1", port); /* pooled, idle, never closes */
+                           "ping", NULL, nu_arg_long, &v);
+  int idle = nu_connect("127.0.0.1", port, 5, NU_NODELAY); /* pooled, idle, never closes */
   uint8_t *msg = raw_call(idle, req, n, 1, GIOP_NO_EXCEPTION, &m, a, 0);
   cdr_in_close(&m.body);
   free(msg);
-  int busy = raw_connect("127.0.0.1", port); /* pooled, slow() in progress, never closes */
+  int busy = nu_connect("127.0.0.1", port, 5, NU_NODELAY); /* pooled, slow() in progress, never closes */
   msg = raw_call(busy, req, n, 1, GIOP_NO_EXCEPTION, &m, a, 0);
   cdr_in_close(&m.body);
   free(msg);
@@ -2711,7 +2604,7 @@ START_TEST(test_pool_shutdown_with_calls_pending)
   /* The idle pooled connection gets CloseConnection at once, from the
    * shutdown thread (both workers are busy). */
   size_t len;
-  msg = raw_recv(idle, &len);
+  msg = nu_recv_msg(idle, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   ck_assert_uint_eq(msg[7], GIOP_CLOSE_CONNECTION);
   free(msg);
@@ -2719,7 +2612,7 @@ START_TEST(test_pool_shutdown_with_calls_pending)
 
   gate_release();
   /* The busy raw connection: the reply of slow(), then CloseConnection. */
-  msg = raw_recv(busy, &len);
+  msg = nu_recv_msg(busy, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   parse(&m, msg, len, a, 0);
   ck_assert_uint_eq(m.hdr.type, GIOP_REPLY);
@@ -2727,7 +2620,7 @@ START_TEST(test_pool_shutdown_with_calls_pending)
   ck_assert_int_eq(cdr_get_long(&m.body), 7);
   cdr_in_close(&m.body);
   free(msg);
-  msg = raw_recv(busy, &len);
+  msg = nu_recv_msg(busy, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   ck_assert_uint_eq(msg[7], GIOP_CLOSE_CONNECTION);
   free(msg);
@@ -2894,7 +2787,7 @@ START_TEST(test_generated_keys)
   check_ping(echo, 6);
 
   /* LocateRequest agrees. */
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   cdr_arena *a = cdr_arena_get();
   for (int k = 0; k < 2; k++) {
     uint8_t buf[96];
@@ -2913,7 +2806,7 @@ START_TEST(test_generated_keys)
     raw_send(fd, buf, cdr_out_size(&w));
     cdr_out_close(&w);
     size_t len;
-    uint8_t *msg = raw_recv(fd, &len);
+    uint8_t *msg = nu_recv_msg(fd, 1u << 24, &len);
     ck_assert_ptr_nonnull(msg);
     giop_message m;
     parse(&m, msg, len, a, 0);

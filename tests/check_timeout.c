@@ -28,6 +28,7 @@
 #include <cdr/cdr.h>
 #include <iiop/msg.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
 
 #define SLACK_MS 2000 /* how much later than its timeout a call may return */
@@ -457,31 +458,6 @@ typedef struct fake {
   int cancels;                       /* CancelRequests received */
 } fake;
 
-static int read_full(int fd, void *p, size_t n)
-{
-  uint8_t *b = p;
-  while (n) {
-    ssize_t r = recv(fd, b, n, 0);
-    if (r <= 0)
-      return 0;
-    b += r;
-    n -= (size_t)r;
-  }
-  return 1;
-}
-
-static void send_all(int fd, const void *p, size_t n)
-{
-  const uint8_t *b = p;
-  while (n) {
-    ssize_t w = send(fd, b, n, MSG_NOSIGNAL);
-    if (w <= 0)
-      return;
-    b += w;
-    n -= (size_t)w;
-  }
-}
-
 /* A server that answers every Request with NO_EXCEPTION and the request's
  * first long argument: the first one's reply in two parts, SPLIT_MS apart. */
 static void *fake_main(void *arg)
@@ -494,7 +470,7 @@ static void *fake_main(void *arg)
   cdr_arena_init(&a, NULL);
   for (int nreq = 0;;) {
     uint8_t h[12];
-    if (!read_full(fd, h, sizeof h))
+    if (!nu_read_full(fd, h, sizeof h))
       break;
     uint32_t sz = h[6] & 1 ? (uint32_t)h[8] | h[9] << 8 | h[10] << 16 | (uint32_t)h[11] << 24
                            : (uint32_t)h[8] << 24 | h[9] << 16 | h[10] << 8 | h[11];
@@ -502,7 +478,7 @@ static void *fake_main(void *arg)
       break;
     uint8_t *m = malloc(12 + sz);
     memcpy(m, h, 12);
-    if (!read_full(fd, m + 12, sz)) {
+    if (!nu_read_full(fd, m + 12, sz)) {
       free(m);
       break;
     }
@@ -536,11 +512,11 @@ static void *fake_main(void *arg)
     const uint8_t *d = cdr_out_data(&o);
     size_t len = cdr_out_size(&o);
     if (nreq++ == 0) {
-      send_all(fd, d, len / 2);
+      nu_send_all(fd, d, len / 2);
       tu_sleep_ms(f->split_ms);
-      send_all(fd, d + len / 2, len - len / 2);
+      nu_send_all(fd, d + len / 2, len - len / 2);
     } else {
-      send_all(fd, d, len);
+      nu_send_all(fd, d, len);
     }
     cdr_out_close(&o);
     free(m);

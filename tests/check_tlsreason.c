@@ -37,6 +37,7 @@
 #include <iiop/ior.h>
 #include <iiop/orb.h>
 #include "TlsEcho.h"
+#include "netutil.h"
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- certificates */
@@ -636,19 +637,6 @@ START_TEST(test_client_refused)
 }
 END_TEST
 
-/* A listener on a free loopback port: its fd, *PORT. */
-static int listen_any(uint16_t *port)
-{
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-  socklen_t sl = sizeof sa;
-  ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-  ck_assert_int_eq(listen(fd, 4), 0);
-  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-  *port = ntohs(sa.sin_port);
-  return fd;
-}
-
 START_TEST(test_plaintext_peer)
 {
   NEED_OPENSSL();
@@ -726,7 +714,7 @@ static void *rst_main(void *arg)
 static void rst_start(rst_server *r)
 {
   memset(r, 0, sizeof *r);
-  r->lfd = listen_any(&r->port);
+  r->lfd = nu_listen(4, &r->port);
   ck_assert_int_eq(pthread_create(&r->th, NULL, rst_main, r), 0);
 }
 

@@ -18,17 +18,6 @@
 #include "netutil.h"
 #include "testutil.h"
 
-static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  int32_t x = cdr_get_long(a);
-  if (cdr_in_status(a))
-    return cdr_in_status(a);
-  cdr_put_long(o, x);
-  return CDR_OK;
-}
-
 /* The string by reference: a gather reply (held replies are copied). */
 static int op_echo_view(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
 {
@@ -63,7 +52,7 @@ static int op_gate(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
   return CDR_OK;
 }
 
-static const iiop_operation ops[] = { { "ping", op_ping }, { "echoStringView", op_echo_view },
+static const iiop_operation ops[] = { { "ping", nu_op_ping }, { "echoStringView", op_echo_view },
                                       { "gate", op_gate } };
 static const iiop_interface iface = { "IDL:Bench/Echo:1.0", ops, 3, NULL };
 
@@ -74,11 +63,7 @@ static iiop_server *start(size_t frag)
   o.batch_replies = 1;
   if (frag)
     o.fragment_size = frag;
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
-  return s;
+  return nu_serve(&o, "Echo", &iface, NULL);
 }
 
 /* Append a GIOP 1.2 Request (ID, OP; a long X, or the string S when not

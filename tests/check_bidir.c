@@ -110,9 +110,7 @@ static void world_up(world *w, int accept, int offer, int listen)
   iiop_server_opts so;
   iiop_server_opts_default(&so);
   so.accept_bidir = accept;
-  ck_assert_int_eq(iiop_server_new(&so, &w->srv), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(w->srv, "Srv", 3, &srv_iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(w->srv), CDR_OK);
+  w->srv = nu_serve(&so, "Srv", &srv_iface, NULL);
   srv_client = iiop_client_new(NULL);
   ck_assert_ptr_nonnull(srv_client);
   ck_assert_int_eq(iiop_client_use_bidir(srv_client, w->srv), accept ? CDR_OK : CDR_E_STATE);
@@ -421,9 +419,7 @@ START_TEST(test_hostile_contexts)
   iiop_server_opts_default(&so);
   so.accept_bidir = 1;
   iiop_server *s;
-  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Srv", 3, &srv_iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  s = nu_serve(&so, "Srv", &srv_iface, NULL);
   int fd = nu_connect(NULL, iiop_server_port(s), 0, 0);
   static const uint8_t bad_order[] = { 7, 0, 0, 0, 0, 0, 0, 0 };
   static const uint8_t huge_count[] = { 0, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff };

@@ -516,10 +516,7 @@ START_TEST(test_client_threads_mixed_bodies)
   iiop_server_opts so;
   iiop_server_opts_default(&so);
   so.batch_replies = 1;
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  iiop_server *s = nu_serve(&so, "Echo", &iface, NULL);
   char url[64];
   snprintf(url, sizeof url, "corbaloc:iiop:1.2@127.0.0.1:%u/Echo", iiop_server_port(s));
   iiop_client_opts co;

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <cdr/cdr.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- the servant */
@@ -83,19 +84,7 @@ static int op_hold(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
   return CDR_OK;
 }
 
-/* ping(long x) -> x. */
-static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  int32_t x = cdr_get_long(a);
-  if (cdr_in_status(a) != CDR_OK)
-    return cdr_in_status(a);
-  cdr_put_long(o, x);
-  return CDR_OK;
-}
-
-static const iiop_operation ops[] = { { "hold", op_hold }, { "ping", op_ping } };
+static const iiop_operation ops[] = { { "hold", op_hold }, { "ping", nu_op_ping } };
 static const iiop_interface iface = { "IDL:Test/Gate:1.0", ops, 2, NULL };
 
 /* A started server; IDLE_MS > 0: its idle timeout. */
@@ -106,11 +95,7 @@ static iiop_server *start_server(int idle_ms)
   iiop_server_opts_default(&o);
   if (idle_ms > 0)
     o.limits.idle_timeout_ms = idle_ms;
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Gate", 4, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
-  return s;
+  return nu_serve(&o, "Gate", &iface, NULL);
 }
 
 /* ---------------------------------------------------------------- the client */

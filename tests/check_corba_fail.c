@@ -76,9 +76,7 @@ static uint16_t start_server(void)
 {
   iiop_server_opts o;
   iiop_server_opts_default(&o);
-  ck_assert_int_eq(iiop_server_new(&o, &srv), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(srv, "P", 1, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(srv), CDR_OK);
+  srv = nu_serve(&o, "P", &iface, NULL);
   return iiop_server_port(srv);
 }
 

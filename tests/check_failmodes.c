@@ -43,29 +43,14 @@
 
 /* ---------------------------------------------------------------- a real server */
 
-static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  int32_t x = cdr_get_long(a);
-  if (cdr_in_status(a) != CDR_OK)
-    return cdr_in_status(a);
-  cdr_put_long(o, x);
-  return CDR_OK;
-}
-
-static const iiop_operation ops[] = { { "ping", op_ping } };
+static const iiop_operation ops[] = { { "ping", nu_op_ping } };
 static const iiop_interface iface = { "IDL:Test/Pinger:1.0", ops, 1, NULL };
 
 static iiop_server *start_server(void)
 {
   iiop_server_opts o;
   iiop_server_opts_default(&o);
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Pinger", 6, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
-  return s;
+  return nu_serve(&o, "Pinger", &iface, NULL);
 }
 
 static iiop_ref *resolve_port(iiop_client *c, uint16_t port)

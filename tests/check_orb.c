@@ -269,10 +269,7 @@ static iiop_server *start_server_x(const srv_opts_x *x)
   }
   if (x && x->limits)
     o.limits = *x->limits;
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &echo_iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  iiop_server *s = nu_serve(&o, "Echo", &echo_iface, NULL);
   ck_assert_uint_ne(iiop_server_port(s), 0);
   return s;
 }
@@ -807,9 +804,7 @@ START_TEST(test_tls_required_server)
   so.tls_policy = 7;
   ck_assert_int_eq(iiop_server_new(&so, &s), CDR_E_INVALID);
   so.tls_policy = IIOP_TLS_REQUIRED;
-  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &echo_iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  s = nu_serve(&so, "Echo", &echo_iface, NULL);
   ck_assert_uint_eq(iiop_server_port(s), 0);
   ck_assert_uint_ne(iiop_server_tls_port(s), 0);
 
@@ -2395,9 +2390,7 @@ START_TEST(test_option_allocators)
   cdr_mem_counter_init(&sa, NULL);
   cdr_mem_counter_init(&ca, NULL);
 
-  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &echo_iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  s = nu_serve(&so, "Echo", &echo_iface, NULL);
   uint64_t server_setup = __atomic_load_n(&sa.mallocs, __ATOMIC_SEQ_CST);
   ck_assert_uint_ge(server_setup, 3); /* the server, its host, the object table */
   iiop_client *c = iiop_client_new(&co);

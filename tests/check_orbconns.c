@@ -18,6 +18,7 @@
 #include <time.h>
 #include <iiop/orb.h>
 #include "shop.h"
+#include "netutil.h"
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- the server */
@@ -71,11 +72,7 @@ static iiop_server *start_server(void)
   pthread_mutex_unlock(&gate_mu);
   iiop_server_opts o;
   iiop_server_opts_default(&o);
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Store", 5, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
-  return s;
+  return nu_serve(&o, "Store", &iface, NULL);
 }
 
 /* ---------------------------------------------------------------- the ORB */

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <cdr/cdr.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- a silent server */
@@ -334,18 +335,7 @@ END_TEST
 
 /* ------------------------------------------- a server closing idle connections */
 
-static int op_ping(void *sv, iiop_request *q, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)q;
-  int32_t x = cdr_get_long(a);
-  if (cdr_in_status(a) != CDR_OK)
-    return cdr_in_status(a);
-  cdr_put_long(o, x);
-  return CDR_OK;
-}
-
-static const iiop_operation ops[] = { { "ping", op_ping } };
+static const iiop_operation ops[] = { { "ping", nu_op_ping } };
 static const iiop_interface iface = { "IDL:Test/Ping:1.0", ops, 1, NULL };
 
 typedef struct looper {
@@ -387,10 +377,7 @@ static void run_idle_close(uint32_t max, int T)
   iiop_server_opts so;
   iiop_server_opts_default(&so);
   so.limits.idle_timeout_ms = 30;
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Ping", 4, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  iiop_server *s = nu_serve(&so, "Ping", &iface, NULL);
   iiop_client *c = pool_client(max, 1);
   char url[96];
   snprintf(url, sizeof url, "corbaloc:iiop:1.2@127.0.0.1:%u/Ping", (unsigned)iiop_server_port(s));

@@ -158,11 +158,7 @@ static const iiop_interface iface = { "IDL:Test/Ctx:1.0", ops, sizeof ops / size
 
 static iiop_server *start_server(void)
 {
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(NULL, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
-  return s;
+  return nu_serve(NULL, "Echo", &iface, NULL);
 }
 
 static iiop_client *new_client(void)

@@ -38,18 +38,6 @@
 static int entered;                 /* atomic: sleep/sleepEcho calls that arrived */
 static int answered;                /* atomic: sleep/sleepEcho calls that finished */
 
-/* ping(long x) -> x, at once. */
-static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  int32_t x = cdr_get_long(a);
-  if (cdr_in_status(a) != CDR_OK)
-    return cdr_in_status(a);
-  cdr_put_long(o, x);
-  return CDR_OK;
-}
-
 /* sleep(long ms, long x) -> x, after MS milliseconds. */
 static int op_sleep(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
 {
@@ -85,7 +73,7 @@ static int op_sleep_echo(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
 }
 
 static const iiop_operation ops[] = {
-  { "ping", op_ping },
+  { "ping", nu_op_ping },
   { "sleep", op_sleep },
   { "sleepEcho", op_sleep_echo },
 };
@@ -100,11 +88,7 @@ static iiop_server *start_server(size_t frag)
   iiop_server_opts_default(&o);
   if (frag)
     o.fragment_size = frag;
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Sleeper", 7, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
-  return s;
+  return nu_serve(&o, "Sleeper", &iface, NULL);
 }
 
 /* A client whose own timeout is CLIENT_MS (0: none).  Its callers share

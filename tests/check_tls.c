@@ -27,6 +27,7 @@
 #include <iiop/conn.h>
 #include <iiop/ior.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- certificates */
@@ -597,10 +598,7 @@ START_TEST(test_forward_required)
   iiop_server_opts so;
   iiop_server_opts_default(&so);
   so.tls_policy = IIOP_TLS_OFF;
-  iiop_server *f = NULL;
-  ck_assert_int_eq(iiop_server_new(&so, &f), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(f, "Fwd", 3, &fwd_iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(f), CDR_OK);
+  iiop_server *f = nu_serve(&so, "Fwd", &fwd_iface, NULL);
 
   iiop_client *c = client(IIOP_TLS_OFF, ca, NULL, NULL, NULL);
   char loc[96];

@@ -42,17 +42,6 @@
 
 /* ---------------------------------------------------------------- the servant */
 
-static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  int32_t x = cdr_get_long(a);
-  if (cdr_in_status(a) != CDR_OK)
-    return cdr_in_status(a);
-  cdr_put_long(o, x);
-  return CDR_OK;
-}
-
 /* echoString(string s) -> s */
 static int op_echo_string(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
 {
@@ -67,7 +56,7 @@ static int op_echo_string(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
 }
 
 static const iiop_operation ops[] = {
-  { "ping", op_ping },
+  { "ping", nu_op_ping },
   { "echoString", op_echo_string },
 };
 static const iiop_interface iface = { "IDL:Test/Echo:1.0", ops, 2, NULL };
@@ -88,10 +77,7 @@ static iiop_server *start_server(const iiop_limits *l)
   o.host = "127.0.0.1";
   if (l)
     o.limits = *l;
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  iiop_server *s = nu_serve(&o, "Echo", &iface, NULL);
   ck_assert_uint_ne(iiop_server_port(s), 0);
   return s;
 }

@@ -182,10 +182,7 @@ static void server_reply(int minor, size_t frag, const char *op, size_t n)
   iiop_server_opts so;
   iiop_server_opts_default(&so);
   so.fragment_size = frag;
-  iiop_server *srv = NULL;
-  ck_assert_int_eq(iiop_server_new(&so, &srv), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(srv, "Echo", 4, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(srv), CDR_OK);
+  iiop_server *srv = nu_serve(&so, "Echo", &iface, NULL);
   int fd = nu_connect(NULL, iiop_server_port(srv), 20, 0);
   char *s = make_string(n);
   uint8_t *req;

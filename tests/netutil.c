@@ -237,6 +237,32 @@ size_t nu_request(uint8_t *buf, size_t cap, const nu_req *r)
 
 /* ---------------------------------------------------------------- servers */
 
+iiop_server *nu_serve(const iiop_server_opts *o, const char *key, const iiop_interface *iface,
+                      void *servant)
+{
+  iiop_server_opts d;
+  if (!o) {
+    iiop_server_opts_default(&d);
+    o = &d;
+  }
+  iiop_server *s = NULL;
+  ck_assert_int_eq(iiop_server_new(o, &s), CDR_OK);
+  ck_assert_int_eq(iiop_server_activate(s, key, strlen(key), iface, servant), CDR_OK);
+  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  return s;
+}
+
+int nu_op_ping(void *servant, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  (void)servant;
+  (void)r;
+  int32_t x = cdr_get_long(a);
+  if (cdr_in_status(a) != CDR_OK)
+    return cdr_in_status(a);
+  cdr_put_long(o, x);
+  return CDR_OK;
+}
+
 iiop_server_stats nu_stats(iiop_server *s)
 {
   iiop_server_stats st;

@@ -1,7 +1,8 @@
 /* netutil.h - raw TCP peers for the tests (tests/netutil.c): loopback
  * sockets on free ports, whole sends and reads, one GIOP message read off
  * a socket, GIOP 1.x headers and Request messages built octet for octet,
- * and the server-stats wait that the raw-peer tests share.
+ * a started server, a ping operation, and the server-stats wait that the
+ * raw-peer tests share.
  *
  * The functions whose comment says "asserts" end the running Check test
  * when a step that must not fail does (socket(), connect(), a header that
@@ -100,6 +101,18 @@ nu_req nu_req_default(uint32_t id, const char *key, const char *op);
 size_t nu_request(uint8_t *buf, size_t cap, const nu_req *r);
 
 /* ---------------------------------------------------------------- servers */
+
+/* A server of options O (NULL: iiop_server_opts_default's) with IFACE
+ * and SERVANT activated under the object key KEY (NUL-terminated),
+ * started: listening on O's host and port (port 0: a free one, read with
+ * iiop_server_port).  Asserts that iiop_server_new, _activate and _start
+ * succeed; the caller frees the server. */
+iiop_server *nu_serve(const iiop_server_opts *o, const char *key, const iiop_interface *iface,
+                      void *servant);
+
+/* The operation "ping(long x) -> x": X read from A and written to O; A's
+ * status when X does not decode. */
+int nu_op_ping(void *servant, iiop_request *r, cdr_in *a, cdr_out *o);
 
 /* S's statistics (asserts iiop_server_stats_get). */
 iiop_server_stats nu_stats(iiop_server *s);

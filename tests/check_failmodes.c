@@ -38,6 +38,7 @@
 #include <iiop/orb.h>
 #include "netutil.h"
 #include "testutil.h"
+#include "tlsutil.h"
 
 #define SLACK_MS 2000 /* how much later than its timeout a call may return */
 
@@ -384,23 +385,13 @@ START_TEST(test_connect_timeout)
 END_TEST
 
 /* A CA certificate for the client (the handshake never gets to use it). */
-static char ca_dir[64], ca_file[96];
+static char ca_file[TLSU_PATH_MAX];
 
 static int make_ca(void)
 {
-  if (system("command -v openssl >/dev/null 2>&1") != 0)
+  if (!tlsu_begin("check_failmodes") || tlsu_ca("ca", "ca.crt", "/CN=check_failmodes") != 0)
     return -1;
-  snprintf(ca_dir, sizeof ca_dir, "/tmp/check_failmodes.XXXXXX");
-  if (!mkdtemp(ca_dir))
-    return -1;
-  char cmd[512];
-  snprintf(cmd, sizeof cmd,
-           "cd %s && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
-           "-keyout ca.key -out ca.crt -days 2 -subj /CN=check_failmodes >/dev/null 2>&1",
-           ca_dir);
-  if (system(cmd) != 0)
-    return -1;
-  snprintf(ca_file, sizeof ca_file, "%s/ca.crt", ca_dir);
+  tlsu_path(ca_file, "ca.crt");
   return 0;
 }
 
@@ -441,10 +432,7 @@ START_TEST(test_tls_handshake_stall)
   iiop_client_free(c);
   close(p.fd);
   close(p.lfd);
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", ca_dir);
-  if (system(cmd) != 0)
-    fprintf(stderr, "check_failmodes: could not remove %s\n", ca_dir);
+  tlsu_end("check_failmodes");
 }
 END_TEST
 

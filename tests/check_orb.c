@@ -37,6 +37,7 @@
 #include <iiop/orb.h>
 #include "netutil.h"
 #include "testutil.h"
+#include "tlsutil.h"
 
 #define OMG(n) (GIOP_OMGVMCID | (n))
 
@@ -184,56 +185,31 @@ static const iiop_interface echo_iface = {
 
 /* ---------------------------------------------------------------- fixtures */
 
-static char cert_dir[64];
 static int have_openssl;
-static char ca_file[128], other_ca_file[128], cert_file[128], key_file[128];
-
-static int run_quiet(const char *cmd)
-{
-  char full[1024];
-  snprintf(full, sizeof full, "cd %s && (%s) >/dev/null 2>&1", cert_dir, cmd);
-  return system(full);
-}
+static char ca_file[TLSU_PATH_MAX], other_ca_file[TLSU_PATH_MAX], cert_file[TLSU_PATH_MAX];
+static char key_file[TLSU_PATH_MAX];
 
 /* A test CA, a server certificate it signs (subjectAltName IP:127.0.0.1,
  * DNS:localhost), and another CA that signed nothing here. */
 static void certs_setup(void)
 {
-  if (system("command -v openssl >/dev/null 2>&1") != 0)
+  if (!tlsu_begin("check_orb"))
     return;
-  snprintf(cert_dir, sizeof cert_dir, "/tmp/check_orb.XXXXXX");
-  if (!mkdtemp(cert_dir))
-    return;
-  const char *ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
-  char cmd[512];
   int rc = 0;
-  snprintf(cmd, sizeof cmd, "openssl req -x509 %s -keyout ca.key -out ca.crt -days 2 -subj /CN=check_orb-CA", ec);
-  rc |= run_quiet(cmd);
-  snprintf(cmd, sizeof cmd, "openssl req -x509 %s -keyout other.key -out other.crt -days 2 -subj /CN=other-CA", ec);
-  rc |= run_quiet(cmd);
-  snprintf(cmd, sizeof cmd, "openssl req %s -keyout srv.key -out srv.csr -subj /CN=localhost", ec);
-  rc |= run_quiet(cmd);
-  rc |= run_quiet("printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > ext.cnf");
-  rc |= run_quiet("openssl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key -CAcreateserial "
-                  "-out srv.crt -days 2 -extfile ext.cnf");
+  rc |= tlsu_ca("ca", "ca.crt", "/CN=check_orb-CA");
+  rc |= tlsu_ca("other", "other.crt", "/CN=other-CA");
+  rc |= tlsu_leaf("srv", "srv.crt", "/CN=localhost", "ca", "ca.crt",
+                  "subjectAltName=IP:127.0.0.1,DNS:localhost");
   if (rc != 0)
     return;
-  snprintf(ca_file, sizeof ca_file, "%s/ca.crt", cert_dir);
-  snprintf(other_ca_file, sizeof other_ca_file, "%s/other.crt", cert_dir);
-  snprintf(cert_file, sizeof cert_file, "%s/srv.crt", cert_dir);
-  snprintf(key_file, sizeof key_file, "%s/srv.key", cert_dir);
+  tlsu_path(ca_file, "ca.crt");
+  tlsu_path(other_ca_file, "other.crt");
+  tlsu_path(cert_file, "srv.crt");
+  tlsu_path(key_file, "srv.key");
   have_openssl = 1;
 }
 
-static void certs_teardown(void)
-{
-  if (cert_dir[0]) {
-    char cmd[160];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", cert_dir);
-    if (system(cmd) != 0)
-      fprintf(stderr, "check_orb: could not remove %s\n", cert_dir);
-  }
-}
+static void certs_teardown(void) { tlsu_end("check_orb"); }
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -760,8 +736,8 @@ START_TEST(test_tls_connect_why)
   iiop_tls_ctx_free(cx);
 
   /* Contexts: a missing CA file, a key that is not the certificate's. */
-  char missing[160];
-  snprintf(missing, sizeof missing, "%s/no-such-ca.crt", cert_dir);
+  char missing[TLSU_PATH_MAX];
+  tlsu_path(missing, "no-such-ca.crt");
   cx = (iiop_tls_ctx *)1;
   ck_assert_int_eq(iiop_tls_client_ctx_why(missing, 1, &cx, why, sizeof why), CDR_E_TLS);
   ck_assert_ptr_nonnull(strstr(why, "No such file or directory"));

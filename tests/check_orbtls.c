@@ -15,65 +15,41 @@
 #include <iiop/orb.h>
 #include "TlsEcho.h"
 #include "testutil.h"
+#include "tlsutil.h"
 
 /* ---------------------------------------------------------------- certificates */
 
-static char cert_dir[64];
 static int have_openssl;
-static char ca_file[128], other_ca_file[128], key_file[128], broken_file[128], enc_key_file[128];
-
-static int run_quiet(const char *cmd)
-{
-  char full[1024];
-  snprintf(full, sizeof full, "cd %s && (%s) >/dev/null 2>&1", cert_dir, cmd);
-  return system(full);
-}
+static char ca_file[TLSU_PATH_MAX], other_ca_file[TLSU_PATH_MAX], key_file[TLSU_PATH_MAX];
+static char broken_file[TLSU_PATH_MAX], enc_key_file[TLSU_PATH_MAX];
 
 /* A CA, a server certificate it signs for 127.0.0.1 with its key in one
  * PEM (srv-all.pem, omniORB's key file form), another CA, and a PEM that
  * holds a certificate and no key. */
 static int certs_setup(void)
 {
-  if (system("command -v openssl >/dev/null 2>&1") != 0)
+  if (!tlsu_begin("check_orbtls"))
     return 0;
-  snprintf(cert_dir, sizeof cert_dir, "/tmp/check_orbtls.XXXXXX");
-  if (!mkdtemp(cert_dir))
-    return 0;
-  const char *ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
-  char cmd[512];
   int rc = 0;
-  snprintf(cmd, sizeof cmd, "openssl req -x509 %s -keyout ca.key -out ca.pem -days 2 -subj /CN=orbtls-CA", ec);
-  rc |= run_quiet(cmd);
-  snprintf(cmd, sizeof cmd, "openssl req -x509 %s -keyout other.key -out other.pem -days 2 -subj /CN=other-CA", ec);
-  rc |= run_quiet(cmd);
-  snprintf(cmd, sizeof cmd, "openssl req %s -keyout srv.key -out srv.csr -subj /CN=localhost", ec);
-  rc |= run_quiet(cmd);
-  rc |= run_quiet("printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > ext.cnf");
-  rc |= run_quiet("openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial "
-                  "-out srv.pem -days 2 -extfile ext.cnf");
-  rc |= run_quiet("cat srv.pem srv.key > srv-all.pem");
-  rc |= run_quiet("openssl pkey -in srv.key -aes128 -passout pass:s3cret -out srv-enc.key && "
-                  "cat srv.pem srv-enc.key > srv-enc-all.pem");
+  rc |= tlsu_ca("ca", "ca.pem", "/CN=orbtls-CA");
+  rc |= tlsu_ca("other", "other.pem", "/CN=other-CA");
+  rc |= tlsu_leaf("srv", "srv.pem", "/CN=localhost", "ca", "ca.pem",
+                  "subjectAltName=IP:127.0.0.1,DNS:localhost");
+  rc |= tlsu_sh("cat srv.pem srv.key > srv-all.pem");
+  rc |= tlsu_sh("openssl pkey -in srv.key -aes128 -passout pass:s3cret -out srv-enc.key && "
+                "cat srv.pem srv-enc.key > srv-enc-all.pem");
   if (rc != 0)
     return 0;
-  snprintf(ca_file, sizeof ca_file, "%s/ca.pem", cert_dir);
-  snprintf(other_ca_file, sizeof other_ca_file, "%s/other.pem", cert_dir);
-  snprintf(key_file, sizeof key_file, "%s/srv-all.pem", cert_dir);
-  snprintf(broken_file, sizeof broken_file, "%s/srv.pem", cert_dir); /* no key in it */
-  snprintf(enc_key_file, sizeof enc_key_file, "%s/srv-enc-all.pem", cert_dir); /* "s3cret" */
+  tlsu_path(ca_file, "ca.pem");
+  tlsu_path(other_ca_file, "other.pem");
+  tlsu_path(key_file, "srv-all.pem");
+  tlsu_path(broken_file, "srv.pem");         /* no key in it */
+  tlsu_path(enc_key_file, "srv-enc-all.pem"); /* "s3cret" */
   have_openssl = 1;
   return 0;
 }
 
-static void certs_teardown(void)
-{
-  if (cert_dir[0]) {
-    char cmd[160];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", cert_dir);
-    if (system(cmd) != 0)
-      fprintf(stderr, "check_orbtls: could not remove %s\n", cert_dir);
-  }
-}
+static void certs_teardown(void) { tlsu_end("check_orbtls"); }
 
 #define NEED_OPENSSL()                                                          \
   do {                                                                          \

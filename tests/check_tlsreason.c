@@ -39,25 +39,18 @@
 #include "TlsEcho.h"
 #include "netutil.h"
 #include "testutil.h"
+#include "tlsutil.h"
 
 /* ---------------------------------------------------------------- certificates */
 
-static char dir[64];
 static int have_openssl;
-static char ca[128], other_ca[128], srv_all[128], srv_crt[128], srv_key[128], enc_all[128];
-static char cli_all[128], stranger_all[128], elsewhere_all[128], mismatch[128], garbage[128];
-static char certonly[128], missing[128];
+static char ca[TLSU_PATH_MAX], other_ca[TLSU_PATH_MAX], srv_all[TLSU_PATH_MAX];
+static char srv_crt[TLSU_PATH_MAX], srv_key[TLSU_PATH_MAX], enc_all[TLSU_PATH_MAX];
+static char cli_all[TLSU_PATH_MAX], stranger_all[TLSU_PATH_MAX], elsewhere_all[TLSU_PATH_MAX];
+static char mismatch[TLSU_PATH_MAX], garbage[TLSU_PATH_MAX], certonly[TLSU_PATH_MAX];
+static char missing[TLSU_PATH_MAX];
 
 #define PASSWORD "s3cret"
-
-static int sh(const char *cmd)
-{
-  char full[1200];
-  snprintf(full, sizeof full, "cd %s && (%s) >/dev/null 2>&1", dir, cmd);
-  return system(full);
-}
-
-static void path(char *out, const char *name) { snprintf(out, 128, "%s/%s", dir, name); }
 
 /* ca.pem signs srv (subjectAltName IP:127.0.0.1), cli and elsewhere (a
  * name that is not this host's); other.pem signs stranger.  *-all.pem:
@@ -68,22 +61,11 @@ static void path(char *out, const char *name) { snprintf(out, 128, "%s/%s", dir,
 static int certs_setup(void)
 {
   signal(SIGPIPE, SIG_IGN);
-  if (system("command -v openssl >/dev/null 2>&1") != 0)
+  if (!tlsu_begin("check_tlsreason"))
     return 0;
-  snprintf(dir, sizeof dir, "/tmp/check_tlsreason.XXXXXX");
-  if (!mkdtemp(dir)) {
-    dir[0] = 0;
-    return 0;
-  }
-  const char *ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
-  char cmd[1024];
   int rc = 0;
-  snprintf(cmd, sizeof cmd, "openssl req -x509 %s -keyout ca.key -out ca.pem -days 2 "
-           "-subj /CN=tlsreason-CA", ec);
-  rc |= sh(cmd);
-  snprintf(cmd, sizeof cmd, "openssl req -x509 %s -keyout other.key -out other.pem -days 2 "
-           "-subj /CN=other-CA", ec);
-  rc |= sh(cmd);
+  rc |= tlsu_ca("ca", "ca.pem", "/CN=tlsreason-CA");
+  rc |= tlsu_ca("other", "other.pem", "/CN=other-CA");
   static const char *const leaf[][3] = {
     { "srv", "ca", "subjectAltName=IP:127.0.0.1,DNS:localhost" },
     { "cli", "ca", "extendedKeyUsage=clientAuth" },
@@ -91,52 +73,44 @@ static int certs_setup(void)
     { "stranger", "other", "extendedKeyUsage=clientAuth" },
   };
   for (size_t k = 0; k < sizeof leaf / sizeof leaf[0]; k++) {
-    snprintf(cmd, sizeof cmd, "openssl req %s -keyout %s.key -out %s.csr -subj /CN=%s && "
-             "printf '%s\\n' > %s.ext && "
-             "openssl x509 -req -in %s.csr -CA %s.pem -CAkey %s.key -CAcreateserial -days 2 "
-             "-extfile %s.ext -out %s.pem && cat %s.pem %s.key > %s-all.pem",
-             ec, leaf[k][0], leaf[k][0], leaf[k][0], leaf[k][2], leaf[k][0], leaf[k][0],
-             leaf[k][1], leaf[k][1], leaf[k][0], leaf[k][0], leaf[k][0], leaf[k][0], leaf[k][0]);
-    rc |= sh(cmd);
+    char crt[64], subj[64], ca_crt[64], cmd[256];
+    snprintf(crt, sizeof crt, "%s.pem", leaf[k][0]);
+    snprintf(subj, sizeof subj, "/CN=%s", leaf[k][0]);
+    snprintf(ca_crt, sizeof ca_crt, "%s.pem", leaf[k][1]);
+    rc |= tlsu_leaf(leaf[k][0], crt, subj, leaf[k][1], ca_crt, leaf[k][2]);
+    snprintf(cmd, sizeof cmd, "cat %s.pem %s.key > %s-all.pem", leaf[k][0], leaf[k][0], leaf[k][0]);
+    rc |= tlsu_sh(cmd);
   }
   int enc_ok = 0;
   for (int k = 0; k < 16 && !enc_ok; k++)
-    enc_ok = sh("openssl pkey -in srv.key -aes128 -passout pass:" PASSWORD " -out srv-enc.key && "
-                "cat srv.pem srv-enc.key > enc-all.pem && "
-                "! openssl pkey -in srv-enc.key -passin pass:wrong -noout 2>wrong.txt && "
-                "grep -q 'bad decrypt' wrong.txt") == 0;
+    enc_ok = tlsu_sh("openssl pkey -in srv.key -aes128 -passout pass:" PASSWORD " -out srv-enc.key && "
+                     "cat srv.pem srv-enc.key > enc-all.pem && "
+                     "! openssl pkey -in srv-enc.key -passin pass:wrong -noout 2>wrong.txt && "
+                     "grep -q 'bad decrypt' wrong.txt") == 0;
   rc |= !enc_ok;
-  rc |= sh("cat srv.pem cli.key > mismatch.pem");
-  rc |= sh("printf 'not a certificate\\n' > garbage.pem");
-  rc |= sh("cp srv.pem certonly.pem");
+  rc |= tlsu_sh("cat srv.pem cli.key > mismatch.pem");
+  rc |= tlsu_sh("printf 'not a certificate\\n' > garbage.pem");
+  rc |= tlsu_sh("cp srv.pem certonly.pem");
   if (rc != 0)
     return 0;
-  path(ca, "ca.pem");
-  path(other_ca, "other.pem");
-  path(srv_all, "srv-all.pem");
-  path(srv_crt, "srv.pem");
-  path(srv_key, "srv.key");
-  path(enc_all, "enc-all.pem");
-  path(cli_all, "cli-all.pem");
-  path(stranger_all, "stranger-all.pem");
-  path(elsewhere_all, "elsewhere-all.pem");
-  path(mismatch, "mismatch.pem");
-  path(garbage, "garbage.pem");
-  path(certonly, "certonly.pem");
-  path(missing, "no-such-file.pem");
+  tlsu_path(ca, "ca.pem");
+  tlsu_path(other_ca, "other.pem");
+  tlsu_path(srv_all, "srv-all.pem");
+  tlsu_path(srv_crt, "srv.pem");
+  tlsu_path(srv_key, "srv.key");
+  tlsu_path(enc_all, "enc-all.pem");
+  tlsu_path(cli_all, "cli-all.pem");
+  tlsu_path(stranger_all, "stranger-all.pem");
+  tlsu_path(elsewhere_all, "elsewhere-all.pem");
+  tlsu_path(mismatch, "mismatch.pem");
+  tlsu_path(garbage, "garbage.pem");
+  tlsu_path(certonly, "certonly.pem");
+  tlsu_path(missing, "no-such-file.pem");
   have_openssl = 1;
   return 0;
 }
 
-static void certs_teardown(void)
-{
-  if (dir[0]) {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-      fprintf(stderr, "check_tlsreason: could not remove %s\n", dir);
-  }
-}
+static void certs_teardown(void) { tlsu_end("check_tlsreason"); }
 
 #define NEED_OPENSSL()                                                                \
   do {                                                                                \

@@ -38,6 +38,7 @@
 #include <iiop/orb.h>
 #include "netutil.h"
 #include "testutil.h"
+#include "tlsutil.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define DOS_SANITIZED 1
@@ -345,22 +346,14 @@ static void stats_line(iiop_server *s, const char *what)
          (unsigned long long)st.in_flight_peak, (unsigned long long)st.in_flight_max);
 }
 
-static int make_certs(char *dir, size_t dl, char *cert, char *key, size_t cl)
+/* A self-signed server certificate (CN=localhost) and its key: 1, or 0
+ * without the openssl command (then no TLS phase). */
+static int make_certs(char *cert, char *key)
 {
-  if (system("command -v openssl >/dev/null 2>&1") != 0)
+  if (!tlsu_begin("dos") || tlsu_ca("srv", "srv.pem", "/CN=localhost") != 0)
     return 0;
-  snprintf(dir, dl, "/tmp/dos.XXXXXX");
-  if (!mkdtemp(dir))
-    return 0;
-  char cmd[512];
-  snprintf(cmd, sizeof cmd,
-           "cd %s && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
-           "-keyout k.pem -out c.pem -days 2 -subj /CN=localhost >/dev/null 2>&1",
-           dir);
-  if (system(cmd) != 0)
-    return 0;
-  snprintf(cert, cl, "%s/c.pem", dir);
-  snprintf(key, cl, "%s/k.pem", dir);
+  tlsu_path(cert, "srv.pem");
+  tlsu_path(key, "srv.key");
   return 1;
 }
 
@@ -383,8 +376,8 @@ int main(int argc, char **argv)
     nstall = 0;
   }
 
-  char dir[64] = "", cert[128], key[128];
-  int tls = make_certs(dir, sizeof dir, cert, key, sizeof cert);
+  char cert[TLSU_PATH_MAX], key[TLSU_PATH_MAX];
+  int tls = make_certs(cert, key);
   int fd0 = count_fds();
 
   iiop_server_opts o;
@@ -613,12 +606,7 @@ int main(int argc, char **argv)
   CHECK(rss_end - rss_warm <= RSS_MARGIN, "RSS grew by %ld MiB", (rss_end - rss_warm) >> 20);
 #endif
   free(fds);
-  if (dir[0]) {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-      fprintf(stderr, "dos: could not remove %s\n", dir);
-  }
+  tlsu_end("dos");
   printf("dos: %s\n", failures ? "FAILED" : "all held");
   return failures ? 1 : 0;
 }

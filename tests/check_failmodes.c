@@ -63,49 +63,20 @@ static iiop_ref *resolve_port(iiop_client *c, uint16_t port)
   return r;
 }
 
-/* What one call ended with. */
-typedef struct outcome {
-  int rc;
-  int32_t value;
-  int64_t ms;
-  const char *name;                 /* the exception's name */
-  uint32_t minor, completed;
-} outcome;
+typedef nu_outcome outcome;
 
 static outcome call_ping(iiop_ref *r, int32_t x, int call_ms)
 {
-  outcome out;
-  memset(&out, 0, sizeof out);
-  iiop_call *call;
-  cdr_out *args;
-  ck_assert_int_eq(iiop_call_begin(r, "ping", 0, &call, &args), CDR_OK);
-  ck_assert_int_eq(iiop_call_set_timeout(call, call_ms), CDR_OK);
-  cdr_put_long(args, x);
-  cdr_in *res = NULL;
-  int64_t t0 = tu_now_ms();
-  out.rc = iiop_call_invoke(call, &res);
-  out.ms = tu_now_ms() - t0;
-  if (out.rc == CDR_OK) {
-    out.value = cdr_get_long(res);
-    ck_assert_int_eq(cdr_in_status(res), CDR_OK);
-  } else {
-    const giop_system_exception *e = iiop_call_exception(call);
-    ck_assert_ptr_nonnull(e);
-    out.name = giop_system_exception_name(e->repo_id, strlen(e->repo_id));
-    out.minor = e->minor;
-    out.completed = e->completed;
-  }
-  iiop_call_end(call);
-  return out;
+  return nu_call(r, "ping", &x, 1, call_ms, 0);
 }
 
 static void check_ex(const outcome *o, int rc, const char *name, uint32_t minor, uint32_t completed)
 {
   ck_assert_int_eq(o->rc, rc);
-  ck_assert_ptr_nonnull(o->name);
-  ck_assert_str_eq(o->name, name);
-  ck_assert_uint_eq(o->minor, minor);
-  ck_assert_uint_eq(o->completed, completed);
+  ck_assert_ptr_nonnull(o->ex.repo_id);
+  ck_assert_str_eq(o->ex.repo_id, name);
+  ck_assert_uint_eq(o->ex.minor, minor);
+  ck_assert_uint_eq(o->ex.completed, completed);
 }
 
 /* After a failure, C still works: a ping to a real server. */

@@ -126,73 +126,20 @@ static iiop_ref *resolve_port(iiop_client *c, uint16_t port)
   return r;
 }
 
-/* What one call ended with. */
-typedef struct outcome {
-  int rc;
-  int32_t value;
-  int64_t ms;                       /* how long invoke took */
-  giop_system_exception ex;         /* repo_id: the exception's name */
-} outcome;
-
-/* The exception CALL failed with, into O (its name). */
-static void take_exception(outcome *o, iiop_call *call)
-{
-  const giop_system_exception *e = iiop_call_exception(call);
-  ck_assert_ptr_nonnull(e);
-  o->ex.repo_id = giop_system_exception_name(e->repo_id, strlen(e->repo_id));
-  o->ex.minor = e->minor;
-  o->ex.completed = e->completed;
-}
+typedef nu_outcome outcome;
 
 /* sleep(SLEEP, X) on R, the call's timeout CALL_MS (IIOP_TIMEOUT_INHERIT:
  * none set). */
 static outcome call_sleep(iiop_ref *r, int32_t sleep, int32_t x, int call_ms)
 {
-  outcome out;
-  memset(&out, 0, sizeof out);
-  iiop_call *call;
-  cdr_out *args;
-  ck_assert_int_eq(iiop_call_begin(r, "sleep", 0, &call, &args), CDR_OK);
-  ck_assert_int_eq(iiop_call_set_timeout(call, call_ms), CDR_OK);
-  cdr_put_long(args, sleep);
-  cdr_put_long(args, x);
-  cdr_in *res = NULL;
-  int64_t t0 = tu_now_ms();
-  out.rc = iiop_call_invoke(call, &res);
-  out.ms = tu_now_ms() - t0;
-  if (out.rc == CDR_OK) {
-    out.value = cdr_get_long(res);
-    ck_assert_int_eq(cdr_in_status(res), CDR_OK);
-  } else {
-    take_exception(&out, call);
-  }
-  ck_assert_int_eq(iiop_call_set_timeout(call, 5), CDR_E_STATE);
-  iiop_call_end(call);
-  return out;
+  int32_t a[2] = { sleep, x };
+  return nu_call(r, "sleep", a, 2, call_ms, NU_CALL_TIMEOUT_FIXED);
 }
 
 /* ping(X) on R, the call's timeout CALL_MS. */
 static outcome call_ping(iiop_ref *r, int32_t x, int call_ms)
 {
-  outcome out;
-  memset(&out, 0, sizeof out);
-  iiop_call *call;
-  cdr_out *args;
-  ck_assert_int_eq(iiop_call_begin(r, "ping", 0, &call, &args), CDR_OK);
-  ck_assert_int_eq(iiop_call_set_timeout(call, call_ms), CDR_OK);
-  cdr_put_long(args, x);
-  cdr_in *res = NULL;
-  int64_t t0 = tu_now_ms();
-  out.rc = iiop_call_invoke(call, &res);
-  out.ms = tu_now_ms() - t0;
-  if (out.rc == CDR_OK) {
-    out.value = cdr_get_long(res);
-    ck_assert_int_eq(cdr_in_status(res), CDR_OK);
-  } else {
-    take_exception(&out, call);
-  }
-  iiop_call_end(call);
-  return out;
+  return nu_call(r, "ping", &x, 1, call_ms, 0);
 }
 
 /* O is a timeout of a call whose timeout was MS. */
@@ -619,7 +566,7 @@ START_TEST(test_write_timeout)
   int64_t t0 = tu_now_ms();
   o.rc = iiop_call_invoke(call, &res);
   o.ms = tu_now_ms() - t0;
-  take_exception(&o, call);
+  nu_take_exception(&o, call);
   iiop_call_end(call);
   ck_assert_int_eq(o.rc, CDR_E_TIMEOUT);
   ck_assert_int_ge(o.ms, 300 - 5);

@@ -263,6 +263,42 @@ int nu_op_ping(void *servant, iiop_request *r, cdr_in *a, cdr_out *o)
   return CDR_OK;
 }
 
+void nu_take_exception(nu_outcome *o, iiop_call *call)
+{
+  const giop_system_exception *e = iiop_call_exception(call);
+  ck_assert_ptr_nonnull(e);
+  o->ex.repo_id = giop_system_exception_name(e->repo_id, strlen(e->repo_id));
+  o->ex.minor = e->minor;
+  o->ex.completed = e->completed;
+}
+
+nu_outcome nu_call(iiop_ref *r, const char *op, const int32_t *args, int n, int call_ms,
+                   unsigned flags)
+{
+  nu_outcome out;
+  memset(&out, 0, sizeof out);
+  iiop_call *call;
+  cdr_out *o;
+  ck_assert_int_eq(iiop_call_begin(r, op, 0, &call, &o), CDR_OK);
+  ck_assert_int_eq(iiop_call_set_timeout(call, call_ms), CDR_OK);
+  for (int k = 0; k < n; k++)
+    cdr_put_long(o, args[k]);
+  cdr_in *res = NULL;
+  int64_t t0 = tu_now_ms();
+  out.rc = iiop_call_invoke(call, &res);
+  out.ms = tu_now_ms() - t0;
+  if (out.rc == CDR_OK) {
+    out.value = cdr_get_long(res);
+    ck_assert_int_eq(cdr_in_status(res), CDR_OK);
+  } else {
+    nu_take_exception(&out, call);
+  }
+  if (flags & NU_CALL_TIMEOUT_FIXED)
+    ck_assert_int_eq(iiop_call_set_timeout(call, 5), CDR_E_STATE);
+  iiop_call_end(call);
+  return out;
+}
+
 iiop_server_stats nu_stats(iiop_server *s)
 {
   iiop_server_stats st;

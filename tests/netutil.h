@@ -1,8 +1,8 @@
 /* netutil.h - raw TCP peers for the tests (tests/netutil.c): loopback
  * sockets on free ports, whole sends and reads, one GIOP message read off
  * a socket, GIOP 1.x headers and Request messages built octet for octet,
- * a started server, a ping operation, and the server-stats wait that the
- * raw-peer tests share.
+ * a started server, a ping operation, a timed call, and the server-stats
+ * wait that the raw-peer tests share.
  *
  * The functions whose comment says "asserts" end the running Check test
  * when a step that must not fail does (socket(), connect(), a header that
@@ -113,6 +113,30 @@ iiop_server *nu_serve(const iiop_server_opts *o, const char *key, const iiop_int
 /* The operation "ping(long x) -> x": X read from A and written to O; A's
  * status when X does not decode. */
 int nu_op_ping(void *servant, iiop_request *r, cdr_in *a, cdr_out *o);
+
+/* What one call of nu_call ended with. */
+typedef struct nu_outcome {
+  int rc;                     /* iiop_call_invoke's status */
+  int32_t value;              /* the long result, when rc is CDR_OK */
+  int64_t ms;                 /* how long invoke took */
+  giop_system_exception ex;   /* otherwise: repo_id the exception's name
+                                 ("TIMEOUT"...), minor, completed */
+} nu_outcome;
+
+/* The system exception CALL failed with into O->ex (repo_id its name);
+ * asserts that there is one. */
+void nu_take_exception(nu_outcome *o, iiop_call *call);
+
+/* nu_call's FLAGS: after the invoke, assert that the call's timeout can no
+ * longer be set (iiop_call_set_timeout fails with CDR_E_STATE). */
+#define NU_CALL_TIMEOUT_FIXED 1u
+
+/* OP(ARGS[0..N-1], longs) on R with the call's timeout CALL_MS
+ * (IIOP_TIMEOUT_INHERIT: none set), timed; a long result.  Asserts that the
+ * call begins, takes its timeout, and that a result or a system exception
+ * comes back whole. */
+nu_outcome nu_call(iiop_ref *r, const char *op, const int32_t *args, int n, int call_ms,
+                   unsigned flags);
 
 /* S's statistics (asserts iiop_server_stats_get). */
 iiop_server_stats nu_stats(iiop_server *s);

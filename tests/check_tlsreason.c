@@ -36,7 +36,7 @@
 #include <openssl/ssl.h>
 #include <iiop/ior.h>
 #include <iiop/orb.h>
-#include "TlsEcho.h"
+#include "tlsecho.h"
 #include "netutil.h"
 #include "testutil.h"
 #include "tlsutil.h"
@@ -151,15 +151,7 @@ static const char *orb_text(CORBA_ORB orb)
 
 static CORBA_ORB init_with(const char *const *opts, int n, CORBA_Environment *ev)
 {
-  char *argv[24];
-  char prog[] = "prog";
-  ck_assert_int_lt(n, 22);
-  argv[0] = prog;
-  for (int i = 0; i < n; i++)
-    argv[i + 1] = (char *)opts[i];
-  argv[n + 1] = NULL;
-  int argc = n + 1;
-  return CORBA_ORB_init(&argc, argv, "", ev);
+  return te_orb_init(opts, n, NULL, ev);
 }
 
 #define NOPTS(...) (int)(sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(char *))
@@ -206,79 +198,11 @@ static const char *server_fails(const char *const *opts, int n)
 
 #define SERVER_FAILS(...) server_fails((const char *const[]){ __VA_ARGS__ }, NOPTS(__VA_ARGS__))
 
-/* ---------------------------------------------------------------- the servant */
+/* ---------------------------------------------------------------- the server (tests/tlsecho.h) */
 
-static CORBA_long s_ping(PortableServer_Servant s, CORBA_long x, CORBA_Environment *ev)
-{
-  (void)s, (void)ev;
-  return x + 1;
-}
+typedef te_server server;
 
-static CORBA_char *s_echo(PortableServer_Servant s, const CORBA_char *str, CORBA_Environment *ev)
-{
-  (void)s, (void)ev;
-  return CORBA_string_dup(str);
-}
-
-static PortableServer_ServantBase__epv base_epv = { NULL, NULL, NULL };
-static POA_TlsEcho_Echo__epv echo_epv = { NULL, s_ping, s_echo };
-static POA_TlsEcho_Echo__vepv echo_vepv = { &base_epv, &echo_epv };
-
-typedef struct server {
-  CORBA_ORB orb;
-  PortableServer_POA ins;
-  POA_TlsEcho_Echo servant;
-  PortableServer_ObjectId *oid;
-  TlsEcho_Echo ref;
-  CORBA_char *ior;
-  uint16_t port, tls_port;
-} server;
-
-static void server_start(server *s, const char *const *opts, int n)
-{
-  CORBA_Environment ev;
-  CORBA_exception_init(&ev);
-  memset(s, 0, sizeof *s);
-  s->orb = init_with(opts, n, &ev);
-  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
-  s->ins = (PortableServer_POA)CORBA_ORB_resolve_initial_references(s->orb, "omniINSPOA", &ev);
-  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
-  s->servant.vepv = &echo_vepv;
-  POA_TlsEcho_Echo__init(&s->servant, &ev);
-  s->oid = PortableServer_string_to_ObjectId("TlsEcho", &ev);
-  PortableServer_POA_activate_object_with_id(s->ins, s->oid, &s->servant, &ev);
-  s->ref = PortableServer_POA_servant_to_reference(s->ins, &s->servant, &ev);
-  s->ior = CORBA_ORB_object_to_string(s->orb, s->ref, &ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(s->ins, &ev), &ev);
-  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
-  cdr_arena a;
-  cdr_arena_init(&a, NULL);
-  iiop_ior ior;
-  ck_assert_int_eq(iiop_ior_from_string(s->ior, &a, &ior), CDR_OK);
-  const iiop_profile *p = iiop_ior_iiop_profile(&ior);
-  ck_assert_ptr_nonnull(p);
-  s->port = p->port;
-  const iiop_component *c = iiop_profile_component(p, IIOP_TAG_SSL_SEC_TRANS);
-  uint16_t sup, req;
-  if (c)
-    ck_assert_int_eq(iiop_ssl_component_decode(c, &sup, &req, &s->tls_port), CDR_OK);
-  cdr_arena_free(&a);
-}
-
-#define SERVER_START(s, ...) server_start((s), (const char *const[]){ __VA_ARGS__ }, NOPTS(__VA_ARGS__))
-
-static void server_stop(server *s)
-{
-  CORBA_Environment ev;
-  CORBA_exception_init(&ev);
-  CORBA_free(s->ior);
-  CORBA_Object_release(s->ref, &ev);
-  PortableServer_POA_deactivate_object(s->ins, s->oid, &ev);
-  CORBA_free(s->oid);
-  CORBA_ORB_destroy(s->orb, &ev);
-  POA_TlsEcho_Echo__fini(&s->servant, &ev);
-  CORBA_exception_free(&ev);
-}
+#define SERVER_START(s, ...) te_server_start((s), (const char *const[]){ __VA_ARGS__ }, NOPTS(__VA_ARGS__))
 
 /* An IOR for key "TlsEcho" at 127.0.0.1: IIOP port PORT, TAG_SSL_SEC_TRANS
  * (supports 0x66, requires 0x66, as omniORB's) with port SSLPORT. */
@@ -528,7 +452,7 @@ START_TEST(test_server_verified)
   snprintf(want, sizeof want, "TLS to 127.0.0.1:%u: certificate verify failed: unable to get "
            "local issuer certificate", s.tls_port);
   ck_assert_str_eq(why, want);
-  server_stop(&s);
+  te_server_stop(&s);
 
   /* a certificate of the right CA for another name: no IP:127.0.0.1 */
   SERVER_START(&s, "-ORBendPoint", "giop:ssl:127.0.0.1:0", "-ORBsslKeyFile", elsewhere_all);
@@ -539,7 +463,7 @@ START_TEST(test_server_verified)
   ck_assert_str_eq(why, want);
   /* verify mode none: not checked */
   ck_assert_int_eq(CALL(s.ior, ex, why, "-ORBsslCAFile", ca, "-ORBsslVerifyMode", "none"), 0);
-  server_stop(&s);
+  te_server_stop(&s);
 }
 END_TEST
 
@@ -571,7 +495,7 @@ START_TEST(test_unreachable)
   ck_assert_int_eq(CALL(loc, ex, why, "-ORBclientTransportRule", "* ssl"), -1);
   ck_assert_str_eq(ex, ex_CORBA_TRANSIENT);
   ck_assert_str_eq(why, "-ORBclientTransportRule \"* ssl\" but no -ORBsslCAFile");
-  server_stop(&s);
+  te_server_stop(&s);
 }
 END_TEST
 
@@ -600,14 +524,14 @@ START_TEST(test_client_refused)
   /* one of another CA */
   ck_assert_int_eq(CALL(s.ior, ex, why, "-ORBsslCAFile", ca, "-ORBsslKeyFile", stranger_all), -1);
   assert_refused(ex, why, s.tls_port, "error:0A000418:SSL routines::tlsv1 alert unknown ca");
-  server_stop(&s);
+  te_server_stop(&s);
   /* peer (no fail): none is served, a stranger's still refused */
   SERVER_START(&s, "-ORBendPoint", "giop:ssl:127.0.0.1:0", "-ORBsslKeyFile", srv_all,
                "-ORBsslCAFile", ca, "-ORBsslVerifyMode", "peer");
   ck_assert_int_eq(CALL(s.ior, ex, why, "-ORBsslCAFile", ca), 0);
   ck_assert_int_eq(CALL(s.ior, ex, why, "-ORBsslCAFile", ca, "-ORBsslKeyFile", stranger_all), -1);
   assert_refused(ex, why, s.tls_port, "error:0A000418:SSL routines::tlsv1 alert unknown ca");
-  server_stop(&s);
+  te_server_stop(&s);
 }
 END_TEST
 
@@ -637,7 +561,7 @@ START_TEST(test_plaintext_peer)
            s.port);
   ck_assert_str_eq(why, want);
   cdr_arena_free(&a);
-  server_stop(&s);
+  te_server_stop(&s);
 }
 END_TEST
 

@@ -29,43 +29,6 @@
 
 /* ---------------------------------------------------------------- the servant */
 
-static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
-static int gate_open;               /* under gate_mu */
-static int held;                    /* under gate_mu: hold() calls waiting at the gate */
-
-static void gate_reset(void)
-{
-  pthread_mutex_lock(&gate_mu);
-  gate_open = 0;
-  held = 0;
-  pthread_mutex_unlock(&gate_mu);
-}
-
-static void gate_release(void)
-{
-  pthread_mutex_lock(&gate_mu);
-  gate_open = 1;
-  pthread_cond_broadcast(&gate_cv);
-  pthread_mutex_unlock(&gate_mu);
-}
-
-static int held_now(void)
-{
-  pthread_mutex_lock(&gate_mu);
-  int n = held;
-  pthread_mutex_unlock(&gate_mu);
-  return n;
-}
-
-/* Until N calls are held at the gate (at most 10 s); the number then. */
-static int wait_held(int n)
-{
-  for (int k = 0; k < 2000 && held_now() < n; k++)
-    tu_sleep_ms(5);
-  return held_now();
-}
-
 /* hold(long x) -> x, once the gate is open. */
 static int op_hold(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
 {
@@ -74,12 +37,7 @@ static int op_hold(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
   int32_t x = cdr_get_long(a);
   if (cdr_in_status(a) != CDR_OK)
     return cdr_in_status(a);
-  pthread_mutex_lock(&gate_mu);
-  held++;
-  while (!gate_open)
-    pthread_cond_wait(&gate_cv, &gate_mu);
-  held--;
-  pthread_mutex_unlock(&gate_mu);
+  nu_gate_pass();
   cdr_put_long(o, x);
   return CDR_OK;
 }
@@ -90,7 +48,7 @@ static const iiop_interface iface = { "IDL:Test/Gate:1.0", ops, 2, NULL };
 /* A started server; IDLE_MS > 0: its idle timeout. */
 static iiop_server *start_server(int idle_ms)
 {
-  gate_reset();
+  nu_gate_reset();
   iiop_server_opts o;
   iiop_server_opts_default(&o);
   if (idle_ms > 0)
@@ -197,10 +155,10 @@ static int run_callers(iiop_ref *r, int want_held)
       tu_sleep_ms(5);
     ck_assert_int_eq(__atomic_load_n(&sent, __ATOMIC_SEQ_CST), i + 1);
   }
-  wait_held(want_held);
+  nu_gate_wait_held(want_held);
   tu_sleep_ms(100);                 /* a request queued on a busy connection stays queued */
-  int h = held_now();
-  gate_release();
+  int h = nu_gate_held();
+  nu_gate_open();
   for (int i = 0; i < N; i++) {
     pthread_join(t[i], NULL);
     ck_assert_int_eq(k[i].got, 100 + i);
@@ -299,8 +257,8 @@ START_TEST(test_pool_closed_by_server)
     for (int w = 0; w < 2000 && __atomic_load_n(&sent, __ATOMIC_SEQ_CST) < i + 1; w++)
       tu_sleep_ms(5);
   }
-  ck_assert_int_eq(wait_held(2), 2);
-  gate_release();
+  ck_assert_int_eq(nu_gate_wait_held(2), 2);
+  nu_gate_open();
   for (int i = 0; i < 2; i++) {
     pthread_join(t[i], NULL);
     ck_assert_int_eq(k[i].got, 10 + i);

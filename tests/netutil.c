@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -270,6 +271,51 @@ void nu_take_exception(nu_outcome *o, iiop_call *call)
   o->ex.repo_id = giop_system_exception_name(e->repo_id, strlen(e->repo_id));
   o->ex.minor = e->minor;
   o->ex.completed = e->completed;
+}
+
+static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
+static int gate_is_open, gate_held; /* under gate_mu */
+
+void nu_gate_reset(void)
+{
+  pthread_mutex_lock(&gate_mu);
+  gate_is_open = 0;
+  gate_held = 0;
+  pthread_mutex_unlock(&gate_mu);
+}
+
+void nu_gate_open(void)
+{
+  pthread_mutex_lock(&gate_mu);
+  gate_is_open = 1;
+  pthread_cond_broadcast(&gate_cv);
+  pthread_mutex_unlock(&gate_mu);
+}
+
+void nu_gate_pass(void)
+{
+  pthread_mutex_lock(&gate_mu);
+  gate_held++;
+  while (!gate_is_open)
+    pthread_cond_wait(&gate_cv, &gate_mu);
+  gate_held--;
+  pthread_mutex_unlock(&gate_mu);
+}
+
+int nu_gate_held(void)
+{
+  pthread_mutex_lock(&gate_mu);
+  int n = gate_held;
+  pthread_mutex_unlock(&gate_mu);
+  return n;
+}
+
+int nu_gate_wait_held(int n)
+{
+  for (int k = 0; k < 2000 && nu_gate_held() < n; k++)
+    tu_sleep_ms(5);
+  return nu_gate_held();
 }
 
 nu_outcome nu_call(iiop_ref *r, const char *op, const int32_t *args, int n, int call_ms,

@@ -114,6 +114,15 @@ iiop_server *nu_serve(const iiop_server_opts *o, const char *key, const iiop_int
  * status when X does not decode. */
 int nu_op_ping(void *servant, iiop_request *r, cdr_in *a, cdr_out *o);
 
+/* The gate (one per process) that servants hold calls at: closed until
+ * nu_gate_open; each nu_gate_pass() counts as held while it waits. */
+void nu_gate_reset(void);          /* closed, none held */
+void nu_gate_open(void);           /* open: every held call goes on */
+void nu_gate_pass(void);           /* a servant: wait until the gate is open */
+int nu_gate_held(void);            /* the calls waiting now */
+/* Until N calls are held (at most 10 s, polled every 5 ms); the number then. */
+int nu_gate_wait_held(int n);
+
 /* What one call of nu_call ended with. */
 typedef struct nu_outcome {
   int rc;                     /* iiop_call_invoke's status */

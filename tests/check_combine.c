@@ -436,20 +436,7 @@ END_TEST
 
 /* ---------------------------------------------------------------- through the client */
 
-static int op_echo(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  const char *s;
-  uint32_t n;
-  int rc = cdr_get_string_view(a, &s, &n);
-  if (rc != CDR_OK)
-    return rc;
-  cdr_put_string_view(o, s, n);
-  return cdr_out_status(o);
-}
-
-static const iiop_operation ops[] = { { "echoStringView", op_echo } };
+static const iiop_operation ops[] = { { "echoStringView", nu_op_echo_view } };
 static const iiop_interface iface = { "IDL:Bench/Echo:1.0", ops, 1, NULL };
 
 #define CALLERS 16

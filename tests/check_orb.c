@@ -84,29 +84,6 @@ static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
   return CDR_OK;
 }
 
-static int op_echo_string(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  uint32_t n;
-  const char *s = cdr_get_string(a, &n);
-  if (!s)
-    return cdr_in_status(a);
-  cdr_put_string_n(o, s, n);
-  return CDR_OK;
-}
-
-/* echoString answered by reference: the argument read as a view into the
- * request and written back with cdr_put_string_view() (a gather reply). */
-static int op_echo_string_view(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  const char *s;
-  uint32_t n;
-  int rc = cdr_get_string_view(a, &s, &n);
-  if (rc != CDR_OK)
-    return rc;
-  cdr_put_string_view(o, s, n);
-  return cdr_out_status(o);
-}
-
 static int op_echo_wstring(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
 {
   uint32_t n;
@@ -169,8 +146,8 @@ static int op_slow(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
 
 static const iiop_operation echo_ops[] = {
   { "ping", op_ping },
-  { "echoString", op_echo_string },
-  { "echoStringView", op_echo_string_view },
+  { "echoString", nu_op_echo_string },
+  { "echoStringView", nu_op_echo_view },
   { "echoWString", op_echo_wstring },
   { "raiseUser", op_raise_user },
   { "raiseSystem", op_raise_system },

@@ -42,22 +42,9 @@
 
 /* ---------------------------------------------------------------- the servant */
 
-/* echoString(string s) -> s */
-static int op_echo_string(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  uint32_t n;
-  const char *s = cdr_get_string(a, &n);
-  if (!s)
-    return cdr_in_status(a);
-  cdr_put_string_n(o, s, n);
-  return CDR_OK;
-}
-
 static const iiop_operation ops[] = {
   { "ping", nu_op_ping },
-  { "echoString", op_echo_string },
+  { "echoString", nu_op_echo_string },
 };
 static const iiop_interface iface = { "IDL:Test/Echo:1.0", ops, 2, NULL };
 

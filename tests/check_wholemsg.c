@@ -126,21 +126,8 @@ static int op_echo_string(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
   return cdr_out_status(o);
 }
 
-static int op_echo_view(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  const char *s;
-  uint32_t n;
-  int rc = cdr_get_string_view(a, &s, &n);
-  if (rc != CDR_OK)
-    return rc;
-  cdr_put_string_view(o, s, n);              /* by reference: a gather reply */
-  return cdr_out_status(o);
-}
-
 static const iiop_operation ops[] = { { "echoString", op_echo_string },
-                                      { "echoStringView", op_echo_view } };
+                                      { "echoStringView", nu_op_echo_view } };
 static const iiop_interface iface = { "IDL:Bench/Echo:1.0", ops, 2, NULL };
 
 typedef struct strn {

@@ -273,6 +273,31 @@ void nu_take_exception(nu_outcome *o, iiop_call *call)
   o->ex.completed = e->completed;
 }
 
+int nu_op_echo_string(void *servant, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  (void)servant;
+  (void)r;
+  uint32_t n;
+  const char *s = cdr_get_string(a, &n);
+  if (!s)
+    return cdr_in_status(a);
+  cdr_put_string_n(o, s, n);
+  return CDR_OK;
+}
+
+int nu_op_echo_view(void *servant, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  (void)servant;
+  (void)r;
+  const char *s;
+  uint32_t n;
+  int rc = cdr_get_string_view(a, &s, &n);
+  if (rc != CDR_OK)
+    return rc;
+  cdr_put_string_view(o, s, n);
+  return cdr_out_status(o);
+}
+
 static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
 static int gate_is_open, gate_held; /* under gate_mu */

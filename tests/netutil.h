@@ -147,6 +147,13 @@ void nu_take_exception(nu_outcome *o, iiop_call *call);
 nu_outcome nu_call(iiop_ref *r, const char *op, const int32_t *args, int n, int call_ms,
                    unsigned flags);
 
+/* The operation "echoString(string s) -> s", S copied into the reply. */
+int nu_op_echo_string(void *servant, iiop_request *r, cdr_in *a, cdr_out *o);
+
+/* The same answered by reference: S read as a view into the request and
+ * written back with cdr_put_string_view() (a gather reply). */
+int nu_op_echo_view(void *servant, iiop_request *r, cdr_in *a, cdr_out *o);
+
 /* S's statistics (asserts iiop_server_stats_get). */
 iiop_server_stats nu_stats(iiop_server *s);
 

@@ -253,6 +253,17 @@ iiop_server *nu_serve(const iiop_server_opts *o, const char *key, const iiop_int
   return s;
 }
 
+void nu_server_ior(iiop_server *s, const char *key, char *out, size_t cap)
+{
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  char *str = NULL;
+  ck_assert_int_eq(iiop_server_ior(s, key, strlen(key), &a, &str), CDR_OK);
+  ck_assert_uint_lt(strlen(str), cap);
+  strcpy(out, str);
+  cdr_arena_free(&a);
+}
+
 int nu_op_ping(void *servant, iiop_request *r, cdr_in *a, cdr_out *o)
 {
   (void)servant;

@@ -110,6 +110,10 @@ size_t nu_request(uint8_t *buf, size_t cap, const nu_req *r);
 iiop_server *nu_serve(const iiop_server_opts *o, const char *key, const iiop_interface *iface,
                       void *servant);
 
+/* S's stringified IOR for the object key KEY ("IOR:..."), copied into OUT
+ * (CAP octets).  Asserts that S makes it and that it fits. */
+void nu_server_ior(iiop_server *s, const char *key, char *out, size_t cap);
+
 /* The operation "ping(long x) -> x": X read from A and written to O; A's
  * status when X does not decode. */
 int nu_op_ping(void *servant, iiop_request *r, cdr_in *a, cdr_out *o);

@@ -125,16 +125,7 @@ static void silent_start(silent *s)
   int close_after = s->close_after;
   memset(s, 0, sizeof *s);
   s->close_after = close_after;
-  s->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(s->lfd, 0);
-  struct sockaddr_in a = { 0 };
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(bind(s->lfd, (struct sockaddr *)&a, sizeof a), 0);
-  ck_assert_int_eq(listen(s->lfd, 128), 0);
-  socklen_t al = sizeof a;
-  ck_assert_int_eq(getsockname(s->lfd, (struct sockaddr *)&a, &al), 0);
-  s->port = ntohs(a.sin_port);
+  s->lfd = nu_listen(128, &s->port);
   ck_assert_int_eq(pthread_create(&s->thr, NULL, silent_accept, s), 0);
 }
 
@@ -143,13 +134,9 @@ static void silent_stop(silent *s)
 {
   __atomic_store_n(&s->stop, 1, __ATOMIC_SEQ_CST);
   shutdown(s->lfd, SHUT_RDWR);
-  int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);  /* wakes accept() if need be */
-  struct sockaddr_in a = { 0 };
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(s->port);
-  (void)connect(c, (struct sockaddr *)&a, sizeof a);
-  close(c);
+  int c = nu_try_connect(NULL, s->port); /* wakes accept() if need be */
+  if (c >= 0)
+    close(c);
   pthread_join(s->thr, NULL);
   close(s->lfd);
   int n = __atomic_load_n(&s->accepted, __ATOMIC_SEQ_CST);

@@ -466,17 +466,7 @@ START_TEST(test_reply_cut_around_deadline)
   fake f;
   memset(&f, 0, sizeof f);
   f.split_ms = 800;
-  f.lfd = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(f.lfd, 0);
-  struct sockaddr_in sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(bind(f.lfd, (struct sockaddr *)&sa, sizeof sa), 0);
-  ck_assert_int_eq(listen(f.lfd, 4), 0);
-  socklen_t sl = sizeof sa;
-  ck_assert_int_eq(getsockname(f.lfd, (struct sockaddr *)&sa, &sl), 0);
-  f.port = ntohs(sa.sin_port);
+  f.lfd = nu_listen(4, &f.port);
   pthread_t t;
   ck_assert_int_eq(pthread_create(&t, NULL, fake_main, &f), 0);
 
@@ -522,19 +512,11 @@ static void *pinger_main(void *arg)
  * another connection. */
 START_TEST(test_write_timeout)
 {
-  int lfd = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(lfd, 0);
-  struct sockaddr_in sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
-  ck_assert_int_eq(listen(lfd, 4), 0);
-  socklen_t sl = sizeof sa;
-  ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
+  uint16_t port;
+  int lfd = nu_listen(4, &port);
 
   iiop_client *c = new_client(30000);
-  iiop_ref *r = resolve_port(c, ntohs(sa.sin_port));
+  iiop_ref *r = resolve_port(c, port);
   /* A call that waits on the connection (no timeout: the write's failure
    * ends it). */
   pinger p = { r, { 0 } };

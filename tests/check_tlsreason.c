@@ -417,19 +417,15 @@ START_TEST(test_server_then_client)
   snprintf(want, sizeof want, "-ORBsslKeyFile %s: its certificate: ", garbage);
   ASSERT_TEXT(orb_text(orb), want, "no start line");
   /* a plain call to a port nothing listens on (the one just freed) */
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-  socklen_t sl = sizeof sa;
-  ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-  close(fd);
+  uint16_t port;
+  close(nu_listen(-1, &port));
   char loc[80];
-  snprintf(loc, sizeof loc, "corbaloc::127.0.0.1:%u/TlsEcho", (unsigned)ntohs(sa.sin_port));
+  snprintf(loc, sizeof loc, "corbaloc::127.0.0.1:%u/TlsEcho", (unsigned)port);
   TlsEcho_Echo e = CORBA_ORB_string_to_object(orb, loc, &ev);
   ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
   TlsEcho_Echo_ping(e, 1, &ev);
   assert_system(&ev, ex_CORBA_TRANSIENT, CORBAORB_MINOR_CONNECT_FAILED);
-  snprintf(want, sizeof want, "connect to 127.0.0.1:%u: ", (unsigned)ntohs(sa.sin_port));
+  snprintf(want, sizeof want, "connect to 127.0.0.1:%u: ", (unsigned)port);
   ASSERT_TEXT(orb_text(orb), want, NULL);
   CORBA_Object_release(e, &ev);
   CORBA_ORB_destroy(orb, &ev);

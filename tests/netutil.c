@@ -205,14 +205,17 @@ nu_req nu_req_default(uint32_t id, const char *key, const char *op)
   return r;
 }
 
-size_t nu_request(uint8_t *buf, size_t cap, const nu_req *r)
+cdr_opts nu_req_opts(const nu_req *r)
 {
   cdr_opts o;
   cdr_opts_default(&o);
   o.byte_order = (uint8_t)r->order;
   o.giop_minor = r->minor;
-  cdr_out out;
-  ck_assert_int_eq(cdr_out_init_buffer(&out, &o, buf, cap), CDR_OK);
+  return o;
+}
+
+void nu_request_head(cdr_out *out, const nu_req *r)
+{
   giop_request_header h;
   memset(&h, 0, sizeof h);
   h.request_id = r->id;
@@ -224,12 +227,19 @@ size_t nu_request(uint8_t *buf, size_t cap, const nu_req *r)
   h.operation_len = (uint32_t)strlen(r->op);
   if (r->sc)
     h.contexts = *r->sc;
-  ck_assert_int_eq(giop_begin_request(&out, &h), CDR_OK);
-  if (!r->no_body) {
-    giop_begin_body(&out);
-    if (r->args)
-      r->args(&out, r->ud);
-  }
+  ck_assert_int_eq(giop_begin_request(out, &h), CDR_OK);
+  if (!r->no_body)
+    giop_begin_body(out);
+}
+
+size_t nu_request(uint8_t *buf, size_t cap, const nu_req *r)
+{
+  cdr_opts o = nu_req_opts(r);
+  cdr_out out;
+  ck_assert_int_eq(cdr_out_init_buffer(&out, &o, buf, cap), CDR_OK);
+  nu_request_head(&out, r);
+  if (!r->no_body && r->args)
+    r->args(&out, r->ud);
   ck_assert_int_eq(giop_end(&out), CDR_OK);
   size_t n = cdr_out_size(&out);
   cdr_out_close(&out);

@@ -100,6 +100,15 @@ nu_req nu_req_default(uint32_t id, const char *key, const char *op);
  * length in octets.  Asserts that it encodes. */
 size_t nu_request(uint8_t *buf, size_t cap, const nu_req *r);
 
+/* The stream options of R: cdr_opts_default's with R's byte order and
+ * GIOP minor. */
+cdr_opts nu_req_opts(const nu_req *r);
+
+/* R's GIOP and request headers (and, unless R->no_body, the start of its
+ * body, aligned) written to OUT, a stream opened with nu_req_opts(R); the
+ * caller writes the body and ends it with giop_end().  Asserts. */
+void nu_request_head(cdr_out *out, const nu_req *r);
+
 /* ---------------------------------------------------------------- servers */
 
 /* A server of options O (NULL: iiop_server_opts_default's) with IFACE

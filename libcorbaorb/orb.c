@@ -871,27 +871,14 @@ static int clear_ev(CORBA_Environment *ev)
   return 1;
 }
 
-/* EV cleared, and OBJ a remote object: 1; else 0 (INV_OBJREF in EV, when
- * there is one). */
-static int remote_ok(CORBA_Object obj, CORBA_Environment *ev)
+/* EV cleared, and the arguments OK: 1; else 0, with the system exception
+ * EX (completed NO) in EV when there is one. */
+static int args_ok(CORBA_Environment *ev, int ok, const char *ex)
 {
   if (!clear_ev(ev))
     return 0;
-  if (!obj || obj->kind != OBJ_REMOTE) {
-    SET_SYS(ev, ex_CORBA_INV_OBJREF, CORBA_COMPLETED_NO);
-    return 0;
-  }
-  return 1;
-}
-
-/* EV cleared, ORB an ORB and IC an interceptor: 1; else 0 (BAD_PARAM in
- * EV, when there is one). */
-static int orb_ic_ok(CORBA_ORB orb, const void *ic, CORBA_Environment *ev)
-{
-  if (!clear_ev(ev))
-    return 0;
-  if (!orb || orb->kind != OBJ_ORB || !ic) {
-    SET_SYS(ev, ex_CORBA_BAD_PARAM, CORBA_COMPLETED_NO);
+  if (!ok) {
+    SET_SYS(ev, ex, CORBA_COMPLETED_NO);
     return 0;
   }
   return 1;
@@ -901,7 +888,7 @@ void corbaorb_object_set_service_context(CORBA_Object obj, CORBA_unsigned_long i
                                          const CORBA_octet *data, CORBA_unsigned_long len,
                                          CORBA_Environment *ev)
 {
-  if (!remote_ok(obj, ev))
+  if (!args_ok(ev, obj && obj->kind == OBJ_REMOTE, ex_CORBA_INV_OBJREF))
     return;
   if (!obj->ref) /* unreachable (corbaorb_object_new): its calls fail anyway */
     return;
@@ -913,7 +900,7 @@ void corbaorb_object_set_service_context(CORBA_Object obj, CORBA_unsigned_long i
 void corbaorb_object_remove_service_context(CORBA_Object obj, CORBA_unsigned_long id,
                                             CORBA_Environment *ev)
 {
-  if (!remote_ok(obj, ev))
+  if (!args_ok(ev, obj && obj->kind == OBJ_REMOTE, ex_CORBA_INV_OBJREF))
     return;
   if (!obj->ref)
     return;
@@ -925,7 +912,7 @@ void corbaorb_object_remove_service_context(CORBA_Object obj, CORBA_unsigned_lon
 void corbaorb_orb_add_client_interceptor(CORBA_ORB orb, const iiop_client_interceptor *ic,
                                          void *ud, CORBA_Environment *ev)
 {
-  if (!orb_ic_ok(orb, ic, ev))
+  if (!args_ok(ev, orb && orb->kind == OBJ_ORB && ic, ex_CORBA_BAD_PARAM))
     return;
   int rc = iiop_client_add_interceptor(orb->client, ic, ud);
   if (rc != CDR_OK)
@@ -935,7 +922,7 @@ void corbaorb_orb_add_client_interceptor(CORBA_ORB orb, const iiop_client_interc
 void corbaorb_orb_add_server_interceptor(CORBA_ORB orb, const iiop_server_interceptor *ic,
                                          void *ud, CORBA_Environment *ev)
 {
-  if (!orb_ic_ok(orb, ic, ev))
+  if (!args_ok(ev, orb && orb->kind == OBJ_ORB && ic, ex_CORBA_BAD_PARAM))
     return;
   int rc = CDR_E_LIMIT;
   pthread_mutex_lock(&orb->lock);

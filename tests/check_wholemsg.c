@@ -113,20 +113,7 @@ static char *make_string(size_t n)
 
 /* ---------------------------------------------------------------- our server */
 
-static int op_echo_string(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  const char *s;
-  uint32_t n;
-  int rc = cdr_get_string_view(a, &s, &n);
-  if (rc != CDR_OK)
-    return rc;
-  cdr_put_string_n(o, s, n);                 /* copied into the reply's buffer */
-  return cdr_out_status(o);
-}
-
-static const iiop_operation ops[] = { { "echoString", op_echo_string },
+static const iiop_operation ops[] = { { "echoString", nu_op_echo_string },
                                       { "echoStringView", nu_op_echo_view } };
 static const iiop_interface iface = { "IDL:Bench/Echo:1.0", ops, 2, NULL };
 

@@ -1,8 +1,9 @@
 /* netutil.h - raw TCP peers for the tests (tests/netutil.c): loopback
  * sockets on free ports, whole sends and reads, one GIOP message read off
  * a socket, GIOP 1.x headers and Request messages built octet for octet,
- * a started server, a ping operation, a timed call, and the server-stats
- * wait that the raw-peer tests share.
+ * and what the server and client tests share: a started server and its
+ * IOR, ping and echo operations, a gate that holds calls, a timed call,
+ * and the wait for a server's stats to settle.
  *
  * The functions whose comment says "asserts" end the running Check test
  * when a step that must not fail does (socket(), connect(), a header that

@@ -1,5 +1,7 @@
 /* benchutil.c - helpers shared by the benchmark programs. */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <time.h>
@@ -53,4 +55,13 @@ int bench_usage_error(const char *prog, void (*usage)(FILE *), const char *fmt, 
   va_end(ap);
   usage(stderr);
   return 2;
+}
+
+void bench_block_stop_signals(sigset_t *stop)
+{
+  sigemptyset(stop);
+  sigaddset(stop, SIGINT);
+  sigaddset(stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, stop, NULL);
+  signal(SIGPIPE, SIG_IGN);
 }

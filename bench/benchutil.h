@@ -1,8 +1,9 @@
 /* benchutil.h - small helpers the benchmark programs share (iiop-bench,
- * its run command, tcp-floor). */
+ * its run command, idl-bench, tcp-floor). */
 #ifndef BENCH_BENCHUTIL_H
 #define BENCH_BENCHUTIL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +13,9 @@
 uint64_t bench_now_ns(void);
 /* A decimal number in [MIN, MAX] (no sign, no trailing characters). */
 bool bench_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out);
+/* Block SIGINT and SIGTERM in the calling thread (and the threads it
+ * starts after), their set into *STOP for sigwait(); ignore SIGPIPE. */
+void bench_block_stop_signals(sigset_t *stop);
 /* qsort comparator for uint64_t. */
 int bench_cmp_u64(const void *a, const void *b);
 /* Nearest-rank percentile P (0..1) of the N sorted nanosecond values V, in

@@ -148,11 +148,7 @@ static int server_main(int argc, char **argv)
   /* Block the stop signals before the ORB's threads start (they inherit the
    * mask); this thread waits for them with sigwait(). */
   sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, NULL);
-  signal(SIGPIPE, SIG_IGN);
+  bench_block_stop_signals(&stop);
 
   char ep[256];
   snprintf(ep, sizeof ep, "giop:tcp:%s", listen);

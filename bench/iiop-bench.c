@@ -358,11 +358,7 @@ static int server_main(int argc, char **argv)
   /* Block the stop signals before any thread starts (they inherit the
    * mask); this thread waits for them with sigwait(). */
   sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, NULL);
-  signal(SIGPIPE, SIG_IGN);
+  bench_block_stop_signals(&stop);
 
   int rc = Bench_register(NULL, no_trunc ? BENCH_REG_NO_TRUNC : 0);
   if (rc != CDR_OK) {

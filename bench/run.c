@@ -518,12 +518,7 @@ static int spawn(proc *p, char *const argv[], char *const envp[], int cpu, const
   return 0;
 }
 
-static int64_t mono_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+static int64_t mono_ms(void) { return (int64_t)(bench_now_ns() / 1000000u); }
 
 static void sleep_ms(int ms)
 {

@@ -241,11 +241,7 @@ static int server_main(int argc, char **argv)
 
   /* The stop signals are blocked in every thread and taken by sigwait. */
   sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, NULL);
-  signal(SIGPIPE, SIG_IGN);
+  bench_block_stop_signals(&stop);
   pthread_t th;
   if (pthread_create(&th, NULL, accept_main, (void *)(intptr_t)lfd) != 0) {
     fprintf(stderr, "tcp-floor: pthread_create failed\n");

@@ -871,16 +871,25 @@ static int clear_ev(CORBA_Environment *ev)
   return 1;
 }
 
+/* EV cleared, and the arguments OK: 1; else 0, with the system exception
+ * EX (completed NO) in EV when there is one. */
+static int args_ok(CORBA_Environment *ev, int ok, const char *ex)
+{
+  if (!clear_ev(ev))
+    return 0;
+  if (!ok) {
+    SET_SYS(ev, ex, CORBA_COMPLETED_NO);
+    return 0;
+  }
+  return 1;
+}
+
 void corbaorb_object_set_service_context(CORBA_Object obj, CORBA_unsigned_long id,
                                          const CORBA_octet *data, CORBA_unsigned_long len,
                                          CORBA_Environment *ev)
 {
-  if (!clear_ev(ev))
+  if (!args_ok(ev, obj && obj->kind == OBJ_REMOTE, ex_CORBA_INV_OBJREF))
     return;
-  if (!obj || obj->kind != OBJ_REMOTE) {
-    SET_SYS(ev, ex_CORBA_INV_OBJREF, CORBA_COMPLETED_NO);
-    return;
-  }
   if (!obj->ref) /* unreachable (corbaorb_object_new): its calls fail anyway */
     return;
   int rc = iiop_ref_set_service_context(obj->ref, id, data, len);
@@ -891,12 +900,8 @@ void corbaorb_object_set_service_context(CORBA_Object obj, CORBA_unsigned_long i
 void corbaorb_object_remove_service_context(CORBA_Object obj, CORBA_unsigned_long id,
                                             CORBA_Environment *ev)
 {
-  if (!clear_ev(ev))
+  if (!args_ok(ev, obj && obj->kind == OBJ_REMOTE, ex_CORBA_INV_OBJREF))
     return;
-  if (!obj || obj->kind != OBJ_REMOTE) {
-    SET_SYS(ev, ex_CORBA_INV_OBJREF, CORBA_COMPLETED_NO);
-    return;
-  }
   if (!obj->ref)
     return;
   int rc = iiop_ref_remove_service_context(obj->ref, id);
@@ -907,12 +912,8 @@ void corbaorb_object_remove_service_context(CORBA_Object obj, CORBA_unsigned_lon
 void corbaorb_orb_add_client_interceptor(CORBA_ORB orb, const iiop_client_interceptor *ic,
                                          void *ud, CORBA_Environment *ev)
 {
-  if (!clear_ev(ev))
+  if (!args_ok(ev, orb && orb->kind == OBJ_ORB && ic, ex_CORBA_BAD_PARAM))
     return;
-  if (!orb || orb->kind != OBJ_ORB || !ic) {
-    SET_SYS(ev, ex_CORBA_BAD_PARAM, CORBA_COMPLETED_NO);
-    return;
-  }
   int rc = iiop_client_add_interceptor(orb->client, ic, ud);
   if (rc != CDR_OK)
     corbaorb_env_status(ev, rc, CORBA_COMPLETED_NO);
@@ -921,12 +922,8 @@ void corbaorb_orb_add_client_interceptor(CORBA_ORB orb, const iiop_client_interc
 void corbaorb_orb_add_server_interceptor(CORBA_ORB orb, const iiop_server_interceptor *ic,
                                          void *ud, CORBA_Environment *ev)
 {
-  if (!clear_ev(ev))
+  if (!args_ok(ev, orb && orb->kind == OBJ_ORB && ic, ex_CORBA_BAD_PARAM))
     return;
-  if (!orb || orb->kind != OBJ_ORB || !ic) {
-    SET_SYS(ev, ex_CORBA_BAD_PARAM, CORBA_COMPLETED_NO);
-    return;
-  }
   int rc = CDR_E_LIMIT;
   pthread_mutex_lock(&orb->lock);
   if (orb->nsic < IIOP_INTERCEPTORS_MAX) {

@@ -1429,6 +1429,18 @@ int iiop__reasm_direct(giop_reasm *r, uint8_t **buf, size_t *room)
   return 1;
 }
 
+/* B handed to the caller: on the taken list (giop_reasm_release() takes
+ * it off). */
+static void take(giop_reasm *r, rbuf *b)
+{
+  b->kind = K_TAKEN;
+  b->prev = NULL;
+  b->next = r->taken;
+  if (r->taken)
+    r->taken->prev = b;
+  r->taken = b;
+}
+
 int iiop__reasm_take(giop_reasm *r, size_t n, uint8_t **msg, size_t *len)
 {
   rbuf *s = r->spare;
@@ -1451,12 +1463,7 @@ int iiop__reasm_take(giop_reasm *r, size_t n, uint8_t **msg, size_t *len)
   s->total = n;
   s->id = 0;
   s->order = (uint8_t)(gh.flags & GIOP_FLAG_LITTLE_ENDIAN);
-  s->kind = K_TAKEN;
-  s->prev = NULL;
-  s->next = r->taken;
-  if (r->taken)
-    r->taken->prev = s;
-  r->taken = s;
+  take(r, s);
   *msg = rb_data(s);
   *len = n;
   return 1;
@@ -1470,12 +1477,7 @@ int giop_reasm_next(giop_reasm *r, uint8_t **msg, size_t *len)
   r->done_head = t->next;
   if (!r->done_head)
     r->done_tail = NULL;
-  t->kind = K_TAKEN;
-  t->prev = NULL;
-  t->next = r->taken;
-  if (r->taken)
-    r->taken->prev = t;
-  r->taken = t;
+  take(r, t);
   *msg = rb_data(t);
   *len = t->len;
   return 1;

@@ -310,6 +310,38 @@ static int rcvtimeo_fits(tcp_transport *tt, int timeout_ms)
   return 1;
 }
 
+/* The wait-and-read loop of tcp_read_timed() and iiop__tcp_readv(): one
+ * recvmsg() into MH's buffers (when MH; LEN their total) or recv() into
+ * BUF (LEN octets), without blocking once TIMEOUT_MS >= 0 and then after a
+ * poll() for what is left until DEADLINE (-1: none), unless TRY_FIRST
+ * (read at once first).  The octets read (0: the peer closed), or
+ * CDR_E_TIMEOUT, or the I/O error's status; EINTR retries. */
+static long tcp_read_loop(tcp_transport *tt, void *buf, size_t len, struct msghdr *mh,
+                          int timeout_ms, int64_t deadline, int try_first)
+{
+  iiop_transport *t = &tt->base;
+  int flags = timeout_ms >= 0 ? MSG_DONTWAIT : 0;
+  for (;;) {
+    if (timeout_ms >= 0 && !try_first) {
+      int rc = iiop__poll(t->fd, POLLIN, deadline >= 0 ? iiop__remaining(deadline) : 0);
+      if (rc != CDR_OK)
+        return rc;
+    }
+    try_first = 0;
+    ssize_t r = mh ? sys_recvmsg(t->fd, mh, flags) : sys_recv(t->fd, buf, len, flags);
+    if (r >= 0) {
+      tt->full = (size_t)r == len;
+      return (long)r;
+    }
+    if (errno == EINTR)
+      continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK)
+      return io_status(errno);
+    if (timeout_ms == 0 || (deadline >= 0 && iiop__remaining(deadline) == 0))
+      return CDR_E_TIMEOUT;
+  }
+}
+
 static long tcp_read_timed(iiop_transport *t, void *buf, size_t len, int timeout_ms)
 {
   tcp_transport *tt = (tcp_transport *)t;
@@ -325,25 +357,7 @@ static long tcp_read_timed(iiop_transport *t, void *buf, size_t len, int timeout
       return io_status(errno);
     /* timed out early, or interrupted: the loop polls what is left */
   }
-  for (;;) {
-    if (timeout_ms >= 0 && !try_first) {
-      int rc = iiop__poll(t->fd, POLLIN, deadline >= 0 ? iiop__remaining(deadline) : 0);
-      if (rc != CDR_OK)
-        return rc;
-    }
-    try_first = 0;
-    ssize_t r = sys_recv(t->fd, buf, len, timeout_ms >= 0 ? MSG_DONTWAIT : 0);
-    if (r >= 0) {
-      tt->full = (size_t)r == len;
-      return (long)r;
-    }
-    if (errno == EINTR)
-      continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK)
-      return io_status(errno);
-    if (timeout_ms == 0 || (deadline >= 0 && iiop__remaining(deadline) == 0))
-      return CDR_E_TIMEOUT;
-  }
+  return tcp_read_loop(tt, buf, len, NULL, timeout_ms, deadline, try_first);
 }
 
 static void tcp_shutdown(iiop_transport *t)
@@ -380,25 +394,7 @@ long iiop__tcp_readv(iiop_transport *t, struct iovec *iov, int n, int timeout_ms
   mh.msg_iovlen = (size_t)n;
   int64_t deadline = timeout_ms > 0 ? iiop__now_ms() + timeout_ms : -1;
   int try_first = timeout_ms < 0 || tt->full || timeout_ms == 0;
-  for (;;) {
-    if (timeout_ms >= 0 && !try_first) {
-      int rc = iiop__poll(t->fd, POLLIN, deadline >= 0 ? iiop__remaining(deadline) : 0);
-      if (rc != CDR_OK)
-        return rc;
-    }
-    try_first = 0;
-    ssize_t r = sys_recvmsg(t->fd, &mh, timeout_ms >= 0 ? MSG_DONTWAIT : 0);
-    if (r >= 0) {
-      tt->full = (size_t)r == len;
-      return (long)r;
-    }
-    if (errno == EINTR)
-      continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK)
-      return io_status(errno);
-    if (timeout_ms == 0 || (deadline >= 0 && iiop__remaining(deadline) == 0))
-      return CDR_E_TIMEOUT;
-  }
+  return tcp_read_loop(tt, NULL, len, &mh, timeout_ms, deadline, try_first);
 }
 
 static int tcp_new(int fd, const cdr_allocator *a, iiop_transport **out)

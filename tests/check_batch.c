@@ -4,9 +4,6 @@
  * each reply it reads to its caller): every reply comes, in order, with
  * its own request's result. */
 #include <check.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,32 +15,8 @@
 #include <cdr/cdr.h>
 #include <iiop/msg.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
-
-static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  int32_t x = cdr_get_long(a);
-  if (cdr_in_status(a))
-    return cdr_in_status(a);
-  cdr_put_long(o, x);
-  return CDR_OK;
-}
-
-/* The string by reference: a gather reply (held replies are copied). */
-static int op_echo_view(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  const char *s;
-  uint32_t n;
-  int rc = cdr_get_string_view(a, &s, &n);
-  if (rc != CDR_OK)
-    return rc;
-  cdr_put_string_view(o, s, n);
-  return cdr_out_status(o);
-}
 
 static int gate_open;                  /* atomic: gate() returns once set */
 static int gate_entered;               /* atomic: gate() calls that began */
@@ -65,7 +38,7 @@ static int op_gate(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
   return CDR_OK;
 }
 
-static const iiop_operation ops[] = { { "ping", op_ping }, { "echoStringView", op_echo_view },
+static const iiop_operation ops[] = { { "ping", nu_op_ping }, { "echoStringView", nu_op_echo_view },
                                       { "gate", op_gate } };
 static const iiop_interface iface = { "IDL:Bench/Echo:1.0", ops, 3, NULL };
 
@@ -76,56 +49,7 @@ static iiop_server *start(size_t frag)
   o.batch_replies = 1;
   if (frag)
     o.fragment_size = frag;
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
-  return s;
-}
-
-static int raw_connect(uint16_t port)
-{
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(fd, 0);
-  struct sockaddr_in a;
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-  struct timeval tv = { 10, 0 };
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  return fd;
-}
-
-static int read_full(int fd, void *p, size_t n)
-{
-  uint8_t *b = p;
-  while (n) {
-    ssize_t r = recv(fd, b, n, 0);
-    if (r <= 0)
-      return 0;
-    b += r;
-    n -= (size_t)r;
-  }
-  return 1;
-}
-
-/* One message into a malloc'd buffer (*LEN octets), or NULL at EOF. */
-static uint8_t *raw_recv(int fd, size_t *len)
-{
-  uint8_t h[12];
-  if (!read_full(fd, h, 12))
-    return NULL;
-  giop_header gh;
-  ck_assert_int_eq(giop_header_parse(h, 12, &gh), CDR_OK);
-  ck_assert_uint_le(gh.size, 1u << 22);
-  uint8_t *m = malloc(12 + (size_t)gh.size);
-  ck_assert_ptr_nonnull(m);
-  memcpy(m, h, 12);
-  ck_assert(gh.size == 0 || read_full(fd, m + 12, gh.size));
-  *len = 12 + (size_t)gh.size;
-  return m;
+  return nu_serve(&o, "Echo", &iface, NULL);
 }
 
 /* Append a GIOP 1.2 Request (ID, OP; a long X, or the string S when not
@@ -135,29 +59,11 @@ static void add_request(uint8_t *buf, size_t cap, size_t *at, uint32_t id, int t
 {
   /* TWOWAY: 1 a two-way request (response flags 3), 0 a oneway (0),
    * 2 SYNC_WITH_SERVER (1). */
-  cdr_opts o;
-  cdr_opts_default(&o);
-  o.giop_minor = 2;
-  cdr_out out;
-  ck_assert_int_eq(cdr_out_init_buffer(&out, &o, buf + *at, cap - *at), CDR_OK);
-  giop_request_header h;
-  memset(&h, 0, sizeof h);
-  h.request_id = id;
-  h.response_flags = twoway == 2 ? GIOP_RESPONSE_SYNC_WITH_SERVER : twoway ? 3 : 0;
-  h.target.disposition = GIOP_KEY_ADDR;
-  h.target.key = (const uint8_t *)"Echo";
-  h.target.key_len = 4;
-  h.operation = op;
-  h.operation_len = (uint32_t)strlen(op);
-  ck_assert_int_eq(giop_begin_request(&out, &h), CDR_OK);
-  giop_begin_body(&out);
-  if (s)
-    cdr_put_string(&out, s);
-  else
-    cdr_put_long(&out, x);
-  ck_assert_int_eq(giop_end(&out), CDR_OK);
-  *at += cdr_out_size(&out);
-  cdr_out_close(&out);
+  nu_req r = nu_req_default(id, "Echo", op);
+  r.flags = twoway == 2 ? GIOP_RESPONSE_SYNC_WITH_SERVER : twoway ? 3 : 0;
+  r.args = s ? nu_arg_string : nu_arg_long;
+  r.ud = s ? (const void *)s : &x;
+  *at += nu_request(buf + *at, cap - *at, &r);
 }
 
 /* Read the Reply to ID (NO_EXCEPTION); its long result, or with S its
@@ -165,12 +71,12 @@ static void add_request(uint8_t *buf, size_t cap, size_t *at, uint32_t id, int t
 static void expect_reply(int fd, uint32_t id, int32_t x, const char *s, int *fragments)
 {
   size_t len;
-  uint8_t *m = raw_recv(fd, &len);
+  uint8_t *m = nu_recv_msg(fd, 1u << 22, &len);
   ck_assert_ptr_nonnull(m);
   ck_assert_uint_eq(m[7], GIOP_REPLY);
   while (m[6] & 2) {                    /* more fragments follow */
     size_t fl;
-    uint8_t *f = raw_recv(fd, &fl);
+    uint8_t *f = nu_recv_msg(fd, 1u << 22, &fl);
     ck_assert_ptr_nonnull(f);
     ck_assert_uint_eq(f[7], GIOP_FRAGMENT);
     ck_assert_uint_ge(fl, 16);
@@ -220,7 +126,7 @@ static void expect_reply(int fd, uint32_t id, int32_t x, const char *s, int *fra
 static void pipelined(size_t frag)
 {
   iiop_server *s = start(frag);
-  int fd = raw_connect(iiop_server_port(s));
+  int fd = nu_connect(NULL, iiop_server_port(s), 10, 0);
   size_t cap = 1 << 16, at = 0;
   uint8_t *buf = malloc(cap);
   ck_assert_ptr_nonnull(buf);
@@ -276,7 +182,7 @@ END_TEST
 START_TEST(test_held_replies_before_message_error)
 {
   iiop_server *s = start(0);
-  int fd = raw_connect(iiop_server_port(s));
+  int fd = nu_connect(NULL, iiop_server_port(s), 10, 0);
   uint8_t buf[4096];
   size_t at = 0;
   for (uint32_t id = 1; id <= 10; id++)
@@ -288,7 +194,7 @@ START_TEST(test_held_replies_before_message_error)
   for (uint32_t id = 1; id <= 10; id++)
     expect_reply(fd, id, (int32_t)id, NULL, &fragments);
   size_t len;
-  uint8_t *m = raw_recv(fd, &len);
+  uint8_t *m = nu_recv_msg(fd, 1u << 22, &len);
   ck_assert_ptr_nonnull(m);
   ck_assert_uint_eq(m[7], GIOP_MESSAGE_ERROR);
   free(m);
@@ -306,7 +212,7 @@ START_TEST(test_sync_with_server_ack_not_held)
   __atomic_store_n(&gate_entered, 0, __ATOMIC_SEQ_CST);
   __atomic_store_n(&gate_left, 0, __ATOMIC_SEQ_CST);
   iiop_server *s = start(0);
-  int fd = raw_connect(iiop_server_port(s));
+  int fd = nu_connect(NULL, iiop_server_port(s), 10, 0);
   uint8_t buf[1024];
   size_t at = 0;
   add_request(buf, sizeof buf, &at, 1, 1, "ping", 11, NULL);
@@ -316,7 +222,7 @@ START_TEST(test_sync_with_server_ack_not_held)
   int fragments = 0;
   expect_reply(fd, 1, 11, NULL, &fragments);
   size_t len;
-  uint8_t *m = raw_recv(fd, &len);         /* the acknowledgement: an empty reply */
+  uint8_t *m = nu_recv_msg(fd, 1u << 22, &len);         /* the acknowledgement: an empty reply */
   ck_assert_ptr_nonnull(m);
   ck_assert_uint_eq(m[7], GIOP_REPLY);
   ck_assert_int_eq(__atomic_load_n(&gate_left, __ATOMIC_SEQ_CST), 0);

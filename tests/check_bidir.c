@@ -8,8 +8,6 @@
  * listens at its IOR's address; a server that does not accept ignores the
  * context; malformed contexts get MARSHAL and the connection stays; GIOP
  * 1.0/1.1 never turn a connection bidirectional. */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -17,6 +15,7 @@
 #include <iiop/ior.h>
 #include <iiop/msg.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- the callback side */
@@ -111,9 +110,7 @@ static void world_up(world *w, int accept, int offer, int listen)
   iiop_server_opts so;
   iiop_server_opts_default(&so);
   so.accept_bidir = accept;
-  ck_assert_int_eq(iiop_server_new(&so, &w->srv), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(w->srv, "Srv", 3, &srv_iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(w->srv), CDR_OK);
+  w->srv = nu_serve(&so, "Srv", &srv_iface, NULL);
   srv_client = iiop_client_new(NULL);
   ck_assert_ptr_nonnull(srv_client);
   ck_assert_int_eq(iiop_client_use_bidir(srv_client, w->srv), accept ? CDR_OK : CDR_E_STATE);
@@ -377,63 +374,19 @@ END_TEST
 
 /* ---------------------------------------------------------------- raw requests */
 
-static int raw_connect(uint16_t port)
-{
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(fd, 0);
-  struct sockaddr_in sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(port);
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-  return fd;
-}
-
-/* A whole GIOP message from FD into BUF; its length. */
-static size_t raw_recv(int fd, uint8_t *buf, size_t cap)
-{
-  size_t got = 0;
-  while (got < 12 || got < 12 + (size_t)(buf[6] & 1 ? buf[8] | buf[9] << 8 | buf[10] << 16 | (uint32_t)buf[11] << 24
-                                                    : buf[11] | buf[10] << 8 | buf[9] << 16 | (uint32_t)buf[8] << 24)) {
-    ssize_t r = recv(fd, buf + got, cap - got, 0);
-    ck_assert_int_gt(r, 0);
-    got += (size_t)r;
-  }
-  return got;
-}
-
 /* A GIOP 1.MINOR ping(X) request with ID and the context (DATA, LEN) as
  * BI_DIR_IIOP (none when DATA is NULL). */
 static size_t raw_ping(uint8_t *buf, size_t cap, uint8_t minor, uint32_t id, const uint8_t *data,
                        uint32_t len, int32_t x)
 {
-  cdr_opts o;
-  cdr_opts_default(&o);
-  o.giop_minor = minor;
-  cdr_out out;
-  ck_assert_int_eq(cdr_out_init_buffer(&out, &o, buf, cap), CDR_OK);
-  giop_request_header h;
-  memset(&h, 0, sizeof h);
-  h.request_id = id;
-  h.response_flags = GIOP_RESPONSE_EXPECTED;
-  h.target.disposition = GIOP_KEY_ADDR;
-  h.target.key = (const uint8_t *)"Srv";
-  h.target.key_len = 3;
-  h.operation = "ping";
-  h.operation_len = 4;
   giop_service_context sc = { GIOP_SC_BI_DIR_IIOP, len, data };
-  if (data) {
-    h.contexts.n = 1;
-    h.contexts.v = &sc;
-  }
-  ck_assert_int_eq(giop_begin_request(&out, &h), CDR_OK);
-  giop_begin_body(&out);
-  cdr_put_long(&out, x);
-  ck_assert_int_eq(giop_end(&out), CDR_OK);
-  size_t n = cdr_out_size(&out);
-  cdr_out_close(&out);
-  return n;
+  giop_sc_list l = { 1, &sc };
+  nu_req r = nu_req_default(id, "Srv", "ping");
+  r.minor = minor;
+  r.sc = data ? &l : NULL;
+  r.args = nu_arg_long;
+  r.ud = &x;
+  return nu_request(buf, cap, &r);
 }
 
 /* Send REQ on FD; the reply's status (GIOP_NO_EXCEPTION ...), its
@@ -442,7 +395,8 @@ static uint32_t raw_call(int fd, const uint8_t *req, size_t n, char *ex, size_t 
 {
   ck_assert(send(fd, req, n, MSG_NOSIGNAL) == (ssize_t)n);
   uint8_t rep[1024];
-  size_t rl = raw_recv(fd, rep, sizeof rep);
+  size_t rl = nu_recv_msg_into(fd, rep, sizeof rep);
+  ck_assert_uint_gt(rl, 0);
   ck_assert_uint_eq(rep[7], GIOP_REPLY);
   cdr_arena *a = cdr_arena_get();
   giop_message m;
@@ -465,10 +419,8 @@ START_TEST(test_hostile_contexts)
   iiop_server_opts_default(&so);
   so.accept_bidir = 1;
   iiop_server *s;
-  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Srv", 3, &srv_iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
-  int fd = raw_connect(iiop_server_port(s));
+  s = nu_serve(&so, "Srv", &srv_iface, NULL);
+  int fd = nu_connect(NULL, iiop_server_port(s), 0, 0);
   static const uint8_t bad_order[] = { 7, 0, 0, 0, 0, 0, 0, 0 };
   static const uint8_t huge_count[] = { 0, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff };
   static const uint8_t too_many[] = { 0, 0, 0, 0, 0, 0, 0, GIOP_LISTEN_POINTS_MAX + 1 };
@@ -514,7 +466,7 @@ START_TEST(test_hostile_contexts)
 
   /* GIOP 1.0 and 1.1: the context is ignored, even a malformed one */
   for (uint8_t minor = 0; minor < 2; minor++) {
-    fd = raw_connect(iiop_server_port(s));
+    fd = nu_connect(NULL, iiop_server_port(s), 0, 0);
     n = raw_ping(req, sizeof req, minor, 1, good, (uint32_t)gl, 5);
     ck_assert_uint_eq(raw_call(fd, req, n, ex, sizeof ex), GIOP_NO_EXCEPTION);
     n = raw_ping(req, sizeof req, minor, 2, bad_order, sizeof bad_order, 5);

@@ -37,6 +37,7 @@
 #include <iiop/orb.h>
 #include "connection.h"
 #include "transport.h"
+#include "netutil.h"
 #include "testutil.h"
 
 #define SENDERS 8
@@ -91,31 +92,6 @@ static uint8_t *make_msg(uint32_t s, uint32_t q, size_t *len)
     m[i] = pattern(s, q, i);
   *len = n;
   return m;
-}
-
-/* A loopback TCP connection: *A the connecting end (send buffer 4 KiB),
- * *B the accepted one (receive buffer 4 KiB). */
-static void tcp_pair(int *a, int *b)
-{
-  int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(l, 0);
-  int small = 4096;
-  ck_assert_int_eq(setsockopt(l, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
-  struct sockaddr_in sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(bind(l, (struct sockaddr *)&sa, sizeof sa), 0);
-  ck_assert_int_eq(listen(l, 1), 0);
-  socklen_t sl = sizeof sa;
-  ck_assert_int_eq(getsockname(l, (struct sockaddr *)&sa, &sl), 0);
-  *a = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(*a, 0);
-  ck_assert_int_eq(setsockopt(*a, SOL_SOCKET, SO_SNDBUF, &small, sizeof small), 0);
-  ck_assert_int_eq(connect(*a, (struct sockaddr *)&sa, sizeof sa), 0);
-  *b = accept(l, NULL, NULL);
-  ck_assert_int_ge(*b, 0);
-  close(l);
 }
 
 typedef struct sender {
@@ -211,7 +187,7 @@ static void *peer_main(void *arg)
 static void run_senders(int pieces, int slow)
 {
   int a, b;
-  tcp_pair(&a, &b);
+  nu_tcp_pair(&a, &b, 4096, 4096, 1); /* 4 KiB send, 4 KiB receive buffer */
   iiop_transport *ta, *tb;
   ck_assert_int_eq(iiop__tcp_wrap(a, NULL, &ta), CDR_OK);
   ck_assert_int_eq(iiop__tcp_wrap(b, NULL, &tb), CDR_OK);
@@ -296,7 +272,7 @@ static void *closer_main(void *arg)
 START_TEST(test_shutdown_wakes_linked_senders)
 {
   int a, b;
-  tcp_pair(&a, &b);
+  nu_tcp_pair(&a, &b, 4096, 4096, 1);
   iiop_transport *ta;
   ck_assert_int_eq(iiop__tcp_wrap(a, NULL, &ta), CDR_OK);
   iiop_conn *ca;
@@ -410,7 +386,7 @@ static void *msender_main(void *arg)
 START_TEST(test_failed_combined_write_maybe)
 {
   int a, b;
-  tcp_pair(&a, &b);
+  nu_tcp_pair(&a, &b, 4096, 4096, 1);
   iiop_transport *ta;
   ck_assert_int_eq(iiop__tcp_wrap(a, NULL, &ta), CDR_OK);
   iiop_conn *ca;
@@ -460,20 +436,7 @@ END_TEST
 
 /* ---------------------------------------------------------------- through the client */
 
-static int op_echo(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  const char *s;
-  uint32_t n;
-  int rc = cdr_get_string_view(a, &s, &n);
-  if (rc != CDR_OK)
-    return rc;
-  cdr_put_string_view(o, s, n);
-  return cdr_out_status(o);
-}
-
-static const iiop_operation ops[] = { { "echoStringView", op_echo } };
+static const iiop_operation ops[] = { { "echoStringView", nu_op_echo_view } };
 static const iiop_interface iface = { "IDL:Bench/Echo:1.0", ops, 1, NULL };
 
 #define CALLERS 16
@@ -540,10 +503,7 @@ START_TEST(test_client_threads_mixed_bodies)
   iiop_server_opts so;
   iiop_server_opts_default(&so);
   so.batch_replies = 1;
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  iiop_server *s = nu_serve(&so, "Echo", &iface, NULL);
   char url[64];
   snprintf(url, sizeof url, "corbaloc:iiop:1.2@127.0.0.1:%u/Echo", iiop_server_port(s));
   iiop_client_opts co;

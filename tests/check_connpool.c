@@ -24,53 +24,10 @@
 #include <time.h>
 #include <cdr/cdr.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
 
-static void sleep_ms(int ms)
-{
-  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-    ;
-}
-
 /* ---------------------------------------------------------------- the servant */
-
-static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
-static int gate_open;               /* under gate_mu */
-static int held;                    /* under gate_mu: hold() calls waiting at the gate */
-
-static void gate_reset(void)
-{
-  pthread_mutex_lock(&gate_mu);
-  gate_open = 0;
-  held = 0;
-  pthread_mutex_unlock(&gate_mu);
-}
-
-static void gate_release(void)
-{
-  pthread_mutex_lock(&gate_mu);
-  gate_open = 1;
-  pthread_cond_broadcast(&gate_cv);
-  pthread_mutex_unlock(&gate_mu);
-}
-
-static int held_now(void)
-{
-  pthread_mutex_lock(&gate_mu);
-  int n = held;
-  pthread_mutex_unlock(&gate_mu);
-  return n;
-}
-
-/* Until N calls are held at the gate (at most 10 s); the number then. */
-static int wait_held(int n)
-{
-  for (int k = 0; k < 2000 && held_now() < n; k++)
-    sleep_ms(5);
-  return held_now();
-}
 
 /* hold(long x) -> x, once the gate is open. */
 static int op_hold(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
@@ -80,44 +37,23 @@ static int op_hold(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
   int32_t x = cdr_get_long(a);
   if (cdr_in_status(a) != CDR_OK)
     return cdr_in_status(a);
-  pthread_mutex_lock(&gate_mu);
-  held++;
-  while (!gate_open)
-    pthread_cond_wait(&gate_cv, &gate_mu);
-  held--;
-  pthread_mutex_unlock(&gate_mu);
+  nu_gate_pass();
   cdr_put_long(o, x);
   return CDR_OK;
 }
 
-/* ping(long x) -> x. */
-static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  int32_t x = cdr_get_long(a);
-  if (cdr_in_status(a) != CDR_OK)
-    return cdr_in_status(a);
-  cdr_put_long(o, x);
-  return CDR_OK;
-}
-
-static const iiop_operation ops[] = { { "hold", op_hold }, { "ping", op_ping } };
+static const iiop_operation ops[] = { { "hold", op_hold }, { "ping", nu_op_ping } };
 static const iiop_interface iface = { "IDL:Test/Gate:1.0", ops, 2, NULL };
 
 /* A started server; IDLE_MS > 0: its idle timeout. */
 static iiop_server *start_server(int idle_ms)
 {
-  gate_reset();
+  nu_gate_reset();
   iiop_server_opts o;
   iiop_server_opts_default(&o);
   if (idle_ms > 0)
     o.limits.idle_timeout_ms = idle_ms;
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Gate", 4, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
-  return s;
+  return nu_serve(&o, "Gate", &iface, NULL);
 }
 
 /* ---------------------------------------------------------------- the client */
@@ -216,13 +152,13 @@ static int run_callers(iiop_ref *r, int want_held)
     k[i] = (caller){ r, 100 + i, 0 };
     ck_assert_int_eq(pthread_create(&t[i], NULL, caller_main, &k[i]), 0);
     for (int w = 0; w < 2000 && __atomic_load_n(&sent, __ATOMIC_SEQ_CST) < i + 1; w++)
-      sleep_ms(5);
+      tu_sleep_ms(5);
     ck_assert_int_eq(__atomic_load_n(&sent, __ATOMIC_SEQ_CST), i + 1);
   }
-  wait_held(want_held);
-  sleep_ms(100);                    /* a request queued on a busy connection stays queued */
-  int h = held_now();
-  gate_release();
+  nu_gate_wait_held(want_held);
+  tu_sleep_ms(100);                 /* a request queued on a busy connection stays queued */
+  int h = nu_gate_held();
+  nu_gate_open();
   for (int i = 0; i < N; i++) {
     pthread_join(t[i], NULL);
     ck_assert_int_eq(k[i].got, 100 + i);
@@ -319,10 +255,10 @@ START_TEST(test_pool_closed_by_server)
     k[i] = (caller){ r, 10 + i, 0 };
     ck_assert_int_eq(pthread_create(&t[i], NULL, caller_main, &k[i]), 0);
     for (int w = 0; w < 2000 && __atomic_load_n(&sent, __ATOMIC_SEQ_CST) < i + 1; w++)
-      sleep_ms(5);
+      tu_sleep_ms(5);
   }
-  ck_assert_int_eq(wait_held(2), 2);
-  gate_release();
+  ck_assert_int_eq(nu_gate_wait_held(2), 2);
+  nu_gate_open();
   for (int i = 0; i < 2; i++) {
     pthread_join(t[i], NULL);
     ck_assert_int_eq(k[i].got, 10 + i);
@@ -333,7 +269,7 @@ START_TEST(test_pool_closed_by_server)
     ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
     if (st.timeout_idle == 2)
       break;
-    sleep_ms(10);
+    tu_sleep_ms(10);
   }
   ck_assert_uint_eq(st.timeout_idle, 2);
   ck_assert_int_eq(call(r, "ping", 1), 1);   /* the first closed: a new one */

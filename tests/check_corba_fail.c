@@ -21,24 +21,8 @@
 #include <unistd.h>
 #include <corbaorb/corba.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
-
-static int tcp_bound(int backlog, uint16_t *port)
-{
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(fd, 0);
-  struct sockaddr_in sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-  socklen_t sl = sizeof sa;
-  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-  *port = ntohs(sa.sin_port);
-  if (backlog >= 0)
-    ck_assert_int_eq(listen(fd, backlog), 0);
-  return fd;
-}
 
 static CORBA_ORB new_orb(void)
 {
@@ -92,16 +76,14 @@ static uint16_t start_server(void)
 {
   iiop_server_opts o;
   iiop_server_opts_default(&o);
-  ck_assert_int_eq(iiop_server_new(&o, &srv), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(srv, "P", 1, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(srv), CDR_OK);
+  srv = nu_serve(&o, "P", &iface, NULL);
   return iiop_server_port(srv);
 }
 
 START_TEST(test_refused_minor)
 {
   uint16_t port;
-  int fd = tcp_bound(-1, &port);
+  int fd = nu_listen(-1, &port);
   CORBA_ORB orb = new_orb();
   CORBA_Object obj = object_at(orb, port);
   check_is_a_raises(obj, ex_CORBA_TRANSIENT, CORBAORB_MINOR_CONNECT_FAILED, CORBA_COMPLETED_NO);
@@ -131,7 +113,7 @@ static void *close_after_request(void *arg)
 START_TEST(test_closed_minor)
 {
   uint16_t port;
-  int lfd = tcp_bound(4, &port), arg = lfd;
+  int lfd = nu_listen(4, &port), arg = lfd;
   pthread_t t;
   ck_assert_int_eq(pthread_create(&t, NULL, close_after_request, &arg), 0);
   CORBA_ORB orb = new_orb();

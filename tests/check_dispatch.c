@@ -22,6 +22,7 @@
 #include <iiop/orb.h>
 #include "adapter.h"
 #include "dispatch.h"
+#include "netutil.h"
 #include "testutil.h"
 
 static const int LE = CDR_HOST_ORDER == CDR_LITTLE_ENDIAN; /* replies are in host order */
@@ -113,22 +114,13 @@ static cdr_out *begin_request(fixture *f, uint8_t minor, uint32_t id, uint8_t fl
                               const char *key, const char *operation)
 {
   cdr_out_close(&f->req);
-  cdr_opts o;
-  cdr_opts_default(&o);
-  o.byte_order = CDR_BIG_ENDIAN;
-  o.giop_minor = minor;
+  nu_req r = nu_req_default(id, key, operation);
+  r.minor = minor;
+  r.order = CDR_BIG_ENDIAN;
+  r.flags = flags;
+  cdr_opts o = nu_req_opts(&r);
   ck_assert_int_eq(cdr_out_init(&f->req, &o), CDR_OK);
-  giop_request_header h;
-  memset(&h, 0, sizeof h);
-  h.request_id = id;
-  h.response_flags = flags;
-  h.target.disposition = GIOP_KEY_ADDR;
-  h.target.key = (const uint8_t *)key;
-  h.target.key_len = (uint32_t)strlen(key);
-  h.operation = operation;
-  h.operation_len = (uint32_t)strlen(operation);
-  ck_assert_int_eq(giop_begin_request(&f->req, &h), CDR_OK);
-  giop_begin_body(&f->req);
+  nu_request_head(&f->req, &r);
   return &f->req;
 }
 

@@ -36,61 +36,22 @@
 #include <iiop/ior.h>
 #include <iiop/msg.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
+#include "tlsutil.h"
 
 #define SLACK_MS 2000 /* how much later than its timeout a call may return */
 
-static int64_t now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* A TCP socket bound to 127.0.0.1, a free port (*PORT), listening with
- * BACKLOG (< 0: not listening). */
-static int tcp_bound(int backlog, uint16_t *port)
-{
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(fd, 0);
-  struct sockaddr_in sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-  socklen_t sl = sizeof sa;
-  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-  *port = ntohs(sa.sin_port);
-  if (backlog >= 0)
-    ck_assert_int_eq(listen(fd, backlog), 0);
-  return fd;
-}
-
 /* ---------------------------------------------------------------- a real server */
 
-static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  int32_t x = cdr_get_long(a);
-  if (cdr_in_status(a) != CDR_OK)
-    return cdr_in_status(a);
-  cdr_put_long(o, x);
-  return CDR_OK;
-}
-
-static const iiop_operation ops[] = { { "ping", op_ping } };
+static const iiop_operation ops[] = { { "ping", nu_op_ping } };
 static const iiop_interface iface = { "IDL:Test/Pinger:1.0", ops, 1, NULL };
 
 static iiop_server *start_server(void)
 {
   iiop_server_opts o;
   iiop_server_opts_default(&o);
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Pinger", 6, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
-  return s;
+  return nu_serve(&o, "Pinger", &iface, NULL);
 }
 
 static iiop_ref *resolve_port(iiop_client *c, uint16_t port)
@@ -102,49 +63,20 @@ static iiop_ref *resolve_port(iiop_client *c, uint16_t port)
   return r;
 }
 
-/* What one call ended with. */
-typedef struct outcome {
-  int rc;
-  int32_t value;
-  int64_t ms;
-  const char *name;                 /* the exception's name */
-  uint32_t minor, completed;
-} outcome;
+typedef nu_outcome outcome;
 
 static outcome call_ping(iiop_ref *r, int32_t x, int call_ms)
 {
-  outcome out;
-  memset(&out, 0, sizeof out);
-  iiop_call *call;
-  cdr_out *args;
-  ck_assert_int_eq(iiop_call_begin(r, "ping", 0, &call, &args), CDR_OK);
-  ck_assert_int_eq(iiop_call_set_timeout(call, call_ms), CDR_OK);
-  cdr_put_long(args, x);
-  cdr_in *res = NULL;
-  int64_t t0 = now_ms();
-  out.rc = iiop_call_invoke(call, &res);
-  out.ms = now_ms() - t0;
-  if (out.rc == CDR_OK) {
-    out.value = cdr_get_long(res);
-    ck_assert_int_eq(cdr_in_status(res), CDR_OK);
-  } else {
-    const giop_system_exception *e = iiop_call_exception(call);
-    ck_assert_ptr_nonnull(e);
-    out.name = giop_system_exception_name(e->repo_id, strlen(e->repo_id));
-    out.minor = e->minor;
-    out.completed = e->completed;
-  }
-  iiop_call_end(call);
-  return out;
+  return nu_call(r, "ping", &x, 1, call_ms, 0);
 }
 
 static void check_ex(const outcome *o, int rc, const char *name, uint32_t minor, uint32_t completed)
 {
   ck_assert_int_eq(o->rc, rc);
-  ck_assert_ptr_nonnull(o->name);
-  ck_assert_str_eq(o->name, name);
-  ck_assert_uint_eq(o->minor, minor);
-  ck_assert_uint_eq(o->completed, completed);
+  ck_assert_ptr_nonnull(o->ex.repo_id);
+  ck_assert_str_eq(o->ex.repo_id, name);
+  ck_assert_uint_eq(o->ex.minor, minor);
+  ck_assert_uint_eq(o->ex.completed, completed);
 }
 
 /* After a failure, C still works: a ping to a real server. */
@@ -244,7 +176,7 @@ static outcome ping_peer(int mode)
 {
   peer p = { 0, mode, -1, 0 };
   uint16_t port;
-  p.lfd = tcp_bound(4, &port);
+  p.lfd = nu_listen(4, &port);
   pthread_t t;
   ck_assert_int_eq(pthread_create(&t, NULL, peer_main, &p), 0);
   iiop_client *c = new_client(NULL);
@@ -264,7 +196,7 @@ static outcome ping_peer(int mode)
 START_TEST(test_refused)
 {
   uint16_t port;
-  int fd = tcp_bound(-1, &port);    /* bound, not listening: RST to a SYN */
+  int fd = nu_listen(-1, &port);    /* bound, not listening: RST to a SYN */
   iiop_client *c = new_client(NULL);
   iiop_ref *r = resolve_port(c, port);
   outcome o = call_ping(r, 1, 5000);
@@ -322,7 +254,7 @@ END_TEST
 START_TEST(test_server_killed)
 {
   uint16_t port;
-  int lfd = tcp_bound(4, &port);
+  int lfd = nu_listen(4, &port);
   int sync[2];
   ck_assert_int_eq(pipe(sync), 0);
   pid_t pid = fork();
@@ -396,7 +328,7 @@ static int can_fill_queue, have_openssl; /* found by failmodes_setup() */
 START_TEST(test_connect_timeout)
 {
   uint16_t port;
-  int lfd = tcp_bound(0, &port);
+  int lfd = nu_listen(0, &port);
   int fill[64], nfill = 0;
   ck_assert_int_eq(fill_queue(port, fill, &nfill), 0);
   iiop_client *c = new_client(NULL);
@@ -424,23 +356,13 @@ START_TEST(test_connect_timeout)
 END_TEST
 
 /* A CA certificate for the client (the handshake never gets to use it). */
-static char ca_dir[64], ca_file[96];
+static char ca_file[TLSU_PATH_MAX];
 
 static int make_ca(void)
 {
-  if (system("command -v openssl >/dev/null 2>&1") != 0)
+  if (!tlsu_begin("check_failmodes") || tlsu_ca("ca", "ca.crt", "/CN=check_failmodes") != 0)
     return -1;
-  snprintf(ca_dir, sizeof ca_dir, "/tmp/check_failmodes.XXXXXX");
-  if (!mkdtemp(ca_dir))
-    return -1;
-  char cmd[512];
-  snprintf(cmd, sizeof cmd,
-           "cd %s && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
-           "-keyout ca.key -out ca.crt -days 2 -subj /CN=check_failmodes >/dev/null 2>&1",
-           ca_dir);
-  if (system(cmd) != 0)
-    return -1;
-  snprintf(ca_file, sizeof ca_file, "%s/ca.crt", ca_dir);
+  tlsu_path(ca_file, "ca.crt");
   return 0;
 }
 
@@ -451,7 +373,7 @@ START_TEST(test_tls_handshake_stall)
   ck_assert_int_eq(make_ca(), 0);
   uint16_t port;
   peer p = { 0, PEER_SILENT, -1, 0 };
-  p.lfd = tcp_bound(4, &port);
+  p.lfd = nu_listen(4, &port);
   pthread_t t;
   ck_assert_int_eq(pthread_create(&t, NULL, peer_main, &p), 0);
 
@@ -481,10 +403,7 @@ START_TEST(test_tls_handshake_stall)
   iiop_client_free(c);
   close(p.fd);
   close(p.lfd);
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", ca_dir);
-  if (system(cmd) != 0)
-    fprintf(stderr, "check_failmodes: could not remove %s\n", ca_dir);
+  tlsu_end("check_failmodes");
 }
 END_TEST
 

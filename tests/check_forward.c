@@ -18,6 +18,7 @@
 #include <string.h>
 #include <cdr/cdr.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
 
 #define MAX_FORWARDS 8 /* libiiop/client.c: forwards followed in a row */
@@ -82,19 +83,8 @@ static iiop_client *cl;
 
 static iiop_server *start(servant *sv, char *ior, size_t n)
 {
-  iiop_server_opts o;
-  iiop_server_opts_default(&o);
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "F", 1, &f_iface, sv), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
-  cdr_arena a;
-  cdr_arena_init(&a, NULL);
-  char *str = NULL;
-  ck_assert_int_eq(iiop_server_ior(s, "F", 1, &a, &str), CDR_OK);
-  ck_assert_uint_lt(strlen(str), n);
-  strcpy(ior, str);
-  cdr_arena_free(&a);
+  iiop_server *s = nu_serve(NULL, "F", &f_iface, sv);
+  nu_server_ior(s, "F", ior, n);
   return s;
 }
 

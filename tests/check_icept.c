@@ -18,6 +18,7 @@
 #include <cdr/cdr.h>
 #include <iiop/msg.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
 
 #define CTX_HOOK 0x4f4f0001u  /* the hook's context */
@@ -68,19 +69,8 @@ static char ior_a[1024], ior_b[1024];
 
 static iiop_server *start(servant *sv, char *ior, size_t cap)
 {
-  iiop_server_opts o;
-  iiop_server_opts_default(&o);
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "F", 1, &iface, sv), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
-  cdr_arena a;
-  cdr_arena_init(&a, NULL);
-  char *str = NULL;
-  ck_assert_int_eq(iiop_server_ior(s, "F", 1, &a, &str), CDR_OK);
-  ck_assert_uint_lt(strlen(str), cap);
-  strcpy(ior, str);
-  cdr_arena_free(&a);
+  iiop_server *s = nu_serve(NULL, "F", &iface, sv);
+  nu_server_ior(s, "F", ior, cap);
   return s;
 }
 

@@ -17,6 +17,7 @@
 #include <iiop/orb.h>
 #include "shop.h"
 #include "octets.h"
+#include "netutil.h"
 #include "testutil.h"
 
 typedef struct Impl {
@@ -617,9 +618,7 @@ START_TEST(test_request_hold)
   iiop_server_opts so;
   iiop_server_opts_default(&so);
   iiop_server *srv;
-  ck_assert_int_eq(iiop_server_new(&so, &srv), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(srv, "H", 1, &hold_iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(srv), CDR_OK);
+  srv = nu_serve(&so, "H", &hold_iface, NULL);
   cdr_arena *a = cdr_arena_get();
   char *ior;
   ck_assert_int_eq(iiop_server_ior(srv, "H", 1, a, &ior), CDR_OK);

@@ -27,6 +27,7 @@
 #include <iiop/ior.h>
 #include <iiop/naming.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 
 static pid_t ns_pid, main_pid;
 static unsigned ns_port;
@@ -742,12 +743,10 @@ static void ns_kill(void)
 
 static int port_open(unsigned port)
 {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  int ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-  close(fd);
-  return ok;
+  int fd = nu_try_connect(NULL, (uint16_t)port);
+  if (fd >= 0)
+    close(fd);
+  return fd >= 0;
 }
 
 /* Start omniNames on a free port with its own data directory; 0, or -1

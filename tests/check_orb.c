@@ -35,23 +35,11 @@
 #include <iiop/ior.h>
 #include <iiop/msg.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
+#include "tlsutil.h"
 
 #define OMG(n) (GIOP_OMGVMCID | (n))
-
-static int64_t now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-    ;
-}
 
 /* ---------------------------------------------------------------- the servant */
 
@@ -94,29 +82,6 @@ static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
     return cdr_in_status(a);
   cdr_put_long(o, x);
   return CDR_OK;
-}
-
-static int op_echo_string(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  uint32_t n;
-  const char *s = cdr_get_string(a, &n);
-  if (!s)
-    return cdr_in_status(a);
-  cdr_put_string_n(o, s, n);
-  return CDR_OK;
-}
-
-/* echoString answered by reference: the argument read as a view into the
- * request and written back with cdr_put_string_view() (a gather reply). */
-static int op_echo_string_view(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  const char *s;
-  uint32_t n;
-  int rc = cdr_get_string_view(a, &s, &n);
-  if (rc != CDR_OK)
-    return rc;
-  cdr_put_string_view(o, s, n);
-  return cdr_out_status(o);
 }
 
 static int op_echo_wstring(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
@@ -181,8 +146,8 @@ static int op_slow(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
 
 static const iiop_operation echo_ops[] = {
   { "ping", op_ping },
-  { "echoString", op_echo_string },
-  { "echoStringView", op_echo_string_view },
+  { "echoString", nu_op_echo_string },
+  { "echoStringView", nu_op_echo_view },
   { "echoWString", op_echo_wstring },
   { "raiseUser", op_raise_user },
   { "raiseSystem", op_raise_system },
@@ -197,56 +162,31 @@ static const iiop_interface echo_iface = {
 
 /* ---------------------------------------------------------------- fixtures */
 
-static char cert_dir[64];
 static int have_openssl;
-static char ca_file[128], other_ca_file[128], cert_file[128], key_file[128];
-
-static int run_quiet(const char *cmd)
-{
-  char full[1024];
-  snprintf(full, sizeof full, "cd %s && (%s) >/dev/null 2>&1", cert_dir, cmd);
-  return system(full);
-}
+static char ca_file[TLSU_PATH_MAX], other_ca_file[TLSU_PATH_MAX], cert_file[TLSU_PATH_MAX];
+static char key_file[TLSU_PATH_MAX];
 
 /* A test CA, a server certificate it signs (subjectAltName IP:127.0.0.1,
  * DNS:localhost), and another CA that signed nothing here. */
 static void certs_setup(void)
 {
-  if (system("command -v openssl >/dev/null 2>&1") != 0)
+  if (!tlsu_begin("check_orb"))
     return;
-  snprintf(cert_dir, sizeof cert_dir, "/tmp/check_orb.XXXXXX");
-  if (!mkdtemp(cert_dir))
-    return;
-  const char *ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
-  char cmd[512];
   int rc = 0;
-  snprintf(cmd, sizeof cmd, "openssl req -x509 %s -keyout ca.key -out ca.crt -days 2 -subj /CN=check_orb-CA", ec);
-  rc |= run_quiet(cmd);
-  snprintf(cmd, sizeof cmd, "openssl req -x509 %s -keyout other.key -out other.crt -days 2 -subj /CN=other-CA", ec);
-  rc |= run_quiet(cmd);
-  snprintf(cmd, sizeof cmd, "openssl req %s -keyout srv.key -out srv.csr -subj /CN=localhost", ec);
-  rc |= run_quiet(cmd);
-  rc |= run_quiet("printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > ext.cnf");
-  rc |= run_quiet("openssl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key -CAcreateserial "
-                  "-out srv.crt -days 2 -extfile ext.cnf");
+  rc |= tlsu_ca("ca", "ca.crt", "/CN=check_orb-CA");
+  rc |= tlsu_ca("other", "other.crt", "/CN=other-CA");
+  rc |= tlsu_leaf("srv", "srv.crt", "/CN=localhost", "ca", "ca.crt",
+                  "subjectAltName=IP:127.0.0.1,DNS:localhost");
   if (rc != 0)
     return;
-  snprintf(ca_file, sizeof ca_file, "%s/ca.crt", cert_dir);
-  snprintf(other_ca_file, sizeof other_ca_file, "%s/other.crt", cert_dir);
-  snprintf(cert_file, sizeof cert_file, "%s/srv.crt", cert_dir);
-  snprintf(key_file, sizeof key_file, "%s/srv.key", cert_dir);
+  tlsu_path(ca_file, "ca.crt");
+  tlsu_path(other_ca_file, "other.crt");
+  tlsu_path(cert_file, "srv.crt");
+  tlsu_path(key_file, "srv.key");
   have_openssl = 1;
 }
 
-static void certs_teardown(void)
-{
-  if (cert_dir[0]) {
-    char cmd[160];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", cert_dir);
-    if (system(cmd) != 0)
-      fprintf(stderr, "check_orb: could not remove %s\n", cert_dir);
-  }
-}
+static void certs_teardown(void) { tlsu_end("check_orb"); }
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -282,10 +222,7 @@ static iiop_server *start_server_x(const srv_opts_x *x)
   }
   if (x && x->limits)
     o.limits = *x->limits;
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &echo_iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  iiop_server *s = nu_serve(&o, "Echo", &echo_iface, NULL);
   ck_assert_uint_ne(iiop_server_port(s), 0);
   return s;
 }
@@ -418,88 +355,18 @@ static int call_long(iiop_ref *r, const char *op, int32_t x, giop_system_excepti
 
 /* ---------------------------------------------------------------- raw sockets */
 
-static int raw_connect(const char *host, uint16_t port)
-{
-  int v6 = strchr(host, ':') != NULL;
-  int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(fd, 0);
-  struct sockaddr_storage ss;
-  memset(&ss, 0, sizeof ss);
-  socklen_t sl;
-  if (v6) {
-    struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-    a->sin6_family = AF_INET6;
-    a->sin6_port = htons(port);
-    ck_assert_int_eq(inet_pton(AF_INET6, host, &a->sin6_addr), 1);
-    sl = sizeof *a;
-  } else {
-    struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-    a->sin_family = AF_INET;
-    a->sin_port = htons(port);
-    ck_assert_int_eq(inet_pton(AF_INET, host, &a->sin_addr), 1);
-    sl = sizeof *a;
-  }
-  ck_assert_int_eq(connect(fd, (struct sockaddr *)&ss, sl), 0);
-  struct timeval tv = { 5, 0 };
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  return fd;
-}
 
-static void raw_send(int fd, const void *p, size_t n)
-{
-  const uint8_t *b = p;
-  while (n) {
-    ssize_t w = send(fd, b, n, MSG_NOSIGNAL);
-    ck_assert_int_gt(w, 0);
-    b += w;
-    n -= (size_t)w;
-  }
-}
+static void raw_send(int fd, const void *p, size_t n) { ck_assert(nu_send_all(fd, p, n)); }
 
-/* Read exactly N octets: 1, or 0 on EOF / error / timeout. */
-static int read_full(int fd, void *p, size_t n)
-{
-  uint8_t *b = p;
-  while (n) {
-    ssize_t r = recv(fd, b, n, 0);
-    if (r <= 0)
-      return 0;
-    b += r;
-    n -= (size_t)r;
-  }
-  return 1;
-}
 
-/* One GIOP message (header included) into a malloc'd buffer, or NULL at
- * EOF. */
-static uint8_t *raw_recv(int fd, size_t *len)
-{
-  uint8_t h[12];
-  if (!read_full(fd, h, 12))
-    return NULL;
-  giop_header gh;
-  ck_assert_int_eq(giop_header_parse(h, 12, &gh), CDR_OK);
-  ck_assert_uint_le(gh.size, 1u << 24);
-  uint8_t *m = malloc(12 + (size_t)gh.size);
-  ck_assert_ptr_nonnull(m);
-  memcpy(m, h, 12);
-  if (gh.size && !read_full(fd, m + 12, gh.size)) {
-    free(m);
-    return NULL;
-  }
-  *len = 12 + (size_t)gh.size;
-  return m;
-}
 
 /* True when the peer closes FD within MS milliseconds (reading and
  * dropping what comes before). */
 static int raw_closed_within(int fd, int ms)
 {
-  int64_t end = now_ms() + ms;
+  int64_t end = tu_now_ms() + ms;
   for (;;) {
-    int left = (int)(end - now_ms());
+    int left = (int)(end - tu_now_ms());
     if (left <= 0)
       return 0;
     struct pollfd p = { fd, POLLIN, 0 };
@@ -512,43 +379,22 @@ static int raw_closed_within(int fd, int ms)
   }
 }
 
-typedef void (*args_fn)(cdr_out *o, const void *ud);
-
 /* A Request message into BUF (CAP octets): GIOP 1.MINOR, byte order
  * ORDER, key KEY, operation OP, arguments by ARGS, service contexts SC. */
 static size_t build_request(uint8_t *buf, size_t cap, uint8_t minor, int order, uint32_t id,
                             uint8_t flags, const char *key, const char *op, const giop_sc_list *sc,
-                            args_fn args, const void *ud)
+                            nu_args_fn args, const void *ud)
 {
-  cdr_opts o;
-  cdr_opts_default(&o);
-  o.byte_order = (uint8_t)order;
-  o.giop_minor = minor;
-  cdr_out out;
-  ck_assert_int_eq(cdr_out_init_buffer(&out, &o, buf, cap), CDR_OK);
-  giop_request_header h;
-  memset(&h, 0, sizeof h);
-  h.request_id = id;
-  h.response_flags = flags;
-  h.target.disposition = GIOP_KEY_ADDR;
-  h.target.key = (const uint8_t *)key;
-  h.target.key_len = (uint32_t)strlen(key);
-  h.operation = op;
-  h.operation_len = (uint32_t)strlen(op);
-  if (sc)
-    h.contexts = *sc;
-  ck_assert_int_eq(giop_begin_request(&out, &h), CDR_OK);
-  giop_begin_body(&out);
-  if (args)
-    args(&out, ud);
-  ck_assert_int_eq(giop_end(&out), CDR_OK);
-  size_t n = cdr_out_size(&out);
-  cdr_out_close(&out);
-  return n;
+  nu_req r = nu_req_default(id, key, op);
+  r.minor = minor;
+  r.order = order;
+  r.flags = flags;
+  r.sc = sc;
+  r.args = args;
+  r.ud = ud;
+  return nu_request(buf, cap, &r);
 }
 
-static void arg_long(cdr_out *o, const void *ud) { cdr_put_long(o, *(const int32_t *)ud); }
-static void arg_string(cdr_out *o, const void *ud) { cdr_put_string(o, ud); }
 static void arg_wstring_ab(cdr_out *o, const void *ud)
 {
   static const cdr_wchar ab[] = { 'A', 'B' };
@@ -571,7 +417,7 @@ static uint8_t *raw_call(int fd, const uint8_t *req, size_t n, uint32_t id, uint
 {
   raw_send(fd, req, n);
   size_t len;
-  uint8_t *msg = raw_recv(fd, &len);
+  uint8_t *msg = nu_recv_msg(fd, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   parse(m, msg, len, a, tcs_w);
   ck_assert_uint_eq(m->hdr.type, GIOP_REPLY);
@@ -590,11 +436,11 @@ static iiop_server *start_server_pool(int pooled, uint32_t workers, int *holder)
   iiop_server *s = start_server_x(&x);
   *holder = -1;
   if (pooled) {
-    *holder = raw_connect("127.0.0.1", iiop_server_port(s));
+    *holder = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
     uint8_t req[256];
     int32_t v = 1;
     size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED,
-                             "Echo", "ping", NULL, arg_long, &v);
+                             "Echo", "ping", NULL, nu_arg_long, &v);
     cdr_arena *a = cdr_arena_get();
     giop_message m;
     uint8_t *msg = raw_call(*holder, req, n, 1, GIOP_NO_EXCEPTION, &m, a, 0);
@@ -867,8 +713,8 @@ START_TEST(test_tls_connect_why)
   iiop_tls_ctx_free(cx);
 
   /* Contexts: a missing CA file, a key that is not the certificate's. */
-  char missing[160];
-  snprintf(missing, sizeof missing, "%s/no-such-ca.crt", cert_dir);
+  char missing[TLSU_PATH_MAX];
+  tlsu_path(missing, "no-such-ca.crt");
   cx = (iiop_tls_ctx *)1;
   ck_assert_int_eq(iiop_tls_client_ctx_why(missing, 1, &cx, why, sizeof why), CDR_E_TLS);
   ck_assert_ptr_nonnull(strstr(why, "No such file or directory"));
@@ -911,9 +757,7 @@ START_TEST(test_tls_required_server)
   so.tls_policy = 7;
   ck_assert_int_eq(iiop_server_new(&so, &s), CDR_E_INVALID);
   so.tls_policy = IIOP_TLS_REQUIRED;
-  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &echo_iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  s = nu_serve(&so, "Echo", &echo_iface, NULL);
   ck_assert_uint_eq(iiop_server_port(s), 0);
   ck_assert_uint_ne(iiop_server_tls_port(s), 0);
 
@@ -1039,9 +883,9 @@ START_TEST(test_tls_stalled_client)
   }
   srv_opts_x x = { .tls = 1, .handshake_ms = 400 };
   iiop_server *s = start_server_x(&x);
-  int64_t t0 = now_ms();
-  int stalled = raw_connect("127.0.0.1", iiop_server_tls_port(s)); /* and sends nothing */
-  int stalled2 = raw_connect("127.0.0.1", iiop_server_tls_port(s));
+  int64_t t0 = tu_now_ms();
+  int stalled = nu_connect("127.0.0.1", iiop_server_tls_port(s), 5, NU_NODELAY); /* and sends nothing */
+  int stalled2 = nu_connect("127.0.0.1", iiop_server_tls_port(s), 5, NU_NODELAY);
 
   /* Other clients are served meanwhile, over TLS and plain. */
   iiop_client *c = new_client(ca_file);
@@ -1058,7 +902,7 @@ START_TEST(test_tls_stalled_client)
   /* The stalled ones are dropped after the handshake timeout. */
   ck_assert(raw_closed_within(stalled, 4000));
   ck_assert(raw_closed_within(stalled2, 1000));
-  int64_t dt = now_ms() - t0;
+  int64_t dt = tu_now_ms() - t0;
   ck_assert_int_ge(dt, 300);
   close(stalled);
   close(stalled2);
@@ -1347,11 +1191,11 @@ START_TEST(test_shutdown_with_calls_pending)
     q[k] = (pending){ r, "ping", 1, 0, NULL, 0 };
     ck_assert_int_eq(pthread_create(&tq[k], NULL, pending_main, &q[k]), 0);
   }
-  sleep_ms(100); /* let the queued requests reach the server */
+  tu_sleep_ms(100); /* let the queued requests reach the server */
   int served = __atomic_load_n(&pings_served, __ATOMIC_SEQ_CST);
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   ck_assert_int_eq(pthread_create(&tsd, NULL, shutdown_main, s), 0);
-  sleep_ms(100);
+  tu_sleep_ms(100);
   gate_release(); /* the request in progress completes and is answered */
   pthread_join(ts, NULL);
   ck_assert_int_eq(slow.rc, CDR_OK);
@@ -1371,7 +1215,7 @@ START_TEST(test_shutdown_with_calls_pending)
   }
   ck_assert_int_eq(__atomic_load_n(&pings_served, __ATOMIC_SEQ_CST), served);
   pthread_join(tsd, NULL);
-  ck_assert_int_lt(now_ms() - t0, 5000);
+  ck_assert_int_lt(tu_now_ms() - t0, 5000);
   iiop_server_shutdown(s); /* idempotent */
   iiop_ref_free(r);
   iiop_client_free(c);
@@ -1382,11 +1226,11 @@ END_TEST
 START_TEST(test_shutdown_idle_connection_gets_close)
 {
   iiop_server *s = start_server();
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   uint8_t req[256];
   int32_t v = 9;
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "ping", NULL, arg_long, &v);
+                           "ping", NULL, nu_arg_long, &v);
   cdr_arena *a = cdr_arena_get();
   giop_message m;
   uint8_t *msg = raw_call(fd, req, n, 1, GIOP_NO_EXCEPTION, &m, a, 0);
@@ -1396,7 +1240,7 @@ START_TEST(test_shutdown_idle_connection_gets_close)
   pthread_t tsd;
   ck_assert_int_eq(pthread_create(&tsd, NULL, shutdown_main, s), 0);
   size_t len;
-  msg = raw_recv(fd, &len);
+  msg = nu_recv_msg(fd, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   parse(&m, msg, len, a, 0);
   ck_assert_uint_eq(m.hdr.type, GIOP_CLOSE_CONNECTION);
@@ -1412,23 +1256,6 @@ END_TEST
 
 /* A fake server: answers LocateRequests, and to the first Request sends a
  * Reply header and part of its body, then hangs up. */
-/* A loopback socket bound to a port and listening (LISTEN) or not. */
-static int bound_socket(int listening, uint16_t *port)
-{
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(fd, 0);
-  struct sockaddr_in a;
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-  socklen_t sl = sizeof a;
-  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &sl), 0);
-  *port = ntohs(a.sin_port);
-  if (listening)
-    ck_assert_int_eq(listen(fd, 4), 0);
-  return fd;
-}
 
 typedef struct fake {
   int lfd;
@@ -1455,7 +1282,7 @@ static void *fake_main(void *arg)
   cdr_arena *a = cdr_arena_get();
   for (;;) {
     size_t len;
-    uint8_t *msg = raw_recv(fd, &len);
+    uint8_t *msg = nu_recv_msg(fd, 1u << 24, &len);
     if (!msg)
       break;
     giop_message m;
@@ -1497,7 +1324,7 @@ static void *fake_main(void *arg)
     free(msg);
   }
   cdr_arena_put(a);
-  sleep_ms(50);
+  tu_sleep_ms(50);
   close(fd);
   return NULL;
 }
@@ -1505,16 +1332,16 @@ static void *fake_main(void *arg)
 START_TEST(test_server_closes_mid_reply)
 {
   fake f;
-  f.lfd = bound_socket(1, &f.port);
+  f.lfd = nu_listen(4, &f.port);
   pthread_t t;
   ck_assert_int_eq(pthread_create(&t, NULL, fake_main, &f), 0);
 
   iiop_client *c = new_client(NULL);
   iiop_ref *r = resolve_loc(c, "127.0.0.1", f.port, "Echo");
   int32_t got;
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   ck_assert_int_eq(call_ping(r, 1, &got), CDR_E_CLOSED);
-  ck_assert_int_lt(now_ms() - t0, 5000);
+  ck_assert_int_lt(tu_now_ms() - t0, 5000);
   pthread_join(t, NULL);
   iiop_ref_free(r);
   iiop_client_free(c);
@@ -1529,19 +1356,19 @@ START_TEST(test_max_connections)
   gate_reset();
   srv_opts_x x = { .max_connections = 1 };
   iiop_server *s = start_server_x(&x);
-  int a = raw_connect("127.0.0.1", iiop_server_port(s));
+  int a = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   uint8_t req[256];
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
                            "slow", NULL, NULL, NULL);
   raw_send(a, req, n);
   gate_wait_entered();
-  int b = raw_connect("127.0.0.1", iiop_server_port(s)); /* one too many: closed */
+  int b = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY); /* one too many: closed */
   ck_assert(raw_closed_within(b, 3000));
   close(b);
   gate_release();
   cdr_arena *ar = cdr_arena_get();
   size_t len;
-  uint8_t *msg = raw_recv(a, &len);
+  uint8_t *msg = nu_recv_msg(a, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   giop_message m;
   parse(&m, msg, len, ar, 0);
@@ -1565,7 +1392,7 @@ static void raw_ping(int fd, uint32_t id, int32_t v)
 {
   uint8_t req[256];
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, id, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "ping", NULL, arg_long, &v);
+                           "ping", NULL, nu_arg_long, &v);
   cdr_arena *a = cdr_arena_get();
   giop_message m;
   uint8_t *msg = raw_call(fd, req, n, id, GIOP_NO_EXCEPTION, &m, a, 0);
@@ -1582,7 +1409,7 @@ static void expect_bare(int fd, uint8_t type)
   uint8_t want[12] = { 'G', 'I', 'O', 'P', 1, 2, CDR_HOST_ORDER == CDR_LITTLE_ENDIAN, type,
                        0, 0, 0, 0 };
   uint8_t got[12];
-  ck_assert(read_full(fd, got, 12));
+  ck_assert(nu_read_full(fd, got, 12));
   ck_assert_mem_eq(got, want, 12);
 }
 
@@ -1593,16 +1420,16 @@ START_TEST(test_max_connections_evicts_idle_longest)
 {
   srv_opts_x x = { .max_connections = 2 };
   iiop_server *s = start_server_x(&x);
-  int stalled = raw_connect("127.0.0.1", iiop_server_port(s));
+  int stalled = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   raw_send(stalled, "GIO", 3);
   usleep(300 * 1000);
-  int worker = raw_connect("127.0.0.1", iiop_server_port(s));
+  int worker = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   raw_ping(worker, 1, 5);
-  int late = raw_connect("127.0.0.1", iiop_server_port(s));
+  int late = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   uint8_t b;
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   ck_assert_int_eq(recv(stalled, &b, 1, 0), 0); /* closed, nothing sent */
-  ck_assert_int_lt(now_ms() - t0, 1000);
+  ck_assert_int_lt(tu_now_ms() - t0, 1000);
   raw_ping(late, 1, 6);
   raw_ping(worker, 2, 7);
   iiop_server_stats st;
@@ -1612,7 +1439,7 @@ START_TEST(test_max_connections_evicts_idle_longest)
   ck_assert_uint_eq(st.refused, 0);
   /* The evicted connection's record goes when its reader has seen the
    * shutdown (prompt, but not synchronous with the client's EOF). */
-  for (int64_t t1 = now_ms(); st.open != 2 && now_ms() - t1 < 2000;) {
+  for (int64_t t1 = tu_now_ms(); st.open != 2 && tu_now_ms() - t1 < 2000;) {
     usleep(5 * 1000);
     ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
   }
@@ -1630,10 +1457,10 @@ START_TEST(test_max_connections_evicts_idle_with_close)
 {
   srv_opts_x x = { .max_connections = 1 };
   iiop_server *s = start_server_x(&x);
-  int idle = raw_connect("127.0.0.1", iiop_server_port(s));
+  int idle = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   raw_ping(idle, 1, 1);
   usleep(200 * 1000); /* the server's side leaves its request (dispatching is not idle) */
-  int late = raw_connect("127.0.0.1", iiop_server_port(s));
+  int late = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   expect_bare(idle, GIOP_CLOSE_CONNECTION);
   ck_assert(raw_closed_within(idle, 3000));
   raw_ping(late, 1, 2);
@@ -1660,7 +1487,7 @@ static int64_t ms_until_closed(int fd, int64_t t0)
 {
   uint8_t b;
   ssize_t r = recv(fd, &b, 1, 0);
-  return r == 0 ? now_ms() - t0 : -1;
+  return r == 0 ? tu_now_ms() - t0 : -1;
 }
 
 static void check_header_timeout(uint32_t pooled)
@@ -1670,11 +1497,11 @@ static void check_header_timeout(uint32_t pooled)
   iiop_server *s = start_server_x(&x);
   int keep = -1;
   if (pooled) {
-    keep = raw_connect("127.0.0.1", iiop_server_port(s)); /* takes the one thread */
+    keep = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY); /* takes the one thread */
     raw_ping(keep, 1, 1);
   }
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
-  int64_t t0 = now_ms();
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
+  int64_t t0 = tu_now_ms();
   raw_send(fd, "GIO", 3);
   int64_t t = ms_until_closed(fd, t0);
   ck_assert_int_ge(t, 400);
@@ -1704,12 +1531,12 @@ START_TEST(test_message_timeout)
   iiop_limits l = short_limits(10000, 500, 10000);
   srv_opts_x x = { .limits = &l };
   iiop_server *s = start_server_x(&x);
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   uint8_t req[256];
   int32_t v = 3;
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "ping", NULL, arg_long, &v);
-  int64_t t0 = now_ms();
+                           "ping", NULL, nu_arg_long, &v);
+  int64_t t0 = tu_now_ms();
   raw_send(fd, req, 12);
   size_t k = 12;
   int closed = 0;
@@ -1741,11 +1568,11 @@ START_TEST(test_idle_timeout)
   iiop_limits l = short_limits(10000, 10000, 400);
   srv_opts_x x = { .limits = &l };
   iiop_server *s = start_server_x(&x);
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   raw_ping(fd, 1, 4);
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   expect_bare(fd, GIOP_CLOSE_CONNECTION);
-  int64_t t = now_ms() - t0;
+  int64_t t = tu_now_ms() - t0;
   ck_assert_int_ge(t, 400);
   ck_assert_int_le(t, 400 + 2 * 50 + 500);
   close(fd);
@@ -1775,15 +1602,15 @@ START_TEST(test_ended_connection_releases_fd)
 {
   iiop_server *s = start_server();
   int n0 = count_fds();
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   raw_ping(fd, 1, 8);
   ck_assert_int_eq(count_fds(), n0 + 2);
   close(fd);
-  int64_t t0 = now_ms();
-  while (count_fds() != n0 && now_ms() - t0 < 2000)
+  int64_t t0 = tu_now_ms();
+  while (count_fds() != n0 && tu_now_ms() - t0 < 2000)
     usleep(5 * 1000);
   ck_assert_int_eq(count_fds(), n0);
-  ck_assert_int_lt(now_ms() - t0, 500);
+  ck_assert_int_lt(tu_now_ms() - t0, 500);
   iiop_server_free(s);
 }
 END_TEST
@@ -1793,12 +1620,12 @@ END_TEST
 START_TEST(test_bad_magic_four_octets)
 {
   iiop_server *s = start_server();
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   raw_send(fd, "ABCD", 4);
   expect_bare(fd, GIOP_MESSAGE_ERROR);
   ck_assert(raw_closed_within(fd, 3000));
   close(fd);
-  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   raw_send(fd, "GIX", 3);
   expect_bare(fd, GIOP_MESSAGE_ERROR);
   ck_assert(raw_closed_within(fd, 3000));
@@ -1828,20 +1655,20 @@ START_TEST(test_budget_no_resources)
   memset(str, 'x', sl);
   str[sl] = 0;
   /* A: 200 KiB held by a request that is being dispatched (charged: 200 KiB). */
-  int a = raw_connect("127.0.0.1", iiop_server_port(s));
+  int a = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   size_t n = build_request(req, cap, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo", "slow",
-                           NULL, arg_string, str);
+                           NULL, nu_arg_string, str);
   raw_send(a, req, n);
   gate_wait_entered();
   /* B: another 200 KiB: its buffer may not grow past 64 KiB. */
-  int b = raw_connect("127.0.0.1", iiop_server_port(s));
+  int b = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   n = build_request(req, cap, 2, CDR_HOST_ORDER, 9, GIOP_RESPONSE_EXPECTED, "Echo", "echoString",
-                    NULL, arg_string, str);
-  int64_t t0 = now_ms();
+                    NULL, nu_arg_string, str);
+  int64_t t0 = tu_now_ms();
   raw_send(b, req, n);
   size_t len;
-  uint8_t *msg = raw_recv(b, &len);
-  int64_t t = now_ms() - t0;
+  uint8_t *msg = nu_recv_msg(b, 1u << 24, &len);
+  int64_t t = tu_now_ms() - t0;
   ck_assert_ptr_nonnull(msg);
   ck_assert_int_ge(t, 300);
   /* The exact reply: GIOP 1.2 Reply, request 9, SYSTEM_EXCEPTION, no
@@ -1865,7 +1692,7 @@ START_TEST(test_budget_no_resources)
   /* The rest of B's request was skipped: B still works. */
   raw_ping(b, 10, 11);
   gate_release();
-  msg = raw_recv(a, &len);
+  msg = nu_recv_msg(a, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   free(msg);
   iiop_server_stats st;
@@ -1880,9 +1707,9 @@ START_TEST(test_budget_no_resources)
   /* Everything charged is given back once the connections end: the open
    * count may reach 0 a moment before the worker that sent A's reply gives
    * its request's octets back, so wait for both. */
-  int64_t t1 = now_ms();
+  int64_t t1 = tu_now_ms();
   while (iiop_server_stats_get(s, &st) == CDR_OK && (st.open || st.in_flight) &&
-         now_ms() - t1 < 2000)
+         tu_now_ms() - t1 < 2000)
     usleep(5 * 1000);
   ck_assert_uint_eq(st.open, 0);
   ck_assert_uint_eq(st.in_flight, 0);
@@ -1900,7 +1727,7 @@ static void *garbage_main(void *arg)
   if (fd < 0)
     return NULL;
   size_t len;
-  uint8_t *msg = raw_recv(fd, &len);
+  uint8_t *msg = nu_recv_msg(fd, 1u << 24, &len);
   if (msg) {
     static const uint8_t junk[12] = { 'G', 'I', 'O', 'X', 1, 2, 0, 1, 0, 0, 0, 0 };
     raw_send(fd, junk, sizeof junk);
@@ -1976,7 +1803,7 @@ START_TEST(test_client_stats_exact)
 
   /* A port bound but not listening: the connect is refused. */
   uint16_t port;
-  int nl = bound_socket(0, &port);
+  int nl = nu_listen(-1, &port);
   r = resolve_loc(c, "127.0.0.1", port, "Echo");
   ck_assert_int_ne(call_ping(r, 1, &got), CDR_OK);
   iiop_ref_free(r);
@@ -1985,7 +1812,7 @@ START_TEST(test_client_stats_exact)
 
   /* A server that answers garbage: CDR_E_PROTOCOL, counted once. */
   fake f;
-  f.lfd = bound_socket(1, &f.port);
+  f.lfd = nu_listen(4, &f.port);
   pthread_t t;
   ck_assert_int_eq(pthread_create(&t, NULL, garbage_main, &f), 0);
   r = resolve_loc(c, "127.0.0.1", f.port, "Echo");
@@ -2051,7 +1878,7 @@ START_TEST(test_limits_defaults)
   small.max_message = 1024;
   srv_opts_x x = { .limits = &small };
   iiop_server *s = start_server_x(&x);
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   uint8_t h[12] = { 'G', 'I', 'O', 'P', 1, 2, 0, GIOP_REQUEST, 0, 0, 4, 0 }; /* 1024 octets */
   raw_send(fd, h, 12);
   expect_bare(fd, GIOP_MESSAGE_ERROR);
@@ -2072,11 +1899,11 @@ START_TEST(test_shutdown_aborts_tls_handshake)
   }
   srv_opts_x x = { .tls = 1, .handshake_ms = 20000 };
   iiop_server *s = start_server_x(&x);
-  int fd = raw_connect("127.0.0.1", iiop_server_tls_port(s)); /* stalls in the handshake */
-  sleep_ms(100);
-  int64_t t0 = now_ms();
+  int fd = nu_connect("127.0.0.1", iiop_server_tls_port(s), 5, NU_NODELAY); /* stalls in the handshake */
+  tu_sleep_ms(100);
+  int64_t t0 = tu_now_ms();
   iiop_server_free(s); /* must not wait for the 20 s handshake timeout */
-  ck_assert_int_lt(now_ms() - t0, 3000);
+  ck_assert_int_lt(tu_now_ms() - t0, 3000);
   ck_assert(raw_closed_within(fd, 1000));
   close(fd);
 }
@@ -2087,7 +1914,7 @@ END_TEST
 START_TEST(test_raw_response_flags_and_cancel)
 {
   iiop_server *s = start_server();
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   cdr_arena *a = cdr_arena_get();
   uint8_t req[256], buf[64];
   int32_t v = 31;
@@ -2096,10 +1923,10 @@ START_TEST(test_raw_response_flags_and_cancel)
   /* Oneway (flags 0), even one that raises, and a CancelRequest for a
    * request that is not running: no reply to any of them. */
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_NONE, "Echo",
-                           "raiseUser", NULL, arg_long, &v);
+                           "raiseUser", NULL, nu_arg_long, &v);
   raw_send(fd, req, n);
   n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 2, GIOP_RESPONSE_NONE, "Nope", "ping",
-                    NULL, arg_long, &v);
+                    NULL, nu_arg_long, &v);
   raw_send(fd, req, n);
   cdr_opts o;
   cdr_opts_default(&o);
@@ -2112,7 +1939,7 @@ START_TEST(test_raw_response_flags_and_cancel)
 
   /* SYNC_WITH_SERVER: an empty NO_EXCEPTION reply, the results dropped. */
   n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 3, GIOP_RESPONSE_SYNC_WITH_SERVER, "Echo",
-                    "ping", NULL, arg_long, &v);
+                    "ping", NULL, nu_arg_long, &v);
   uint8_t *msg = raw_call(fd, req, n, 3, GIOP_NO_EXCEPTION, &m, a, 0);
   ck_assert_uint_eq(cdr_in_remaining(&m.body), 0);
   cdr_in_close(&m.body);
@@ -2120,7 +1947,7 @@ START_TEST(test_raw_response_flags_and_cancel)
 
   /* The next reply on the connection answers the next two-way request. */
   n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 4, GIOP_RESPONSE_EXPECTED, "Echo", "ping",
-                    NULL, arg_long, &v);
+                    NULL, nu_arg_long, &v);
   msg = raw_call(fd, req, n, 4, GIOP_NO_EXCEPTION, &m, a, 0);
   ck_assert_int_eq(cdr_get_long(&m.body), 31);
   cdr_in_close(&m.body);
@@ -2134,7 +1961,7 @@ END_TEST
 START_TEST(test_raw_locate_request)
 {
   iiop_server *s = start_server();
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   cdr_arena *a = cdr_arena_get();
   static const struct { const char *key; uint8_t minor; uint32_t want; } cases[] = {
     { "Echo", 2, GIOP_OBJECT_HERE }, { "Nope", 2, GIOP_UNKNOWN_OBJECT },
@@ -2158,7 +1985,7 @@ START_TEST(test_raw_locate_request)
     raw_send(fd, buf, cdr_out_size(&w));
     cdr_out_close(&w);
     size_t len;
-    uint8_t *msg = raw_recv(fd, &len);
+    uint8_t *msg = nu_recv_msg(fd, 1u << 24, &len);
     ck_assert_ptr_nonnull(msg);
     giop_message m;
     parse(&m, msg, len, a, 0);
@@ -2178,7 +2005,7 @@ END_TEST
 START_TEST(test_raw_versions_and_byte_orders)
 {
   iiop_server *s = start_server();
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   cdr_arena *a = cdr_arena_get();
   uint32_t id = 1;
   for (uint8_t minor = 0; minor <= 2; minor++) {
@@ -2186,7 +2013,7 @@ START_TEST(test_raw_versions_and_byte_orders)
       uint8_t req[256];
       int32_t v = 0x01020304 + minor * 16 + order;
       size_t n = build_request(req, sizeof req, minor, order, id, GIOP_RESPONSE_EXPECTED, "Echo",
-                               "ping", NULL, arg_long, &v);
+                               "ping", NULL, nu_arg_long, &v);
       giop_message m;
       uint8_t *msg = raw_call(fd, req, n, id, GIOP_NO_EXCEPTION, &m, a, 0);
       /* The reply: the request's GIOP version, the server's byte order. */
@@ -2203,7 +2030,7 @@ START_TEST(test_raw_versions_and_byte_orders)
   uint8_t req[256];
   int32_t v = 5;
   size_t n = build_request(req, sizeof req, 0, CDR_BIG_ENDIAN, id, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "raiseUser", NULL, arg_long, &v);
+                           "raiseUser", NULL, nu_arg_long, &v);
   giop_message m;
   uint8_t *msg = raw_call(fd, req, n, id, GIOP_USER_EXCEPTION, &m, a, 0);
   const char *rid;
@@ -2223,14 +2050,14 @@ START_TEST(test_raw_reply_fragments)
 {
   srv_opts_x x = { .fragment_size = 256 };
   iiop_server *s = start_server_x(&x);
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   char str[2001];
   for (int k = 0; k < 2000; k++)
     str[k] = (char)('A' + k % 26);
   str[2000] = 0;
   uint8_t req[4096];
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 42, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "echoString", NULL, arg_string, str);
+                           "echoString", NULL, nu_arg_string, str);
   raw_send(fd, req, n);
   giop_reasm *ra = giop_reasm_new(NULL);
   ck_assert_ptr_nonnull(ra);
@@ -2239,7 +2066,7 @@ START_TEST(test_raw_reply_fragments)
   size_t wl = 0;
   while (!whole) {
     size_t len;
-    uint8_t *msg = raw_recv(fd, &len);
+    uint8_t *msg = nu_recv_msg(fd, 1u << 24, &len);
     ck_assert_ptr_nonnull(msg);
     ck_assert_uint_le(len, 256);
     if (msg[6] & GIOP_FLAG_MORE_FRAGMENTS)
@@ -2277,11 +2104,11 @@ START_TEST(test_raw_message_error_and_close)
   cdr_arena *a = cdr_arena_get();
 
   /* Garbage: MessageError, then the server closes. */
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   static const uint8_t junk[12] = { 'G', 'I', 'O', 'X', 1, 2, 1, 0, 0, 0, 0, 0 };
   raw_send(fd, junk, sizeof junk);
   size_t len;
-  uint8_t *msg = raw_recv(fd, &len);
+  uint8_t *msg = nu_recv_msg(fd, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   giop_message m;
   parse(&m, msg, len, a, 0);
@@ -2292,7 +2119,7 @@ START_TEST(test_raw_message_error_and_close)
   close(fd);
 
   /* A Reply sent to a server: MessageError too. */
-  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   uint8_t buf[64];
   cdr_opts o;
   cdr_opts_default(&o);
@@ -2303,7 +2130,7 @@ START_TEST(test_raw_message_error_and_close)
   giop_end(&w);
   raw_send(fd, buf, cdr_out_size(&w));
   cdr_out_close(&w);
-  msg = raw_recv(fd, &len);
+  msg = nu_recv_msg(fd, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   ck_assert_uint_eq(msg[7], GIOP_MESSAGE_ERROR);
   free(msg);
@@ -2311,17 +2138,17 @@ START_TEST(test_raw_message_error_and_close)
   close(fd);
 
   /* A malformed Request header (an absurd service context count). */
-  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   int32_t v = 1;
   uint8_t req[256];
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 3, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "ping", NULL, arg_long, &v);
+                           "ping", NULL, nu_arg_long, &v);
   /* 1.2: id(12) flags(16) reserved key-disposition(20) key len(24) "Echo"(28)
    * op len(32) "ping\0"(36) pad, context count at 44 */
   uint32_t bogus = 0x10000000;
   memcpy(req + 44, &bogus, 4);
   raw_send(fd, req, n);
-  msg = raw_recv(fd, &len);
+  msg = nu_recv_msg(fd, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   ck_assert_uint_eq(msg[7], GIOP_MESSAGE_ERROR);
   free(msg);
@@ -2329,7 +2156,7 @@ START_TEST(test_raw_message_error_and_close)
   close(fd);
 
   /* CloseConnection from the client: the server closes its side. */
-  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   cdr_out_init_buffer(&w, &o, buf, sizeof buf);
   giop_begin_close_connection(&w);
   giop_end(&w);
@@ -2339,10 +2166,10 @@ START_TEST(test_raw_message_error_and_close)
   close(fd);
 
   /* The server is still fine. */
-  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   v = 8;
   n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 4, GIOP_RESPONSE_EXPECTED, "Echo",
-                    "ping", NULL, arg_long, &v);
+                    "ping", NULL, nu_arg_long, &v);
   msg = raw_call(fd, req, n, 4, GIOP_NO_EXCEPTION, &m, a, 0);
   ck_assert_int_eq(cdr_get_long(&m.body), 8);
   cdr_in_close(&m.body);
@@ -2363,14 +2190,14 @@ END_TEST
 START_TEST(test_c18g_no_codesets_context)
 {
   iiop_server *s = start_server();
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   cdr_arena *a = cdr_arena_get();
   uint8_t req[256];
   giop_message m;
 
   const char *latin = "caf\xe9";
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "echoString", NULL, arg_string, latin);
+                           "echoString", NULL, nu_arg_string, latin);
   uint8_t *msg = raw_call(fd, req, n, 1, GIOP_NO_EXCEPTION, &m, a, 0);
   const char *got;
   uint32_t gl;
@@ -2404,7 +2231,7 @@ START_TEST(test_c18g_no_codesets_context)
 
   int32_t v = 12;
   n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 4, GIOP_RESPONSE_EXPECTED, "Echo", "ping",
-                    NULL, arg_long, &v);
+                    NULL, nu_arg_long, &v);
   msg = raw_call(fd, req, n, 4, GIOP_NO_EXCEPTION, &m, a, 0);
   ck_assert_int_eq(cdr_get_long(&m.body), 12);
   cdr_in_close(&m.body);
@@ -2412,7 +2239,7 @@ START_TEST(test_c18g_no_codesets_context)
   close(fd);
 
   /* With the context on the first Request, the same wstring echoes. */
-  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 5, GIOP_RESPONSE_EXPECTED, "Echo",
                     "echoWString", &l, arg_wstring_ab, NULL);
   msg = raw_call(fd, req, n, 5, GIOP_NO_EXCEPTION, &m, a, CDR_CS_UTF16);
@@ -2427,11 +2254,11 @@ START_TEST(test_c18g_no_codesets_context)
   close(fd);
 
   /* A code set the server cannot use: CODESET_INCOMPATIBLE. */
-  fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   giop_codeset_context bad = { 0x00010020 /* ISO 646 */, CDR_CS_UTF16 };
   giop_codeset_context_encode(&bad, csd);
   n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 6, GIOP_RESPONSE_EXPECTED, "Echo", "ping",
-                    &l, arg_long, &v);
+                    &l, nu_arg_long, &v);
   msg = raw_call(fd, req, n, 6, GIOP_SYSTEM_EXCEPTION, &m, a, 0);
   ck_assert_int_eq(giop_get_system_exception(&m.body, &e), CDR_OK);
   ck_assert_str_eq(e.repo_id, "IDL:omg.org/CORBA/CODESET_INCOMPATIBLE:1.0");
@@ -2456,7 +2283,7 @@ START_TEST(test_server_steady_state_allocates_nothing)
    * warm up on its first calls; with one, the warm-up below covers it). */
   int holder;
   iiop_server *s = start_server_pool(_i, 1, &holder);
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   uint8_t req[256], rep[256];
   uint64_t before = 0;
   for (int i = 0; i < 300; i++) {
@@ -2464,17 +2291,17 @@ START_TEST(test_server_steady_state_allocates_nothing)
       before = __atomic_load_n(&mc.mallocs, __ATOMIC_SEQ_CST);
     int32_t v = i;
     size_t n = (i & 1) ? build_request(req, sizeof req, 2, CDR_HOST_ORDER, (uint32_t)i,
-                                       GIOP_RESPONSE_EXPECTED, "Echo", "ping", NULL, arg_long, &v)
+                                       GIOP_RESPONSE_EXPECTED, "Echo", "ping", NULL, nu_arg_long, &v)
                        : build_request(req, sizeof req, 2, CDR_HOST_ORDER, (uint32_t)i,
                                        GIOP_RESPONSE_EXPECTED, "Echo", "echoString", NULL,
-                                       arg_string, "steady");
+                                       nu_arg_string, "steady");
     raw_send(fd, req, n);
     uint8_t h[12];
-    ck_assert(read_full(fd, h, 12));
+    ck_assert(nu_read_full(fd, h, 12));
     giop_header gh;
     ck_assert_int_eq(giop_header_parse(h, 12, &gh), CDR_OK);
     ck_assert_uint_le(gh.size, sizeof rep);
-    ck_assert(read_full(fd, rep, gh.size));
+    ck_assert(nu_read_full(fd, rep, gh.size));
     ck_assert_uint_eq(gh.type, GIOP_REPLY);
   }
   uint64_t after = __atomic_load_n(&mc.mallocs, __ATOMIC_SEQ_CST);
@@ -2516,9 +2343,7 @@ START_TEST(test_option_allocators)
   cdr_mem_counter_init(&sa, NULL);
   cdr_mem_counter_init(&ca, NULL);
 
-  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &echo_iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  s = nu_serve(&so, "Echo", &echo_iface, NULL);
   uint64_t server_setup = __atomic_load_n(&sa.mallocs, __ATOMIC_SEQ_CST);
   ck_assert_uint_ge(server_setup, 3); /* the server, its host, the object table */
   iiop_client *c = iiop_client_new(&co);
@@ -2659,9 +2484,9 @@ START_TEST(test_pool_many_connections)
     iiop_ref_free(r[i]);
     iiop_client_free(c[i]);
   }
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   iiop_server_free(s);
-  ck_assert_int_lt(now_ms() - t0, 1500);
+  ck_assert_int_lt(tu_now_ms() - t0, 1500);
   ck_assert_int_eq(count_threads(), base);
 }
 END_TEST
@@ -2695,12 +2520,12 @@ START_TEST(test_pool_shutdown_with_calls_pending)
   uint8_t req[256];
   int32_t v = 3;
   size_t n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 1, GIOP_RESPONSE_EXPECTED, "Echo",
-                           "ping", NULL, arg_long, &v);
-  int idle = raw_connect("127.0.0.1", port); /* pooled, idle, never closes */
+                           "ping", NULL, nu_arg_long, &v);
+  int idle = nu_connect("127.0.0.1", port, 5, NU_NODELAY); /* pooled, idle, never closes */
   uint8_t *msg = raw_call(idle, req, n, 1, GIOP_NO_EXCEPTION, &m, a, 0);
   cdr_in_close(&m.body);
   free(msg);
-  int busy = raw_connect("127.0.0.1", port); /* pooled, slow() in progress, never closes */
+  int busy = nu_connect("127.0.0.1", port, 5, NU_NODELAY); /* pooled, slow() in progress, never closes */
   msg = raw_call(busy, req, n, 1, GIOP_NO_EXCEPTION, &m, a, 0);
   cdr_in_close(&m.body);
   free(msg);
@@ -2717,23 +2542,23 @@ START_TEST(test_pool_shutdown_with_calls_pending)
     q[k] = (pending){ rb, "ping", 1, 0, NULL, 0 };
     ck_assert_int_eq(pthread_create(&tq[k], NULL, pending_main, &q[k]), 0);
   }
-  sleep_ms(100); /* let the queued requests reach the server */
+  tu_sleep_ms(100); /* let the queued requests reach the server */
   int served = __atomic_load_n(&pings_served, __ATOMIC_SEQ_CST);
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   ck_assert_int_eq(pthread_create(&tsd, NULL, shutdown_main, s), 0);
 
   /* The idle pooled connection gets CloseConnection at once, from the
    * shutdown thread (both workers are busy). */
   size_t len;
-  msg = raw_recv(idle, &len);
+  msg = nu_recv_msg(idle, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   ck_assert_uint_eq(msg[7], GIOP_CLOSE_CONNECTION);
   free(msg);
-  ck_assert_int_lt(now_ms() - t0, 1000);
+  ck_assert_int_lt(tu_now_ms() - t0, 1000);
 
   gate_release();
   /* The busy raw connection: the reply of slow(), then CloseConnection. */
-  msg = raw_recv(busy, &len);
+  msg = nu_recv_msg(busy, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   parse(&m, msg, len, a, 0);
   ck_assert_uint_eq(m.hdr.type, GIOP_REPLY);
@@ -2741,7 +2566,7 @@ START_TEST(test_pool_shutdown_with_calls_pending)
   ck_assert_int_eq(cdr_get_long(&m.body), 7);
   cdr_in_close(&m.body);
   free(msg);
-  msg = raw_recv(busy, &len);
+  msg = nu_recv_msg(busy, 1u << 24, &len);
   ck_assert_ptr_nonnull(msg);
   ck_assert_uint_eq(msg[7], GIOP_CLOSE_CONNECTION);
   free(msg);
@@ -2759,7 +2584,7 @@ START_TEST(test_pool_shutdown_with_calls_pending)
   ck_assert_int_eq(__atomic_load_n(&pings_served, __ATOMIC_SEQ_CST), served);
   /* The raw clients never close: shutdown forces them after lingering. */
   pthread_join(tsd, NULL);
-  ck_assert_int_lt(now_ms() - t0, 5000);
+  ck_assert_int_lt(tu_now_ms() - t0, 5000);
   ck_assert(raw_closed_within(idle, 1000));
   ck_assert(raw_closed_within(busy, 1000));
   ck_assert_int_eq(count_threads(), base); /* workers joined */
@@ -2885,7 +2710,7 @@ START_TEST(test_generated_keys)
   gate_wait_entered();
   deact d = { s, se[2].key, se[2].len, -1, 0 };
   ck_assert_int_eq(pthread_create(&td, NULL, deact_main, &d), 0);
-  sleep_ms(150);
+  tu_sleep_ms(150);
   ck_assert_int_eq(__atomic_load_n(&d.done, __ATOMIC_SEQ_CST), 0);
   iiop_client *c2 = new_client(NULL); /* another connection: c's waits behind slow() */
   iiop_ref *r2 = resolve_key(c2, s, se[2].key, se[2].len);
@@ -2908,7 +2733,7 @@ START_TEST(test_generated_keys)
   check_ping(echo, 6);
 
   /* LocateRequest agrees. */
-  int fd = raw_connect("127.0.0.1", iiop_server_port(s));
+  int fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   cdr_arena *a = cdr_arena_get();
   for (int k = 0; k < 2; k++) {
     uint8_t buf[96];
@@ -2927,7 +2752,7 @@ START_TEST(test_generated_keys)
     raw_send(fd, buf, cdr_out_size(&w));
     cdr_out_close(&w);
     size_t len;
-    uint8_t *msg = raw_recv(fd, &len);
+    uint8_t *msg = nu_recv_msg(fd, 1u << 24, &len);
     ck_assert_ptr_nonnull(msg);
     giop_message m;
     parse(&m, msg, len, a, 0);

@@ -18,36 +18,10 @@
 #include <time.h>
 #include <iiop/orb.h>
 #include "shop.h"
+#include "netutil.h"
 #include "testutil.h"
 
-static void sleep_ms(int ms)
-{
-  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-    ;
-}
-
 /* ---------------------------------------------------------------- the server */
-
-static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
-static int gate_open, held;         /* under gate_mu */
-
-static int held_now(void)
-{
-  pthread_mutex_lock(&gate_mu);
-  int n = held;
-  pthread_mutex_unlock(&gate_mu);
-  return n;
-}
-
-/* Up to 10 s for N held calls; the number then. */
-static int wait_held(int n)
-{
-  for (int k = 0; k < 2000 && held_now() < n; k++)
-    sleep_ms(5);
-  return held_now();
-}
 
 /* ping(long x) -> x + 1, as tests/orb/shop-server.c's, once the gate is open. */
 static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
@@ -57,12 +31,7 @@ static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
   int32_t x = cdr_get_long(a);
   if (cdr_in_status(a) != CDR_OK)
     return cdr_in_status(a);
-  pthread_mutex_lock(&gate_mu);
-  held++;
-  while (!gate_open)
-    pthread_cond_wait(&gate_cv, &gate_mu);
-  held--;
-  pthread_mutex_unlock(&gate_mu);
+  nu_gate_pass();
   cdr_put_long(o, x + 1);
   return CDR_OK;
 }
@@ -72,17 +41,10 @@ static const iiop_interface iface = { "IDL:Shop/Store:1.0", ops, 1, NULL };
 
 static iiop_server *start_server(void)
 {
-  pthread_mutex_lock(&gate_mu);
-  gate_open = 0;
-  held = 0;
-  pthread_mutex_unlock(&gate_mu);
+  nu_gate_reset();
   iiop_server_opts o;
   iiop_server_opts_default(&o);
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Store", 5, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
-  return s;
+  return nu_serve(&o, "Store", &iface, NULL);
 }
 
 /* ---------------------------------------------------------------- the ORB */
@@ -141,17 +103,14 @@ static void check_spread(const char **o, int n_o, int want)
     k[i] = (caller){ ref, 10 * i, 0, -1 };
     ck_assert_int_eq(pthread_create(&t[i], NULL, caller_main, &k[i]), 0);
     int h = i + 1 < want ? i + 1 : want;
-    ck_assert_int_eq(wait_held(h), h);
+    ck_assert_int_eq(nu_gate_wait_held(h), h);
   }
-  sleep_ms(100);                    /* a call queued behind a held one stays queued */
-  ck_assert_int_eq(held_now(), want);
+  tu_sleep_ms(100);                 /* a call queued behind a held one stays queued */
+  ck_assert_int_eq(nu_gate_held(), want);
   iiop_server_stats st;
   ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
   ck_assert_uint_eq(st.accepted, (uint64_t)want);
-  pthread_mutex_lock(&gate_mu);
-  gate_open = 1;
-  pthread_cond_broadcast(&gate_cv);
-  pthread_mutex_unlock(&gate_mu);
+  nu_gate_open();
   for (int i = 0; i < N; i++) {
     pthread_join(t[i], NULL);
     ck_assert_int_eq(k[i].major, CORBA_NO_EXCEPTION);

@@ -13,67 +13,43 @@
 #include <unistd.h>
 #include <iiop/ior.h>
 #include <iiop/orb.h>
-#include "TlsEcho.h"
+#include "tlsecho.h"
 #include "testutil.h"
+#include "tlsutil.h"
 
 /* ---------------------------------------------------------------- certificates */
 
-static char cert_dir[64];
 static int have_openssl;
-static char ca_file[128], other_ca_file[128], key_file[128], broken_file[128], enc_key_file[128];
-
-static int run_quiet(const char *cmd)
-{
-  char full[1024];
-  snprintf(full, sizeof full, "cd %s && (%s) >/dev/null 2>&1", cert_dir, cmd);
-  return system(full);
-}
+static char ca_file[TLSU_PATH_MAX], other_ca_file[TLSU_PATH_MAX], key_file[TLSU_PATH_MAX];
+static char broken_file[TLSU_PATH_MAX], enc_key_file[TLSU_PATH_MAX];
 
 /* A CA, a server certificate it signs for 127.0.0.1 with its key in one
  * PEM (srv-all.pem, omniORB's key file form), another CA, and a PEM that
  * holds a certificate and no key. */
 static int certs_setup(void)
 {
-  if (system("command -v openssl >/dev/null 2>&1") != 0)
+  if (!tlsu_begin("check_orbtls"))
     return 0;
-  snprintf(cert_dir, sizeof cert_dir, "/tmp/check_orbtls.XXXXXX");
-  if (!mkdtemp(cert_dir))
-    return 0;
-  const char *ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
-  char cmd[512];
   int rc = 0;
-  snprintf(cmd, sizeof cmd, "openssl req -x509 %s -keyout ca.key -out ca.pem -days 2 -subj /CN=orbtls-CA", ec);
-  rc |= run_quiet(cmd);
-  snprintf(cmd, sizeof cmd, "openssl req -x509 %s -keyout other.key -out other.pem -days 2 -subj /CN=other-CA", ec);
-  rc |= run_quiet(cmd);
-  snprintf(cmd, sizeof cmd, "openssl req %s -keyout srv.key -out srv.csr -subj /CN=localhost", ec);
-  rc |= run_quiet(cmd);
-  rc |= run_quiet("printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > ext.cnf");
-  rc |= run_quiet("openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial "
-                  "-out srv.pem -days 2 -extfile ext.cnf");
-  rc |= run_quiet("cat srv.pem srv.key > srv-all.pem");
-  rc |= run_quiet("openssl pkey -in srv.key -aes128 -passout pass:s3cret -out srv-enc.key && "
-                  "cat srv.pem srv-enc.key > srv-enc-all.pem");
+  rc |= tlsu_ca("ca", "ca.pem", "/CN=orbtls-CA");
+  rc |= tlsu_ca("other", "other.pem", "/CN=other-CA");
+  rc |= tlsu_leaf("srv", "srv.pem", "/CN=localhost", "ca", "ca.pem",
+                  "subjectAltName=IP:127.0.0.1,DNS:localhost");
+  rc |= tlsu_sh("cat srv.pem srv.key > srv-all.pem");
+  rc |= tlsu_sh("openssl pkey -in srv.key -aes128 -passout pass:s3cret -out srv-enc.key && "
+                "cat srv.pem srv-enc.key > srv-enc-all.pem");
   if (rc != 0)
     return 0;
-  snprintf(ca_file, sizeof ca_file, "%s/ca.pem", cert_dir);
-  snprintf(other_ca_file, sizeof other_ca_file, "%s/other.pem", cert_dir);
-  snprintf(key_file, sizeof key_file, "%s/srv-all.pem", cert_dir);
-  snprintf(broken_file, sizeof broken_file, "%s/srv.pem", cert_dir); /* no key in it */
-  snprintf(enc_key_file, sizeof enc_key_file, "%s/srv-enc-all.pem", cert_dir); /* "s3cret" */
+  tlsu_path(ca_file, "ca.pem");
+  tlsu_path(other_ca_file, "other.pem");
+  tlsu_path(key_file, "srv-all.pem");
+  tlsu_path(broken_file, "srv.pem");         /* no key in it */
+  tlsu_path(enc_key_file, "srv-enc-all.pem"); /* "s3cret" */
   have_openssl = 1;
   return 0;
 }
 
-static void certs_teardown(void)
-{
-  if (cert_dir[0]) {
-    char cmd[160];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", cert_dir);
-    if (system(cmd) != 0)
-      fprintf(stderr, "check_orbtls: could not remove %s\n", cert_dir);
-  }
-}
+static void certs_teardown(void) { tlsu_end("check_orbtls"); }
 
 #define NEED_OPENSSL()                                                          \
   do {                                                                          \
@@ -85,26 +61,8 @@ static void certs_teardown(void)
 
 /* ---------------------------------------------------------------- helpers */
 
-/* CORBA_ORB_init of "prog" and the N strings of OPTS (copied: ORB_init
- * moves argv's pointers); *LEFT is the argc it leaves. */
-static CORBA_ORB init_with(const char *const *opts, int n, int *left, CORBA_Environment *ev)
-{
-  char *argv[24];
-  char prog[] = "prog";
-  ck_assert_int_lt(n, 22);
-  argv[0] = prog;
-  for (int i = 0; i < n; i++)
-    argv[i + 1] = (char *)opts[i];
-  argv[n + 1] = NULL;
-  int argc = n + 1;
-  CORBA_ORB orb = CORBA_ORB_init(&argc, argv, "", ev);
-  if (left)
-    *left = argc;
-  return orb;
-}
-
 #define INIT(ev, ...)                                                             \
-  init_with((const char *const[]){ __VA_ARGS__ },                                 \
+  te_orb_init((const char *const[]){ __VA_ARGS__ },                                 \
             (int)(sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(char *)), \
             NULL, (ev))
 
@@ -216,7 +174,7 @@ START_TEST(test_options_bad)
       o[n++] = "-ORBsslKeyFile";
       o[n++] = "/nonexistent.pem";
     }
-    CORBA_ORB orb = init_with(o, n, NULL, &ev);
+    CORBA_ORB orb = te_orb_init(o, n, NULL, &ev);
     ck_assert_msg(orb == NULL, "case %zu ('%s' '%s') accepted", i, bad[i][0], n > 1 ? bad[i][1] : "");
     assert_system(&ev, ex_CORBA_BAD_PARAM, CORBAORB_MINOR_BAD_ORB_ARG);
   }
@@ -229,81 +187,7 @@ END_TEST
 
 /* ---------------------------------------------------------------- servers */
 
-static CORBA_long s_ping(PortableServer_Servant s, CORBA_long x, CORBA_Environment *ev)
-{
-  (void)s, (void)ev;
-  return x + 1;
-}
-
-static CORBA_char *s_echo(PortableServer_Servant s, const CORBA_char *str, CORBA_Environment *ev)
-{
-  (void)s, (void)ev;
-  return CORBA_string_dup(str);
-}
-
-static PortableServer_ServantBase__epv base_epv = { NULL, NULL, NULL };
-static POA_TlsEcho_Echo__epv echo_epv = { NULL, s_ping, s_echo };
-static POA_TlsEcho_Echo__vepv echo_vepv = { &base_epv, &echo_epv };
-
-typedef struct server {
-  CORBA_ORB orb;
-  PortableServer_POA ins;
-  POA_TlsEcho_Echo servant;
-  PortableServer_ObjectId *oid;
-  TlsEcho_Echo ref;
-  CORBA_char *ior;
-  uint16_t port, tls_port, supports, requires;
-} server;
-
-/* A server ORB of the N options OPTS serving TlsEcho under "TlsEcho", its
- * IOR decoded */
-static void server_start(server *s, const char *const *opts, int n)
-{
-  CORBA_Environment ev;
-  CORBA_exception_init(&ev);
-  memset(s, 0, sizeof *s);
-  s->orb = init_with(opts, n, NULL, &ev);
-  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
-  s->ins = (PortableServer_POA)CORBA_ORB_resolve_initial_references(s->orb, "omniINSPOA", &ev);
-  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
-  s->servant._private = NULL;
-  s->servant.vepv = &echo_vepv;
-  POA_TlsEcho_Echo__init(&s->servant, &ev);
-  s->oid = PortableServer_string_to_ObjectId("TlsEcho", &ev);
-  PortableServer_POA_activate_object_with_id(s->ins, s->oid, &s->servant, &ev);
-  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
-  s->ref = PortableServer_POA_servant_to_reference(s->ins, &s->servant, &ev);
-  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
-  s->ior = CORBA_ORB_object_to_string(s->orb, s->ref, &ev);
-  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(s->ins, &ev), &ev);
-  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
-  cdr_arena a;
-  cdr_arena_init(&a, NULL);
-  iiop_ior ior;
-  ck_assert_int_eq(iiop_ior_from_string(s->ior, &a, &ior), CDR_OK);
-  const iiop_profile *p = iiop_ior_iiop_profile(&ior);
-  ck_assert_ptr_nonnull(p);
-  ck_assert_str_eq(p->host, "127.0.0.1");
-  s->port = p->port;
-  const iiop_component *c = iiop_profile_component(p, IIOP_TAG_SSL_SEC_TRANS);
-  if (c)
-    ck_assert_int_eq(iiop_ssl_component_decode(c, &s->supports, &s->requires, &s->tls_port), CDR_OK);
-  cdr_arena_free(&a);
-}
-
-static void server_stop(server *s)
-{
-  CORBA_Environment ev;
-  CORBA_exception_init(&ev);
-  CORBA_free(s->ior);
-  CORBA_Object_release(s->ref, &ev);
-  PortableServer_POA_deactivate_object(s->ins, s->oid, &ev);
-  CORBA_free(s->oid);
-  CORBA_ORB_destroy(s->orb, &ev);
-  POA_TlsEcho_Echo__fini(&s->servant, &ev);
-  CORBA_exception_free(&ev);
-}
+typedef te_server server; /* tests/tlsecho.h */
 
 /* ping(41) and echoString through a client ORB of OPTS: 0 (both right),
  * or the exception's ID in EX (and the ORB's reason in WHY) */
@@ -312,7 +196,7 @@ static int call_with(const char *target, const char *const *opts, int n, char *e
 {
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
-  CORBA_ORB orb = init_with(opts, n, NULL, &ev);
+  CORBA_ORB orb = te_orb_init(opts, n, NULL, &ev);
   ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
   TlsEcho_Echo e = CORBA_ORB_string_to_object(orb, target, &ev);
   ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION); /* unreachable or not: a reference */
@@ -350,7 +234,7 @@ START_TEST(test_ssl_only_server)
 {
   NEED_OPENSSL();
   server s;
-  server_start(&s, (const char *const[]){ "-ORBendPoint", "giop:ssl:127.0.0.1:0", "-ORBsslKeyFile",
+  te_server_start(&s, (const char *const[]){ "-ORBendPoint", "giop:ssl:127.0.0.1:0", "-ORBsslKeyFile",
                                           key_file },
                4);
   /* TLS only: port 0, TAG_SSL_SEC_TRANS with its port, Integrity and
@@ -396,7 +280,7 @@ START_TEST(test_ssl_only_server)
   ck_assert_int_eq(CALL(loc, ex, why, "-ORBsslCAFile", ca_file, "-ORBclientTransportRule", "* ssl"), -1);
   ck_assert_str_eq(ex, ex_CORBA_TRANSIENT);
   ck_assert_msg(why[0] != 0, "no reason for the unmet * ssl");
-  server_stop(&s);
+  te_server_stop(&s);
 }
 END_TEST
 
@@ -404,7 +288,7 @@ START_TEST(test_tcp_and_ssl_server)
 {
   NEED_OPENSSL();
   server s;
-  server_start(&s, (const char *const[]){ "-ORBendPoint", "giop:tcp:127.0.0.1:0", "-ORBendPoint",
+  te_server_start(&s, (const char *const[]){ "-ORBendPoint", "giop:tcp:127.0.0.1:0", "-ORBendPoint",
                                           "giop:ssl:127.0.0.1:0", "-ORBsslKeyFile", key_file },
                6);
   ck_assert_uint_ne(s.port, 0);
@@ -429,7 +313,7 @@ START_TEST(test_tcp_and_ssl_server)
   CORBA_exception_init(&ev);
   ck_assert_int_eq(TlsEcho_Echo_ping(s.ref, 1, &ev), 2);
   ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
-  server_stop(&s);
+  te_server_stop(&s);
 }
 END_TEST
 
@@ -469,7 +353,7 @@ START_TEST(test_client_certificates)
 {
   NEED_OPENSSL();
   server s;
-  server_start(&s, (const char *const[]){ "-ORBendPoint", "giop:ssl:127.0.0.1:0", "-ORBsslKeyFile",
+  te_server_start(&s, (const char *const[]){ "-ORBendPoint", "giop:ssl:127.0.0.1:0", "-ORBsslKeyFile",
                                           key_file, "-ORBsslCAFile", ca_file, "-ORBsslVerifyMode",
                                           "peer,fail" },
                8);
@@ -495,7 +379,7 @@ START_TEST(test_client_certificates)
     ck_assert_str_eq(ex, ex_CORBA_TRANSIENT);
     ck_assert_str_eq(why, wr);
   }
-  server_stop(&s);
+  te_server_stop(&s);
 }
 END_TEST
 
@@ -505,12 +389,12 @@ START_TEST(test_key_password)
 {
   NEED_OPENSSL();
   server s;
-  server_start(&s, (const char *const[]){ "-ORBendPoint", "giop:ssl:127.0.0.1:0", "-ORBsslKeyFile",
+  te_server_start(&s, (const char *const[]){ "-ORBendPoint", "giop:ssl:127.0.0.1:0", "-ORBsslKeyFile",
                                           enc_key_file, "-ORBsslKeyPassword", "s3cret" },
                6);
   char ex[128] = "", why[640] = "";
   ck_assert_int_eq(CALL(s.ior, ex, why, "-ORBsslCAFile", ca_file), 0);
-  server_stop(&s);
+  te_server_stop(&s);
   for (int k = 0; k < 2; k++) {
     CORBA_Environment ev;
     CORBA_exception_init(&ev);

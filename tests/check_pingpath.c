@@ -25,6 +25,7 @@
 #include "connection.h"
 #include "dispatch.h"
 #include "transport.h"
+#include "netutil.h"
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- the memo */
@@ -47,21 +48,11 @@ static const iiop_interface iface = { "IDL:Test/P:1.0", ops, 1, NULL };
 /* A GIOP 1.2 Request for K1/ping with the long X, into O (big-endian). */
 static void build_request(cdr_out *o, uint32_t id, int32_t x)
 {
-  cdr_opts op;
-  cdr_opts_default(&op);
-  op.byte_order = CDR_BIG_ENDIAN;
+  nu_req r = nu_req_default(id, "K1", "ping");
+  r.order = CDR_BIG_ENDIAN;
+  cdr_opts op = nu_req_opts(&r);
   ck_assert_int_eq(cdr_out_init(o, &op), CDR_OK);
-  giop_request_header h;
-  memset(&h, 0, sizeof h);
-  h.request_id = id;
-  h.response_flags = GIOP_RESPONSE_EXPECTED;
-  h.target.disposition = GIOP_KEY_ADDR;
-  h.target.key = (const uint8_t *)"K1";
-  h.target.key_len = 2;
-  h.operation = "ping";
-  h.operation_len = 4;
-  ck_assert_int_eq(giop_begin_request(o, &h), CDR_OK);
-  giop_begin_body(o);
+  nu_request_head(o, &r);
   cdr_put_long(o, x);
   ck_assert_int_eq(giop_end(o), CDR_OK);
 }

@@ -30,21 +30,8 @@
 #include <unistd.h>
 #include <cdr/cdr.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
-
-static void sleep_ms(int ms)
-{
-  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-    ;
-}
-
-static int64_t now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---------------------------------------------------------------- a silent server */
 
@@ -138,16 +125,7 @@ static void silent_start(silent *s)
   int close_after = s->close_after;
   memset(s, 0, sizeof *s);
   s->close_after = close_after;
-  s->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(s->lfd, 0);
-  struct sockaddr_in a = { 0 };
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(bind(s->lfd, (struct sockaddr *)&a, sizeof a), 0);
-  ck_assert_int_eq(listen(s->lfd, 128), 0);
-  socklen_t al = sizeof a;
-  ck_assert_int_eq(getsockname(s->lfd, (struct sockaddr *)&a, &al), 0);
-  s->port = ntohs(a.sin_port);
+  s->lfd = nu_listen(128, &s->port);
   ck_assert_int_eq(pthread_create(&s->thr, NULL, silent_accept, s), 0);
 }
 
@@ -156,13 +134,9 @@ static void silent_stop(silent *s)
 {
   __atomic_store_n(&s->stop, 1, __ATOMIC_SEQ_CST);
   shutdown(s->lfd, SHUT_RDWR);
-  int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);  /* wakes accept() if need be */
-  struct sockaddr_in a = { 0 };
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(s->port);
-  (void)connect(c, (struct sockaddr *)&a, sizeof a);
-  close(c);
+  int c = nu_try_connect(NULL, s->port); /* wakes accept() if need be */
+  if (c >= 0)
+    close(c);
   pthread_join(s->thr, NULL);
   close(s->lfd);
   int n = __atomic_load_n(&s->accepted, __ATOMIC_SEQ_CST);
@@ -189,7 +163,7 @@ static int timed_call(iiop_ref *r, int ms, int64_t *elapsed)
 {
   iiop_call *c;
   cdr_out *args;
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   int rc = iiop_call_begin(r, "ping", 0, &c, &args);
   if (rc != CDR_OK)
     return rc;
@@ -199,7 +173,7 @@ static int timed_call(iiop_ref *r, int ms, int64_t *elapsed)
   rc = iiop_call_invoke(c, &res);
   iiop_call_end(c);
   if (elapsed)
-    *elapsed = now_ms() - t0;
+    *elapsed = tu_now_ms() - t0;
   return rc;
 }
 
@@ -239,7 +213,7 @@ static uint64_t client_connections(iiop_client *c)
 static int wait_count(int *p, int want, int ms)
 {
   for (int w = 0; w < ms / 5 && __atomic_load_n(p, __ATOMIC_SEQ_CST) < want; w++)
-    sleep_ms(5);
+    tu_sleep_ms(5);
   return __atomic_load_n(p, __ATOMIC_SEQ_CST);
 }
 
@@ -292,13 +266,13 @@ START_TEST(test_silent_server_shared_mixed_timeouts)
   iiop_ref *r = resolve_port(c, s.port);
   tcaller lng = { r, 5000, 1, 0 }, shrt = { r, 300, 1, 0 };
   pthread_t tl, ts;
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   ck_assert_int_eq(pthread_create(&tl, NULL, tcaller_main, &lng), 0);
   ck_assert_int_eq(wait_count(&s.requests, 1, 5000), 1);
-  sleep_ms(50);                     /* the long caller is reading */
+  tu_sleep_ms(50);                  /* the long caller is reading */
   ck_assert_int_eq(pthread_create(&ts, NULL, tcaller_main, &shrt), 0);
   pthread_join(ts, NULL);
-  int64_t short_done = now_ms() - t0;
+  int64_t short_done = tu_now_ms() - t0;
   ck_assert_int_eq(shrt.rc, CDR_E_TIMEOUT);
   ck_assert_int_ge(shrt.elapsed, 280);
   ck_assert_int_lt(short_done, 4000);  /* not held until the long caller's deadline */
@@ -348,18 +322,7 @@ END_TEST
 
 /* ------------------------------------------- a server closing idle connections */
 
-static int op_ping(void *sv, iiop_request *q, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)q;
-  int32_t x = cdr_get_long(a);
-  if (cdr_in_status(a) != CDR_OK)
-    return cdr_in_status(a);
-  cdr_put_long(o, x);
-  return CDR_OK;
-}
-
-static const iiop_operation ops[] = { { "ping", op_ping } };
+static const iiop_operation ops[] = { { "ping", nu_op_ping } };
 static const iiop_interface iface = { "IDL:Test/Ping:1.0", ops, 1, NULL };
 
 typedef struct looper {
@@ -391,7 +354,7 @@ static void *looper_main(void *arg)
     }
     iiop_call_end(c);
     seed = seed * 1103515245u + 12345u;
-    sleep_ms(10 + (int)((seed >> 16) % 60));   /* around the 30 ms idle timeout */
+    tu_sleep_ms(10 + (int)((seed >> 16) % 60)); /* around the 30 ms idle timeout */
   }
   return NULL;
 }
@@ -401,10 +364,7 @@ static void run_idle_close(uint32_t max, int T)
   iiop_server_opts so;
   iiop_server_opts_default(&so);
   so.limits.idle_timeout_ms = 30;
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&so, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Ping", 4, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  iiop_server *s = nu_serve(&so, "Ping", &iface, NULL);
   iiop_client *c = pool_client(max, 1);
   char url[96];
   snprintf(url, sizeof url, "corbaloc:iiop:1.2@127.0.0.1:%u/Ping", (unsigned)iiop_server_port(s));

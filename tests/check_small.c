@@ -17,6 +17,7 @@
 #include <iiop/orb.h>
 #include "adapter.h"
 #include "dispatch.h"
+#include "netutil.h"
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- servants */
@@ -97,21 +98,11 @@ static int32_t call(fixture *f, int order, uint32_t id, const char *key, const c
                     int32_t x, uint32_t *status)
 {
   cdr_out_close(&f->req);
-  cdr_opts o;
-  cdr_opts_default(&o);
-  o.byte_order = (uint8_t)order;
+  nu_req q = nu_req_default(id, key, op);
+  q.order = order;
+  cdr_opts o = nu_req_opts(&q);
   ck_assert_int_eq(cdr_out_init(&f->req, &o), CDR_OK);
-  giop_request_header h;
-  memset(&h, 0, sizeof h);
-  h.request_id = id;
-  h.response_flags = GIOP_RESPONSE_EXPECTED;
-  h.target.disposition = GIOP_KEY_ADDR;
-  h.target.key = (const uint8_t *)key;
-  h.target.key_len = (uint32_t)strlen(key);
-  h.operation = op;
-  h.operation_len = (uint32_t)strlen(op);
-  ck_assert_int_eq(giop_begin_request(&f->req, &h), CDR_OK);
-  giop_begin_body(&f->req);
+  nu_request_head(&f->req, &q);
   cdr_put_long(&f->req, x);
   ck_assert_int_eq(giop_end(&f->req), CDR_OK);
   if (f->m_live)

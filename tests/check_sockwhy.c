@@ -11,24 +11,8 @@
 #include <unistd.h>
 #include <cdr/cdr.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
-
-/* A loopback socket listening on a free port: its descriptor, *PORT. */
-static int listener(uint16_t *port)
-{
-  int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(l, 0);
-  struct sockaddr_in sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(bind(l, (struct sockaddr *)&sa, sizeof sa), 0);
-  ck_assert_int_eq(listen(l, 1), 0);
-  socklen_t sl = sizeof sa;
-  ck_assert_int_eq(getsockname(l, (struct sockaddr *)&sa, &sl), 0);
-  *port = ntohs(sa.sin_port);
-  return l;
-}
 
 /* Resolving a corbaloc URL at PORT of 127.0.0.1 and calling ping: the
  * call's status, *WHY the client's last error. */
@@ -58,7 +42,7 @@ static int call_at(const char *host, uint16_t port, char *why, size_t cap)
 START_TEST(test_connect_refused)
 {
   uint16_t port;
-  int l = listener(&port);
+  int l = nu_listen(1, &port);
   close(l);                          /* nobody listens there now */
   char why[IIOP_CLIENT_ERROR_MAX];
   ck_assert_int_eq(call_at("127.0.0.1", port, why, sizeof why), CDR_E_IO);
@@ -86,7 +70,7 @@ END_TEST
 START_TEST(test_listen_in_use)
 {
   uint16_t port;
-  int l = listener(&port);
+  int l = nu_listen(1, &port);
   iiop_server_opts so;
   iiop_server_opts_default(&so);
   char why[256];

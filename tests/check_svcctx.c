@@ -8,18 +8,15 @@
  * its object key, GIOP version and the peer's address; a reference's list
  * changes while other threads call through it; hostile context lists are
  * refused with MessageError before any interceptor runs. */
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 #include <cdr/cdr.h>
 #include <iiop/msg.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- what the servant saw */
@@ -161,11 +158,7 @@ static const iiop_interface iface = { "IDL:Test/Ctx:1.0", ops, sizeof ops / size
 
 static iiop_server *start_server(void)
 {
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(NULL, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Echo", 4, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
-  return s;
+  return nu_serve(NULL, "Echo", &iface, NULL);
 }
 
 static iiop_client *new_client(void)
@@ -659,78 +652,30 @@ END_TEST
 
 static int raw_connect(uint16_t port, uint16_t *local_port)
 {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(fd, 0);
-  struct sockaddr_in a;
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-  struct timeval tv = { 10, 0 };
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  socklen_t sl = sizeof a;
-  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &sl), 0);
+  int fd = nu_connect(NULL, port, 10, 0);
   if (local_port)
-    *local_port = ntohs(a.sin_port);
+    *local_port = nu_local_port(fd);
   return fd;
 }
 
-static int read_full(int fd, void *p, size_t n)
+static void rec_args(cdr_out *o, const void *ud)
 {
-  uint8_t *b = p;
-  while (n) {
-    ssize_t r = recv(fd, b, n, 0);
-    if (r <= 0)
-      return 0;
-    b += r;
-    n -= (size_t)r;
-  }
-  return 1;
+  (void)ud;
+  cdr_put_long(o, 9);
+  cdr_put_double(o, 0.5);
 }
 
-/* One message into BUF (CAP octets): its length, 0 at EOF. */
-static size_t raw_recv(int fd, uint8_t *buf, size_t cap)
-{
-  if (!read_full(fd, buf, 12))
-    return 0;
-  giop_header h;
-  ck_assert_int_eq(giop_header_parse(buf, 12, &h), CDR_OK);
-  ck_assert_uint_le(h.size, cap - 12);
-  ck_assert(read_full(fd, buf + 12, h.size));
-  return 12 + h.size;
-}
-
-/* A GIOP 1.MINOR Request "rec"(LONG 9, DOUBLE 0.5) to Echo with contexts L. */
+/* A GIOP 1.MINOR Request "rec"(LONG 9, DOUBLE 0.5) to Echo with contexts L
+ * (BODY 0: the request header alone). */
 static size_t raw_request(uint8_t *buf, size_t cap, uint8_t minor, uint32_t id,
                           const giop_sc_list *l, int body)
 {
-  cdr_opts o;
-  cdr_opts_default(&o);
-  o.giop_minor = minor;
-  cdr_out out;
-  ck_assert_int_eq(cdr_out_init_buffer(&out, &o, buf, cap), CDR_OK);
-  giop_request_header h;
-  memset(&h, 0, sizeof h);
-  h.request_id = id;
-  h.response_flags = GIOP_RESPONSE_EXPECTED;
-  h.target.disposition = GIOP_KEY_ADDR;
-  h.target.key = (const uint8_t *)"Echo";
-  h.target.key_len = 4;
-  h.operation = "rec";
-  h.operation_len = 3;
-  if (l)
-    h.contexts = *l;
-  ck_assert_int_eq(giop_begin_request(&out, &h), CDR_OK);
-  if (body) {
-    giop_begin_body(&out);
-    cdr_put_long(&out, 9);
-    cdr_put_double(&out, 0.5);
-  }
-  ck_assert_int_eq(giop_end(&out), CDR_OK);
-  size_t n = cdr_out_size(&out);
-  cdr_out_close(&out);
-  return n;
+  nu_req r = nu_req_default(id, "Echo", "rec");
+  r.minor = minor;
+  r.sc = l;
+  r.no_body = !body;
+  r.args = rec_args;
+  return nu_request(buf, cap, &r);
 }
 
 static int hook_calls; /* atomic */
@@ -753,7 +698,7 @@ START_TEST(test_peer_and_key_raw)
   for (uint8_t minor = 0; minor <= 2; minor++) {
     size_t n = raw_request(req, sizeof req, minor, 40 + minor, &l, 1);
     ck_assert(send(fd, req, n, MSG_NOSIGNAL) == (ssize_t)n);
-    size_t rl = raw_recv(fd, rep, sizeof rep);
+    size_t rl = nu_recv_msg_into(fd, rep, sizeof rep);
     ck_assert_uint_gt(rl, 0);
     giop_message m;
     cdr_arena a;
@@ -809,10 +754,10 @@ START_TEST(test_hostile_context_lists)
       req[pos + (size_t)b] = (uint8_t)(le ? v >> (8 * b) : v >> (24 - 8 * b));
     int fd = raw_connect(iiop_server_port(s), NULL);
     ck_assert(send(fd, req, n, MSG_NOSIGNAL) == (ssize_t)n);
-    size_t rl = raw_recv(fd, rep, sizeof rep);
+    size_t rl = nu_recv_msg_into(fd, rep, sizeof rep);
     ck_assert_uint_eq(rl, 12);
     ck_assert_uint_eq(rep[7], GIOP_MESSAGE_ERROR);
-    ck_assert_uint_eq(raw_recv(fd, rep, sizeof rep), 0); /* closed */
+    ck_assert_uint_eq(nu_recv_msg_into(fd, rep, sizeof rep), 0); /* closed */
     close(fd);
   }
   ck_assert_int_eq(__atomic_load_n(&hook_calls, __ATOMIC_RELAXED), 0);
@@ -821,7 +766,7 @@ START_TEST(test_hostile_context_lists)
   size_t n = raw_request(req, sizeof req, 2, 1, &l, 1);
   int fd = raw_connect(iiop_server_port(s), NULL);
   ck_assert(send(fd, req, n, MSG_NOSIGNAL) == (ssize_t)n);
-  ck_assert_uint_gt(raw_recv(fd, rep, sizeof rep), 12);
+  ck_assert_uint_gt(nu_recv_msg_into(fd, rep, sizeof rep), 12);
   ck_assert_uint_eq(rep[7], GIOP_REPLY);
   close(fd);
   ck_assert_int_eq(__atomic_load_n(&hook_calls, __ATOMIC_RELAXED), 1);

@@ -28,40 +28,15 @@
 #include <cdr/cdr.h>
 #include <iiop/msg.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
 
 #define SLACK_MS 2000 /* how much later than its timeout a call may return */
-
-static int64_t now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-    ;
-}
 
 /* ---------------------------------------------------------------- the servant */
 
 static int entered;                 /* atomic: sleep/sleepEcho calls that arrived */
 static int answered;                /* atomic: sleep/sleepEcho calls that finished */
-
-/* ping(long x) -> x, at once. */
-static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  int32_t x = cdr_get_long(a);
-  if (cdr_in_status(a) != CDR_OK)
-    return cdr_in_status(a);
-  cdr_put_long(o, x);
-  return CDR_OK;
-}
 
 /* sleep(long ms, long x) -> x, after MS milliseconds. */
 static int op_sleep(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
@@ -73,7 +48,7 @@ static int op_sleep(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
   if (cdr_in_status(a) != CDR_OK)
     return cdr_in_status(a);
   __atomic_add_fetch(&entered, 1, __ATOMIC_SEQ_CST);
-  sleep_ms(ms);
+  tu_sleep_ms(ms);
   cdr_put_long(o, x);
   __atomic_add_fetch(&answered, 1, __ATOMIC_SEQ_CST);
   return CDR_OK;
@@ -91,14 +66,14 @@ static int op_sleep_echo(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
   if (rc != CDR_OK)
     return rc;
   __atomic_add_fetch(&entered, 1, __ATOMIC_SEQ_CST);
-  sleep_ms(ms);
+  tu_sleep_ms(ms);
   cdr_put_string_view(o, s, n);
   __atomic_add_fetch(&answered, 1, __ATOMIC_SEQ_CST);
   return CDR_OK;
 }
 
 static const iiop_operation ops[] = {
-  { "ping", op_ping },
+  { "ping", nu_op_ping },
   { "sleep", op_sleep },
   { "sleepEcho", op_sleep_echo },
 };
@@ -113,11 +88,7 @@ static iiop_server *start_server(size_t frag)
   iiop_server_opts_default(&o);
   if (frag)
     o.fragment_size = frag;
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Sleeper", 7, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
-  return s;
+  return nu_serve(&o, "Sleeper", &iface, NULL);
 }
 
 /* A client whose own timeout is CLIENT_MS (0: none).  Its callers share
@@ -155,73 +126,20 @@ static iiop_ref *resolve_port(iiop_client *c, uint16_t port)
   return r;
 }
 
-/* What one call ended with. */
-typedef struct outcome {
-  int rc;
-  int32_t value;
-  int64_t ms;                       /* how long invoke took */
-  giop_system_exception ex;         /* repo_id: the exception's name */
-} outcome;
-
-/* The exception CALL failed with, into O (its name). */
-static void take_exception(outcome *o, iiop_call *call)
-{
-  const giop_system_exception *e = iiop_call_exception(call);
-  ck_assert_ptr_nonnull(e);
-  o->ex.repo_id = giop_system_exception_name(e->repo_id, strlen(e->repo_id));
-  o->ex.minor = e->minor;
-  o->ex.completed = e->completed;
-}
+typedef nu_outcome outcome;
 
 /* sleep(SLEEP, X) on R, the call's timeout CALL_MS (IIOP_TIMEOUT_INHERIT:
  * none set). */
 static outcome call_sleep(iiop_ref *r, int32_t sleep, int32_t x, int call_ms)
 {
-  outcome out;
-  memset(&out, 0, sizeof out);
-  iiop_call *call;
-  cdr_out *args;
-  ck_assert_int_eq(iiop_call_begin(r, "sleep", 0, &call, &args), CDR_OK);
-  ck_assert_int_eq(iiop_call_set_timeout(call, call_ms), CDR_OK);
-  cdr_put_long(args, sleep);
-  cdr_put_long(args, x);
-  cdr_in *res = NULL;
-  int64_t t0 = now_ms();
-  out.rc = iiop_call_invoke(call, &res);
-  out.ms = now_ms() - t0;
-  if (out.rc == CDR_OK) {
-    out.value = cdr_get_long(res);
-    ck_assert_int_eq(cdr_in_status(res), CDR_OK);
-  } else {
-    take_exception(&out, call);
-  }
-  ck_assert_int_eq(iiop_call_set_timeout(call, 5), CDR_E_STATE);
-  iiop_call_end(call);
-  return out;
+  int32_t a[2] = { sleep, x };
+  return nu_call(r, "sleep", a, 2, call_ms, NU_CALL_TIMEOUT_FIXED);
 }
 
 /* ping(X) on R, the call's timeout CALL_MS. */
 static outcome call_ping(iiop_ref *r, int32_t x, int call_ms)
 {
-  outcome out;
-  memset(&out, 0, sizeof out);
-  iiop_call *call;
-  cdr_out *args;
-  ck_assert_int_eq(iiop_call_begin(r, "ping", 0, &call, &args), CDR_OK);
-  ck_assert_int_eq(iiop_call_set_timeout(call, call_ms), CDR_OK);
-  cdr_put_long(args, x);
-  cdr_in *res = NULL;
-  int64_t t0 = now_ms();
-  out.rc = iiop_call_invoke(call, &res);
-  out.ms = now_ms() - t0;
-  if (out.rc == CDR_OK) {
-    out.value = cdr_get_long(res);
-    ck_assert_int_eq(cdr_in_status(res), CDR_OK);
-  } else {
-    take_exception(&out, call);
-  }
-  iiop_call_end(call);
-  return out;
+  return nu_call(r, "ping", &x, 1, call_ms, 0);
 }
 
 /* O is a timeout of a call whose timeout was MS. */
@@ -250,7 +168,7 @@ static void check_stats(iiop_client *c, uint64_t conns, uint64_t timeouts, uint6
 static void wait_answered(int n)
 {
   for (int k = 0; k < 1000 && __atomic_load_n(&answered, __ATOMIC_SEQ_CST) < n; k++)
-    sleep_ms(10);
+    tu_sleep_ms(10);
   ck_assert_int_eq(__atomic_load_n(&answered, __ATOMIC_SEQ_CST), n);
 }
 
@@ -364,9 +282,9 @@ START_TEST(test_fragmented_late_reply)
   cdr_put_long(args, 1000);
   cdr_put_string(args, big);
   cdr_in *res = NULL;
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   ck_assert_int_eq(iiop_call_invoke(call, &res), CDR_E_TIMEOUT);
-  ck_assert_int_le(now_ms() - t0, 300 + SLACK_MS);
+  ck_assert_int_le(tu_now_ms() - t0, 300 + SLACK_MS);
   iiop_call_end(call);
   wait_answered(1);
   /* The same string again, answered at once: exactly it comes back. */
@@ -424,7 +342,7 @@ START_TEST(test_threads_one_connection)
   k[0] = (caller){ r, 1200, 100, 300, 0, { 0 } };
   ck_assert_int_eq(pthread_create(&t[0], NULL, caller_main, &k[0]), 0);
   while (__atomic_load_n(&entered, __ATOMIC_SEQ_CST) < 1)
-    sleep_ms(2);
+    tu_sleep_ms(2);
   for (int i = 1; i < N; i++) {
     k[i] = (caller){ r, 0, 100 + i, IIOP_TIMEOUT_INHERIT, 1, { 0 } };
     ck_assert_int_eq(pthread_create(&t[i], NULL, caller_main, &k[i]), 0);
@@ -446,7 +364,7 @@ START_TEST(test_threads_one_connection)
   int before = __atomic_load_n(&entered, __ATOMIC_SEQ_CST);
   ck_assert_int_eq(pthread_create(&ta, NULL, caller_main, &a), 0);
   while (__atomic_load_n(&entered, __ATOMIC_SEQ_CST) < before + 1)
-    sleep_ms(2);
+    tu_sleep_ms(2);
   o = call_ping(r, 201, 200);
   ck_assert_int_eq(o.rc, CDR_E_TIMEOUT);
   pthread_join(ta, NULL);
@@ -471,31 +389,6 @@ typedef struct fake {
   int cancels;                       /* CancelRequests received */
 } fake;
 
-static int read_full(int fd, void *p, size_t n)
-{
-  uint8_t *b = p;
-  while (n) {
-    ssize_t r = recv(fd, b, n, 0);
-    if (r <= 0)
-      return 0;
-    b += r;
-    n -= (size_t)r;
-  }
-  return 1;
-}
-
-static void send_all(int fd, const void *p, size_t n)
-{
-  const uint8_t *b = p;
-  while (n) {
-    ssize_t w = send(fd, b, n, MSG_NOSIGNAL);
-    if (w <= 0)
-      return;
-    b += w;
-    n -= (size_t)w;
-  }
-}
-
 /* A server that answers every Request with NO_EXCEPTION and the request's
  * first long argument: the first one's reply in two parts, SPLIT_MS apart. */
 static void *fake_main(void *arg)
@@ -508,7 +401,7 @@ static void *fake_main(void *arg)
   cdr_arena_init(&a, NULL);
   for (int nreq = 0;;) {
     uint8_t h[12];
-    if (!read_full(fd, h, sizeof h))
+    if (!nu_read_full(fd, h, sizeof h))
       break;
     uint32_t sz = h[6] & 1 ? (uint32_t)h[8] | h[9] << 8 | h[10] << 16 | (uint32_t)h[11] << 24
                            : (uint32_t)h[8] << 24 | h[9] << 16 | h[10] << 8 | h[11];
@@ -516,7 +409,7 @@ static void *fake_main(void *arg)
       break;
     uint8_t *m = malloc(12 + sz);
     memcpy(m, h, 12);
-    if (!read_full(fd, m + 12, sz)) {
+    if (!nu_read_full(fd, m + 12, sz)) {
       free(m);
       break;
     }
@@ -550,11 +443,11 @@ static void *fake_main(void *arg)
     const uint8_t *d = cdr_out_data(&o);
     size_t len = cdr_out_size(&o);
     if (nreq++ == 0) {
-      send_all(fd, d, len / 2);
-      sleep_ms(f->split_ms);
-      send_all(fd, d + len / 2, len - len / 2);
+      nu_send_all(fd, d, len / 2);
+      tu_sleep_ms(f->split_ms);
+      nu_send_all(fd, d + len / 2, len - len / 2);
     } else {
-      send_all(fd, d, len);
+      nu_send_all(fd, d, len);
     }
     cdr_out_close(&o);
     free(m);
@@ -573,17 +466,7 @@ START_TEST(test_reply_cut_around_deadline)
   fake f;
   memset(&f, 0, sizeof f);
   f.split_ms = 800;
-  f.lfd = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(f.lfd, 0);
-  struct sockaddr_in sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(bind(f.lfd, (struct sockaddr *)&sa, sizeof sa), 0);
-  ck_assert_int_eq(listen(f.lfd, 4), 0);
-  socklen_t sl = sizeof sa;
-  ck_assert_int_eq(getsockname(f.lfd, (struct sockaddr *)&sa, &sl), 0);
-  f.port = ntohs(sa.sin_port);
+  f.lfd = nu_listen(4, &f.port);
   pthread_t t;
   ck_assert_int_eq(pthread_create(&t, NULL, fake_main, &f), 0);
 
@@ -629,19 +512,11 @@ static void *pinger_main(void *arg)
  * another connection. */
 START_TEST(test_write_timeout)
 {
-  int lfd = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(lfd, 0);
-  struct sockaddr_in sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
-  ck_assert_int_eq(listen(lfd, 4), 0);
-  socklen_t sl = sizeof sa;
-  ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
+  uint16_t port;
+  int lfd = nu_listen(4, &port);
 
   iiop_client *c = new_client(30000);
-  iiop_ref *r = resolve_port(c, ntohs(sa.sin_port));
+  iiop_ref *r = resolve_port(c, port);
   /* A call that waits on the connection (no timeout: the write's failure
    * ends it). */
   pinger p = { r, { 0 } };
@@ -652,9 +527,9 @@ START_TEST(test_write_timeout)
     ck_assert_int_eq(iiop_client_stats_get(c, &st), CDR_OK);
     if (st.connections == 1)
       break;
-    sleep_ms(10);
+    tu_sleep_ms(10);
   }
-  sleep_ms(100);                    /* its small request is out */
+  tu_sleep_ms(100);                 /* its small request is out */
 
   size_t n = (size_t)32 << 20;
   char *big = malloc(n + 1);
@@ -670,10 +545,10 @@ START_TEST(test_write_timeout)
   cdr_in *res = NULL;
   outcome o;
   memset(&o, 0, sizeof o);
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   o.rc = iiop_call_invoke(call, &res);
-  o.ms = now_ms() - t0;
-  take_exception(&o, call);
+  o.ms = tu_now_ms() - t0;
+  nu_take_exception(&o, call);
   iiop_call_end(call);
   ck_assert_int_eq(o.rc, CDR_E_TIMEOUT);
   ck_assert_int_ge(o.ms, 300 - 5);

@@ -27,27 +27,21 @@
 #include <iiop/conn.h>
 #include <iiop/ior.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
+#include "tlsutil.h"
 
 /* ---------------------------------------------------------------- certificates */
 
-static char dir[64];
 static int have_openssl;
-static char ca[128], other_ca[128], srv_crt[128], srv_key[128], srv_key_enc[128];
-static char cli_crt[128], cli_key[128], cli_pem[128], cli_key_enc[128];
-static char rogue_crt[128], rogue_key[128], garbage[128], missing[128];
+static char ca[TLSU_PATH_MAX], other_ca[TLSU_PATH_MAX], srv_crt[TLSU_PATH_MAX];
+static char srv_key[TLSU_PATH_MAX], srv_key_enc[TLSU_PATH_MAX], cli_crt[TLSU_PATH_MAX];
+static char cli_key[TLSU_PATH_MAX], cli_pem[TLSU_PATH_MAX], cli_key_enc[TLSU_PATH_MAX];
+static char rogue_crt[TLSU_PATH_MAX], rogue_key[TLSU_PATH_MAX], garbage[TLSU_PATH_MAX];
+static char missing[TLSU_PATH_MAX];
 
 #define PASSWORD "s3cret-pw"
 #define CLIENT_SUBJECT "CN=tls-client,O=check_tls"
-
-static int sh(const char *cmd)
-{
-  char full[1200];
-  snprintf(full, sizeof full, "cd %s && (%s) >/dev/null 2>&1", dir, cmd);
-  return system(full);
-}
-
-static void path(char *out, const char *name) { snprintf(out, 128, "%s/%s", dir, name); }
 
 /* CA "check_tls-CA" signs the server's certificate (IP:127.0.0.1) and the
  * client's (O=check_tls, CN=tls-client); "other-CA" signs a rogue client
@@ -56,69 +50,39 @@ static void path(char *out, const char *name) { snprintf(out, 128, "%s/%s", dir,
 static int certs_setup(void)
 {
   signal(SIGPIPE, SIG_IGN);
-  if (system("command -v openssl >/dev/null 2>&1") != 0)
+  if (!tlsu_begin("check_tls"))
     return 0;
-  snprintf(dir, sizeof dir, "/tmp/check_tls.XXXXXX");
-  if (!mkdtemp(dir)) {
-    dir[0] = 0;
-    return 0;
-  }
-  const char *ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
-  char cmd[1024];
   int rc = 0;
-  snprintf(cmd, sizeof cmd, "openssl req -x509 %s -keyout ca.key -out ca.crt -days 2 "
-           "-subj /CN=check_tls-CA", ec);
-  rc |= sh(cmd);
-  snprintf(cmd, sizeof cmd, "openssl req -x509 %s -keyout other.key -out other.crt -days 2 "
-           "-subj /CN=other-CA", ec);
-  rc |= sh(cmd);
-  snprintf(cmd, sizeof cmd, "openssl req %s -keyout srv.key -out srv.csr -subj /CN=localhost", ec);
-  rc |= sh(cmd);
-  rc |= sh("printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > srv.cnf");
-  rc |= sh("openssl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key -CAcreateserial "
-           "-out srv.crt -days 2 -extfile srv.cnf");
-  snprintf(cmd, sizeof cmd, "openssl req %s -keyout cli.key -out cli.csr "
-           "-subj /O=check_tls/CN=tls-client", ec);
-  rc |= sh(cmd);
-  rc |= sh("openssl x509 -req -in cli.csr -CA ca.crt -CAkey ca.key -CAcreateserial "
-           "-out cli.crt -days 2");
-  rc |= sh("cat cli.crt cli.key > cli.pem");
-  rc |= sh("openssl pkey -in cli.key -aes256 -passout pass:" PASSWORD " -out cli-enc.key");
-  rc |= sh("openssl pkey -in srv.key -aes256 -passout pass:" PASSWORD " -out srv-enc.key");
-  snprintf(cmd, sizeof cmd, "openssl req %s -keyout rogue.key -out rogue.csr "
-           "-subj /O=check_tls/CN=rogue", ec);
-  rc |= sh(cmd);
-  rc |= sh("openssl x509 -req -in rogue.csr -CA other.crt -CAkey other.key -CAcreateserial "
-           "-out rogue.crt -days 2");
-  rc |= sh("printf 'not a certificate\\n' > garbage.pem");
+  rc |= tlsu_ca("ca", "ca.crt", "/CN=check_tls-CA");
+  rc |= tlsu_ca("other", "other.crt", "/CN=other-CA");
+  rc |= tlsu_leaf("srv", "srv.crt", "/CN=localhost", "ca", "ca.crt",
+                  "subjectAltName=IP:127.0.0.1,DNS:localhost");
+  rc |= tlsu_leaf("cli", "cli.crt", "/O=check_tls/CN=tls-client", "ca", "ca.crt", NULL);
+  rc |= tlsu_sh("cat cli.crt cli.key > cli.pem");
+  rc |= tlsu_sh("openssl pkey -in cli.key -aes256 -passout pass:" PASSWORD " -out cli-enc.key");
+  rc |= tlsu_sh("openssl pkey -in srv.key -aes256 -passout pass:" PASSWORD " -out srv-enc.key");
+  rc |= tlsu_leaf("rogue", "rogue.crt", "/O=check_tls/CN=rogue", "other", "other.crt", NULL);
+  rc |= tlsu_sh("printf 'not a certificate\\n' > garbage.pem");
   if (rc != 0)
     return 0;
-  path(ca, "ca.crt");
-  path(other_ca, "other.crt");
-  path(srv_crt, "srv.crt");
-  path(srv_key, "srv.key");
-  path(srv_key_enc, "srv-enc.key");
-  path(cli_crt, "cli.crt");
-  path(cli_key, "cli.key");
-  path(cli_pem, "cli.pem");
-  path(cli_key_enc, "cli-enc.key");
-  path(rogue_crt, "rogue.crt");
-  path(rogue_key, "rogue.key");
-  path(garbage, "garbage.pem");
-  path(missing, "no-such-file.pem");
+  tlsu_path(ca, "ca.crt");
+  tlsu_path(other_ca, "other.crt");
+  tlsu_path(srv_crt, "srv.crt");
+  tlsu_path(srv_key, "srv.key");
+  tlsu_path(srv_key_enc, "srv-enc.key");
+  tlsu_path(cli_crt, "cli.crt");
+  tlsu_path(cli_key, "cli.key");
+  tlsu_path(cli_pem, "cli.pem");
+  tlsu_path(cli_key_enc, "cli-enc.key");
+  tlsu_path(rogue_crt, "rogue.crt");
+  tlsu_path(rogue_key, "rogue.key");
+  tlsu_path(garbage, "garbage.pem");
+  tlsu_path(missing, "no-such-file.pem");
   have_openssl = 1;
   return 0;
 }
 
-static void certs_teardown(void)
-{
-  if (dir[0]) {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-      fprintf(stderr, "check_tls: could not remove %s\n", dir);
-  }
-}
+static void certs_teardown(void) { tlsu_end("check_tls"); }
 
 #define NEED_OPENSSL()                                                        \
   do {                                                                        \
@@ -597,10 +561,7 @@ START_TEST(test_forward_required)
   iiop_server_opts so;
   iiop_server_opts_default(&so);
   so.tls_policy = IIOP_TLS_OFF;
-  iiop_server *f = NULL;
-  ck_assert_int_eq(iiop_server_new(&so, &f), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(f, "Fwd", 3, &fwd_iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(f), CDR_OK);
+  iiop_server *f = nu_serve(&so, "Fwd", &fwd_iface, NULL);
 
   iiop_client *c = client(IIOP_TLS_OFF, ca, NULL, NULL, NULL);
   char loc[96];

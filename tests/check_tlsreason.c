@@ -36,27 +36,21 @@
 #include <openssl/ssl.h>
 #include <iiop/ior.h>
 #include <iiop/orb.h>
-#include "TlsEcho.h"
+#include "tlsecho.h"
+#include "netutil.h"
 #include "testutil.h"
+#include "tlsutil.h"
 
 /* ---------------------------------------------------------------- certificates */
 
-static char dir[64];
 static int have_openssl;
-static char ca[128], other_ca[128], srv_all[128], srv_crt[128], srv_key[128], enc_all[128];
-static char cli_all[128], stranger_all[128], elsewhere_all[128], mismatch[128], garbage[128];
-static char certonly[128], missing[128];
+static char ca[TLSU_PATH_MAX], other_ca[TLSU_PATH_MAX], srv_all[TLSU_PATH_MAX];
+static char srv_crt[TLSU_PATH_MAX], srv_key[TLSU_PATH_MAX], enc_all[TLSU_PATH_MAX];
+static char cli_all[TLSU_PATH_MAX], stranger_all[TLSU_PATH_MAX], elsewhere_all[TLSU_PATH_MAX];
+static char mismatch[TLSU_PATH_MAX], garbage[TLSU_PATH_MAX], certonly[TLSU_PATH_MAX];
+static char missing[TLSU_PATH_MAX];
 
 #define PASSWORD "s3cret"
-
-static int sh(const char *cmd)
-{
-  char full[1200];
-  snprintf(full, sizeof full, "cd %s && (%s) >/dev/null 2>&1", dir, cmd);
-  return system(full);
-}
-
-static void path(char *out, const char *name) { snprintf(out, 128, "%s/%s", dir, name); }
 
 /* ca.pem signs srv (subjectAltName IP:127.0.0.1), cli and elsewhere (a
  * name that is not this host's); other.pem signs stranger.  *-all.pem:
@@ -67,22 +61,11 @@ static void path(char *out, const char *name) { snprintf(out, 128, "%s/%s", dir,
 static int certs_setup(void)
 {
   signal(SIGPIPE, SIG_IGN);
-  if (system("command -v openssl >/dev/null 2>&1") != 0)
+  if (!tlsu_begin("check_tlsreason"))
     return 0;
-  snprintf(dir, sizeof dir, "/tmp/check_tlsreason.XXXXXX");
-  if (!mkdtemp(dir)) {
-    dir[0] = 0;
-    return 0;
-  }
-  const char *ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
-  char cmd[1024];
   int rc = 0;
-  snprintf(cmd, sizeof cmd, "openssl req -x509 %s -keyout ca.key -out ca.pem -days 2 "
-           "-subj /CN=tlsreason-CA", ec);
-  rc |= sh(cmd);
-  snprintf(cmd, sizeof cmd, "openssl req -x509 %s -keyout other.key -out other.pem -days 2 "
-           "-subj /CN=other-CA", ec);
-  rc |= sh(cmd);
+  rc |= tlsu_ca("ca", "ca.pem", "/CN=tlsreason-CA");
+  rc |= tlsu_ca("other", "other.pem", "/CN=other-CA");
   static const char *const leaf[][3] = {
     { "srv", "ca", "subjectAltName=IP:127.0.0.1,DNS:localhost" },
     { "cli", "ca", "extendedKeyUsage=clientAuth" },
@@ -90,52 +73,44 @@ static int certs_setup(void)
     { "stranger", "other", "extendedKeyUsage=clientAuth" },
   };
   for (size_t k = 0; k < sizeof leaf / sizeof leaf[0]; k++) {
-    snprintf(cmd, sizeof cmd, "openssl req %s -keyout %s.key -out %s.csr -subj /CN=%s && "
-             "printf '%s\\n' > %s.ext && "
-             "openssl x509 -req -in %s.csr -CA %s.pem -CAkey %s.key -CAcreateserial -days 2 "
-             "-extfile %s.ext -out %s.pem && cat %s.pem %s.key > %s-all.pem",
-             ec, leaf[k][0], leaf[k][0], leaf[k][0], leaf[k][2], leaf[k][0], leaf[k][0],
-             leaf[k][1], leaf[k][1], leaf[k][0], leaf[k][0], leaf[k][0], leaf[k][0], leaf[k][0]);
-    rc |= sh(cmd);
+    char crt[64], subj[64], ca_crt[64], cmd[256];
+    snprintf(crt, sizeof crt, "%s.pem", leaf[k][0]);
+    snprintf(subj, sizeof subj, "/CN=%s", leaf[k][0]);
+    snprintf(ca_crt, sizeof ca_crt, "%s.pem", leaf[k][1]);
+    rc |= tlsu_leaf(leaf[k][0], crt, subj, leaf[k][1], ca_crt, leaf[k][2]);
+    snprintf(cmd, sizeof cmd, "cat %s.pem %s.key > %s-all.pem", leaf[k][0], leaf[k][0], leaf[k][0]);
+    rc |= tlsu_sh(cmd);
   }
   int enc_ok = 0;
   for (int k = 0; k < 16 && !enc_ok; k++)
-    enc_ok = sh("openssl pkey -in srv.key -aes128 -passout pass:" PASSWORD " -out srv-enc.key && "
-                "cat srv.pem srv-enc.key > enc-all.pem && "
-                "! openssl pkey -in srv-enc.key -passin pass:wrong -noout 2>wrong.txt && "
-                "grep -q 'bad decrypt' wrong.txt") == 0;
+    enc_ok = tlsu_sh("openssl pkey -in srv.key -aes128 -passout pass:" PASSWORD " -out srv-enc.key && "
+                     "cat srv.pem srv-enc.key > enc-all.pem && "
+                     "! openssl pkey -in srv-enc.key -passin pass:wrong -noout 2>wrong.txt && "
+                     "grep -q 'bad decrypt' wrong.txt") == 0;
   rc |= !enc_ok;
-  rc |= sh("cat srv.pem cli.key > mismatch.pem");
-  rc |= sh("printf 'not a certificate\\n' > garbage.pem");
-  rc |= sh("cp srv.pem certonly.pem");
+  rc |= tlsu_sh("cat srv.pem cli.key > mismatch.pem");
+  rc |= tlsu_sh("printf 'not a certificate\\n' > garbage.pem");
+  rc |= tlsu_sh("cp srv.pem certonly.pem");
   if (rc != 0)
     return 0;
-  path(ca, "ca.pem");
-  path(other_ca, "other.pem");
-  path(srv_all, "srv-all.pem");
-  path(srv_crt, "srv.pem");
-  path(srv_key, "srv.key");
-  path(enc_all, "enc-all.pem");
-  path(cli_all, "cli-all.pem");
-  path(stranger_all, "stranger-all.pem");
-  path(elsewhere_all, "elsewhere-all.pem");
-  path(mismatch, "mismatch.pem");
-  path(garbage, "garbage.pem");
-  path(certonly, "certonly.pem");
-  path(missing, "no-such-file.pem");
+  tlsu_path(ca, "ca.pem");
+  tlsu_path(other_ca, "other.pem");
+  tlsu_path(srv_all, "srv-all.pem");
+  tlsu_path(srv_crt, "srv.pem");
+  tlsu_path(srv_key, "srv.key");
+  tlsu_path(enc_all, "enc-all.pem");
+  tlsu_path(cli_all, "cli-all.pem");
+  tlsu_path(stranger_all, "stranger-all.pem");
+  tlsu_path(elsewhere_all, "elsewhere-all.pem");
+  tlsu_path(mismatch, "mismatch.pem");
+  tlsu_path(garbage, "garbage.pem");
+  tlsu_path(certonly, "certonly.pem");
+  tlsu_path(missing, "no-such-file.pem");
   have_openssl = 1;
   return 0;
 }
 
-static void certs_teardown(void)
-{
-  if (dir[0]) {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-      fprintf(stderr, "check_tlsreason: could not remove %s\n", dir);
-  }
-}
+static void certs_teardown(void) { tlsu_end("check_tlsreason"); }
 
 #define NEED_OPENSSL()                                                                \
   do {                                                                                \
@@ -176,15 +151,7 @@ static const char *orb_text(CORBA_ORB orb)
 
 static CORBA_ORB init_with(const char *const *opts, int n, CORBA_Environment *ev)
 {
-  char *argv[24];
-  char prog[] = "prog";
-  ck_assert_int_lt(n, 22);
-  argv[0] = prog;
-  for (int i = 0; i < n; i++)
-    argv[i + 1] = (char *)opts[i];
-  argv[n + 1] = NULL;
-  int argc = n + 1;
-  return CORBA_ORB_init(&argc, argv, "", ev);
+  return te_orb_init(opts, n, NULL, ev);
 }
 
 #define NOPTS(...) (int)(sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(char *))
@@ -231,79 +198,11 @@ static const char *server_fails(const char *const *opts, int n)
 
 #define SERVER_FAILS(...) server_fails((const char *const[]){ __VA_ARGS__ }, NOPTS(__VA_ARGS__))
 
-/* ---------------------------------------------------------------- the servant */
+/* ---------------------------------------------------------------- the server (tests/tlsecho.h) */
 
-static CORBA_long s_ping(PortableServer_Servant s, CORBA_long x, CORBA_Environment *ev)
-{
-  (void)s, (void)ev;
-  return x + 1;
-}
+typedef te_server server;
 
-static CORBA_char *s_echo(PortableServer_Servant s, const CORBA_char *str, CORBA_Environment *ev)
-{
-  (void)s, (void)ev;
-  return CORBA_string_dup(str);
-}
-
-static PortableServer_ServantBase__epv base_epv = { NULL, NULL, NULL };
-static POA_TlsEcho_Echo__epv echo_epv = { NULL, s_ping, s_echo };
-static POA_TlsEcho_Echo__vepv echo_vepv = { &base_epv, &echo_epv };
-
-typedef struct server {
-  CORBA_ORB orb;
-  PortableServer_POA ins;
-  POA_TlsEcho_Echo servant;
-  PortableServer_ObjectId *oid;
-  TlsEcho_Echo ref;
-  CORBA_char *ior;
-  uint16_t port, tls_port;
-} server;
-
-static void server_start(server *s, const char *const *opts, int n)
-{
-  CORBA_Environment ev;
-  CORBA_exception_init(&ev);
-  memset(s, 0, sizeof *s);
-  s->orb = init_with(opts, n, &ev);
-  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
-  s->ins = (PortableServer_POA)CORBA_ORB_resolve_initial_references(s->orb, "omniINSPOA", &ev);
-  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
-  s->servant.vepv = &echo_vepv;
-  POA_TlsEcho_Echo__init(&s->servant, &ev);
-  s->oid = PortableServer_string_to_ObjectId("TlsEcho", &ev);
-  PortableServer_POA_activate_object_with_id(s->ins, s->oid, &s->servant, &ev);
-  s->ref = PortableServer_POA_servant_to_reference(s->ins, &s->servant, &ev);
-  s->ior = CORBA_ORB_object_to_string(s->orb, s->ref, &ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(s->ins, &ev), &ev);
-  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
-  cdr_arena a;
-  cdr_arena_init(&a, NULL);
-  iiop_ior ior;
-  ck_assert_int_eq(iiop_ior_from_string(s->ior, &a, &ior), CDR_OK);
-  const iiop_profile *p = iiop_ior_iiop_profile(&ior);
-  ck_assert_ptr_nonnull(p);
-  s->port = p->port;
-  const iiop_component *c = iiop_profile_component(p, IIOP_TAG_SSL_SEC_TRANS);
-  uint16_t sup, req;
-  if (c)
-    ck_assert_int_eq(iiop_ssl_component_decode(c, &sup, &req, &s->tls_port), CDR_OK);
-  cdr_arena_free(&a);
-}
-
-#define SERVER_START(s, ...) server_start((s), (const char *const[]){ __VA_ARGS__ }, NOPTS(__VA_ARGS__))
-
-static void server_stop(server *s)
-{
-  CORBA_Environment ev;
-  CORBA_exception_init(&ev);
-  CORBA_free(s->ior);
-  CORBA_Object_release(s->ref, &ev);
-  PortableServer_POA_deactivate_object(s->ins, s->oid, &ev);
-  CORBA_free(s->oid);
-  CORBA_ORB_destroy(s->orb, &ev);
-  POA_TlsEcho_Echo__fini(&s->servant, &ev);
-  CORBA_exception_free(&ev);
-}
+#define SERVER_START(s, ...) te_server_start((s), (const char *const[]){ __VA_ARGS__ }, NOPTS(__VA_ARGS__))
 
 /* An IOR for key "TlsEcho" at 127.0.0.1: IIOP port PORT, TAG_SSL_SEC_TRANS
  * (supports 0x66, requires 0x66, as omniORB's) with port SSLPORT. */
@@ -518,19 +417,15 @@ START_TEST(test_server_then_client)
   snprintf(want, sizeof want, "-ORBsslKeyFile %s: its certificate: ", garbage);
   ASSERT_TEXT(orb_text(orb), want, "no start line");
   /* a plain call to a port nothing listens on (the one just freed) */
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-  socklen_t sl = sizeof sa;
-  ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-  close(fd);
+  uint16_t port;
+  close(nu_listen(-1, &port));
   char loc[80];
-  snprintf(loc, sizeof loc, "corbaloc::127.0.0.1:%u/TlsEcho", (unsigned)ntohs(sa.sin_port));
+  snprintf(loc, sizeof loc, "corbaloc::127.0.0.1:%u/TlsEcho", (unsigned)port);
   TlsEcho_Echo e = CORBA_ORB_string_to_object(orb, loc, &ev);
   ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
   TlsEcho_Echo_ping(e, 1, &ev);
   assert_system(&ev, ex_CORBA_TRANSIENT, CORBAORB_MINOR_CONNECT_FAILED);
-  snprintf(want, sizeof want, "connect to 127.0.0.1:%u: ", (unsigned)ntohs(sa.sin_port));
+  snprintf(want, sizeof want, "connect to 127.0.0.1:%u: ", (unsigned)port);
   ASSERT_TEXT(orb_text(orb), want, NULL);
   CORBA_Object_release(e, &ev);
   CORBA_ORB_destroy(orb, &ev);
@@ -553,7 +448,7 @@ START_TEST(test_server_verified)
   snprintf(want, sizeof want, "TLS to 127.0.0.1:%u: certificate verify failed: unable to get "
            "local issuer certificate", s.tls_port);
   ck_assert_str_eq(why, want);
-  server_stop(&s);
+  te_server_stop(&s);
 
   /* a certificate of the right CA for another name: no IP:127.0.0.1 */
   SERVER_START(&s, "-ORBendPoint", "giop:ssl:127.0.0.1:0", "-ORBsslKeyFile", elsewhere_all);
@@ -564,7 +459,7 @@ START_TEST(test_server_verified)
   ck_assert_str_eq(why, want);
   /* verify mode none: not checked */
   ck_assert_int_eq(CALL(s.ior, ex, why, "-ORBsslCAFile", ca, "-ORBsslVerifyMode", "none"), 0);
-  server_stop(&s);
+  te_server_stop(&s);
 }
 END_TEST
 
@@ -596,7 +491,7 @@ START_TEST(test_unreachable)
   ck_assert_int_eq(CALL(loc, ex, why, "-ORBclientTransportRule", "* ssl"), -1);
   ck_assert_str_eq(ex, ex_CORBA_TRANSIENT);
   ck_assert_str_eq(why, "-ORBclientTransportRule \"* ssl\" but no -ORBsslCAFile");
-  server_stop(&s);
+  te_server_stop(&s);
 }
 END_TEST
 
@@ -625,29 +520,16 @@ START_TEST(test_client_refused)
   /* one of another CA */
   ck_assert_int_eq(CALL(s.ior, ex, why, "-ORBsslCAFile", ca, "-ORBsslKeyFile", stranger_all), -1);
   assert_refused(ex, why, s.tls_port, "error:0A000418:SSL routines::tlsv1 alert unknown ca");
-  server_stop(&s);
+  te_server_stop(&s);
   /* peer (no fail): none is served, a stranger's still refused */
   SERVER_START(&s, "-ORBendPoint", "giop:ssl:127.0.0.1:0", "-ORBsslKeyFile", srv_all,
                "-ORBsslCAFile", ca, "-ORBsslVerifyMode", "peer");
   ck_assert_int_eq(CALL(s.ior, ex, why, "-ORBsslCAFile", ca), 0);
   ck_assert_int_eq(CALL(s.ior, ex, why, "-ORBsslCAFile", ca, "-ORBsslKeyFile", stranger_all), -1);
   assert_refused(ex, why, s.tls_port, "error:0A000418:SSL routines::tlsv1 alert unknown ca");
-  server_stop(&s);
+  te_server_stop(&s);
 }
 END_TEST
-
-/* A listener on a free loopback port: its fd, *PORT. */
-static int listen_any(uint16_t *port)
-{
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-  socklen_t sl = sizeof sa;
-  ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-  ck_assert_int_eq(listen(fd, 4), 0);
-  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-  *port = ntohs(sa.sin_port);
-  return fd;
-}
 
 START_TEST(test_plaintext_peer)
 {
@@ -675,7 +557,7 @@ START_TEST(test_plaintext_peer)
            s.port);
   ck_assert_str_eq(why, want);
   cdr_arena_free(&a);
-  server_stop(&s);
+  te_server_stop(&s);
 }
 END_TEST
 
@@ -726,7 +608,7 @@ static void *rst_main(void *arg)
 static void rst_start(rst_server *r)
 {
   memset(r, 0, sizeof *r);
-  r->lfd = listen_any(&r->port);
+  r->lfd = nu_listen(4, &r->port);
   ck_assert_int_eq(pthread_create(&r->th, NULL, rst_main, r), 0);
 }
 

@@ -8,68 +8,8 @@
 #include <check.h>
 #include <stdalign.h>
 #include <cdr/cdr.h>
+#include "cdrasm.h"
 #include "testutil.h"
-
-/* ---------------------------------------------------------------- assembling octets */
-
-/* A TypeCode being assembled: octets, the open encapsulations' origins. */
-typedef struct asmb {
-  tu_buf t;
-  int le;
-  size_t origin[16], lenpos[16];
-  int depth;
-} asmb;
-
-static void a_init(asmb *a, int le)
-{
-  memset(a, 0, sizeof *a);
-  a->le = le;
-}
-static size_t a_org(const asmb *a) { return a->depth ? a->origin[a->depth - 1] : 0; }
-static void a_num(asmb *a, uint64_t v, size_t n) { tu_num(&a->t, a_org(a), v, n, a->le); }
-static void a_ul(asmb *a, uint32_t v) { a_num(a, v, 4); }
-static void a_us(asmb *a, uint16_t v) { a_num(a, v, 2); }
-static void a_oct(asmb *a, uint8_t v) { tu_u8(&a->t, v); }
-/* The position of the kind field about to be written. */
-static size_t a_kind(asmb *a, uint32_t k)
-{
-  tu_pad(&a->t, a_org(a), 4);
-  size_t at = a->t.n;
-  a_ul(a, k);
-  return at;
-}
-static void a_str(asmb *a, const char *s)
-{
-  a_ul(a, (uint32_t)strlen(s) + 1);
-  tu_put(&a->t, s, strlen(s) + 1);
-}
-static void a_begin(asmb *a)
-{
-  a_ul(a, 0);
-  a->lenpos[a->depth] = a->t.n - 4;
-  a->origin[a->depth++] = a->t.n;
-  a_oct(a, (uint8_t)a->le);
-}
-static void a_end(asmb *a)
-{
-  a->depth--;
-  tu_store(a->t.b + a->lenpos[a->depth], a->t.n - a->origin[a->depth], 4, a->le);
-}
-/* An indirection to the kind field at TARGET. */
-static void a_ind(asmb *a, size_t target)
-{
-  a_ul(a, 0xffffffffu);
-  a_ul(a, (uint32_t)(int32_t)((int64_t)target - (int64_t)a->t.n));
-}
-/* Complex TypeCode head: kind, encapsulation, ID and name. */
-static size_t a_head(asmb *a, uint32_t k, const char *id, const char *name)
-{
-  size_t at = a_kind(a, k);
-  a_begin(a);
-  a_str(a, id);
-  a_str(a, name);
-  return at;
-}
 
 /* ---------------------------------------------------------------- descriptors */
 

@@ -20,22 +20,10 @@
 #include <iiop/frag.h>
 #include <iiop/msg.h>
 #include <iiop/orb.h>
+#include "netutil.h"
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- a raw peer */
-
-static int read_full(int fd, void *p, size_t n)
-{
-  uint8_t *b = p;
-  while (n) {
-    ssize_t r = recv(fd, b, n, 0);
-    if (r <= 0)
-      return 0;
-    b += r;
-    n -= (size_t)r;
-  }
-  return 1;
-}
 
 /* The messages of one (possibly fragmented) GIOP message as they came:
  * each one's size (12-octet header included) and type, and the
@@ -54,7 +42,7 @@ static void read_pattern(int fd, pattern *p)
   memset(p, 0, sizeof *p);
   for (;;) {
     uint8_t h[12];
-    ck_assert(read_full(fd, h, 12));
+    ck_assert(nu_read_full(fd, h, 12));
     giop_header gh;
     ck_assert_int_eq(giop_header_parse(h, 12, &gh), CDR_OK);
     ck_assert_uint_le(gh.size, 8u << 20);
@@ -65,7 +53,7 @@ static void read_pattern(int fd, pattern *p)
     ck_assert_uint_ge(gh.size, skip);
     uint8_t *body = malloc((size_t)gh.size + 1);
     ck_assert_ptr_nonnull(body);
-    ck_assert(gh.size == 0 || read_full(fd, body, gh.size));
+    ck_assert(gh.size == 0 || nu_read_full(fd, body, gh.size));
     size_t add = (size_t)gh.size - skip + (p->n == 0 ? 12 : 0);
     p->msg = realloc(p->msg, p->len + add);
     ck_assert_ptr_nonnull(p->msg);
@@ -125,49 +113,18 @@ static char *make_string(size_t n)
 
 /* ---------------------------------------------------------------- our server */
 
-static int op_echo_string(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  const char *s;
-  uint32_t n;
-  int rc = cdr_get_string_view(a, &s, &n);
-  if (rc != CDR_OK)
-    return rc;
-  cdr_put_string_n(o, s, n);                 /* copied into the reply's buffer */
-  return cdr_out_status(o);
-}
-
-static int op_echo_view(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  const char *s;
-  uint32_t n;
-  int rc = cdr_get_string_view(a, &s, &n);
-  if (rc != CDR_OK)
-    return rc;
-  cdr_put_string_view(o, s, n);              /* by reference: a gather reply */
-  return cdr_out_status(o);
-}
-
-static const iiop_operation ops[] = { { "echoString", op_echo_string },
-                                      { "echoStringView", op_echo_view } };
+static const iiop_operation ops[] = { { "echoString", nu_op_echo_string },
+                                      { "echoStringView", nu_op_echo_view } };
 static const iiop_interface iface = { "IDL:Bench/Echo:1.0", ops, 2, NULL };
 
-static int raw_connect(uint16_t port)
+typedef struct strn {
+  const char *s;
+  size_t n;
+} strn;
+static void arg_strn(cdr_out *o, const void *ud)
 {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(fd, 0);
-  struct sockaddr_in a;
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-  struct timeval tv = { 20, 0 };
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  return fd;
+  const strn *a = ud;
+  cdr_put_string_n(o, a->s, a->n);
 }
 
 /* A GIOP 1.MINOR Request OP(S) (N octets), its encoding malloc'd into *OUT. */
@@ -177,28 +134,13 @@ static size_t build_request(int minor, uint32_t id, const char *op, const char *
   size_t cap = n + 512;
   uint8_t *buf = malloc(cap);
   ck_assert_ptr_nonnull(buf);
-  cdr_opts o;
-  cdr_opts_default(&o);
-  o.giop_minor = (uint8_t)minor;
-  cdr_out w;
-  ck_assert_int_eq(cdr_out_init_buffer(&w, &o, buf, cap), CDR_OK);
-  giop_request_header h;
-  memset(&h, 0, sizeof h);
-  h.request_id = id;
-  h.response_flags = 3;
-  h.target.disposition = GIOP_KEY_ADDR;
-  h.target.key = (const uint8_t *)"Echo";
-  h.target.key_len = 4;
-  h.operation = op;
-  h.operation_len = (uint32_t)strlen(op);
-  ck_assert_int_eq(giop_begin_request(&w, &h), CDR_OK);
-  giop_begin_body(&w);
-  cdr_put_string_n(&w, s, n);
-  ck_assert_int_eq(giop_end(&w), CDR_OK);
-  size_t len = cdr_out_size(&w);
-  cdr_out_close(&w);
+  strn a = { s, n };
+  nu_req r = nu_req_default(id, "Echo", op);
+  r.minor = (uint8_t)minor;
+  r.args = arg_strn;
+  r.ud = &a;
   *out = buf;
-  return len;
+  return nu_request(buf, cap, &r);
 }
 
 /* The reply octets of a GIOP 1.MINOR echo of N octets: header 12, reply
@@ -214,11 +156,8 @@ static void server_reply(int minor, size_t frag, const char *op, size_t n)
   iiop_server_opts so;
   iiop_server_opts_default(&so);
   so.fragment_size = frag;
-  iiop_server *srv = NULL;
-  ck_assert_int_eq(iiop_server_new(&so, &srv), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(srv, "Echo", 4, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(srv), CDR_OK);
-  int fd = raw_connect(iiop_server_port(srv));
+  iiop_server *srv = nu_serve(&so, "Echo", &iface, NULL);
+  int fd = nu_connect(NULL, iiop_server_port(srv), 20, 0);
   char *s = make_string(n);
   uint8_t *req;
   for (uint32_t id = 1; id <= 2; id++) {      /* the second on a warm connection */
@@ -350,16 +289,8 @@ static void client_request(int minor, size_t frag, size_t n)
   memset(&rs, 0, sizeof rs);
   rs.minor = minor;
   rs.calls = 2;
-  rs.lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(rs.lfd, 0);
-  struct sockaddr_in a;
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t al = sizeof a;
-  ck_assert_int_eq(bind(rs.lfd, (struct sockaddr *)&a, sizeof a), 0);
-  ck_assert_int_eq(listen(rs.lfd, 4), 0);
-  ck_assert_int_eq(getsockname(rs.lfd, (struct sockaddr *)&a, &al), 0);
+  uint16_t port;
+  rs.lfd = nu_listen(4, &port);
   pthread_t th;
   ck_assert_int_eq(pthread_create(&th, NULL, raw_server_main, &rs), 0);
 
@@ -369,7 +300,7 @@ static void client_request(int minor, size_t frag, size_t n)
   iiop_client *c = iiop_client_new(&co);
   ck_assert_ptr_nonnull(c);
   char url[96];
-  snprintf(url, sizeof url, "corbaloc::1.%d@127.0.0.1:%u/Echo", minor, (unsigned)ntohs(a.sin_port));
+  snprintf(url, sizeof url, "corbaloc::1.%d@127.0.0.1:%u/Echo", minor, (unsigned)port);
   iiop_ref *r = NULL;
   ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_OK);
   char *s = make_string(n);

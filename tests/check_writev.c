@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <cdr/cdr.h>
 #include <iiop/conn.h>
+#include "netutil.h"
 #include "testutil.h"
 
 static uint8_t pat(size_t off) { return (uint8_t)(off * 131u + (off >> 9)); }
@@ -48,37 +49,12 @@ static void *reader_main(void *arg)
   return NULL;
 }
 
-/* A connected TCP pair on loopback with SNDBUF-octet send buffers. */
-static void tcp_pair(int *w, int *rd, int sndbuf)
-{
-  int l = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(l, 0);
-  struct sockaddr_in a = { 0 };
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t al = sizeof a;
-  ck_assert_int_eq(bind(l, (struct sockaddr *)&a, sizeof a), 0);
-  ck_assert_int_eq(listen(l, 1), 0);
-  ck_assert_int_eq(getsockname(l, (struct sockaddr *)&a, &al), 0);
-  int c = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(c, 0);
-  ck_assert_int_eq(setsockopt(c, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf), 0);
-  ck_assert_int_eq(connect(c, (struct sockaddr *)&a, sizeof a), 0);
-  int s = accept(l, NULL, NULL);
-  ck_assert_int_ge(s, 0);
-  int rb = 4096;
-  ck_assert_int_eq(setsockopt(s, SOL_SOCKET, SO_RCVBUF, &rb, sizeof rb), 0);
-  close(l);
-  *w = c;
-  *rd = s;
-}
-
 /* N entries of 1 to MAXLEN octets (every 7th empty when EMPTIES) written
  * with one writev: the reader gets exactly the concatenation. */
 static void run(int n, size_t maxlen, int empties)
 {
   int wfd, rfd;
-  tcp_pair(&wfd, &rfd, 4096);
+  nu_tcp_pair(&wfd, &rfd, 4096, 4096, 0); /* 4 KiB send and receive buffers */
   iiop_transport *t = NULL;
   ck_assert_int_eq(iiop_tcp_wrap(wfd, &t), CDR_OK);
   struct iovec *v = calloc((size_t)n, sizeof *v);

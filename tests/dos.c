@@ -36,6 +36,9 @@
 #include <iiop/conn.h>
 #include <iiop/msg.h>
 #include <iiop/orb.h>
+#include "netutil.h"
+#include "testutil.h"
+#include "tlsutil.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define DOS_SANITIZED 1
@@ -62,13 +65,6 @@ static int failures;
       failures++;                                                                            \
     }                                                                                        \
   } while (0)
-
-static int64_t now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int count_fds(void)
 {
@@ -119,30 +115,13 @@ static const iiop_interface iface = { "IDL:Bench/Echo:1.0", ops, 2, NULL };
 
 static uint16_t port, tls_port;
 
-static int raw_connect(uint16_t p)
-{
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0)
-    return -1;
-  struct sockaddr_in a;
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_port = htons(p);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 /* Open N connections that send LEN octets of P (LEN 0: nothing) and stall;
  * FDS gets them (-1 where connect failed).  Returns how many connected. */
 static int stall_open(int *fds, int n, const void *p, size_t len, uint16_t to)
 {
   int ok = 0;
   for (int k = 0; k < n; k++) {
-    fds[k] = raw_connect(to);
+    fds[k] = nu_try_connect(NULL, to);
     if (fds[k] < 0)
       continue;
     ok++;
@@ -164,7 +143,7 @@ static int64_t stall_wait_closed(int *fds, int n, int64_t t0, int limit_ms)
     left += fds[k] >= 0;
   int64_t last = 0;
   struct pollfd *p = calloc((size_t)n, sizeof *p);
-  while (left > 0 && now_ms() - t0 < limit_ms) {
+  while (left > 0 && tu_now_ms() - t0 < limit_ms) {
     int m = 0;
     for (int k = 0; k < n; k++)
       if (fds[k] >= 0) {
@@ -188,7 +167,7 @@ static int64_t stall_wait_closed(int *fds, int n, int64_t t0, int limit_ms)
           fds[k] = -1;
         }
       left--;
-      last = now_ms() - t0;
+      last = tu_now_ms() - t0;
     }
   }
   free(p);
@@ -228,7 +207,7 @@ static void *caller_main(void *arg)
     memset(s, 'v', c->str_len);
     s[c->str_len] = 0;
   }
-  int64_t last = now_ms();
+  int64_t last = tu_now_ms();
   int32_t k = 0;
   while (!c->stop) {
     iiop_call *call;
@@ -242,9 +221,9 @@ static void *caller_main(void *arg)
       cdr_put_string(args, s);
     else
       cdr_put_long(args, ++k);
-    int64_t tc = now_ms();
+    int64_t tc = tu_now_ms();
     int rc = iiop_call_invoke(call, &res);
-    tc = now_ms() - tc;
+    tc = tu_now_ms() - tc;
     int good = 0;
     if (rc == CDR_OK && !c->str_len)
       good = cdr_get_long(res) == k;
@@ -260,7 +239,7 @@ static void *caller_main(void *arg)
     iiop_call_end(call);
     if (good) {
       c->ok++;
-      int64_t t = now_ms();
+      int64_t t = tu_now_ms();
       if (t - last > c->max_gap)
         c->max_gap = t - last;
       last = t;
@@ -324,7 +303,7 @@ static void *soak_main(void *arg)
   soaker *z = arg;
   uint8_t buf[512];
   while (!z->stop) {
-    int fd = raw_connect(port);
+    int fd = nu_try_connect(NULL, port);
     if (fd < 0)
       continue;
     unsigned kind = (unsigned)rand_r(&z->seed) % 4;
@@ -367,22 +346,14 @@ static void stats_line(iiop_server *s, const char *what)
          (unsigned long long)st.in_flight_peak, (unsigned long long)st.in_flight_max);
 }
 
-static int make_certs(char *dir, size_t dl, char *cert, char *key, size_t cl)
+/* A self-signed server certificate (CN=localhost) and its key: 1, or 0
+ * without the openssl command (then no TLS phase). */
+static int make_certs(char *cert, char *key)
 {
-  if (system("command -v openssl >/dev/null 2>&1") != 0)
+  if (!tlsu_begin("dos") || tlsu_ca("srv", "srv.pem", "/CN=localhost") != 0)
     return 0;
-  snprintf(dir, dl, "/tmp/dos.XXXXXX");
-  if (!mkdtemp(dir))
-    return 0;
-  char cmd[512];
-  snprintf(cmd, sizeof cmd,
-           "cd %s && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
-           "-keyout k.pem -out c.pem -days 2 -subj /CN=localhost >/dev/null 2>&1",
-           dir);
-  if (system(cmd) != 0)
-    return 0;
-  snprintf(cert, cl, "%s/c.pem", dir);
-  snprintf(key, cl, "%s/k.pem", dir);
+  tlsu_path(cert, "srv.pem");
+  tlsu_path(key, "srv.key");
   return 1;
 }
 
@@ -405,8 +376,8 @@ int main(int argc, char **argv)
     nstall = 0;
   }
 
-  char dir[64] = "", cert[128], key[128];
-  int tls = make_certs(dir, sizeof dir, cert, key, sizeof cert);
+  char cert[TLSU_PATH_MAX], key[TLSU_PATH_MAX];
+  int tls = make_certs(cert, key);
   int fd0 = count_fds();
 
   iiop_server_opts o;
@@ -449,7 +420,7 @@ int main(int argc, char **argv)
 
   /* 1. 500 connections: 3 octets each, then nothing. */
   callers_start(cs, 2, corbaloc, 0);
-  int64_t t0 = now_ms();
+  int64_t t0 = tu_now_ms();
   int n = stall_open(fds, 500, "GIO", 3, port);
   int64_t t = stall_wait_closed(fds, 500, t0, HEADER_MS + SLACK_MS + 2000);
   uint64_t ok1 = 0, lost1 = 0;
@@ -470,7 +441,7 @@ int main(int argc, char **argv)
   if (nstall) {
     callers_start(cs, 2, corbaloc, 0);
     usleep(100 * 1000);
-    t0 = now_ms();
+    t0 = tu_now_ms();
     n = stall_open(fds, nstall, "GIO", 3, port);
     uint64_t ok2 = 0, lost2 = 0;
     usleep(500 * 1000);
@@ -499,15 +470,15 @@ int main(int argc, char **argv)
 
   /* 3. TLS: a stalled handshake, and a client idle after its handshake. */
   if (tls) {
-    t0 = now_ms();
-    int hs = raw_connect(tls_port);
+    t0 = tu_now_ms();
+    int hs = nu_try_connect(NULL, tls_port);
     (void)send(hs, "\x16\x03\x01", 3, MSG_NOSIGNAL);
     iiop_tls_ctx *cx = NULL;
     iiop_transport *tt = NULL, *tcp = NULL;
     int idle_ok = iiop_tls_client_ctx(NULL, 0, &cx) == CDR_OK
                   && iiop_tcp_connect("127.0.0.1", tls_port, 2000, &tcp) == CDR_OK
                   && iiop_tls_connect(cx, tcp, "localhost", 2000, &tt) == CDR_OK;
-    int64_t t_idle0 = now_ms();
+    int64_t t_idle0 = tu_now_ms();
     int fh[1] = { hs };
     int64_t th = stall_wait_closed(fh, 1, t0, HANDSHAKE_MS + SLACK_MS + 2000);
     int64_t ti = -1;
@@ -520,7 +491,7 @@ int main(int argc, char **argv)
           break;
         got += (size_t)r;
       }
-      ti = now_ms() - t_idle0;
+      ti = tu_now_ms() - t_idle0;
       tt->ops->free(tt);
     }
     iiop_tls_ctx_free(cx);
@@ -543,7 +514,7 @@ int main(int argc, char **argv)
     uint8_t *mb = calloc(1, 1 << 20);
     int nbig = 0;
     for (int k = 0; k < 20; k++) {
-      fds[k] = raw_connect(port);
+      fds[k] = nu_try_connect(NULL, port);
       if (fds[k] >= 0 && send(fds[k], big, 12, MSG_NOSIGNAL) == 12) {
         struct timeval tv = { 0, 200 * 1000 };
         setsockopt(fds[k], SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
@@ -564,7 +535,7 @@ int main(int argc, char **argv)
     callers_stop(bc, nbc, &okb, &lostb, &nores);
     gap = callers_stop(cs, 1, &okp, &lostp, NULL);
     long rss1 = rss_bytes();
-    t = stall_wait_closed(fds, 20, now_ms(), MESSAGE_MS + SLACK_MS + 2000);
+    t = stall_wait_closed(fds, 20, tu_now_ms(), MESSAGE_MS + SLACK_MS + 2000);
     iiop_server_stats st;
     iiop_server_stats_get(s, &st);
     printf("dos: budget 16 MiB: %d callers of 4 MiB echoString: %llu answered (%llu "
@@ -615,9 +586,9 @@ int main(int argc, char **argv)
   }
 
   /* Everything ends: no connection left, descriptors back exactly. */
-  int64_t te = now_ms();
+  int64_t te = tu_now_ms();
   iiop_server_stats st;
-  while (iiop_server_stats_get(s, &st) == CDR_OK && st.open && now_ms() - te < 5000)
+  while (iiop_server_stats_get(s, &st) == CDR_OK && st.open && tu_now_ms() - te < 5000)
     usleep(10 * 1000);
   long rss_end = rss_bytes();
   stats_line(s, "end");
@@ -635,12 +606,7 @@ int main(int argc, char **argv)
   CHECK(rss_end - rss_warm <= RSS_MARGIN, "RSS grew by %ld MiB", (rss_end - rss_warm) >> 20);
 #endif
   free(fds);
-  if (dir[0]) {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-      fprintf(stderr, "dos: could not remove %s\n", dir);
-  }
+  tlsu_end("dos");
   printf("dos: %s\n", failures ? "FAILED" : "all held");
   return failures ? 1 : 0;
 }

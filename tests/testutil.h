@@ -1,16 +1,20 @@
 /* testutil.h - helpers shared by the Check suites: octet comparison with a
  * readable hex diff, big/little-endian stores for building expected octets,
- * a seeded PRNG, and what each tests/check_*.c defines for the one main()
- * in tests/runner.c (tu_program). */
+ * a seeded PRNG, a monotonic clock and sleep in milliseconds, and what each
+ * tests/check_*.c defines for the one main() in tests/runner.c
+ * (tu_program).  Raw TCP peers and GIOP messages: tests/netutil.h; test
+ * certificates: tests/tlsutil.h. */
 #ifndef TESTUTIL_H
 #define TESTUTIL_H
 
 #include <check.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cdr/codeset.h>
 #include <cdr/stream.h>
 
@@ -131,6 +135,22 @@ static inline uint8_t *tu_dup(const void *p, size_t n)
   if (n)
     memcpy(d, p, n);
   return d;
+}
+
+/* Milliseconds on CLOCK_MONOTONIC (for deadlines and elapsed times). */
+static inline int64_t tu_now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Sleep MS milliseconds (resumed after a signal). */
+static inline void tu_sleep_ms(int ms)
+{
+  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+    ;
 }
 
 /* Each tests/check_*.c program defines one of these, named tu_prog, and

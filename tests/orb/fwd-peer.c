@@ -36,6 +36,7 @@
 #include <iiop/ior.h>
 #include <iiop/orb.h>
 #include "Fwd.h"
+#include "peerutil.h"
 
 static const char *fwd_to;   /* forward every request here; NULL: serve */
 static int fwd_perm;
@@ -58,18 +59,6 @@ static int usage(void)
           "       fwd-peer native-client|corba-client --target IOR|URL --calls N"
           " [--oneway V] [--wait FILE]\n");
   return 2;
-}
-
-/* SIGINT and SIGTERM blocked in every thread (threads started later
- * inherit the mask); the caller waits for them with sigwait. */
-static sigset_t stop_signals(void)
-{
-  sigset_t s;
-  sigemptyset(&s);
-  sigaddset(&s, SIGINT);
-  sigaddset(&s, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &s, NULL);
-  return s;
 }
 
 /* "IOR:..." and "port N", in one write */
@@ -142,7 +131,7 @@ static const iiop_interface f_iface = { "IDL:Fwd/F:1.0", f_ops, 2, NULL };
 
 static int native_server(void)
 {
-  sigset_t stop = stop_signals();
+  sigset_t stop = peer_stop_signals();
   iiop_server_opts o;
   iiop_server_opts_default(&o);
   iiop_server *s = NULL;
@@ -217,17 +206,6 @@ static PortableServer_ServantBase__epv c_base_epv = { NULL, NULL, NULL };
 static POA_Fwd_F__epv c_f_epv = { NULL, c_ping, c_set };
 static POA_Fwd_F__vepv c_vepv = { &c_base_epv, &c_f_epv };
 
-static void *stopper(void *arg)
-{
-  sigset_t *stop = arg;
-  int sig;
-  sigwait(stop, &sig);
-  CORBA_Environment ev;
-  CORBA_exception_init(&ev);
-  CORBA_ORB_shutdown(the_orb, CORBA_FALSE, &ev);
-  return NULL;
-}
-
 static int failed(CORBA_Environment *ev, const char *what)
 {
   if (ev->_major == CORBA_NO_EXCEPTION)
@@ -238,8 +216,7 @@ static int failed(CORBA_Environment *ev, const char *what)
 
 static int corba_server(int argc, char **argv)
 {
-  static sigset_t stop;
-  stop = stop_signals();
+  sigset_t stop = peer_stop_signals();
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
   the_orb = CORBA_ORB_init(&argc, argv, "", &ev);
@@ -267,13 +244,13 @@ static int corba_server(int argc, char **argv)
     return 1;
   print_ref(ior, ior_port(ior));
   CORBA_free(ior);
-  pthread_t t;
-  if (pthread_create(&t, NULL, stopper, &stop) != 0)
+  peer_stopper t;
+  if (peer_stopper_start(&t, the_orb, &stop) != 0)
     return 1;
   CORBA_ORB_run(the_orb, &ev);
   if (failed(&ev, "run"))
     return 1;
-  pthread_join(t, NULL);
+  peer_stopper_join(&t);
   PortableServer_POA_deactivate_object(ins, oid, &ev);
   CORBA_free(oid);
   CORBA_Object_release(self, &ev);

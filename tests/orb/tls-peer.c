@@ -27,6 +27,7 @@
 #include <string.h>
 #include <iiop/orb.h>
 #include "TlsEcho.h"
+#include "peerutil.h"
 
 static int n_calls;
 static CORBA_ORB the_orb;
@@ -78,24 +79,9 @@ static PortableServer_ServantBase__epv base_epv = { NULL, NULL, NULL };
 static POA_TlsEcho_Echo__epv echo_epv = { NULL, c_ping, c_echo };
 static POA_TlsEcho_Echo__vepv vepv = { &base_epv, &echo_epv };
 
-static void *stopper(void *arg)
-{
-  sigset_t *stop = arg;
-  int sig;
-  sigwait(stop, &sig);
-  CORBA_Environment ev;
-  CORBA_exception_init(&ev);
-  CORBA_ORB_shutdown(the_orb, CORBA_FALSE, &ev);
-  return NULL;
-}
-
 static int server(int argc, char **argv)
 {
-  static sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, NULL);
+  sigset_t stop = peer_stop_signals();
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
   the_orb = CORBA_ORB_init(&argc, argv, "", &ev);
@@ -123,13 +109,13 @@ static int server(int argc, char **argv)
   printf("%s\n", ior);
   fflush(stdout);
   CORBA_free(ior);
-  pthread_t t;
-  if (pthread_create(&t, NULL, stopper, &stop) != 0)
+  peer_stopper t;
+  if (peer_stopper_start(&t, the_orb, &stop) != 0)
     return 1;
   CORBA_ORB_run(the_orb, &ev);
   if (report(&ev))
     return 1;
-  pthread_join(t, NULL);
+  peer_stopper_join(&t);
   PortableServer_POA_deactivate_object(ins, oid, &ev);
   CORBA_free(oid);
   CORBA_Object_release(self, &ev);

@@ -29,6 +29,7 @@
 #include <cdr/cdr.h>
 #include <iiop/orb.h>
 #include "Tmo.h"
+#include "peerutil.h"
 
 static int n_sleeps, n_slept, n_pings;
 static void inc(int *p) { __atomic_add_fetch(p, 1, __ATOMIC_SEQ_CST); }
@@ -100,17 +101,6 @@ static POA_Tmo_S__epv c_s_epv = { NULL, c_sleep_ms, c_ping };
 static POA_Tmo_S__vepv c_vepv = { &c_base_epv, &c_s_epv };
 static CORBA_ORB the_orb;
 
-static void *stopper(void *arg)
-{
-  sigset_t *stop = arg;
-  int sig;
-  sigwait(stop, &sig);
-  CORBA_Environment ev;
-  CORBA_exception_init(&ev);
-  CORBA_ORB_shutdown(the_orb, CORBA_FALSE, &ev);
-  return NULL;
-}
-
 static int failed(CORBA_Environment *ev, const char *what)
 {
   if (ev->_major == CORBA_NO_EXCEPTION)
@@ -121,11 +111,7 @@ static int failed(CORBA_Environment *ev, const char *what)
 
 static int corba_server(int argc, char **argv)
 {
-  static sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, NULL);
+  sigset_t stop = peer_stop_signals();
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
   the_orb = CORBA_ORB_init(&argc, argv, "", &ev);
@@ -149,11 +135,11 @@ static int corba_server(int argc, char **argv)
   printf("%s\n", ior);
   fflush(stdout);
   CORBA_free(ior);
-  pthread_t t;
-  if (pthread_create(&t, NULL, stopper, &stop) != 0)
+  peer_stopper t;
+  if (peer_stopper_start(&t, the_orb, &stop) != 0)
     return 1;
   CORBA_ORB_run(the_orb, &ev);
-  pthread_join(t, NULL);
+  peer_stopper_join(&t);
   printf("sleeps=%d slept=%d pings=%d conns=%d\n", load(&n_sleeps), load(&n_slept),
          load(&n_pings), npeers);
   fflush(stdout);

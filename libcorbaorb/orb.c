@@ -593,6 +593,41 @@ size_t corbaorb_ORB_last_error(CORBA_ORB orb, char *buf, size_t cap)
 
 /* ---------------------------------------------------------------- references */
 
+/* A refused object string: omniORB's exception and minor code for the
+ * step that refused it (iiop_url_stage in iiop/ior.h). */
+static void refuse_string(CORBA_Environment *ev, const iiop_url_error *why)
+{
+  const char *id = ex_CORBA_BAD_PARAM;
+  uint32_t minor;
+  switch (why->stage) {
+  case IIOP_URL_SCHEME:
+    minor = 0x4f4d0000u | 7; /* BAD_PARAM_BadSchemeName */
+    break;
+  case IIOP_URL_ADDRESS:
+    minor = 0x4f4d0000u | 8; /* BAD_PARAM_BadAddress */
+    break;
+  case IIOP_URL_KEY:
+    minor = 0x4f4d0000u | 10; /* BAD_PARAM_BadURIOther */
+    break;
+  case IIOP_URL_VERSION:
+  case IIOP_URL_HEX:
+    id = ex_CORBA_MARSHAL;
+    minor = CORBAORB_MINOR_INVALID_IOR;
+    break;
+  case IIOP_URL_DECODE:
+    id = ex_CORBA_MARSHAL;
+    minor = why->code == CDR_E_SHORT    ? CORBAORB_MINOR_PASS_END_OF_MESSAGE
+            : why->code == CDR_E_LENGTH ? CORBAORB_MINOR_SEQUENCE_TOO_LONG
+            : why->code == CDR_E_STRING ? CORBAORB_MINOR_STRING_NOT_END_WITH_NULL
+                                        : CORBAORB_MINOR_INVALID_IOR;
+    break;
+  default:
+    minor = 0x4f4d0000u | 9; /* BAD_PARAM_BadSchemeSpecificPart */
+    break;
+  }
+  corbaorb_exception_set_system_minor(ev, id, minor, CORBA_COMPLETED_NO);
+}
+
 CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environment *ev)
 {
   if (!orb || !str) {
@@ -609,8 +644,9 @@ CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environme
   o->orb = orb;
   cdr_arena_init(&o->arena, NULL);
   int rc;
+  iiop_url_error why = { IIOP_URL_OK, CDR_OK };
   if (!strncasecmp(str, "IOR:", 4)) {
-    rc = iiop_ior_from_string(str, &o->arena, &o->ior);
+    rc = iiop_ior_from_string_why(str, &o->arena, &o->ior, &why);
     if (rc == CDR_OK) {
       size_t n = strlen(str) + 1;
       o->str = cdr_arena_alloc(&o->arena, n, 1);
@@ -621,14 +657,18 @@ CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environme
     }
   } else if (!strncasecmp(str, "corbaloc:", 9)) {
     iiop_corbaloc cl;
-    rc = iiop_corbaloc_parse(str, &o->arena, &cl);
-    if (rc == CDR_OK)
+    rc = iiop_corbaloc_parse_why(str, &o->arena, &cl, &why);
+    if (rc == CDR_OK) {
       rc = iiop_ior_make(&o->arena, "", cl.addrs[0].major, cl.addrs[0].minor, cl.addrs[0].host,
                          cl.addrs[0].port, cl.key, cl.key_len, NULL, 0, &o->ior);
+      if (rc == CDR_E_INVALID) /* a version 1.3 or later: no IOR this library makes */
+        why.stage = IIOP_URL_VERSION;
+    }
     if (rc == CDR_OK)
       rc = iiop_ior_to_string(&o->ior, CDR_HOST_ORDER, &o->arena, &o->str);
   } else {
     rc = CDR_E_INVALID;
+    why.stage = IIOP_URL_SCHEME;
   }
   if (rc == CDR_OK && o->ior.nprofiles == 0) {
     /* a nil reference ("IOR:" of no profiles): CORBA_OBJECT_NIL */
@@ -648,12 +688,23 @@ CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environme
       rc = CDR_OK;
     }
   }
+  if (rc == CDR_E_UNSUPPORTED && why.stage == IIOP_URL_OK) {
+    /* no IIOP profile to call, and one that could not be read (a version
+     * other than 1.0-1.2): omniORB refuses the IOR as MARSHAL_InvalidIOR */
+    for (uint32_t k = 0; k < o->ior.nprofiles; k++)
+      if (o->ior.profiles[k].tag == IIOP_TAG_INTERNET_IOP && !o->ior.profiles[k].iiop_ok) {
+        why.stage = IIOP_URL_DECODE;
+        why.code = CDR_E_VALUE;
+      }
+  }
   if (rc != CDR_OK) {
     cdr_arena_free(&o->arena);
     free(o);
     if (rc == CDR_E_NOMEM)
       SET_SYS(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_NO);
-    else /* OMG minor 9: a malformed object string (BAD_PARAM), as omniORB */
+    else if (why.stage != IIOP_URL_OK) /* a malformed string: as omniORB refuses it */
+      refuse_string(ev, &why);
+    else /* a reference this ORB cannot use (no IIOP profile it can call) */
       corbaorb_exception_set_system_minor(ev, rc == CDR_E_UNSUPPORTED ? ex_CORBA_INV_OBJREF
                                                                        : ex_CORBA_BAD_PARAM,
                                           0x4f4d0000u | 9, CORBA_COMPLETED_NO);
@@ -753,13 +804,14 @@ static CORBA_Object corbaname_resolve(CORBA_ORB orb, const char *str, int depth,
   cdr_arena a;
   cdr_arena_init(&a, NULL);
   iiop_corbaname cn;
-  int rc = iiop_corbaname_parse(str, &a, &cn);
+  iiop_url_error why;
+  int rc = iiop_corbaname_parse_why(str, &a, &cn, &why);
   if (rc != CDR_OK) {
     cdr_arena_free(&a);
     if (rc == CDR_E_NOMEM)
       SET_SYS(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_NO);
     else
-      bad_url(ev, 9);
+      refuse_string(ev, &why);
     return NULL;
   }
   CORBA_Object ctx = object_from_string(orb, cn.base, depth + 1, ev);
@@ -790,7 +842,7 @@ static CORBA_Object object_from_string(CORBA_ORB orb, const char *str, int depth
 {
   if (orb && str && !strncasecmp(str, "corbaname:", 10)) {
     if (depth >= MAX_RIR_DEPTH) {
-      bad_url(ev, 9);
+      bad_url(ev, 10); /* omniORB's recursion limit: BAD_PARAM_BadURIOther */
       return NULL;
     }
 #ifdef CORBAORB_HAVE_COSNAMING
@@ -803,8 +855,9 @@ static CORBA_Object object_from_string(CORBA_ORB orb, const char *str, int depth
   if (orb && str && !strncasecmp(str, "corbaloc:rir:", 13)) {
     char key[256];
     if (iiop_rir_key(str + 13, key, sizeof key) != CDR_OK || depth >= MAX_RIR_DEPTH) {
-      corbaorb_exception_set_system_minor(ev, ex_CORBA_BAD_PARAM, 0x4f4d0000u | 9,
-                                          CORBA_COMPLETED_NO);
+      /* a malformed key, another address beside rir:, a loop: omniORB's
+       * BAD_PARAM_BadURIOther, as for a key no initial reference has */
+      bad_url(ev, 10);
       return NULL;
     }
     CORBA_Object o = resolve_ref(orb, key, depth + 1, ev);

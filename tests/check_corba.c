@@ -361,7 +361,7 @@ END_TEST
 /* corbaloc:rir:[/KEY]: the reference resolve_initial_references(KEY)
  * gives (KEY "NameService" when absent), through -ORBInitRef values that
  * are themselves rir URLs; a loop of them, an unknown key or another
- * address beside rir: BAD_PARAM minor 9. */
+ * address beside rir: BAD_PARAM minor 10 (omniORB's BadURIOther). */
 static void check_rir_target(CORBA_ORB orb, const char *url, const char *host, unsigned port,
                              const char *key)
 {
@@ -427,7 +427,8 @@ START_TEST(test_corbaloc_rir)
   ck_assert_uint_eq(((CORBA_SystemException *)CORBA_exception_value(&ev))->minor,
                     0x4f4d0000u | 10);
   CORBA_exception_free(&ev);
-  /* malformed, or rir URLs more than 8 deep: minor 9 */
+  /* malformed, or rir URLs more than 8 deep: minor 10 (BadURIOther, as
+   * omniORB's recursion limit and its rir: key parsing) */
   const char *bad[] = { "corbaloc:rir:/Loop", "corbaloc:rir:,:h:1/k",
                         "corbaloc:rir:x", "corbaloc:rir:/a%2", "corbaloc:rir:/a%00b",
                         "corbaloc:rir:/a%zzb" };
@@ -437,26 +438,36 @@ START_TEST(test_corbaloc_rir)
     ck_assert_msg(ev._major == CORBA_SYSTEM_EXCEPTION, "%s", bad[i]);
     ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM);
     CORBA_SystemException *se = CORBA_exception_value(&ev);
-    ck_assert_uint_eq(se->minor, 0x4f4d0000u | 9);
+    ck_assert_uint_eq(se->minor, 0x4f4d0000u | 10);
     ck_assert_int_eq(se->completed, CORBA_COMPLETED_NO);
     CORBA_exception_free(&ev);
   }
 
 #ifdef CORBAORB_TEST_COSNAMING
-  /* corbaname: a malformed URL or string name is BAD_PARAM minor 9 before
-   * anything is sent (port 1: nothing listens there) */
-  const char *badname[] = { "corbaname:#x", "corbaname::127.0.0.1:1#", "corbaname::127.0.0.1:1#a//b",
-                            "corbaname::127.0.0.1:1#a/", "corbaname::127.0.0.1:1#/a",
-                            "corbaname::127.0.0.1:1#a.b.c", "corbaname::127.0.0.1:1#a.",
-                            "corbaname::127.0.0.1:1#a%5C", "corbaname::127.0.0.1:1#a%zz",
-                            "corbaname::127.0.0.1:1#a%00" };
+  /* corbaname: a malformed URL or string name is refused before anything
+   * is sent (port 1: nothing listens there), with omniORB's minor: the
+   * addresses first (no address: 7, a port past 65535: 8), a bad %-escape
+   * 10, a name that is not a string name 9 */
+  static const struct {
+    const char *s;
+    unsigned minor;
+  } badname[] = { { "corbaname:#x", 7 }, { "corbaname:", 7 }, { "corbaname:/x", 7 },
+                  { "corbaname:foo:h#a", 7 }, { "corbaname::h:99999#a", 8 },
+                  { "corbaname::h:99999#", 8 }, { "corbaname::h/%zz#a", 10 },
+                  { "corbaname::1.2@:/x", 9 }, { "corbaname::127.0.0.1:1#", 9 },
+                  { "corbaname::127.0.0.1:1#a//b", 9 }, { "corbaname::127.0.0.1:1#a/", 9 },
+                  { "corbaname::127.0.0.1:1#/a", 9 }, { "corbaname::127.0.0.1:1#a.b.c", 9 },
+                  { "corbaname::127.0.0.1:1#a.", 9 }, { "corbaname::127.0.0.1:1#a%5C", 9 },
+                  { "corbaname::127.0.0.1:1#a%zz", 10 },
+                  /* (omniORB sends "a\0"; a NUL is no part of a name here) */
+                  { "corbaname::127.0.0.1:1#a%00", 10 } };
   for (size_t i = 0; i < sizeof badname / sizeof *badname; i++) {
-    o = CORBA_ORB_string_to_object(orb, badname[i], &ev);
+    o = CORBA_ORB_string_to_object(orb, badname[i].s, &ev);
     ck_assert_ptr_null(o);
-    ck_assert_msg(ev._major == CORBA_SYSTEM_EXCEPTION, "%s", badname[i]);
+    ck_assert_msg(ev._major == CORBA_SYSTEM_EXCEPTION, "%s", badname[i].s);
     ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM);
-    ck_assert_uint_eq(((CORBA_SystemException *)CORBA_exception_value(&ev))->minor,
-                      0x4f4d0000u | 9);
+    ck_assert_msg(((CORBA_SystemException *)CORBA_exception_value(&ev))->minor ==
+                    (0x4f4d0000u | badname[i].minor), "%s", badname[i].s);
     CORBA_exception_free(&ev);
   }
   /* well-formed names reach the naming service: none listens, TRANSIENT */
@@ -490,16 +501,113 @@ START_TEST(test_object_strings)
   ck_assert(CORBA_Object_is_nil(o, &ev));
   CORBA_free(s);
 
-  /* malformed: BAD_PARAM with OMG minor 9 */
-  const char *bad[] = { "bogus", "IOR:zz", "IOR:0", "corbaloc:rubbish", "corbaloc::h:99999/k" };
+  /* malformed: the exception and minor omniORB 4.2's string_to_object
+   * raises for each (measured), from the first step of reading the string
+   * that refuses it; completion NO */
+  static const struct {
+    const char *s, *id;
+    CORBA_unsigned_long minor;
+  } bad[] = {
+    /* no known scheme, an unknown or missing address protocol: BadSchemeName */
+    { "bogus", ex_CORBA_BAD_PARAM, 0x4f4d0007u },
+    { "", ex_CORBA_BAD_PARAM, 0x4f4d0007u },
+    { "IOR", ex_CORBA_BAD_PARAM, 0x4f4d0007u },
+    { "corbaloc:rubbish", ex_CORBA_BAD_PARAM, 0x4f4d0007u },
+    { "corbaloc:", ex_CORBA_BAD_PARAM, 0x4f4d0007u },
+    { "corbaloc:/k", ex_CORBA_BAD_PARAM, 0x4f4d0007u },
+    { "corbaloc:foo:x/y", ex_CORBA_BAD_PARAM, 0x4f4d0007u },
+    { "corbaloc:foo:x", ex_CORBA_BAD_PARAM, 0x4f4d0007u },
+    { "corbaloc:h/k", ex_CORBA_BAD_PARAM, 0x4f4d0007u },
+    { "corbaloc::h,/k", ex_CORBA_BAD_PARAM, 0x4f4d0007u },
+    { "corbaloc::h,foo:h/k", ex_CORBA_BAD_PARAM, 0x4f4d0007u },
+    { "corbaloc:http:h/k", ex_CORBA_BAD_PARAM, 0x4f4d0007u },
+    /* a port past 65535, an IPv6 literal without its ']': BadAddress */
+    { "corbaloc::127.0.0.1:99999/x", ex_CORBA_BAD_PARAM, 0x4f4d0008u },
+    { "corbaloc::h:65536/k", ex_CORBA_BAD_PARAM, 0x4f4d0008u },
+    { "corbaloc::h:99999999999999999999/k", ex_CORBA_BAD_PARAM, 0x4f4d0008u },
+    { "corbaloc::1.2@h:99999/k", ex_CORBA_BAD_PARAM, 0x4f4d0008u },
+    { "corbaloc::[::1/x", ex_CORBA_BAD_PARAM, 0x4f4d0008u },
+    { "corbaloc::[::1]:99999/k", ex_CORBA_BAD_PARAM, 0x4f4d0008u },
+    { "corbaloc::h,:h:99999/k", ex_CORBA_BAD_PARAM, 0x4f4d0008u },
+    /* a malformed version, no host, text after the key: BadSchemeSpecificPart */
+    { "corbaloc::1.2@:/x", ex_CORBA_BAD_PARAM, 0x4f4d0009u },
+    { "corbaloc::1.2@/k", ex_CORBA_BAD_PARAM, 0x4f4d0009u },
+    { "corbaloc::1.x@h/k", ex_CORBA_BAD_PARAM, 0x4f4d0009u },
+    { "corbaloc::x@h/k", ex_CORBA_BAD_PARAM, 0x4f4d0009u },
+    { "corbaloc::1@h/k", ex_CORBA_BAD_PARAM, 0x4f4d0009u },
+    { "corbaloc::1.256@h/k", ex_CORBA_BAD_PARAM, 0x4f4d0009u },
+    { "corbaloc::.2@h/k", ex_CORBA_BAD_PARAM, 0x4f4d0009u },
+    { "corbaloc::[]/k", ex_CORBA_BAD_PARAM, 0x4f4d0009u },
+    { "corbaloc:iiop::2809/k", ex_CORBA_BAD_PARAM, 0x4f4d0009u },
+    { "corbaloc::h/a#b", ex_CORBA_BAD_PARAM, 0x4f4d0009u },
+    /* no key where it should start, a key character to escape, a bad
+     * %-escape, rir: beside another address or malformed: BadURIOther */
+    { "corbaloc::host", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc::", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc::h:abc/k", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc::h:-1/k", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc::h:12a/k", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc::h:2809:1/k", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc::[::1]x/k", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc::h#x/k", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc::h/%zz", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc::h/%", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc::h/%4", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc::h/a b", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc::h/a\"b", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc::h/a{b", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc::h/a\\b", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc::h/a^b", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc::h,rir:/k", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc:rir:,:h:1/k", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc:rir:x", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc:rir:/a%2", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc:rir:/a%zzb", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    { "corbaloc:rir:/NoSuch", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    /* a version whose major is not 1: no IOR can carry it */
+    { "corbaloc::2.0@h/k", ex_CORBA_MARSHAL, CORBAORB_MINOR_INVALID_IOR },
+    { "corbaloc::0.9@h/k", ex_CORBA_MARSHAL, CORBAORB_MINOR_INVALID_IOR },
+    { "corbaloc::1.2@h,:2.0@h/k", ex_CORBA_MARSHAL, CORBAORB_MINOR_INVALID_IOR },
+    /* "IOR:" with a non-hex character in a pair of digits */
+    { "IOR:zz", ex_CORBA_MARSHAL, CORBAORB_MINOR_INVALID_IOR },
+    { "IOR:0z", ex_CORBA_MARSHAL, CORBAORB_MINOR_INVALID_IOR },
+    { "IOR:0zz", ex_CORBA_MARSHAL, CORBAORB_MINOR_INVALID_IOR },
+    { "IOR:00zz", ex_CORBA_MARSHAL, CORBAORB_MINOR_INVALID_IOR },
+    /* the octets (the whole pairs of digits) end too soon */
+    { "IOR:0", ex_CORBA_MARSHAL, CORBAORB_MINOR_PASS_END_OF_MESSAGE },
+    { "IOR:", ex_CORBA_MARSHAL, CORBAORB_MINOR_PASS_END_OF_MESSAGE },
+    { "IOR:z", ex_CORBA_MARSHAL, CORBAORB_MINOR_PASS_END_OF_MESSAGE },
+    { "IOR:00", ex_CORBA_MARSHAL, CORBAORB_MINOR_PASS_END_OF_MESSAGE },
+    { "IOR:000", ex_CORBA_MARSHAL, CORBAORB_MINOR_PASS_END_OF_MESSAGE },
+    { "IOR:0000000000000000", ex_CORBA_MARSHAL, CORBAORB_MINOR_PASS_END_OF_MESSAGE },
+    { "IOR:01000000", ex_CORBA_MARSHAL, CORBAORB_MINOR_PASS_END_OF_MESSAGE },
+    { "IOR:010000000100000000000000", ex_CORBA_MARSHAL, CORBAORB_MINOR_PASS_END_OF_MESSAGE },
+    { "IOR:ffffffff", ex_CORBA_MARSHAL, CORBAORB_MINOR_PASS_END_OF_MESSAGE },
+    /* a length or count past the octets left (a byte-order octet 2 read
+     * as little-endian, as omniORB reads it) */
+    { "IOR:0100000001000000", ex_CORBA_MARSHAL, CORBAORB_MINOR_SEQUENCE_TOO_LONG },
+    { "IOR:00000000000000010000000000000001", ex_CORBA_MARSHAL, CORBAORB_MINOR_SEQUENCE_TOO_LONG },
+    { "IOR:000000000000000100000000ffffffff", ex_CORBA_MARSHAL, CORBAORB_MINOR_SEQUENCE_TOO_LONG },
+    { "IOR:000000000000000100000000000000010000000000000004", ex_CORBA_MARSHAL, CORBAORB_MINOR_SEQUENCE_TOO_LONG },
+    { "IOR:020000000000000100000000000000000000", ex_CORBA_MARSHAL, CORBAORB_MINOR_SEQUENCE_TOO_LONG },
+    /* a string without its NUL (the type ID, an IIOP profile's host) */
+    { "IOR:0100000001000000410000000000000000", ex_CORBA_MARSHAL, CORBAORB_MINOR_STRING_NOT_END_WITH_NULL },
+    { "IOR:000000000000000141000000000000000000", ex_CORBA_MARSHAL, CORBAORB_MINOR_STRING_NOT_END_WITH_NULL },
+    { "IOR:000000000000000100000000000000010000000000000008000100000000000000000000", ex_CORBA_MARSHAL, CORBAORB_MINOR_STRING_NOT_END_WITH_NULL },
+    { "IOR:00000000000000010000000000000001000000000000001000000000000000000000000000000000", ex_CORBA_MARSHAL, CORBAORB_MINOR_INVALID_IOR },
+    /* an IIOP profile of version 0.0: unreadable */
+    { "IOR:00000000000000010000000000000001000000000000001000000000000000000000000000000000",
+      ex_CORBA_MARSHAL, CORBAORB_MINOR_INVALID_IOR },
+  };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    o = CORBA_ORB_string_to_object(orb, bad[i], &ev);
-    ck_assert_ptr_null(o);
-    ck_assert_int_eq(ev._major, CORBA_SYSTEM_EXCEPTION);
-    ck_assert_msg(!strcmp(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM), "%s: %s", bad[i],
-                  CORBA_exception_id(&ev));
-    ck_assert_uint_eq(((CORBA_SystemException *)CORBA_exception_value(&ev))->minor,
-                      0x4f4d0009u);
+    o = CORBA_ORB_string_to_object(orb, bad[i].s, &ev);
+    ck_assert_msg(!o, "%s", bad[i].s);
+    ck_assert_msg(ev._major == CORBA_SYSTEM_EXCEPTION, "%s", bad[i].s);
+    CORBA_SystemException *se = CORBA_exception_value(&ev);
+    ck_assert_msg(!strcmp(CORBA_exception_id(&ev), bad[i].id) && se->minor == bad[i].minor,
+                  "\"%s\": %s 0x%x, want %s 0x%x", bad[i].s, CORBA_exception_id(&ev),
+                  (unsigned)se->minor, bad[i].id, (unsigned)bad[i].minor);
+    ck_assert_int_eq(se->completed, CORBA_COMPLETED_NO);
     CORBA_exception_free(&ev);
   }
 

@@ -435,14 +435,54 @@ CORBAORB_API CORBA_long corbaorb_set_thread_call_timeout(CORBA_long ms);
  * given, NAME (%XX escapes decoded, then a stringified CosNaming name:
  * "a/b.kind", '\\' escaping '/', '.' and '\\') resolved in it with one
  * CosNaming resolve call; a library built without CosNaming.idl raises
- * NO_IMPLEMENT for corbaname:.  Errors: BAD_PARAM (malformed, rir: beside
- * another address, rir URLs more than 8 deep, an empty, malformed or
- * unescapable NAME: OMG minor 9; a rir KEY no initial reference has, a NAME
- * the service does not have (NotFound, CannotProceed, InvalidName): minor
- * 10; as omniORB), the system exceptions of reaching the naming service
- * (TRANSIENT, COMM_FAILURE, ...), NO_MEMORY. */
+ * NO_IMPLEMENT for corbaname:.  Errors, as omniORB raises them: a malformed
+ * string fails at the first step of reading it, left to right, that
+ * refuses it (libiiop's iiop_url_stage, iiop/ior.h, lists each step and
+ * what it refuses):
+ *   BAD_PARAM minor 0x4f4d0007 (OMG 7, BadSchemeName): no known scheme
+ *     ("garbage", "", "IOR" without ':'), an unknown address protocol
+ *     ("corbaloc:foo:h/k", "corbaloc:h/k", an empty address after a ',');
+ *   BAD_PARAM 0x4f4d0008 (BadAddress): a port past 65535 or empty, an IPv6
+ *     literal without its ']' or with a character that is not a hex digit,
+ *     ':' or '.', a host character other than letters, digits, '-', '.', '_';
+ *   BAD_PARAM 0x4f4d0009 (BadSchemeSpecificPart): a malformed version
+ *     ("1@", "1.x@", "1.256@"), no host ("corbaloc::/k", "1.2@:2809", "[]";
+ *     omniORB reads an empty address as localhost), a '#' in a corbaloc
+ *     key, an empty or malformed corbaname NAME;
+ *   BAD_PARAM 0x4f4d000a (BadURIOther): no '/' and key after the addresses
+ *     ("corbaloc::host"; other text after a host or port: "h:12a/k",
+ *     "[::1]x/k"), a key character RFC 2396 wants %-escaped (space, '"',
+ *     '<', '>', '[', backslash, ']', '^', '`', '{', '|', '}', octets past
+ *     0x7e), a bad %-escape in a key or NAME, rir: beside another address,
+ *     a malformed rir KEY, rir or corbaname URLs more than 8 deep, a rir
+ *     KEY no initial reference has, a NAME the service does not have
+ *     (NotFound, CannotProceed, InvalidName);
+ *   MARSHAL CORBAORB_MINOR_INVALID_IOR (MARSHAL_InvalidIOR): a version whose
+ *     major is not 1 or a minor past 2 (omniORB takes 1.3 and later), an
+ *     "IOR:" string with a character other than a hex digit in one of its
+ *     pairs of digits, or an odd digit after pairs that decode (omniORB
+ *     ignores it), or octets that fail to decode otherwise (an IIOP profile
+ *     this library refuses);
+ *   MARSHAL CORBAORB_MINOR_PASS_END_OF_MESSAGE (the octets end too soon:
+ *     "IOR:", "IOR:0", "IOR:00", "IOR:01000000"), CORBAORB_MINOR_SEQUENCE_TOO_LONG
+ *     (a length or count past the octets left: "IOR:0100000001000000"),
+ *     CORBAORB_MINOR_STRING_NOT_END_WITH_NULL (a string without its NUL,
+ *     or empty, which omniORB accepts): the whole pairs of digits decoded
+ *     as omniORB decodes them (a byte-order octet other than 0 and 1 read
+ *     as little-endian);
+ *   INV_OBJREF minor 9: an IOR that decodes but has no IIOP profile this
+ *     ORB can call;
+ * and the system exceptions of reaching the naming service (TRANSIENT,
+ * COMM_FAILURE, ...), NO_MEMORY. */
 CORBAORB_API CORBA_Object CORBA_ORB_string_to_object(CORBA_ORB orb, const CORBA_char *str,
                                                      CORBA_Environment *ev);
+/* omniORB's MARSHAL minor codes of CORBA_ORB_string_to_object:
+ * MARSHAL_InvalidIOR, MARSHAL_PassEndOfMessage, MARSHAL_SequenceIsTooLong,
+ * MARSHAL_StringNotEndWithNull. */
+#define CORBAORB_MINOR_INVALID_IOR 0x41540034u
+#define CORBAORB_MINOR_PASS_END_OF_MESSAGE 0x4154000au
+#define CORBAORB_MINOR_SEQUENCE_TOO_LONG 0x41540012u
+#define CORBAORB_MINOR_STRING_NOT_END_WITH_NULL 0x41540016u
 /* The IOR string of OBJ (CORBA_free it); nil: "IOR:" of a nil IOR. */
 CORBAORB_API CORBA_char *CORBA_ORB_object_to_string(CORBA_ORB orb, CORBA_Object obj,
                                                     CORBA_Environment *ev);

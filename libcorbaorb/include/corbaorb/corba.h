@@ -334,23 +334,38 @@ typedef CORBA_char *CORBA_ORBid;
  * iiop_client_offer_bidir()), -ORBacceptBiDirectionalGIOP 0|1 (1: the
  * POAs' server accepts it, and the ORB's client calls references whose
  * host:port is a listen point a client sent over that client's
- * connection; iiop_client_use_bidir()); default 0.  Other -ORB
- * options are left in ARGV.  Errors in EV: BAD_PARAM with minor
- * CORBAORB_MINOR_BAD_ORB_ARG (a malformed option, a missing value, an
- * empty file name, a verify mode or transport rule not of those forms, a
- * BiDirectionalGIOP value not 0 or 1,
- * giop:tcp and giop:ssl endpoints on two hosts, giop:ssl without
- * -ORBsslKeyFile), NO_MEMORY, INITIALIZE with minor
+ * connection; iiop_client_use_bidir()); default 0.  Every other option
+ * omniORB 4.2 knows (its -ORBhelp list and its SSL transport's:
+ * -ORBtraceLevel, -ORBgiopMaxMsgSize, -ORBnativeCharCodeSet, -ORBid,
+ * -ORBsslCAPath, ... docs/c-mapping.md, "ORB options omniORB has and this
+ * ORB ignores") is taken from ARGV with its value (-ORBhelp: none) and
+ * ignored: this ORB has no equivalent; its value is checked first as
+ * omniORB checks it (omniORB reads numbers as strtol/strtoul do, without
+ * looking past the digits: "-ORBtraceLevel abc" is taken, as level 0;
+ * "-ORBgiopMaxMsgSize 1" is refused, "not a number n >= 8192").  An option
+ * given twice is taken twice, each value checked (the last one counts).
+ * Any other argument starting "-ORB" and longer than that is an unknown
+ * option, refused as omniORB refuses it; "-ORB" alone and other arguments
+ * stay in ARGV, in order.  Errors in EV, as omniORB's: INITIALIZE with
+ * minor CORBAORB_MINOR_BAD_ORB_ARG (an unknown -ORB option, a missing
+ * value, a malformed value: an empty file name, a verify mode or transport
+ * rule not of those forms, a BiDirectionalGIOP value not 0 or 1, a value
+ * omniORB refuses for an ignored option; giop:tcp and giop:ssl endpoints
+ * on two hosts, giop:ssl without -ORBsslKeyFile; the options this ORB uses
+ * are checked more strictly than omniORB does: "-ORBclientCallTimeOutPeriod
+ * abc", which omniORB reads as 0, is refused), NO_MEMORY, INITIALIZE with minor
  * CORBAORB_MINOR_TRANSPORT_ERROR (the CA file, or the client's
  * -ORBsslKeyFile, cannot be loaded).  After any of them
  * corbaorb_ORB_last_error(NULL, ...) in the same thread says why, naming
- * the option: "-ORBsslVerifyMode \"peer,bogus\": not none, peer, ...",
+ * the option: "-ORBfooBar: unknown option in -ORB arguments",
+ * "-ORBtraceLevel: no value", "-ORBgiopMaxMsgSize \"1\": not a number n >=
+ * 8192", "-ORBsslVerifyMode \"peer,bogus\": not none, peer, ...",
  * "-ORBsslCAFile /x/ca.pem: error:80000002:system library::No such file or
  * directory; ..." (OpenSSL's queued errors; docs/c-mapping.md, "TLS"). */
 CORBAORB_API CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifier,
                                       CORBA_Environment *ev);
-/* omniORB's minor codes: INITIALIZE_InvalidORBInitArgs (omniORB raises it
- * as INITIALIZE; here BAD_PARAM from CORBA_ORB_init) and
+/* omniORB's minor codes: INITIALIZE_InvalidORBInitArgs (INITIALIZE from
+ * CORBA_ORB_init, as omniORB raises it) and
  * INITIALIZE_TransportError (a TLS file that cannot be used: the CA file
  * or the client's -ORBsslKeyFile at CORBA_ORB_init; when the RootPOA or
  * omniINSPOA is first resolved and the ORB's server is made, the server's

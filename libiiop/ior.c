@@ -340,6 +340,47 @@ static int ior_decode(uint8_t *buf, size_t n, cdr_arena *a, iiop_ior *ior)
  * byte-order octet is a boolean, any value but 0 read as little-endian,
  * and an empty type ID (length 0, no NUL) is "".  LEFTOVER: digits came after them (an odd
  * one, a stray character).  BUF is the caller's to change. */
+/* omniORB's reading of the profile sequence of the encapsulated IOR at B
+ * (N octets; a type ID that decodes): a count past the octets left is
+ * CDR_E_LENGTH, else each profile's tag and length are read in turn
+ * (CDR_E_SHORT where they run out, CDR_E_LENGTH for a length past the
+ * end).  iiop_ior_read refuses a count the octets cannot hold at 8 octets
+ * a profile, sooner.  CDR_OK: no difference found. */
+static int profiles_walk(const uint8_t *b, size_t n)
+{
+  bool le = b[0] != 0;
+#define U32_AT(o)                                                                     \
+  (le ? (uint32_t)b[o] | (uint32_t)b[(o) + 1] << 8 | (uint32_t)b[(o) + 2] << 16 |     \
+          (uint32_t)b[(o) + 3] << 24                                                  \
+      : (uint32_t)b[o] << 24 | (uint32_t)b[(o) + 1] << 16 | (uint32_t)b[(o) + 2] << 8 | \
+          (uint32_t)b[(o) + 3])
+  if (n < 8)
+    return CDR_OK;
+  uint32_t tl = U32_AT(4);
+  size_t off = 8;
+  if (tl > n - off)
+    return CDR_OK;
+  off = (off + tl + 3) & ~(size_t)3;
+  if (off > n || n - off < 4)
+    return CDR_OK;
+  uint32_t count = U32_AT(off);
+  off += 4;
+  if (count > n - off)
+    return CDR_E_LENGTH;
+  for (uint32_t k = 0; k < count; k++) {
+    off = (off + 3) & ~(size_t)3;
+    if (off > n || n - off < 8)
+      return CDR_E_SHORT; /* the tag, or the length after it */
+    uint32_t len = U32_AT(off + 4);
+    off += 8;
+    if (len > n - off)
+      return CDR_E_LENGTH;
+    off += len;
+  }
+#undef U32_AT
+  return CDR_OK;
+}
+
 static void ior_decode_why(uint8_t *buf, size_t n, cdr_arena *a, iiop_url_error *why,
                            bool leftover)
 {
@@ -364,6 +405,10 @@ static void ior_decode_why(uint8_t *buf, size_t n, cdr_arena *a, iiop_url_error 
     b2[buf[0] ? 4 : 7] = 1;
     memcpy(b2 + 12, buf + 8, n - 8);
     rc = ior_decode(b2, n + 4, a, &t);
+    if (rc == CDR_E_LENGTH && profiles_walk(b2, n + 4) != CDR_OK)
+      rc = profiles_walk(b2, n + 4);
+  } else if (rc == CDR_E_LENGTH && profiles_walk(buf, n) != CDR_OK) {
+    rc = profiles_walk(buf, n);
   }
   if (rc == CDR_E_NOMEM || first == CDR_E_NOMEM)
     why_set(why, IIOP_URL_OK, CDR_E_NOMEM);
@@ -430,7 +475,7 @@ int iiop_ior_from_string_why(const char *s, cdr_arena *a, iiop_ior *ior, iiop_ur
   int rc = ior_decode(buf, n, a, ior);
   if (rc != CDR_OK && rc != CDR_E_NOMEM && why) {
     why_set(why, IIOP_URL_DECODE, rc);
-    if ((rc == CDR_E_VALUE && buf[0] > 1) || rc == CDR_E_STRING)
+    if ((rc == CDR_E_VALUE && buf[0] > 1) || rc == CDR_E_STRING || rc == CDR_E_LENGTH)
       ior_decode_why(buf, n, a, why, false); /* (the string is refused all the same) */
   }
   return rc;

@@ -773,6 +773,12 @@ START_TEST(test_object_strings)
     { "IOR:01000000", ex_CORBA_MARSHAL, CORBAORB_MINOR_PASS_END_OF_MESSAGE },
     { "IOR:010000000100000000000000", ex_CORBA_MARSHAL, CORBAORB_MINOR_PASS_END_OF_MESSAGE },
     { "IOR:ffffffff", ex_CORBA_MARSHAL, CORBAORB_MINOR_PASS_END_OF_MESSAGE },
+    /* a profile count the octets left hold, but not at 8 octets a profile:
+     * read on, as omniORB reads, until they run out */
+    { "IOR:0000000000000001000000000000000100000000", ex_CORBA_MARSHAL,
+      CORBAORB_MINOR_PASS_END_OF_MESSAGE },
+    { "IOR:0100000001000000000000000100000000000000", ex_CORBA_MARSHAL,
+      CORBAORB_MINOR_PASS_END_OF_MESSAGE },
     /* a length or count past the octets left (a byte-order octet 2 read
      * as little-endian, as omniORB reads it) */
     { "IOR:0100000001000000", ex_CORBA_MARSHAL, CORBAORB_MINOR_SEQUENCE_TOO_LONG },

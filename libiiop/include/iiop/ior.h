@@ -140,7 +140,10 @@ IIOP_API int iiop_ior_write(cdr_out *o, const iiop_ior *ior);
  *                     or an empty string, which omniORB accepts), others
  *                     (MARSHAL_InvalidIOR).  A byte-order octet other than
  *                     0/1 is read as omniORB reads it, little-endian, to
- *                     find CODE (CDR_E_VALUE when the octets then decode). */
+ *                     find CODE (CDR_E_VALUE when the octets then decode),
+ *                     an empty type ID as "", and a profile count that
+ *                     iiop_ior_read refuses at 8 octets a profile is read
+ *                     on, profile by profile, as omniORB reads it. */
 typedef enum iiop_url_stage {
   IIOP_URL_OK = 0,
   IIOP_URL_SCHEME,

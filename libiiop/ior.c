@@ -453,14 +453,14 @@ int iiop_ior_from_string_why(const char *s, cdr_arena *a, iiop_ior *ior, iiop_ur
         /* every pair is hex: what decoding them says (an odd digit left
          * over, or a stray character after them, comes second) */
         uint8_t *buf = cdr_arena_alloc(a, n ? n : 1, 8);
-        if (!buf)
-          return CDR_E_NOMEM;
-        for (size_t k = 0; k < n; k++)
-          buf[k] = (uint8_t)(hexval((unsigned char)h[2 * k]) << 4 |
-                             hexval((unsigned char)h[2 * k + 1]));
-        ior_decode_why(buf, n, a, why, true);
-        if (why->code == CDR_E_NOMEM)
-          return CDR_E_NOMEM;
+        if (buf) {
+          for (size_t k = 0; k < n; k++)
+            buf[k] = (uint8_t)(hexval((unsigned char)h[2 * k]) << 4 |
+                               hexval((unsigned char)h[2 * k + 1]));
+          ior_decode_why(buf, n, a, why, true);
+        } else {
+          why_set(why, IIOP_URL_OK, CDR_E_NOMEM); /* (refused all the same) */
+        }
       }
     }
     return CDR_E_INVALID;
@@ -468,11 +468,15 @@ int iiop_ior_from_string_why(const char *s, cdr_arena *a, iiop_ior *ior, iiop_ur
   /* Aligned on 8 so that a reader's view of the octets is as aligned as
    * the CDR positions inside are. */
   uint8_t *buf = cdr_arena_alloc(a, n, 8);
-  if (!buf)
+  if (!buf) {
+    why_set(why, IIOP_URL_OK, CDR_E_NOMEM);
     return CDR_E_NOMEM;
+  }
   for (size_t k = 0; k < n; k++)
     buf[k] = (uint8_t)(hexval((unsigned char)h[2 * k]) << 4 | hexval((unsigned char)h[2 * k + 1]));
   int rc = ior_decode(buf, n, a, ior);
+  if (rc == CDR_E_NOMEM)
+    why_set(why, IIOP_URL_OK, CDR_E_NOMEM);
   if (rc != CDR_OK && rc != CDR_E_NOMEM && why) {
     why_set(why, IIOP_URL_DECODE, rc);
     if ((rc == CDR_E_VALUE && buf[0] > 1) || rc == CDR_E_STRING || rc == CDR_E_LENGTH)

@@ -114,8 +114,10 @@ static int name_refused(const char *base, cdr_arena *a, iiop_url_error *why, iio
     iiop_corbaloc cl;
     iiop_url_error bw;
     int rc = iiop_corbaloc_parse_why(base, a, &cl, &bw);
-    if (rc == CDR_E_NOMEM)
-      return CDR_E_NOMEM;
+    if (rc == CDR_E_NOMEM) {
+      why_set(why, IIOP_URL_OK, CDR_E_NOMEM); /* (refused all the same) */
+      return CDR_E_INVALID;
+    }
     if (rc != CDR_OK && bw.stage != IIOP_URL_OK) {
       *why = bw;
       return CDR_E_INVALID;

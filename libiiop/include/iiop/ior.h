@@ -103,7 +103,10 @@ IIOP_API int iiop_ior_write(cdr_out *o, const iiop_ior *ior);
  * scheme; each corbaloc address's protocol, version, host and port; the
  * "/" and the key; for an IOR the hex digits, then the CDR decoding of the
  * octets.  Each step, and omniORB's exception and minor code for it:
- *   IIOP_URL_OK       nothing about the string (a NULL argument, CDR_E_NOMEM)
+ *   IIOP_URL_OK       nothing about the string (a NULL argument, CDR_E_NOMEM,
+ *                     CDR_E_LIMIT; CODE CDR_E_NOMEM: the step could not be
+ *                     found for want of memory, the string refused all the
+ *                     same)
  *   IIOP_URL_SCHEME   an unknown or missing scheme ("IOR:", "corbaloc:",
  *                     "corbaname:") or address protocol ("iiop:", ":"; an
  *                     empty address after a ','): BAD_PARAM_BadSchemeName,

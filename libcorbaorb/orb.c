@@ -4,6 +4,8 @@
 #include "orb_impl.h"
 #include <cdr/any.h>
 #include <iiop/naming.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -273,6 +275,164 @@ static const char *option_form(const char *opt)
   return "not 0 or 1";
 }
 
+/* The -ORB options of omniORB 4.2 (its -ORBhelp list, with its SSL
+ * transport's) that this ORB has no equivalent for: each is taken from
+ * ARGV with its value and ignored, its value checked first as omniORB
+ * checks it, so what omniORB refuses is refused here too (omniORB reads
+ * numbers with strtol/strtoul and no check of what follows the digits:
+ * "abc" is 0, "12x" is 12). */
+enum ign_kind {
+  IGN_NONE,     /* no value (-ORBhelp) */
+  IGN_STRING,   /* any value */
+  IGN_NONEMPTY, /* a file or path name, not empty */
+  IGN_BOOL,     /* strtol: 0 or 1 */
+  IGN_ULONG,    /* strtoul, not out of range; at least the entry's MIN */
+  IGN_LONG,     /* strtol, at least -1 */
+  IGN_PORT,     /* strtoul, 1 to 65535 */
+  IGN_MAX2,     /* strtoul, at most 2 */
+  IGN_VERSION,  /* "major.minor", each 0 to 255 */
+  IGN_OCTAL,    /* starts with an octal number */
+  IGN_CHARCS,   /* a char code set omniORB's core knows */
+  IGN_WCHARCS,  /* a wchar code set omniORB's core knows */
+  IGN_ID        /* omniORB4 */
+};
+
+static const struct ign_option {
+  const char *name;
+  unsigned char kind;
+  unsigned min;
+} ign_options[] = {
+  { "abortOnInternalError", IGN_BOOL, 0 },
+  { "abortOnNativeException", IGN_BOOL, 0 },
+  { "acceptMisalignedTcIndirections", IGN_BOOL, 0 },
+  { "bootstrapAgentHostname", IGN_STRING, 0 },
+  { "bootstrapAgentPort", IGN_PORT, 0 },
+  { "clientConnectTimeOutPeriod", IGN_ULONG, 0 },
+  { "configFile", IGN_STRING, 0 },
+  { "connectionWatchImmediate", IGN_BOOL, 0 },
+  { "connectionWatchPeriod", IGN_ULONG, 0 },
+  { "copyValuesInLocalCalls", IGN_BOOL, 0 },
+  { "defaultCharCodeSet", IGN_CHARCS, 0 },
+  { "defaultWCharCodeSet", IGN_WCHARCS, 0 },
+  { "diiThrowsSysExceptions", IGN_BOOL, 0 },
+  { "dumpConfiguration", IGN_BOOL, 0 },
+  { "endPointNoListen", IGN_STRING, 0 },
+  { "endPointNoPublish", IGN_STRING, 0 },
+  { "endPointPublish", IGN_STRING, 0 },
+  { "endPointPublishAllIFs", IGN_BOOL, 0 },
+  { "giopMaxMsgSize", IGN_ULONG, 8192 },
+  { "giopTargetAddressMode", IGN_MAX2, 0 },
+  { "help", IGN_NONE, 0 },
+  { "id", IGN_ID, 0 },
+  { "idleThreadTimeout", IGN_ULONG, 1 },
+  { "immediateAddressSwitch", IGN_BOOL, 0 },
+  { "inConScanPeriod", IGN_ULONG, 0 },
+  { "lcdMode", IGN_BOOL, 0 },
+  { "listenBacklog", IGN_ULONG, 1 },
+  { "maxClientThreadPoolSize", IGN_ULONG, 1 },
+  { "maxGIOPVersion", IGN_VERSION, 0 },
+  { "maxInterleavedCallsPerConnection", IGN_ULONG, 1 },
+  { "maxServerThreadPerConnection", IGN_ULONG, 1 },
+  { "maxServerThreadPoolSize", IGN_ULONG, 1 },
+  { "maxSocketRecv", IGN_ULONG, 1024 },
+  { "maxSocketSend", IGN_ULONG, 1024 },
+  { "nativeCharCodeSet", IGN_CHARCS, 0 },
+  { "nativeWCharCodeSet", IGN_WCHARCS, 0 },
+  { "objectTableSize", IGN_ULONG, 0 },
+  { "oneCallPerConnection", IGN_BOOL, 0 },
+  { "outConScanPeriod", IGN_ULONG, 0 },
+  { "poaHoldRequestTimeout", IGN_ULONG, 0 },
+  { "poaUniquePersistentSystemIds", IGN_BOOL, 0 },
+  { "principal", IGN_STRING, 0 },
+  { "resetTimeOutOnRetries", IGN_BOOL, 0 },
+  { "resolveNamesForTransportRules", IGN_BOOL, 0 },
+  { "retainAddressOrder", IGN_BOOL, 0 },
+  { "scanGranularity", IGN_ULONG, 0 },
+  { "serverCallTimeOutPeriod", IGN_ULONG, 0 },
+  { "socketSendBuffer", IGN_LONG, 0 },
+  { "sslAcceptTimeOut", IGN_ULONG, 0 },
+  { "sslCAPath", IGN_NONEMPTY, 0 },
+  { "strictIIOP", IGN_BOOL, 0 },
+  { "supportBootstrapAgent", IGN_BOOL, 0 },
+  { "supportCurrent", IGN_BOOL, 0 },
+  { "supportPerThreadTimeOut", IGN_BOOL, 0 },
+  { "tcAliasExpand", IGN_BOOL, 0 },
+  { "threadPerConnectionLowerLimit", IGN_ULONG, 1 },
+  { "threadPerConnectionPolicy", IGN_BOOL, 0 },
+  { "threadPerConnectionUpperLimit", IGN_ULONG, 1 },
+  { "threadPoolWatchConnection", IGN_ULONG, 0 },
+  { "traceExceptions", IGN_BOOL, 0 },
+  { "traceFile", IGN_NONEMPTY, 0 },
+  { "traceInvocationReturns", IGN_BOOL, 0 },
+  { "traceInvocations", IGN_BOOL, 0 },
+  { "traceLevel", IGN_ULONG, 0 },
+  { "traceLocking", IGN_BOOL, 0 },
+  { "traceThreadId", IGN_BOOL, 0 },
+  { "traceTime", IGN_BOOL, 0 },
+  { "unixTransportDirectory", IGN_STRING, 0 },
+  { "unixTransportPermission", IGN_OCTAL, 0 },
+  { "useTypeCodeIndirections", IGN_BOOL, 0 },
+  { "validateUTF8", IGN_BOOL, 0 },
+  { "verifyObjectExistsAndType", IGN_BOOL, 0 },
+};
+
+static const struct ign_option *ign_find(const char *opt)
+{
+  for (size_t k = 0; k < sizeof ign_options / sizeof *ign_options; k++)
+    if (!strcmp(ign_options[k].name, opt))
+      return &ign_options[k];
+  return NULL;
+}
+
+/* NULL if V is a value omniORB takes for the ignored option IO, else what
+ * it should be (as omniORB's refusal says it; FORM, CAP octets, may hold
+ * the text). */
+static const char *ign_check(const struct ign_option *io, const char *v, char *form, size_t cap)
+{
+  errno = 0;
+  switch (io->kind) {
+  case IGN_NONEMPTY:
+    return *v ? NULL : "an empty name";
+  case IGN_BOOL: {
+    long n = strtol(v, NULL, 10);
+    return n == 0 || n == 1 ? NULL : "not 0 or 1";
+  }
+  case IGN_ULONG:
+  case IGN_PORT:
+  case IGN_MAX2: {
+    unsigned long n = strtoul(v, NULL, 10);
+    int range = n == ULONG_MAX && errno == ERANGE;
+    if (io->kind == IGN_PORT)
+      return !range && n >= 1 && n <= 65535 ? NULL : "not 1 to 65535";
+    if (io->kind == IGN_MAX2)
+      return !range && n <= 2 ? NULL : "not 0, 1 or 2";
+    if (!range && n >= io->min)
+      return NULL;
+    snprintf(form, cap, "not a number n >= %u", io->min);
+    return form;
+  }
+  case IGN_LONG:
+    return strtol(v, NULL, 10) >= -1 ? NULL : "not a number n >= -1";
+  case IGN_VERSION: {
+    unsigned ma, mi;
+    return sscanf(v, "%u.%u", &ma, &mi) == 2 && ma <= 255 && mi <= 255 ? NULL
+                                                                     : "not 1.0, 1.1 or 1.2";
+  }
+  case IGN_OCTAL: {
+    unsigned m;
+    return sscanf(v, "%o", &m) == 1 ? NULL : "not mode bits in octal";
+  }
+  case IGN_CHARCS:
+    return !strcmp(v, "ISO-8859-1") || !strcmp(v, "UTF-8") ? NULL : "not ISO-8859-1 or UTF-8";
+  case IGN_WCHARCS:
+    return !strcmp(v, "UTF-16") ? NULL : "not UTF-16";
+  case IGN_ID:
+    return !strcmp(v, "omniORB4") ? NULL : "not omniORB4";
+  default:
+    return NULL;
+  }
+}
+
 /* libiiop's text WHY of a TLS file it could not use (iiop__tls_ctx_new's
  * "TLS: cannot load the CA file F: R" and the like, docs/tls.md) in the
  * ORB's option names, into OUT: "-ORBsslCAFile F: R", "-ORBsslKeyFile F:
@@ -415,7 +575,30 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
                 !strcmp(opt, "acceptBiDirectionalGIOP") ||
                 !strcmp(opt, "maxGIOPConnectionPerServer");
     if (!known) {
-      i++;
+      const struct ign_option *io = ign_find(opt);
+      if (!io) {
+        if (!*opt) { /* "-ORB" alone is no option (omniORB leaves it too) */
+          i++;
+          continue;
+        }
+        init_whyf("%s: unknown option in -ORB arguments", a);
+        goto badparam;
+      }
+      if (io->kind == IGN_NONE) {
+        take_args(argc, argv, i, 1);
+        continue;
+      }
+      if (i + 1 >= *argc) {
+        init_whyf("%s: no value", a);
+        goto badparam;
+      }
+      char form[40];
+      const char *why = ign_check(io, argv[i + 1], form, sizeof form);
+      if (why) {
+        init_whyf("%s \"%s\": %s", a, argv[i + 1], why);
+        goto badparam;
+      }
+      take_args(argc, argv, i, 2);
       continue;
     }
     if (i + 1 >= *argc) {
@@ -552,9 +735,9 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
     __atomic_store_n(&hook_orb, orb, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&orbs_lock);
   return orb;
-badparam:
+badparam: /* omniORB's INITIALIZE_InvalidORBInitArgs */
   orb_free(orb);
-  corbaorb_exception_set_system_minor(ev, ex_CORBA_BAD_PARAM, CORBAORB_MINOR_BAD_ORB_ARG,
+  corbaorb_exception_set_system_minor(ev, ex_CORBA_INITIALIZE, CORBAORB_MINOR_BAD_ORB_ARG,
                                       CORBA_COMPLETED_NO);
   return NULL;
 nomem:
@@ -593,6 +776,41 @@ size_t corbaorb_ORB_last_error(CORBA_ORB orb, char *buf, size_t cap)
 
 /* ---------------------------------------------------------------- references */
 
+/* A refused object string: omniORB's exception and minor code for the
+ * step that refused it (iiop_url_stage in iiop/ior.h). */
+static void refuse_string(CORBA_Environment *ev, const iiop_url_error *why)
+{
+  const char *id = ex_CORBA_BAD_PARAM;
+  uint32_t minor;
+  switch (why->stage) {
+  case IIOP_URL_SCHEME:
+    minor = 0x4f4d0000u | 7; /* BAD_PARAM_BadSchemeName */
+    break;
+  case IIOP_URL_ADDRESS:
+    minor = 0x4f4d0000u | 8; /* BAD_PARAM_BadAddress */
+    break;
+  case IIOP_URL_KEY:
+    minor = 0x4f4d0000u | 10; /* BAD_PARAM_BadURIOther */
+    break;
+  case IIOP_URL_VERSION:
+  case IIOP_URL_HEX:
+    id = ex_CORBA_MARSHAL;
+    minor = CORBAORB_MINOR_INVALID_IOR;
+    break;
+  case IIOP_URL_DECODE:
+    id = ex_CORBA_MARSHAL;
+    minor = why->code == CDR_E_SHORT    ? CORBAORB_MINOR_PASS_END_OF_MESSAGE
+            : why->code == CDR_E_LENGTH ? CORBAORB_MINOR_SEQUENCE_TOO_LONG
+            : why->code == CDR_E_STRING ? CORBAORB_MINOR_STRING_NOT_END_WITH_NULL
+                                        : CORBAORB_MINOR_INVALID_IOR;
+    break;
+  default:
+    minor = 0x4f4d0000u | 9; /* BAD_PARAM_BadSchemeSpecificPart */
+    break;
+  }
+  corbaorb_exception_set_system_minor(ev, id, minor, CORBA_COMPLETED_NO);
+}
+
 CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environment *ev)
 {
   if (!orb || !str) {
@@ -609,8 +827,9 @@ CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environme
   o->orb = orb;
   cdr_arena_init(&o->arena, NULL);
   int rc;
+  iiop_url_error why = { IIOP_URL_OK, CDR_OK };
   if (!strncasecmp(str, "IOR:", 4)) {
-    rc = iiop_ior_from_string(str, &o->arena, &o->ior);
+    rc = iiop_ior_from_string_why(str, &o->arena, &o->ior, &why);
     if (rc == CDR_OK) {
       size_t n = strlen(str) + 1;
       o->str = cdr_arena_alloc(&o->arena, n, 1);
@@ -621,14 +840,18 @@ CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environme
     }
   } else if (!strncasecmp(str, "corbaloc:", 9)) {
     iiop_corbaloc cl;
-    rc = iiop_corbaloc_parse(str, &o->arena, &cl);
-    if (rc == CDR_OK)
+    rc = iiop_corbaloc_parse_why(str, &o->arena, &cl, &why);
+    if (rc == CDR_OK) {
       rc = iiop_ior_make(&o->arena, "", cl.addrs[0].major, cl.addrs[0].minor, cl.addrs[0].host,
                          cl.addrs[0].port, cl.key, cl.key_len, NULL, 0, &o->ior);
+      if (rc == CDR_E_INVALID) /* a version 1.3 or later: no IOR this library makes */
+        why.stage = IIOP_URL_VERSION;
+    }
     if (rc == CDR_OK)
       rc = iiop_ior_to_string(&o->ior, CDR_HOST_ORDER, &o->arena, &o->str);
   } else {
     rc = CDR_E_INVALID;
+    why.stage = IIOP_URL_SCHEME;
   }
   if (rc == CDR_OK && o->ior.nprofiles == 0) {
     /* a nil reference ("IOR:" of no profiles): CORBA_OBJECT_NIL */
@@ -648,12 +871,23 @@ CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environme
       rc = CDR_OK;
     }
   }
+  if (rc == CDR_E_UNSUPPORTED && why.stage == IIOP_URL_OK) {
+    /* no IIOP profile to call, and one that could not be read (a version
+     * other than 1.0-1.2): omniORB refuses the IOR as MARSHAL_InvalidIOR */
+    for (uint32_t k = 0; k < o->ior.nprofiles; k++)
+      if (o->ior.profiles[k].tag == IIOP_TAG_INTERNET_IOP && !o->ior.profiles[k].iiop_ok) {
+        why.stage = IIOP_URL_DECODE;
+        why.code = CDR_E_VALUE;
+      }
+  }
   if (rc != CDR_OK) {
     cdr_arena_free(&o->arena);
     free(o);
     if (rc == CDR_E_NOMEM)
       SET_SYS(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_NO);
-    else /* OMG minor 9: a malformed object string (BAD_PARAM), as omniORB */
+    else if (why.stage != IIOP_URL_OK) /* a malformed string: as omniORB refuses it */
+      refuse_string(ev, &why);
+    else /* a reference this ORB cannot use (no IIOP profile it can call) */
       corbaorb_exception_set_system_minor(ev, rc == CDR_E_UNSUPPORTED ? ex_CORBA_INV_OBJREF
                                                                        : ex_CORBA_BAD_PARAM,
                                           0x4f4d0000u | 9, CORBA_COMPLETED_NO);
@@ -753,13 +987,14 @@ static CORBA_Object corbaname_resolve(CORBA_ORB orb, const char *str, int depth,
   cdr_arena a;
   cdr_arena_init(&a, NULL);
   iiop_corbaname cn;
-  int rc = iiop_corbaname_parse(str, &a, &cn);
+  iiop_url_error why;
+  int rc = iiop_corbaname_parse_why(str, &a, &cn, &why);
   if (rc != CDR_OK) {
     cdr_arena_free(&a);
     if (rc == CDR_E_NOMEM)
       SET_SYS(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_NO);
     else
-      bad_url(ev, 9);
+      refuse_string(ev, &why);
     return NULL;
   }
   CORBA_Object ctx = object_from_string(orb, cn.base, depth + 1, ev);
@@ -790,7 +1025,7 @@ static CORBA_Object object_from_string(CORBA_ORB orb, const char *str, int depth
 {
   if (orb && str && !strncasecmp(str, "corbaname:", 10)) {
     if (depth >= MAX_RIR_DEPTH) {
-      bad_url(ev, 9);
+      bad_url(ev, 10); /* omniORB's recursion limit: BAD_PARAM_BadURIOther */
       return NULL;
     }
 #ifdef CORBAORB_HAVE_COSNAMING
@@ -803,8 +1038,9 @@ static CORBA_Object object_from_string(CORBA_ORB orb, const char *str, int depth
   if (orb && str && !strncasecmp(str, "corbaloc:rir:", 13)) {
     char key[256];
     if (iiop_rir_key(str + 13, key, sizeof key) != CDR_OK || depth >= MAX_RIR_DEPTH) {
-      corbaorb_exception_set_system_minor(ev, ex_CORBA_BAD_PARAM, 0x4f4d0000u | 9,
-                                          CORBA_COMPLETED_NO);
+      /* a malformed key, another address beside rir:, a loop: omniORB's
+       * BAD_PARAM_BadURIOther, as for a key no initial reference has */
+      bad_url(ev, 10);
       return NULL;
     }
     CORBA_Object o = resolve_ref(orb, key, depth + 1, ev);

@@ -312,27 +312,17 @@ int iiop_ior_write(cdr_out *o, const iiop_ior *ior)
 
 /* ---------------------------------------------------------------- stringified IORs */
 
-int iiop_ior_from_string(const char *s, cdr_arena *a, iiop_ior *ior)
+static void why_set(iiop_url_error *why, iiop_url_stage stage, int code)
 {
-  if (!s || !a || !ior)
-    return CDR_E_INVALID;
-  if (strncasecmp(s, "IOR:", 4) != 0)
-    return CDR_E_INVALID;
-  const char *h = s + 4;
-  size_t nd = 0;
-  for (; h[nd]; nd++)
-    if (hexval((unsigned char)h[nd]) < 0)
-      return CDR_E_INVALID;
-  if (nd == 0 || nd % 2)
-    return CDR_E_INVALID;
-  size_t n = nd / 2;
-  /* Aligned on 8 so that a reader's view of the octets is as aligned as
-   * the CDR positions inside are. */
-  uint8_t *buf = cdr_arena_alloc(a, n, 8);
-  if (!buf)
-    return CDR_E_NOMEM;
-  for (size_t k = 0; k < n; k++)
-    buf[k] = (uint8_t)(hexval((unsigned char)h[2 * k]) << 4 | hexval((unsigned char)h[2 * k + 1]));
+  if (why) {
+    why->stage = stage;
+    why->code = code;
+  }
+}
+
+/* Decode the N octets at BUF (in A) as an encapsulated IOR into *IOR. */
+static int ior_decode(uint8_t *buf, size_t n, cdr_arena *a, iiop_ior *ior)
+{
   cdr_in in;
   int rc = cdr_in_init_encap(&in, buf, n, NULL);
   if (rc == CDR_OK) {
@@ -343,6 +333,155 @@ int iiop_ior_from_string(const char *s, cdr_arena *a, iiop_ior *ior)
       *ior = t;
   }
   cdr_in_close(&in);
+  return rc;
+}
+
+/* Why the N octets at BUF are refused, as omniORB decodes them: its
+ * byte-order octet is a boolean, any value but 0 read as little-endian,
+ * and an empty type ID (length 0, no NUL) is "".  LEFTOVER: digits came after them (an odd
+ * one, a stray character).  BUF is the caller's to change. */
+/* omniORB's reading of the profile sequence of the encapsulated IOR at B
+ * (N octets; a type ID that decodes): a count past the octets left is
+ * CDR_E_LENGTH, else each profile's tag and length are read in turn
+ * (CDR_E_SHORT where they run out, CDR_E_LENGTH for a length past the
+ * end).  iiop_ior_read refuses a count the octets cannot hold at 8 octets
+ * a profile, sooner.  CDR_OK: no difference found. */
+static int profiles_walk(const uint8_t *b, size_t n)
+{
+  bool le = b[0] != 0;
+#define U32_AT(o)                                                                     \
+  (le ? (uint32_t)b[o] | (uint32_t)b[(o) + 1] << 8 | (uint32_t)b[(o) + 2] << 16 |     \
+          (uint32_t)b[(o) + 3] << 24                                                  \
+      : (uint32_t)b[o] << 24 | (uint32_t)b[(o) + 1] << 16 | (uint32_t)b[(o) + 2] << 8 | \
+          (uint32_t)b[(o) + 3])
+  if (n < 8)
+    return CDR_OK;
+  uint32_t tl = U32_AT(4);
+  size_t off = 8;
+  if (tl > n - off)
+    return CDR_OK;
+  off = (off + tl + 3) & ~(size_t)3;
+  if (off > n || n - off < 4)
+    return CDR_OK;
+  uint32_t count = U32_AT(off);
+  off += 4;
+  if (count > n - off)
+    return CDR_E_LENGTH;
+  for (uint32_t k = 0; k < count; k++) {
+    off = (off + 3) & ~(size_t)3;
+    if (off > n || n - off < 8)
+      return CDR_E_SHORT; /* the tag, or the length after it */
+    uint32_t len = U32_AT(off + 4);
+    off += 8;
+    if (len > n - off)
+      return CDR_E_LENGTH;
+    off += len;
+  }
+#undef U32_AT
+  return CDR_OK;
+}
+
+static void ior_decode_why(uint8_t *buf, size_t n, cdr_arena *a, iiop_url_error *why,
+                           bool leftover)
+{
+  iiop_ior t;
+  int first = ior_decode(buf, n, a, &t), rc = first;
+  if (rc == CDR_E_VALUE && n && buf[0] > 1) {
+    buf[0] = 1;
+    rc = ior_decode(buf, n, a, &t);
+  }
+  uint32_t len0 = n >= 8 ? (uint32_t)buf[4] | buf[5] | buf[6] | buf[7] : 1;
+  if (rc == CDR_E_STRING && len0 == 0) {
+    /* the type ID as "" (length 1, a NUL, padding): what follows it may
+     * fail first; every later item keeps its alignment modulo 4 (an IOR
+     * holds nothing aligned on 8) */
+    uint8_t *b2 = cdr_arena_alloc(a, n + 4, 8);
+    if (!b2) {
+      why_set(why, IIOP_URL_OK, CDR_E_NOMEM);
+      return;
+    }
+    memcpy(b2, buf, 4);
+    memset(b2 + 4, 0, 8);
+    b2[buf[0] ? 4 : 7] = 1;
+    memcpy(b2 + 12, buf + 8, n - 8);
+    rc = ior_decode(b2, n + 4, a, &t);
+    if (rc == CDR_E_LENGTH && profiles_walk(b2, n + 4) != CDR_OK)
+      rc = profiles_walk(b2, n + 4);
+  } else if (rc == CDR_E_LENGTH && profiles_walk(buf, n) != CDR_OK) {
+    rc = profiles_walk(buf, n);
+  }
+  if (rc == CDR_E_NOMEM || first == CDR_E_NOMEM)
+    why_set(why, IIOP_URL_OK, CDR_E_NOMEM);
+  else if (rc != CDR_OK)
+    why_set(why, IIOP_URL_DECODE, rc);
+  else if (leftover) /* the octets decode as omniORB's do: the digits' fault */
+    why_set(why, IIOP_URL_HEX, CDR_E_INVALID);
+  else if (first != CDR_OK) /* omniORB would take them; this decoder does not */
+    why_set(why, IIOP_URL_DECODE, first);
+  else
+    why_set(why, IIOP_URL_OK, CDR_OK);
+}
+
+int iiop_ior_from_string(const char *s, cdr_arena *a, iiop_ior *ior)
+{
+  return iiop_ior_from_string_why(s, a, ior, NULL);
+}
+
+int iiop_ior_from_string_why(const char *s, cdr_arena *a, iiop_ior *ior, iiop_url_error *why)
+{
+  why_set(why, IIOP_URL_OK, CDR_OK);
+  if (!s || !a || !ior)
+    return CDR_E_INVALID;
+  if (strncasecmp(s, "IOR:", 4) != 0) {
+    why_set(why, IIOP_URL_SCHEME, CDR_E_INVALID);
+    return CDR_E_INVALID;
+  }
+  const char *h = s + 4;
+  size_t nd = strlen(h), bad = nd;
+  for (size_t k = 0; k < nd; k++)
+    if (hexval((unsigned char)h[k]) < 0) {
+      bad = k;
+      break;
+    }
+  /* Whole pairs of digits only become octets (omniORB reads no more). */
+  size_t n = nd / 2;
+  if (bad < nd || nd == 0 || nd % 2) {
+    if (why) {
+      if (bad < 2 * n) {
+        why_set(why, IIOP_URL_HEX, CDR_E_INVALID);
+      } else {
+        /* every pair is hex: what decoding them says (an odd digit left
+         * over, or a stray character after them, comes second) */
+        uint8_t *buf = cdr_arena_alloc(a, n ? n : 1, 8);
+        if (buf) {
+          for (size_t k = 0; k < n; k++)
+            buf[k] = (uint8_t)(hexval((unsigned char)h[2 * k]) << 4 |
+                               hexval((unsigned char)h[2 * k + 1]));
+          ior_decode_why(buf, n, a, why, true);
+        } else {
+          why_set(why, IIOP_URL_OK, CDR_E_NOMEM); /* (refused all the same) */
+        }
+      }
+    }
+    return CDR_E_INVALID;
+  }
+  /* Aligned on 8 so that a reader's view of the octets is as aligned as
+   * the CDR positions inside are. */
+  uint8_t *buf = cdr_arena_alloc(a, n, 8);
+  if (!buf) {
+    why_set(why, IIOP_URL_OK, CDR_E_NOMEM);
+    return CDR_E_NOMEM;
+  }
+  for (size_t k = 0; k < n; k++)
+    buf[k] = (uint8_t)(hexval((unsigned char)h[2 * k]) << 4 | hexval((unsigned char)h[2 * k + 1]));
+  int rc = ior_decode(buf, n, a, ior);
+  if (rc == CDR_E_NOMEM)
+    why_set(why, IIOP_URL_OK, CDR_E_NOMEM);
+  if (rc != CDR_OK && rc != CDR_E_NOMEM && why) {
+    why_set(why, IIOP_URL_DECODE, rc);
+    if ((rc == CDR_E_VALUE && buf[0] > 1) || rc == CDR_E_STRING || rc == CDR_E_LENGTH)
+      ior_decode_why(buf, n, a, why, false); /* (the string is refused all the same) */
+  }
   return rc;
 }
 
@@ -630,18 +769,68 @@ static bool decimal(const char *p, const char *e, unsigned max, unsigned *v)
   return true;
 }
 
-/* One IIOP address, [version@]host[:port], in [P, E). */
-static int iiop_addr_parse(const char *p, const char *e, cdr_arena *a, iiop_corbaloc_addr *ad)
+/* An address's port or what follows its host, from AFTER to E: ":" and
+ * decimal digits, as omniORB reads it: a value past 65535 is the address's
+ * fault (IIOP_URL_ADDRESS), anything else left before E means the key
+ * does not start where it should (IIOP_URL_KEY: "h:12a/x", "h:-1/x",
+ * "[::1]x/x"); an empty port, which omniORB reads as the default, is
+ * refused here as the address's. */
+static int port_parse(const char *after, const char *e, uint16_t *port, iiop_url_error *why)
+{
+  if (after == e)
+    return CDR_OK;
+  if (*after != ':') {
+    why_set(why, IIOP_URL_KEY, CDR_E_INVALID);
+    return CDR_E_INVALID;
+  }
+  const char *d = after + 1, *q = d;
+  while (q < e && *q >= '0' && *q <= '9')
+    q++;
+  unsigned v;
+  if (q == d) {
+    why_set(why, q == e ? IIOP_URL_ADDRESS : IIOP_URL_KEY, CDR_E_INVALID);
+    return CDR_E_INVALID;
+  }
+  if (!decimal(d, q, 65535, &v)) {
+    why_set(why, IIOP_URL_ADDRESS, CDR_E_INVALID);
+    return CDR_E_INVALID;
+  }
+  if (q != e) {
+    why_set(why, IIOP_URL_KEY, CDR_E_INVALID);
+    return CDR_E_INVALID;
+  }
+  *port = (uint16_t)v;
+  return CDR_OK;
+}
+
+static int bad_addr(iiop_url_error *why, iiop_url_stage stage)
+{
+  why_set(why, stage, CDR_E_INVALID);
+  return CDR_E_INVALID;
+}
+
+/* One IIOP address, [version@]host[:port], in [P, E).  *EMPTY: the
+ * address is empty (omniORB's localhost; refused here, but only once the
+ * rest of the URL has been read as omniORB reads it). */
+static int iiop_addr_parse(const char *p, const char *e, cdr_arena *a, iiop_corbaloc_addr *ad,
+                           bool *empty, iiop_url_error *why)
 {
   ad->major = 1;
   ad->minor = 0;
   ad->port = 2809;
+  *empty = false;
+  if (p == e) {
+    *empty = true;
+    return CDR_E_INVALID;
+  }
   const char *at = memchr(p, '@', (size_t)(e - p));
   if (at) {
     const char *dot = memchr(p, '.', (size_t)(at - p));
     unsigned ma, mi;
-    if (!dot || !decimal(p, dot, 255, &ma) || !decimal(dot + 1, at, 255, &mi) || ma != 1)
-      return CDR_E_INVALID;
+    if (!dot || !decimal(p, dot, 255, &ma) || !decimal(dot + 1, at, 255, &mi))
+      return bad_addr(why, IIOP_URL_SYNTAX);
+    if (ma != 1)
+      return bad_addr(why, IIOP_URL_VERSION);
     ad->major = (uint8_t)ma;
     ad->minor = (uint8_t)mi;
     p = at + 1;
@@ -651,7 +840,7 @@ static int iiop_addr_parse(const char *p, const char *e, cdr_arena *a, iiop_corb
   if (p < e && *p == '[') {
     const char *rb = memchr(p, ']', (size_t)(e - p));
     if (!rb)
-      return CDR_E_INVALID;
+      return bad_addr(why, IIOP_URL_ADDRESS);
     const char *h = p + 1, *zone = NULL;
     size_t n = 0;
     bool colon = false;
@@ -663,11 +852,13 @@ static int iiop_addr_parse(const char *p, const char *e, cdr_arena *a, iiop_corb
       if (*q == ':')
         colon = true;
       else if (hexval((unsigned char)*q) < 0 && *q != '.')
-        return CDR_E_INVALID;
+        return bad_addr(why, IIOP_URL_ADDRESS);
       n++;
     }
+    if (rb == h)
+      return bad_addr(why, IIOP_URL_SYNTAX); /* "[]": no host */
     if (!colon || n > HOST_MAX)
-      return CDR_E_INVALID;
+      return bad_addr(why, IIOP_URL_ADDRESS);
     size_t zn = 0;
     const char *z = NULL;
     if (zone) {
@@ -676,10 +867,10 @@ static int iiop_addr_parse(const char *p, const char *e, cdr_arena *a, iiop_corb
         z += 2;
       zn = (size_t)(rb - z);
       if (zn == 0 || n + 1 + zn > HOST_MAX)
-        return CDR_E_INVALID;
+        return bad_addr(why, IIOP_URL_ADDRESS);
       for (size_t k = 0; k < zn; k++)
         if (!zone_char((unsigned char)z[k]))
-          return CDR_E_INVALID;
+          return bad_addr(why, IIOP_URL_ADDRESS);
     }
     host = cdr_arena_alloc(a, n + (zone ? 1 + zn : 0) + 1, 1);
     if (!host)
@@ -696,39 +887,56 @@ static int iiop_addr_parse(const char *p, const char *e, cdr_arena *a, iiop_corb
     const char *q = p;
     while (q < e && *q != ':') {
       if (!host_char((unsigned char)*q))
-        return CDR_E_INVALID;
+        /* omniORB's host ends at a '#', and the key should start there */
+        return bad_addr(why, *q == '#' ? IIOP_URL_KEY : IIOP_URL_ADDRESS);
       q++;
     }
-    if (q == p || q - p > HOST_MAX)
-      return CDR_E_INVALID;
+    if (q == p)
+      return bad_addr(why, IIOP_URL_SYNTAX); /* no host: "1.2@:2809", ":2809" */
+    if (q - p > HOST_MAX)
+      return bad_addr(why, IIOP_URL_ADDRESS);
     host = arena_strndup(a, p, (size_t)(q - p));
     if (!host)
       return CDR_E_NOMEM;
     after = q;
   }
-  if (after < e) {
-    unsigned port;
-    if (*after != ':' || !decimal(after + 1, e, 65535, &port))
-      return CDR_E_INVALID;
-    ad->port = (uint16_t)port;
-  }
+  int rc = port_parse(after, e, &ad->port, why);
+  if (rc != CDR_OK)
+    return rc;
   ad->host = host;
   return CDR_OK;
 }
 
+/* omniORB's key characters besides letters and digits (RFC 2396's
+ * reserved and unreserved ones); others must be %-escaped. */
+static bool key_char(int c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         (c && strchr(";/?:@&=+$,-_.!~*()'", c));
+}
+
 int iiop_corbaloc_parse(const char *url, cdr_arena *a, iiop_corbaloc *out)
 {
+  return iiop_corbaloc_parse_why(url, a, out, NULL);
+}
+
+int iiop_corbaloc_parse_why(const char *url, cdr_arena *a, iiop_corbaloc *out, iiop_url_error *why)
+{
+  why_set(why, IIOP_URL_OK, CDR_OK);
   if (!url || !a || !out)
     return CDR_E_INVALID;
-  if (strncasecmp(url, "corbaloc:", 9) != 0)
+  if (strncasecmp(url, "corbaloc:", 9) != 0) {
+    why_set(why, IIOP_URL_SCHEME, CDR_E_INVALID);
     return CDR_E_INVALID;
+  }
   const char *list = url + 9;
-  /* Host names, versions and ports hold no '/': the first one ends the list. */
+  /* Host names, versions and ports hold no '/': the first one ends the
+   * list.  Without one the addresses are read all the same, as omniORB
+   * reads them (an unknown protocol comes before the missing key). */
   const char *slash = strchr(list, '/');
-  if (!slash)
-    return CDR_E_INVALID;
+  const char *lend = slash ? slash : list + strlen(list);
   size_t naddr = 1;
-  for (const char *q = list; q < slash; q++)
+  for (const char *q = list; q < lend; q++)
     naddr += *q == ',';
   iiop_corbaloc t;
   if (naddr > UINT32_MAX)
@@ -738,23 +946,39 @@ int iiop_corbaloc_parse(const char *url, cdr_arena *a, iiop_corbaloc *out)
     return CDR_E_NOMEM;
   t.naddrs = (uint32_t)naddr;
   const char *p = list;
+  bool empty_host = false;
   for (size_t k = 0; k < naddr; k++) {
-    const char *e = memchr(p, ',', (size_t)(slash - p));
+    const char *e = memchr(p, ',', (size_t)(lend - p));
     if (!e)
-      e = slash;
+      e = lend;
     size_t n = (size_t)(e - p);
-    if (n >= 5 && strncasecmp(p, "iiop:", 5) == 0)
+    if (n >= 5 && strncasecmp(p, "iiop:", 5) == 0) {
       p += 5;
-    else if (n >= 1 && *p == ':')
+    } else if (n >= 1 && *p == ':') {
       p += 1;
-    else if (n >= 4 && strncasecmp(p, "rir:", 4) == 0)
+    } else if (n >= 4 && strncasecmp(p, "rir:", 4) == 0) {
+      /* rir: stands alone (omniORB: BAD_PARAM_BadURIOther beside others) */
+      why_set(why, naddr > 1 ? IIOP_URL_KEY : IIOP_URL_OK, CDR_E_UNSUPPORTED);
       return CDR_E_UNSUPPORTED;
-    else
+    } else {
+      why_set(why, IIOP_URL_SCHEME, CDR_E_INVALID);
       return CDR_E_INVALID;
-    int rc = iiop_addr_parse(p, e, a, &t.addrs[k]);
-    if (rc != CDR_OK)
+    }
+    bool empty;
+    int rc = iiop_addr_parse(p, e, a, &t.addrs[k], &empty, why);
+    if (empty)
+      empty_host = true;
+    else if (rc != CDR_OK)
       return rc;
     p = e + 1;
+  }
+  if (!slash) {
+    why_set(why, IIOP_URL_KEY, CDR_E_INVALID);
+    return CDR_E_INVALID;
+  }
+  if (empty_host) {
+    why_set(why, IIOP_URL_SYNTAX, CDR_E_INVALID);
+    return CDR_E_INVALID;
   }
   const char *k = slash + 1;
   size_t kn = strlen(k);
@@ -766,14 +990,17 @@ int iiop_corbaloc_parse(const char *url, cdr_arena *a, iiop_corbaloc *out)
     unsigned char c = (unsigned char)k[j];
     if (c == '%') {
       if (j + 2 >= kn)
-        return CDR_E_INVALID;
+        return bad_addr(why, IIOP_URL_KEY);
       int hi = hexval((unsigned char)k[j + 1]), lo = hexval((unsigned char)k[j + 2]);
       if (hi < 0 || lo < 0)
-        return CDR_E_INVALID;
+        return bad_addr(why, IIOP_URL_KEY);
       key[n++] = (uint8_t)(hi << 4 | lo);
       j += 2;
-    } else if (c <= 0x20 || c >= 0x7f) {
-      return CDR_E_INVALID;
+    } else if (c == '#') {
+      /* omniORB's key ends there, and a corbaloc URL must end with it */
+      return bad_addr(why, IIOP_URL_SYNTAX);
+    } else if (!key_char(c)) {
+      return bad_addr(why, IIOP_URL_KEY);
     } else {
       key[n++] = c;
     }

@@ -95,12 +95,54 @@ int iiop_url_unescape(const char *s, size_t n, char *out)
 
 int iiop_corbaname_parse(const char *url, cdr_arena *a, iiop_corbaname *out)
 {
-  if (!url || !a || !out || strncasecmp(url, "corbaname:", 10) != 0)
+  return iiop_corbaname_parse_why(url, a, out, NULL);
+}
+
+static void why_set(iiop_url_error *why, iiop_url_stage stage, int code)
+{
+  if (why) {
+    why->stage = stage;
+    why->code = code;
+  }
+}
+
+/* A corbaname URL refused for its NAME (STAGE): omniORB reads the
+ * addresses and key first, so their faults come first. */
+static int name_refused(const char *base, cdr_arena *a, iiop_url_error *why, iiop_url_stage stage)
+{
+  if (why) {
+    iiop_corbaloc cl;
+    iiop_url_error bw;
+    int rc = iiop_corbaloc_parse_why(base, a, &cl, &bw);
+    if (rc == CDR_E_NOMEM) {
+      why_set(why, IIOP_URL_OK, CDR_E_NOMEM); /* (refused all the same) */
+      return CDR_E_INVALID;
+    }
+    if (rc != CDR_OK && bw.stage != IIOP_URL_OK) {
+      *why = bw;
+      return CDR_E_INVALID;
+    }
+    why_set(why, stage, CDR_E_INVALID);
+  }
+  return CDR_E_INVALID;
+}
+
+int iiop_corbaname_parse_why(const char *url, cdr_arena *a, iiop_corbaname *out,
+                             iiop_url_error *why)
+{
+  why_set(why, IIOP_URL_OK, CDR_OK);
+  if (!url || !a || !out)
     return CDR_E_INVALID;
+  if (strncasecmp(url, "corbaname:", 10) != 0) {
+    why_set(why, IIOP_URL_SCHEME, CDR_E_INVALID);
+    return CDR_E_INVALID;
+  }
   const char *addrs = url + 10, *hash = strchr(addrs, '#');
   size_t alen = hash ? (size_t)(hash - addrs) : strlen(addrs);
-  if (alen == 0 || (hash && hash[1] == '\0'))
+  if (alen == 0) {
+    why_set(why, IIOP_URL_SCHEME, CDR_E_INVALID); /* no address, so no protocol */
     return CDR_E_INVALID;
+  }
   int has_key = memchr(addrs, '/', alen) != NULL;
   size_t blen = 9 + alen + (has_key ? 0 : 12) + 1;
   iiop_corbaname t = { 0 };
@@ -108,19 +150,21 @@ int iiop_corbaname_parse(const char *url, cdr_arena *a, iiop_corbaname *out)
   if (!t.base)
     return CDR_E_NOMEM;
   snprintf(t.base, blen, "corbaloc:%.*s%s", (int)alen, addrs, has_key ? "" : "/NameService");
+  if (hash && hash[1] == '\0')
+    return name_refused(t.base, a, why, IIOP_URL_SYNTAX);
   if (hash) {
     size_t nlen = strlen(hash + 1);
     char *name = cdr_arena_alloc(a, nlen + 1, 1);
     if (!name)
       return CDR_E_NOMEM;
     if (iiop_url_unescape(hash + 1, nlen, name) != CDR_OK)
-      return CDR_E_INVALID;
+      return name_refused(t.base, a, why, IIOP_URL_KEY);
     size_t max = iiop_name_max_components(name); /* of the decoded name: %2F is a '/' */
     t.comps = cdr_arena_alloc(a, max * sizeof *t.comps, _Alignof(iiop_name_component));
     if (!t.comps)
       return CDR_E_NOMEM;
     if (iiop_name_parse(name, t.comps, max, &t.ncomps) != CDR_OK)
-      return CDR_E_INVALID;
+      return name_refused(t.base, a, why, IIOP_URL_SYNTAX);
     t.has_name = 1;
   }
   *out = t;

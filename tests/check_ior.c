@@ -11,6 +11,7 @@
 #include <iiop/msg.h>
 #include <iiop/ior.h>
 #include <iiop/ior_any.h>
+#include <iiop/naming.h>
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- hand encoding
@@ -1057,6 +1058,155 @@ START_TEST(test_c20_corbaloc)
 }
 END_TEST
 
+/* The *_why parsers: the step that refused each string, as omniORB reads
+ * it (left to right; its minors in iiop/ior.h), with the return codes of
+ * the plain parsers unchanged. */
+START_TEST(test_url_stages)
+{
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  static const struct {
+    const char *url;
+    int rc;
+    iiop_url_stage stage;
+  } loc[] = {
+    { "corbaloc::h/k", CDR_OK, IIOP_URL_OK },
+    { "corbaloc:rir:/k", CDR_E_UNSUPPORTED, IIOP_URL_OK },
+    { "http://h/k", CDR_E_INVALID, IIOP_URL_SCHEME },
+    { "corbaloc:", CDR_E_INVALID, IIOP_URL_SCHEME },
+    { "corbaloc:/k", CDR_E_INVALID, IIOP_URL_SCHEME },
+    { "corbaloc:foo:x", CDR_E_INVALID, IIOP_URL_SCHEME },   /* before the missing key */
+    { "corbaloc::h,/k", CDR_E_INVALID, IIOP_URL_SCHEME },
+    { "corbaloc:ssliop:h/k", CDR_E_INVALID, IIOP_URL_SCHEME },
+    { "corbaloc::h:65536/k", CDR_E_INVALID, IIOP_URL_ADDRESS },
+    { "corbaloc::h:99999999999999999999/k", CDR_E_INVALID, IIOP_URL_ADDRESS },
+    { "corbaloc::h:/k", CDR_E_INVALID, IIOP_URL_ADDRESS },
+    { "corbaloc::[::1/k", CDR_E_INVALID, IIOP_URL_ADDRESS },
+    { "corbaloc::[zz::1]/k", CDR_E_INVALID, IIOP_URL_ADDRESS },
+    { "corbaloc::ho st/k", CDR_E_INVALID, IIOP_URL_ADDRESS },
+    { "corbaloc::h,:h:70000/k", CDR_E_INVALID, IIOP_URL_ADDRESS },
+    { "corbaloc::1@h/k", CDR_E_INVALID, IIOP_URL_SYNTAX },
+    { "corbaloc::1.256@h/k", CDR_E_INVALID, IIOP_URL_SYNTAX },
+    { "corbaloc::1.2@:2809/k", CDR_E_INVALID, IIOP_URL_SYNTAX },
+    { "corbaloc::[]/k", CDR_E_INVALID, IIOP_URL_SYNTAX },
+    { "corbaloc::/k", CDR_E_INVALID, IIOP_URL_SYNTAX },
+    { "corbaloc::h/a#b", CDR_E_INVALID, IIOP_URL_SYNTAX },
+    { "corbaloc::h", CDR_E_INVALID, IIOP_URL_KEY },
+    { "corbaloc::", CDR_E_INVALID, IIOP_URL_KEY },          /* the key before the empty host */
+    { "corbaloc::h:12a/k", CDR_E_INVALID, IIOP_URL_KEY },
+    { "corbaloc::h:-1/k", CDR_E_INVALID, IIOP_URL_KEY },
+    { "corbaloc::[::1]x/k", CDR_E_INVALID, IIOP_URL_KEY },
+    { "corbaloc::h#x/k", CDR_E_INVALID, IIOP_URL_KEY },
+    { "corbaloc::h/a%zz", CDR_E_INVALID, IIOP_URL_KEY },
+    { "corbaloc::h/a%4", CDR_E_INVALID, IIOP_URL_KEY },
+    { "corbaloc::h/a b", CDR_E_INVALID, IIOP_URL_KEY },
+    { "corbaloc::h/a|b", CDR_E_INVALID, IIOP_URL_KEY },
+    { "corbaloc::h/a\x80", CDR_E_INVALID, IIOP_URL_KEY },
+    { "corbaloc::h,rir:/k", CDR_E_UNSUPPORTED, IIOP_URL_KEY },
+    { "corbaloc::2.0@h/k", CDR_E_INVALID, IIOP_URL_VERSION },
+  };
+  for (size_t k = 0; k < sizeof loc / sizeof *loc; k++) {
+    iiop_corbaloc u;
+    iiop_url_error why = { (iiop_url_stage)99, 99 };
+    int rc = iiop_corbaloc_parse_why(loc[k].url, &a, &u, &why);
+    ck_assert_msg(rc == loc[k].rc && why.stage == loc[k].stage, "%s: rc %d stage %d", loc[k].url,
+                  rc, (int)why.stage);
+    ck_assert_int_eq(iiop_corbaloc_parse(loc[k].url, &a, &u), loc[k].rc);
+  }
+  /* the parsed result is the plain parser's */
+  iiop_corbaloc u;
+  iiop_url_error why;
+  ck_assert_int_eq(iiop_corbaloc_parse_why("corbaloc:iiop:1.2@h.example:1000/a%2Fb", &a, &u, NULL),
+                   CDR_OK);
+  ck_assert_str_eq(u.addrs[0].host, "h.example");
+  ck_assert_uint_eq(u.addrs[0].port, 1000);
+  ck_assert_uint_eq(u.key_len, 3);
+  ck_assert(!memcmp(u.key, "a/b", 3));
+  /* omniORB's key characters, unescaped */
+  ck_assert_int_eq(iiop_corbaloc_parse_why("corbaloc::h/;/?:@&=+$,-_.!~*()'", &a, &u, &why),
+                   CDR_OK);
+  ck_assert_uint_eq(u.key_len, 19);
+  ck_assert_int_eq(why.stage, IIOP_URL_OK);
+
+  static const struct {
+    const char *s;
+    int rc;
+    iiop_url_stage stage;
+    int code;
+  } ior[] = {
+    { "IOR:00000000000000010000000000000000", CDR_OK, IIOP_URL_OK, CDR_OK },
+    { "ior:zz", CDR_E_INVALID, IIOP_URL_HEX, CDR_E_INVALID },
+    { "XOR:00", CDR_E_INVALID, IIOP_URL_SCHEME, CDR_E_INVALID },
+    { "IOR:0z", CDR_E_INVALID, IIOP_URL_HEX, CDR_E_INVALID },
+    { "IOR:", CDR_E_INVALID, IIOP_URL_DECODE, CDR_E_SHORT },      /* no octets */
+    { "IOR:z", CDR_E_INVALID, IIOP_URL_DECODE, CDR_E_SHORT },     /* no whole pair */
+    { "IOR:0", CDR_E_INVALID, IIOP_URL_DECODE, CDR_E_SHORT },
+    { "IOR:000", CDR_E_INVALID, IIOP_URL_DECODE, CDR_E_SHORT },
+    { "IOR:00", CDR_E_SHORT, IIOP_URL_DECODE, CDR_E_SHORT },
+    { "IOR:0100000001000000", CDR_E_LENGTH, IIOP_URL_DECODE, CDR_E_LENGTH },
+    { "IOR:0100000001000000410000000000000000", CDR_E_STRING, IIOP_URL_DECODE, CDR_E_STRING },
+    /* an empty type ID, as omniORB reads it ("") and then what follows */
+    { "IOR:0000000000000000", CDR_E_STRING, IIOP_URL_DECODE, CDR_E_SHORT },
+    { "IOR:00000000000000000000000000000000", CDR_E_STRING, IIOP_URL_DECODE, CDR_E_STRING },
+    /* byte order 2 read as little-endian: the type ID's length 0x01000000 */
+    { "IOR:020000000000000100000000000000000000", CDR_E_VALUE, IIOP_URL_DECODE, CDR_E_LENGTH },
+    { "IOR:ffffffff", CDR_E_VALUE, IIOP_URL_DECODE, CDR_E_SHORT },
+    /* a profile count refused at 8 octets a profile; omniORB reads on */
+    { "IOR:0000000000000001000000000000000100000000", CDR_E_LENGTH, IIOP_URL_DECODE, CDR_E_SHORT },
+    { "IOR:00000000000000010000000000000002000000000000000000000000", CDR_E_LENGTH,
+      IIOP_URL_DECODE, CDR_E_SHORT },
+    { "IOR:00000000000000010000000000000001", CDR_E_LENGTH, IIOP_URL_DECODE, CDR_E_LENGTH },
+    /* an odd digit (or stray character) after octets that decode */
+    { "IOR:000000000000000100000000000000000", CDR_E_INVALID, IIOP_URL_HEX, CDR_E_INVALID },
+    { "IOR:00000000000000010000000000000000x", CDR_E_INVALID, IIOP_URL_HEX, CDR_E_INVALID },
+    /* ... or do not */
+    { "IOR:0000000000000001000000000000000", CDR_E_INVALID, IIOP_URL_DECODE, CDR_E_SHORT },
+  };
+  for (size_t k = 0; k < sizeof ior / sizeof *ior; k++) {
+    iiop_ior v;
+    iiop_url_error w = { (iiop_url_stage)99, 99 };
+    int rc = iiop_ior_from_string_why(ior[k].s, &a, &v, &w);
+    ck_assert_msg(rc == ior[k].rc && w.stage == ior[k].stage && w.code == ior[k].code,
+                  "%s: rc %d stage %d code %d", ior[k].s, rc, (int)w.stage, w.code);
+    ck_assert_int_eq(iiop_ior_from_string(ior[k].s, &a, &v), ior[k].rc);
+  }
+  iiop_ior v;
+  ck_assert_int_eq(iiop_ior_from_string_why(NULL, &a, &v, &why), CDR_E_INVALID);
+  ck_assert_int_eq(why.stage, IIOP_URL_OK);
+
+  static const struct {
+    const char *url;
+    iiop_url_stage stage;
+  } cn[] = {
+    { "corbaname:", IIOP_URL_SCHEME },
+    { "corbaname:#a", IIOP_URL_SCHEME },
+    { "corbaloc::h/k", IIOP_URL_SCHEME },
+    { "corbaname::h#", IIOP_URL_SYNTAX },
+    { "corbaname::h#a//b", IIOP_URL_SYNTAX },
+    { "corbaname::h#a%zz", IIOP_URL_KEY },
+    /* the addresses and key are read first */
+    { "corbaname:foo:h#a%zz", IIOP_URL_SCHEME },
+    { "corbaname::h:99999#", IIOP_URL_ADDRESS },
+    { "corbaname::h/%zz#a//b", IIOP_URL_KEY },
+    { "corbaname:rir:#", IIOP_URL_SYNTAX },
+  };
+  for (size_t k = 0; k < sizeof cn / sizeof *cn; k++) {
+    iiop_corbaname n;
+    iiop_url_error w = { (iiop_url_stage)99, 99 };
+    int rc = iiop_corbaname_parse_why(cn[k].url, &a, &n, &w);
+    ck_assert_msg(rc == CDR_E_INVALID && w.stage == cn[k].stage, "%s: rc %d stage %d", cn[k].url,
+                  rc, (int)w.stage);
+    ck_assert_int_eq(iiop_corbaname_parse(cn[k].url, &a, &n), CDR_E_INVALID);
+  }
+  /* an accepted URL's addresses are not checked here */
+  iiop_corbaname n;
+  ck_assert_int_eq(iiop_corbaname_parse_why("corbaname::h:99999#a", &a, &n, &why), CDR_OK);
+  ck_assert_int_eq(why.stage, IIOP_URL_OK);
+  ck_assert_str_eq(n.base, "corbaloc::h:99999/NameService");
+  cdr_arena_free(&a);
+}
+END_TEST
+
 START_TEST(test_c20_ior_hosts_and_ports)
 {
   cdr_arena a;
@@ -1431,6 +1581,7 @@ static Suite *ior_suite(void)
   tcase_add_test(tc, test_type_id_in_every_code_set_pairing);
   tcase_add_test(tc, test_c20_stringified_ior_syntax);
   tcase_add_test(tc, test_c20_corbaloc);
+  tcase_add_test(tc, test_url_stages);
   tcase_add_test(tc, test_c20_ior_hosts_and_ports);
   tcase_add_test(tc, test_component_decoders);
   tcase_add_test(tc, test_codeset_negotiation);

@@ -5,7 +5,7 @@
  *
  * - CORBA_ORB_init: a missing or unreadable CA file, a client key file that
  *   is no PEM, holds no key, a key that is not the certificate's, a wrong
- *   password; every BAD_PARAM names its option.
+ *   password; every INITIALIZE names its option.
  * - The ORB's server (RootPOA): the same for -ORBsslKeyFile, a wrong or no
  *   password, a peer verify mode without a CA file; the client's own later
  *   failure replaces that text.
@@ -361,7 +361,7 @@ START_TEST(test_init_bad_param)
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     const char *o[2] = { bad[i].opt, bad[i].val };
     ck_assert_ptr_null(init_with(o, bad[i].val ? 2 : 1, &ev));
-    assert_system(&ev, ex_CORBA_BAD_PARAM, CORBAORB_MINOR_BAD_ORB_ARG);
+    assert_system(&ev, ex_CORBA_INITIALIZE, CORBAORB_MINOR_BAD_ORB_ARG);
     ck_assert_str_eq(init_text(), bad[i].text);
   }
 }

@@ -18,6 +18,7 @@
  */
 #include <cdr/cdr.h>
 #include <iiop/ior.h>
+#include <iiop/naming.h>
 #include "fuzz.h"
 
 static void same_str(const char *a, const char *b)
@@ -234,10 +235,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(s, f.p, f.n);
     s[f.n] = 0;
     if (mode == 1) {
-      if (iiop_ior_from_string(s, &a, &ior) == CDR_OK)
+      int rc = iiop_ior_from_string(s, &a, &ior);
+      if (rc == CDR_OK)
         check_ior(&ior, &a);
+      /* the step that refused it: one exactly when refused */
+      iiop_url_error why;
+      FUZZ_CHECK(iiop_ior_from_string_why(s, &a, &ior, &why) == rc);
+      FUZZ_CHECK((rc == CDR_OK) == (why.stage == IIOP_URL_OK && why.code == CDR_OK));
+      FUZZ_CHECK(rc == CDR_OK || rc == CDR_E_NOMEM || why.stage != IIOP_URL_OK ||
+                 why.code == CDR_E_NOMEM);
     } else {
       check_corbaloc(s, &a);
+      iiop_corbaloc c;
+      iiop_url_error why;
+      int rc = iiop_corbaloc_parse(s, &a, &c);
+      FUZZ_CHECK(iiop_corbaloc_parse_why(s, &a, &c, &why) == rc);
+      FUZZ_CHECK(rc != CDR_OK || why.stage == IIOP_URL_OK);
+      FUZZ_CHECK(rc != CDR_E_INVALID || why.stage != IIOP_URL_OK);
+      iiop_corbaname n;
+      rc = iiop_corbaname_parse(s, &a, &n);
+      FUZZ_CHECK(iiop_corbaname_parse_why(s, &a, &n, &why) == rc);
+      FUZZ_CHECK(rc != CDR_OK || why.stage == IIOP_URL_OK);
+      FUZZ_CHECK(rc != CDR_E_INVALID || why.stage != IIOP_URL_OK || why.code == CDR_E_NOMEM);
     }
     free(s);
     break;

@@ -334,23 +334,38 @@ typedef CORBA_char *CORBA_ORBid;
  * iiop_client_offer_bidir()), -ORBacceptBiDirectionalGIOP 0|1 (1: the
  * POAs' server accepts it, and the ORB's client calls references whose
  * host:port is a listen point a client sent over that client's
- * connection; iiop_client_use_bidir()); default 0.  Other -ORB
- * options are left in ARGV.  Errors in EV: BAD_PARAM with minor
- * CORBAORB_MINOR_BAD_ORB_ARG (a malformed option, a missing value, an
- * empty file name, a verify mode or transport rule not of those forms, a
- * BiDirectionalGIOP value not 0 or 1,
- * giop:tcp and giop:ssl endpoints on two hosts, giop:ssl without
- * -ORBsslKeyFile), NO_MEMORY, INITIALIZE with minor
+ * connection; iiop_client_use_bidir()); default 0.  Every other option
+ * omniORB 4.2 knows (its -ORBhelp list and its SSL transport's:
+ * -ORBtraceLevel, -ORBgiopMaxMsgSize, -ORBnativeCharCodeSet, -ORBid,
+ * -ORBsslCAPath, ... docs/c-mapping.md, "ORB options omniORB has and this
+ * ORB ignores") is taken from ARGV with its value (-ORBhelp: none) and
+ * ignored: this ORB has no equivalent; its value is checked first as
+ * omniORB checks it (omniORB reads numbers as strtol/strtoul do, without
+ * looking past the digits: "-ORBtraceLevel abc" is taken, as level 0;
+ * "-ORBgiopMaxMsgSize 1" is refused, "not a number n >= 8192").  An option
+ * given twice is taken twice, each value checked (the last one counts).
+ * Any other argument starting "-ORB" and longer than that is an unknown
+ * option, refused as omniORB refuses it; "-ORB" alone and other arguments
+ * stay in ARGV, in order.  Errors in EV, as omniORB's: INITIALIZE with
+ * minor CORBAORB_MINOR_BAD_ORB_ARG (an unknown -ORB option, a missing
+ * value, a malformed value: an empty file name, a verify mode or transport
+ * rule not of those forms, a BiDirectionalGIOP value not 0 or 1, a value
+ * omniORB refuses for an ignored option; giop:tcp and giop:ssl endpoints
+ * on two hosts, giop:ssl without -ORBsslKeyFile; the options this ORB uses
+ * are checked more strictly than omniORB does: "-ORBclientCallTimeOutPeriod
+ * abc", which omniORB reads as 0, is refused), NO_MEMORY, INITIALIZE with minor
  * CORBAORB_MINOR_TRANSPORT_ERROR (the CA file, or the client's
  * -ORBsslKeyFile, cannot be loaded).  After any of them
  * corbaorb_ORB_last_error(NULL, ...) in the same thread says why, naming
- * the option: "-ORBsslVerifyMode \"peer,bogus\": not none, peer, ...",
+ * the option: "-ORBfooBar: unknown option in -ORB arguments",
+ * "-ORBtraceLevel: no value", "-ORBgiopMaxMsgSize \"1\": not a number n >=
+ * 8192", "-ORBsslVerifyMode \"peer,bogus\": not none, peer, ...",
  * "-ORBsslCAFile /x/ca.pem: error:80000002:system library::No such file or
  * directory; ..." (OpenSSL's queued errors; docs/c-mapping.md, "TLS"). */
 CORBAORB_API CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifier,
                                       CORBA_Environment *ev);
-/* omniORB's minor codes: INITIALIZE_InvalidORBInitArgs (omniORB raises it
- * as INITIALIZE; here BAD_PARAM from CORBA_ORB_init) and
+/* omniORB's minor codes: INITIALIZE_InvalidORBInitArgs (INITIALIZE from
+ * CORBA_ORB_init, as omniORB raises it) and
  * INITIALIZE_TransportError (a TLS file that cannot be used: the CA file
  * or the client's -ORBsslKeyFile at CORBA_ORB_init; when the RootPOA or
  * omniINSPOA is first resolved and the ORB's server is made, the server's
@@ -435,14 +450,54 @@ CORBAORB_API CORBA_long corbaorb_set_thread_call_timeout(CORBA_long ms);
  * given, NAME (%XX escapes decoded, then a stringified CosNaming name:
  * "a/b.kind", '\\' escaping '/', '.' and '\\') resolved in it with one
  * CosNaming resolve call; a library built without CosNaming.idl raises
- * NO_IMPLEMENT for corbaname:.  Errors: BAD_PARAM (malformed, rir: beside
- * another address, rir URLs more than 8 deep, an empty, malformed or
- * unescapable NAME: OMG minor 9; a rir KEY no initial reference has, a NAME
- * the service does not have (NotFound, CannotProceed, InvalidName): minor
- * 10; as omniORB), the system exceptions of reaching the naming service
- * (TRANSIENT, COMM_FAILURE, ...), NO_MEMORY. */
+ * NO_IMPLEMENT for corbaname:.  Errors, as omniORB raises them: a malformed
+ * string fails at the first step of reading it, left to right, that
+ * refuses it (libiiop's iiop_url_stage, iiop/ior.h, lists each step and
+ * what it refuses):
+ *   BAD_PARAM minor 0x4f4d0007 (OMG 7, BadSchemeName): no known scheme
+ *     ("garbage", "", "IOR" without ':'), an unknown address protocol
+ *     ("corbaloc:foo:h/k", "corbaloc:h/k", an empty address after a ',');
+ *   BAD_PARAM 0x4f4d0008 (BadAddress): a port past 65535 or empty, an IPv6
+ *     literal without its ']' or with a character that is not a hex digit,
+ *     ':' or '.', a host character other than letters, digits, '-', '.', '_';
+ *   BAD_PARAM 0x4f4d0009 (BadSchemeSpecificPart): a malformed version
+ *     ("1@", "1.x@", "1.256@"), no host ("corbaloc::/k", "1.2@:2809", "[]";
+ *     omniORB reads an empty address as localhost), a '#' in a corbaloc
+ *     key, an empty or malformed corbaname NAME;
+ *   BAD_PARAM 0x4f4d000a (BadURIOther): no '/' and key after the addresses
+ *     ("corbaloc::host"; other text after a host or port: "h:12a/k",
+ *     "[::1]x/k"), a key character RFC 2396 wants %-escaped (space, '"',
+ *     '<', '>', '[', backslash, ']', '^', '`', '{', '|', '}', octets past
+ *     0x7e), a bad %-escape in a key or NAME, rir: beside another address,
+ *     a malformed rir KEY, rir or corbaname URLs more than 8 deep, a rir
+ *     KEY no initial reference has, a NAME the service does not have
+ *     (NotFound, CannotProceed, InvalidName);
+ *   MARSHAL CORBAORB_MINOR_INVALID_IOR (MARSHAL_InvalidIOR): a version whose
+ *     major is not 1 or a minor past 2 (omniORB takes 1.3 and later), an
+ *     "IOR:" string with a character other than a hex digit in one of its
+ *     pairs of digits, or an odd digit after pairs that decode (omniORB
+ *     ignores it), or octets that fail to decode otherwise (an IIOP profile
+ *     this library refuses);
+ *   MARSHAL CORBAORB_MINOR_PASS_END_OF_MESSAGE (the octets end too soon:
+ *     "IOR:", "IOR:0", "IOR:00", "IOR:01000000"), CORBAORB_MINOR_SEQUENCE_TOO_LONG
+ *     (a length or count past the octets left: "IOR:0100000001000000"),
+ *     CORBAORB_MINOR_STRING_NOT_END_WITH_NULL (a string without its NUL,
+ *     or empty, which omniORB accepts): the whole pairs of digits decoded
+ *     as omniORB decodes them (a byte-order octet other than 0 and 1 read
+ *     as little-endian);
+ *   INV_OBJREF minor 9: an IOR that decodes but has no IIOP profile this
+ *     ORB can call;
+ * and the system exceptions of reaching the naming service (TRANSIENT,
+ * COMM_FAILURE, ...), NO_MEMORY. */
 CORBAORB_API CORBA_Object CORBA_ORB_string_to_object(CORBA_ORB orb, const CORBA_char *str,
                                                      CORBA_Environment *ev);
+/* omniORB's MARSHAL minor codes of CORBA_ORB_string_to_object:
+ * MARSHAL_InvalidIOR, MARSHAL_PassEndOfMessage, MARSHAL_SequenceIsTooLong,
+ * MARSHAL_StringNotEndWithNull. */
+#define CORBAORB_MINOR_INVALID_IOR 0x41540034u
+#define CORBAORB_MINOR_PASS_END_OF_MESSAGE 0x4154000au
+#define CORBAORB_MINOR_SEQUENCE_TOO_LONG 0x41540012u
+#define CORBAORB_MINOR_STRING_NOT_END_WITH_NULL 0x41540016u
 /* The IOR string of OBJ (CORBA_free it); nil: "IOR:" of a nil IOR. */
 CORBAORB_API CORBA_char *CORBA_ORB_object_to_string(CORBA_ORB orb, CORBA_Object obj,
                                                     CORBA_Environment *ev);

@@ -97,6 +97,73 @@ IIOP_API int iiop_ior_read(cdr_in *i, iiop_ior *ior) IIOP_WUR;
  * host, key or component array with a non-zero length. */
 IIOP_API int iiop_ior_write(cdr_out *o, const iiop_ior *ior);
 
+/* Why an object string was refused: which step of reading it failed, so
+ * that an ORB raises what omniORB's string_to_object raises.  omniORB reads
+ * a string left to right and refuses it at the first step that fails: the
+ * scheme; each corbaloc address's protocol, version, host and port; the
+ * "/" and the key; for an IOR the hex digits, then the CDR decoding of the
+ * octets.  Each step, and omniORB's exception and minor code for it:
+ *   IIOP_URL_OK       nothing about the string (a NULL argument, CDR_E_NOMEM,
+ *                     CDR_E_LIMIT; CODE CDR_E_NOMEM: the step could not be
+ *                     found for want of memory, the string refused all the
+ *                     same)
+ *   IIOP_URL_SCHEME   an unknown or missing scheme ("IOR:", "corbaloc:",
+ *                     "corbaname:") or address protocol ("iiop:", ":"; an
+ *                     empty address after a ','): BAD_PARAM_BadSchemeName,
+ *                     OMG minor 7
+ *   IIOP_URL_ADDRESS  an address's value: a port past 65535 or empty, an IPv6
+ *                     literal without its ']' or with other characters, a
+ *                     host character this parser refuses (omniORB takes any
+ *                     and fails to connect): BAD_PARAM_BadAddress, 8
+ *   IIOP_URL_SYNTAX   the form around them: a malformed version ("1@",
+ *                     "1.x@", "1.256@"), no host ("1.2@:2809", "[]", an empty
+ *                     address, which omniORB reads as localhost), a '#' in a
+ *                     corbaloc key (the URL goes on after the key), a
+ *                     corbaname name that is not a string name:
+ *                     BAD_PARAM_BadSchemeSpecificPart, 9
+ *   IIOP_URL_KEY      the key: no "/" after the addresses (or other text
+ *                     after a host or port: "h:12a/x", "[::1]x/x", "h#x/x"),
+ *                     a key character RFC 2396 and omniORB do not allow
+ *                     unescaped (space, '"', '<', '>', '[', backslash, ']', '^', '`',
+ *                     '{', '|', '}', controls, octets past 0x7e), a bad
+ *                     %-escape, rir: beside another address:
+ *                     BAD_PARAM_BadURIOther, 10
+ *   IIOP_URL_VERSION  a version whose major is not 1 ("2.0@"): no IOR can
+ *                     carry it: MARSHAL_InvalidIOR
+ *   IIOP_URL_HEX      "IOR:" with a character that is not a hex digit in a
+ *                     pair of them, or an odd digit (or a stray character)
+ *                     after pairs that decode (omniORB ignores it):
+ *                     MARSHAL_InvalidIOR
+ *   IIOP_URL_DECODE   the octets (every whole pair; "IOR:" alone is none)
+ *                     are not an encapsulated IOR; CODE is why, as
+ *                     iiop_ior_read says it: CDR_E_SHORT
+ *                     (MARSHAL_PassEndOfMessage), CDR_E_LENGTH
+ *                     (MARSHAL_SequenceIsTooLong), CDR_E_STRING
+ *                     (MARSHAL_StringNotEndWithNull: no NUL, a NUL inside,
+ *                     or an empty string, which omniORB accepts), others
+ *                     (MARSHAL_InvalidIOR).  A byte-order octet other than
+ *                     0/1 is read as omniORB reads it, little-endian, to
+ *                     find CODE (CDR_E_VALUE when the octets then decode),
+ *                     an empty type ID as "", and a profile count that
+ *                     iiop_ior_read refuses at 8 octets a profile is read
+ *                     on, profile by profile, as omniORB reads it. */
+typedef enum iiop_url_stage {
+  IIOP_URL_OK = 0,
+  IIOP_URL_SCHEME,
+  IIOP_URL_ADDRESS,
+  IIOP_URL_SYNTAX,
+  IIOP_URL_KEY,
+  IIOP_URL_VERSION,
+  IIOP_URL_HEX,
+  IIOP_URL_DECODE
+} iiop_url_stage;
+
+typedef struct iiop_url_error {
+  iiop_url_stage stage;
+  int code;                  /* IIOP_URL_DECODE: the CDR status of the decoding;
+                              * otherwise the status the step gave */
+} iiop_url_error;
+
 /* Parse a stringified IOR ("IOR:" then an even number of hex digits, case
  * insensitive, prefix included, encoding an encapsulation) into *IOR,
  * allocating from A (the octets, then what iiop_ior_read allocates; the
@@ -107,6 +174,13 @@ IIOP_API int iiop_ior_write(cdr_out *o, const iiop_ior *ior);
  * a byte-order octet other than 0/1 is CDR_E_VALUE.  *IOR untouched on
  * error. */
 IIOP_API int iiop_ior_from_string(const char *s, cdr_arena *a, iiop_ior *ior) IIOP_WUR;
+/* As iiop_ior_from_string (the same return codes), and *WHY (may be NULL)
+ * says which step refused the string (iiop_url_stage; IIOP_URL_OK with
+ * CDR_OK when it is accepted).  To find it, a string that is not all pairs
+ * of hex digits has its whole pairs decoded too (from A, at most half the
+ * string's length). */
+IIOP_API int iiop_ior_from_string_why(const char *s, cdr_arena *a, iiop_ior *ior,
+                                      iiop_url_error *why) IIOP_WUR;
 /* "IOR:" + lower-case hex of the IOR as an encapsulation in BYTE_ORDER
  * (CDR_BIG_ENDIAN / CDR_LITTLE_ENDIAN), NUL-terminated, allocated from A.
  * Raw profile bodies keep their own byte order.  Errors: CDR_E_INVALID (a
@@ -194,14 +268,24 @@ typedef struct iiop_corbaloc {
  * read as a number, so "1234567890123.1.1.1" is just a name; a bracketed
  * IPv6 address holds hex digits, ':' and '.' and may end in a zone
  * ("%25eth0" as RFC 6874 writes it, or "%eth0"), stored as "fe80::1%eth0".
- * The key may be empty; its octets other than %-escapes must be printable
- * ASCII other than space.  Errors: CDR_E_INVALID (BAD_PARAM: a NULL
- * argument, unknown protocol, empty host, a port outside 0..65535, empty or
- * not decimal, a bad version, a bad host character, a bad %-escape, no key
- * separator), CDR_E_UNSUPPORTED ("rir:", which names the local ORB's
- * initial references, not an address), CDR_E_LIMIT (more than 2^32 - 1
- * addresses or key octets), CDR_E_NOMEM; *OUT untouched on error. */
+ * The key may be empty; its octets other than %-escapes must be those RFC
+ * 2396 (and omniORB) allow unescaped: letters, digits and
+ * ;/?:@&=+$,-_.!~*()'  The URL is read left to right as omniORB reads it
+ * (iiop_url_stage), so an unknown protocol is reported before a missing
+ * "/".  Errors: CDR_E_INVALID (BAD_PARAM: a NULL argument, unknown
+ * protocol, empty host, a port outside 0..65535, empty or not decimal, a
+ * bad version, a bad host character, a bad %-escape, a key character not
+ * allowed or '#', no key separator), CDR_E_UNSUPPORTED ("rir:", which names
+ * the local ORB's initial references, not an address), CDR_E_LIMIT (more
+ * than 2^32 - 1 addresses or key octets), CDR_E_NOMEM; *OUT untouched on
+ * error. */
 IIOP_API int iiop_corbaloc_parse(const char *url, cdr_arena *a, iiop_corbaloc *out) IIOP_WUR;
+/* As iiop_corbaloc_parse (the same return codes), and *WHY (may be NULL)
+ * says which step refused URL: IIOP_URL_OK with CDR_OK when it is
+ * accepted, and with CDR_E_UNSUPPORTED for a lone "rir:" address;
+ * IIOP_URL_KEY with CDR_E_UNSUPPORTED for rir: beside other addresses. */
+IIOP_API int iiop_corbaloc_parse_why(const char *url, cdr_arena *a, iiop_corbaloc *out,
+                                     iiop_url_error *why) IIOP_WUR;
 
 /* Build an IOR with one IIOP profile (version MAJOR.MINOR, host, port, key)
  * and, for 1.1+, components COMPS[0..NCOMPS), allocating from A: every

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <cdr/arena.h>
 #include <iiop/export.h>
+#include <iiop/ior.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,6 +66,17 @@ typedef struct iiop_corbaname {
  * no address, "#" with an empty name, a bad %-escape in the name, a name
  * iiop_name_parse() refuses), CDR_E_NOMEM; *OUT untouched on error. */
 IIOP_API int iiop_corbaname_parse(const char *url, cdr_arena *a, iiop_corbaname *out) IIOP_WUR;
+/* As iiop_corbaname_parse (the same return codes), and *WHY (may be NULL)
+ * says which step refused URL, as omniORB reads it (iiop_url_stage in
+ * iiop/ior.h): no address is IIOP_URL_SCHEME; a name that is refused has
+ * the addresses and key checked first (iiop_corbaloc_parse_why() of BASE,
+ * from A), whose fault is reported if they have one; then a bad %-escape in
+ * the name is IIOP_URL_KEY (omniORB's BAD_PARAM_BadURIOther), an empty
+ * name or one iiop_name_parse() refuses IIOP_URL_SYNTAX
+ * (BAD_PARAM_BadSchemeSpecificPart).  An accepted URL's ADDRS are not
+ * checked (resolving BASE does that). */
+IIOP_API int iiop_corbaname_parse_why(const char *url, cdr_arena *a, iiop_corbaname *out,
+                                      iiop_url_error *why) IIOP_WUR;
 
 /* The object key of "corbaloc:rir:[/KEY]" (REST is what follows
  * "corbaloc:rir:"), %XX-decoded into BUF (SIZE octets, NUL-terminated); an

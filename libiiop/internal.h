@@ -219,4 +219,9 @@ static inline bool iiop__parse_request_memo(struct giop_message *m, const uint8_
   return true;
 }
 
+/* client.c: how many held requests (client.c, "Holding requests") a
+ * caller other than their own wrote, since the client was created. */
+struct iiop_client;
+IIOP_HIDDEN uint64_t iiop__client_held(struct iiop_client *c);
+
 #endif

@@ -458,11 +458,16 @@ int iiop__conn_sendv_msgs(iiop_conn *c, const struct iovec *v, int nv, int timeo
   int rc;
   if (!iiop__wlock_try_take(&c->wl) && (rc = iiop__wlock_lock_slow(&c->wl)) != CDR_OK)
     return rc;
-  iiop__writev_failed_out = SIZE_MAX;
-  rc = __atomic_load_n(&c->closed, __ATOMIC_ACQUIRE) ? CDR_E_CLOSED
-       : c->t->ops->writev(c->t, v, nv, timeout_ms);
+  int wrote = 0;
+  if (__atomic_load_n(&c->closed, __ATOMIC_ACQUIRE)) {
+    rc = CDR_E_CLOSED;
+  } else {
+    iiop__writev_failed_out = SIZE_MAX;  /* a transport that does not count: all maybe */
+    rc = c->t->ops->writev(c->t, v, nv, timeout_ms);
+    wrote = 1;
+  }
   if (rc != CDR_OK) {
-    *out = rc == CDR_E_CLOSED && iiop__writev_failed_out == SIZE_MAX ? 0 : iiop__writev_failed_out;
+    *out = wrote ? iiop__writev_failed_out : 0;
     iiop__conn_shutdown(c);
   }
   unlock_send(c);

@@ -36,7 +36,13 @@
  * the HOLD_MAX-th held request does (a larger batch saves few more system
  * calls, and makes the server wait longer for the first: under CPU
  * contention every held request waits for the slowest woken caller, which
- * with 16 callers a connection made p99 latency 4 to 7 ms) -- typically the
+ * with 16 callers a connection made p99 latency 4 to 7 ms).  Nor is a
+ * request held on a connection with more than HOLD_PENDING calls pending:
+ * their requests keep arriving at the server's connection thread, which
+ * so stays awake; holding them let it fall asleep between batches, and
+ * on a loaded machine each wake-up could wait for another process's time
+ * slice (32 threads on 2 connections: p99 4 to 6 ms, calls/s below the
+ * build without holding) -- typically the
  * next requests of the other callers one read's replies woke, which would
  * each have been a system call of their own and a wake-up of the server's
  * connection thread.  The wait is no timer: the counted callers are
@@ -93,7 +99,8 @@
 #define FWD_TARGETS_MAX 8  /* distinct forwarded targets a reference keeps (bounded memory) */
 #define REQ_IOV (CDR_OUT_IOV_MAX + 1)  /* a request's gather list: a rebuilt header, the body's pieces */
 #define CALL_POOL_MAX 64
-#define HOLD_MAX 8                       /* requests held on a connection at once ("Holding requests") */
+#define HOLD_MAX 8       /* requests held on a connection at once ("Holding requests") */
+#define HOLD_PENDING 8   /* ... and only while it has no more calls than this pending */
 
 enum { CS_NONE, CS_SENDING, CS_SENT };           /* CodeSets context on a connection */
 enum { P_IDLE, P_WAIT, P_DONE };                 /* a call's pending state */
@@ -128,6 +135,7 @@ struct cconn {
   int dead_no;               /* pending calls failed with completion NO (CloseConnection) */
   int leader;                /* a caller is reading */
   iiop_call *pend;           /* pending calls, doubly linked */
+  unsigned npend;            /* on pend */
   unsigned nwoken;           /* callers woken here (counted) that have not run yet */
   iiop_call *park, *park_tail; /* requests held for the last of them to write, in order */
   unsigned npark;            /* on park (at most HOLD_MAX) */
@@ -563,6 +571,7 @@ static void conn_fail_locked(cconn *cc, int status, int no)
       call_wake(p);
   }
   cc->pend = NULL;
+  cc->npend = 0;
   for (iiop_call *p = cc->park; p; p = p->park_next) {
     p->parked = 0;
     p->pno = 1;                         /* never written */
@@ -1633,6 +1642,7 @@ static void set_local_ex(iiop_call *call, int rc, int phase, int completed_no)
 
 static void pend_add(cconn *cc, iiop_call *call)
 {
+  cc->npend++;
   call->pprev = NULL;
   call->pnext = cc->pend;
   if (cc->pend)
@@ -1642,6 +1652,7 @@ static void pend_add(cconn *cc, iiop_call *call)
 
 static void pend_remove(cconn *cc, iiop_call *call)
 {
+  cc->npend--;
   if (call->pprev)
     call->pprev->pnext = call->pnext;
   else
@@ -1844,10 +1855,14 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
       pend_add(cc, call);
       /* Callers woken here have yet to run: their next requests are
        * likely to follow at once, so this one waits for the last of them
-       * to write it with theirs ("Holding requests" above).  Not the first
+       * to write it with theirs ("Holding requests" above) -- unless
+       * many calls are pending here: their requests keep the server's
+       * thread busy, and a held one would only let it fall asleep.  Not
+       * the first
        * request (CodeSets), a oneway (no wait for it to be written) or a
        * fragmented one. */
-      if (cc->nwoken && !with_cs && nv <= REQ_IOV && len <= iiop__conn_whole_max(cc->conn)) {
+      if (cc->nwoken && cc->npend <= HOLD_PENDING && !with_cs && nv <= REQ_IOV
+          && len <= iiop__conn_whole_max(cc->conn)) {
         memcpy(call->pv, v, (size_t)nv * sizeof *v);
         call->pnv = nv;
         call->pvlen = len;

@@ -32,26 +32,25 @@
  * follower it wakes to lead) until it runs again.  A two-way request sent
  * while nwoken is not 0 is not written at once: it is linked on the
  * connection's park list, and the last counted caller to run writes every
- * request held there in one gather write (park_flush()), or the sender of
- * the HOLD_MAX-th held request does (a larger batch saves few more system
- * calls, and makes the server wait longer for the first: under CPU
- * contention every held request waits for the slowest woken caller, which
- * with 16 callers a connection made p99 latency 4 to 7 ms).  Nor is a
- * request held on a connection with more than HOLD_PENDING calls pending:
- * their requests keep arriving at the server's connection thread, which
- * so stays awake; holding them let it fall asleep between batches, and
- * on a loaded machine each wake-up could wait for another process's time
- * slice (32 threads on 2 connections: p99 4 to 6 ms, calls/s below the
- * build without holding) -- typically the
- * next requests of the other callers one read's replies woke, which would
- * each have been a system call of their own and a wake-up of the server's
- * connection thread.  The wait is no timer: the counted callers are
- * runnable and each comes back to wait_reply() right after its wake-up,
- * before anything of the application's runs.  A held caller waits for its
- * reply as any other (it may lead and read meanwhile).  When its deadline
- * passes first, a request never written is taken off the list (completion
- * NO, no CancelRequest); one being written keeps its caller (its iovecs
- * point into the call's streams) until the write is over.
+ * request held there in one gather write (park_flush()).  Those are
+ * typically the next requests of the other callers that one read's replies
+ * woke, each of which would have been a system call of its own and often a
+ * wake-up of the server's connection thread.  The wait is no timer: the
+ * counted callers are runnable and each comes back to wait_reply() right
+ * after its wake-up, before anything of the application's runs.  Two
+ * limits: the sender of the HOLD_MAX-th held request writes them all
+ * itself (a larger batch saves few more system calls, and under CPU
+ * contention every held request waits for the slowest woken caller: with
+ * 16 callers a connection p99 latency went to 4-7 ms), and no request is
+ * held on a connection with more than HOLD_PENDING calls pending (their
+ * requests keep the server's connection thread awake; holding them let it
+ * fall asleep between batches, and on a loaded machine a wake-up may wait
+ * for another process's time slice: 32 threads on 2 connections had p99
+ * 4-6 ms and fewer calls/s than without holding).  A held caller waits for
+ * its reply as any other (it may lead and read meanwhile).  When its
+ * deadline passes first, a request never written is taken off the list
+ * (completion NO, no CancelRequest); one being written keeps its caller
+ * (its iovecs point into the call's streams) until the write is over.
  *
  * The request header is written at iiop_call_begin(), before the connection
  * is known, so that the arguments can follow it in the same buffer; at

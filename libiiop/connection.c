@@ -447,6 +447,38 @@ static inline __attribute__((always_inline)) int sendv_common(iiop_conn *c, cons
   return rc;
 }
 
+int iiop__conn_sendv_msgs(iiop_conn *c, const struct iovec *v, int nv, int timeout_ms,
+                          size_t *out)
+{
+  *out = 0;
+  if (!v || nv < 1 || nv > IIOP__MSGS_IOV_MAX)
+    return CDR_E_INVALID;
+  if (__atomic_load_n(&c->closed, __ATOMIC_ACQUIRE))
+    return CDR_E_CLOSED;
+  int rc;
+  if (!iiop__wlock_try_take(&c->wl) && (rc = iiop__wlock_lock_slow(&c->wl)) != CDR_OK)
+    return rc;
+  int wrote = 0;
+  if (__atomic_load_n(&c->closed, __ATOMIC_ACQUIRE)) {
+    rc = CDR_E_CLOSED;
+  } else {
+    iiop__writev_failed_out = SIZE_MAX;  /* a transport that does not count: all maybe */
+    rc = c->t->ops->writev(c->t, v, nv, timeout_ms);
+    wrote = 1;
+  }
+  if (rc != CDR_OK) {
+    *out = wrote ? iiop__writev_failed_out : 0;
+    iiop__conn_shutdown(c);
+  }
+  unlock_send(c);
+  return rc;
+}
+
+size_t iiop__conn_whole_max(const iiop_conn *c)
+{
+  return c->whole_max;
+}
+
 uint64_t iiop__conn_combined(const iiop_conn *c)
 {
   return __atomic_load_n(&c->combined, __ATOMIC_RELAXED);

@@ -85,6 +85,16 @@ IIOP_HIDDEN int iiop__conn_sendv_timed(iiop_conn *c, const struct iovec *v, int 
  * on success.  MAYBE must not be NULL. */
 IIOP_HIDDEN int iiop__conn_sendv_maybe(iiop_conn *c, const struct iovec *v, int nv, size_t len,
                                        uint32_t request_id, int timeout_ms, int *maybe) IIOP_WUR;
+/* Several whole messages (none fragmented): the NV pieces V (at most
+ * IIOP__MSGS_IOV_MAX), written in one gather write under the write lock
+ * within TIMEOUT_MS (< 0: none).  On an error *OUT is how many octets of V
+ * went out (SIZE_MAX: not known) and the connection is shut down.
+ * Errors: as iiop__conn_send(). */
+#define IIOP__MSGS_IOV_MAX 256
+/* The largest message C sends unfragmented. */
+IIOP_HIDDEN size_t iiop__conn_whole_max(const iiop_conn *c);
+IIOP_HIDDEN int iiop__conn_sendv_msgs(iiop_conn *c, const struct iovec *v, int nv,
+                                      int timeout_ms, size_t *out) IIOP_WUR;
 /* Send the complete message encoded in O (its buffer and by-reference
  * segments: cdr_out_iov(), cdr_out_total()).  Errors: as iiop__conn_send(). */
 IIOP_HIDDEN int iiop__conn_send_out(iiop_conn *c, const cdr_out *o, uint32_t request_id)

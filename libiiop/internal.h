@@ -219,4 +219,13 @@ static inline bool iiop__parse_request_memo(struct giop_message *m, const uint8_
   return true;
 }
 
+/* client.c: how many held requests (client.c, "Holding requests") a
+ * caller other than their own wrote, since the client was created. */
+struct iiop_client;
+IIOP_HIDDEN uint64_t iiop__client_held(struct iiop_client *c);
+/* ... and how many held requests were never written: their call's
+ * deadline passed first (CDR_E_TIMEOUT, counted in timeout_call, but no
+ * late reply can come for them). */
+IIOP_HIDDEN uint64_t iiop__client_held_expired(struct iiop_client *c);
+
 #endif

@@ -1,0 +1,285 @@
+/* check_hold.c - held requests (libiiop/client.c, "Holding requests"): a
+ * request sent while callers that a read's replies woke have yet to run
+ * waits for the last of them, which writes them all in one gather write.
+ *
+ * Against an in-process server whose servant holds hold() calls at a gate:
+ * on one connection (max_connections 1) NT callers each call hold(x), so
+ * that the server reads the requests behind the first one together and,
+ * with batch_replies, answers them in one write; woken together, each
+ * caller then calls ping(x + 1000) at once.  Every result is the exact
+ * value; over the rounds some ping requests were held and written by
+ * another caller (iiop__client_held() counts them).  Also: NT callers
+ * making calls while the server stops and starts again under them: every
+ * call ends (each thread is joined: no held request is left unwritten),
+ * each with its exact value or an error status, and calls succeed again
+ * afterwards. */
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <cdr/cdr.h>
+#include <iiop/orb.h>
+#include "internal.h"
+#include "testutil.h"
+
+enum { NT = 8, ROUNDS = 20 };
+
+static void sleep_ms(int ms)
+{
+  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+    ;
+}
+
+/* ---------------------------------------------------------------- the servant */
+
+static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
+static int gate_open;               /* under gate_mu */
+static int held;                    /* under gate_mu: hold() calls at the gate */
+
+static void gate_set(int open)
+{
+  pthread_mutex_lock(&gate_mu);
+  gate_open = open;
+  pthread_cond_broadcast(&gate_cv);
+  pthread_mutex_unlock(&gate_mu);
+}
+
+static int held_now(void)
+{
+  pthread_mutex_lock(&gate_mu);
+  int n = held;
+  pthread_mutex_unlock(&gate_mu);
+  return n;
+}
+
+/* hold(long x) -> x, once the gate is open. */
+static int op_hold(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  (void)sv;
+  (void)r;
+  int32_t x = cdr_get_long(a);
+  if (cdr_in_status(a) != CDR_OK)
+    return cdr_in_status(a);
+  pthread_mutex_lock(&gate_mu);
+  held++;
+  while (!gate_open)
+    pthread_cond_wait(&gate_cv, &gate_mu);
+  held--;
+  pthread_mutex_unlock(&gate_mu);
+  cdr_put_long(o, x);
+  return CDR_OK;
+}
+
+/* ping(long x) -> x. */
+static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  (void)sv;
+  (void)r;
+  int32_t x = cdr_get_long(a);
+  if (cdr_in_status(a) != CDR_OK)
+    return cdr_in_status(a);
+  cdr_put_long(o, x);
+  return CDR_OK;
+}
+
+static const iiop_operation ops[] = { { "hold", op_hold }, { "ping", op_ping } };
+static const iiop_interface iface = { "IDL:Test/Gate:1.0", ops, 2, NULL };
+
+/* A started server with batch_replies on PORT (0: any). */
+static iiop_server *start_server(uint16_t port)
+{
+  iiop_server_opts o;
+  iiop_server_opts_default(&o);
+  o.port = port;
+  o.batch_replies = 1;
+  iiop_server *s = NULL;
+  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
+  ck_assert_int_eq(iiop_server_activate(s, "Gate", 4, &iface, NULL), CDR_OK);
+  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
+  return s;
+}
+
+/* ---------------------------------------------------------------- the client */
+
+static iiop_client *new_client(uint32_t max, int timeout_ms)
+{
+  iiop_client_opts o;
+  iiop_client_opts_default(&o);
+  o.timeout_ms = timeout_ms;
+  o.max_connections = max;
+  iiop_client *c = NULL;
+  ck_assert_int_eq(iiop_client_create(&o, &c), CDR_OK);
+  return c;
+}
+
+static iiop_ref *resolve(iiop_client *c, uint16_t port)
+{
+  char url[96];
+  snprintf(url, sizeof url, "corbaloc:iiop:1.2@127.0.0.1:%u/Gate", (unsigned)port);
+  iiop_ref *r = NULL;
+  ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_OK);
+  return r;
+}
+
+/* One call of OP with X: its result, or INT32_MIN + the status (< 0). */
+static int64_t call(iiop_ref *r, const char *op, int32_t x)
+{
+  iiop_call *c;
+  cdr_out *args;
+  int rc = iiop_call_begin(r, op, 0, &c, &args);
+  if (rc != CDR_OK)
+    return (int64_t)INT32_MIN - 1 - (rc < 0 ? -rc : rc);
+  cdr_put_long(args, x);
+  cdr_in *res = NULL;
+  rc = iiop_call_invoke(c, &res);
+  int64_t v = rc == CDR_OK ? cdr_get_long(res) : (int64_t)INT32_MIN - 1 - (rc < 0 ? -rc : rc);
+  if (rc == CDR_OK && cdr_in_status(res) != CDR_OK)
+    v = (int64_t)INT32_MIN - 1000;
+  iiop_call_end(c);
+  return v;
+}
+
+typedef struct caller {
+  iiop_ref *r;
+  int32_t x;
+  int64_t got_hold, got_ping;
+} caller;
+
+static void *caller_main(void *arg)
+{
+  caller *k = arg;
+  k->got_hold = call(k->r, "hold", k->x);
+  k->got_ping = call(k->r, "ping", k->x + 1000);
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- tests */
+
+/* NT callers on one connection, their hold() replies written together by
+ * the server: every result exact, and ping requests held and written by
+ * another caller (ROUNDS rounds; each round's woken callers send their
+ * pings at once). */
+START_TEST(test_held_requests_written_together)
+{
+  iiop_server *s = start_server(0);
+  iiop_client *c = new_client(1, 20000);
+  iiop_ref *r = resolve(c, iiop_server_port(s));
+  ck_assert_int_eq(call(r, "ping", 7), 7);   /* connected, CodeSets sent */
+  for (int round = 0; round < ROUNDS; round++) {
+    gate_set(0);
+    caller k[NT];
+    pthread_t t[NT];
+    for (int i = 0; i < NT; i++) {
+      k[i] = (caller){ r, round * 100 + i, 0, 0 };
+      ck_assert_int_eq(pthread_create(&t[i], NULL, caller_main, &k[i]), 0);
+    }
+    /* The first request at the gate, the others behind it on the wire. */
+    for (int w = 0; w < 2000 && held_now() < 1; w++)
+      sleep_ms(5);
+    ck_assert_int_eq(held_now(), 1);
+    sleep_ms(20);
+    gate_set(1);
+    for (int i = 0; i < NT; i++) {
+      pthread_join(t[i], NULL);
+      ck_assert_int_eq(k[i].got_hold, round * 100 + i);
+      ck_assert_int_eq(k[i].got_ping, round * 100 + i + 1000);
+    }
+  }
+  uint64_t h = iiop__client_held(c);
+  fprintf(stderr, "check_hold: %llu of %d ping requests held and written by another caller\n",
+          (unsigned long long)h, ROUNDS * NT);
+  ck_assert_msg(h > 0, "no request was held");
+  ck_assert_uint_le(h, (uint64_t)ROUNDS * NT);
+  iiop_client_stats st;
+  ck_assert_int_eq(iiop_client_stats_get(c, &st), CDR_OK);
+  ck_assert_uint_eq(st.connections, 1);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
+typedef struct looper {
+  iiop_ref *r;
+  int id;
+  volatile int *stop;
+  long ok, failed, wrong;
+} looper;
+
+static void *looper_main(void *arg)
+{
+  looper *l = arg;
+  for (int32_t n = 0; !__atomic_load_n(l->stop, __ATOMIC_ACQUIRE); n++) {
+    int32_t x = l->id * 1000000 + n % 1000000;
+    int64_t v = call(l->r, "ping", x);
+    if (v == x)
+      l->ok++;
+    else if (v < INT32_MIN)
+      l->failed++;
+    else
+      l->wrong++;
+  }
+  return NULL;
+}
+
+/* NT callers on 2 connections while the server is stopped and started
+ * again on the same port, twice: every thread ends (no held request is
+ * left behind), no result is wrong, and calls go through afterwards. */
+START_TEST(test_held_requests_server_restart)
+{
+  gate_set(1);
+  iiop_server *s = start_server(0);
+  uint16_t port = iiop_server_port(s);
+  iiop_client *c = new_client(2, 5000);
+  iiop_ref *r = resolve(c, port);
+  ck_assert_int_eq(call(r, "ping", 5), 5);
+  volatile int stop = 0;
+  looper l[NT];
+  pthread_t t[NT];
+  for (int i = 0; i < NT; i++) {
+    l[i] = (looper){ r, i + 1, &stop, 0, 0, 0 };
+    ck_assert_int_eq(pthread_create(&t[i], NULL, looper_main, &l[i]), 0);
+  }
+  for (int k = 0; k < 2; k++) {
+    sleep_ms(150);
+    iiop_server_free(s);              /* closes every connection under the callers */
+    sleep_ms(20);
+    s = start_server(port);
+  }
+  sleep_ms(150);
+  __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+  long ok = 0, failed = 0;
+  for (int i = 0; i < NT; i++) {
+    pthread_join(t[i], NULL);
+    ck_assert_int_eq(l[i].wrong, 0);
+    ok += l[i].ok;
+    failed += l[i].failed;
+  }
+  fprintf(stderr, "check_hold: restarts: %ld calls answered, %ld failed, %llu held\n", ok,
+          failed, (unsigned long long)iiop__client_held(c));
+  ck_assert_int_gt(ok, 0);
+  for (int i = 0; i < 4; i++)
+    ck_assert_int_eq(call(r, "ping", 40 + i), 40 + i);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
+static Suite *hold_suite(void)
+{
+  Suite *su = suite_create("hold");
+  TCase *tc = tcase_create("hold");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_held_requests_written_together);
+  tcase_add_test(tc, test_held_requests_server_restart);
+  suite_add_tcase(su, tc);
+  return su;
+}
+
+const tu_program tu_prog = { .suite = hold_suite };

@@ -45,7 +45,7 @@
 # The runtime's ARGS are the addresses of the parameters' C values:
 # &param for the kinds passed by value, param itself for the others.
 
-from omniidl import idlast
+from omniidl import idlast, idltype
 
 MODE = {0: "CORBAORB_IN", 1: "CORBAORB_OUT", 2: "CORBAORB_INOUT"}
 IN, OUT, INOUT = 0, 1, 2
@@ -72,6 +72,13 @@ class Op:
 
 
 def full_decl(i):
+    """The interface I names: a forward declaration's full one, and the
+    interface a typedef names (`typedef I J; interface K : J {}` is legal
+    IDL: K inherits from I)."""
+    if isinstance(i, idlast.Declarator) and i.alias() is not None:
+        t = i.alias().aliasType().unalias()
+        if isinstance(t, idltype.Declared):
+            i = t.decl()
     if isinstance(i, idlast.Forward):
         return i.fullDecl()
     return i

@@ -1088,6 +1088,11 @@ static void client_keeper(Zoo_Keeper k, CORBA_Environment *ev_)
     CORBA_free(r);
     CORBA_free(c_);
     corbaorb_free_contents(TC_CORBA_any, &b2);
+    Zoo_OldNode k2[1] = { { 3, { 0, 0, NULL, CORBA_FALSE } } };
+    Zoo_OldNode k1[2] = { { 1, { 0, 0, NULL, CORBA_FALSE } }, { 2, { 1, 1, k2, CORBA_FALSE } } };
+    Zoo_OldNode on = { 0, { 2, 2, k1, CORBA_FALSE } };
+    CORBA_any an = { ._type = TC_Zoo_OldNode, ._value = &on, ._release = CORBA_FALSE };
+    ROTCALL(Zoo_Keeper_op_any, CORBA_any, &an, &ak, "any: a struct recursive through an anonymous sequence");
     Zoo_Escaped ex = { home, Zoo_BIRD, money("0.01") };
     CORBA_any ae = { ._type = TC_Zoo_Escaped, ._value = &ex, ._release = CORBA_FALSE };
     ROTCALL(Zoo_Keeper_op_any, CORBA_any, &ae, &ak, "any: an exception value");

@@ -89,6 +89,18 @@ signed sizeof static struct switch typedef union unsigned void volatile while
 _Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn
 _Static_assert _Thread_local bool true false""".split())
 
+# Object-like macros a C program has defined where it includes FILE.h: the
+# C library's (<stddef.h>, which corbaorb/corba.h includes: NULL; <stdio.h>,
+# <errno.h>, <wchar.h>, <iso646.h>) and those gcc and clang predefine in
+# their GNU modes (the default: unix, linux, i386).  A member, parameter,
+# operation or global-scope definition so named would be expanded by the
+# preprocessor (`CORBA_string errno;` is a field named `(*__errno_location
+# ())`), so idl2c escapes them as it does C keywords.
+C_MACROS = set("""NULL EOF WEOF BUFSIZ errno stdin stdout stderr unix linux i386
+and and_eq bitand bitor compl not not_eq or or_eq xor xor_eq""".split())
+
+C_RESERVED = C_KEYWORDS | C_MACROS
+
 BASIC = {
     idltype.tk_short: ("CORBA_short", "short"),
     idltype.tk_long: ("CORBA_long", "long"),
@@ -219,6 +231,8 @@ class Context:
             sn = x
         else:
             sn = x.scopedName()
+        if len(sn) == 1 and sn[0] in C_RESERVED:
+            return "_" + sn[0]        # a global-scope `struct int`: `_int`
         return "_".join(sn)
 
     def repo_id(self, node):
@@ -243,7 +257,7 @@ class Context:
         return Context._At(node)
 
     def member_name(self, ident):
-        return "_" + ident if ident in C_KEYWORDS else ident
+        return "_" + ident if ident in C_RESERVED else ident
 
     # ---------------------------------------------------------------- types
 

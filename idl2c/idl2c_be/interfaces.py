@@ -45,7 +45,7 @@
 # The runtime's ARGS are the addresses of the parameters' C values:
 # &param for the kinds passed by value, param itself for the others.
 
-from omniidl import idlast
+from omniidl import idlast, idltype
 
 MODE = {0: "CORBAORB_IN", 1: "CORBAORB_OUT", 2: "CORBAORB_INOUT"}
 IN, OUT, INOUT = 0, 1, 2
@@ -72,6 +72,13 @@ class Op:
 
 
 def full_decl(i):
+    """The interface I names: a forward declaration's full one, and the
+    interface a typedef names (`typedef I J; interface K : J {}` is legal
+    IDL: K inherits from I)."""
+    if isinstance(i, idlast.Declarator) and i.alias() is not None:
+        t = i.alias().aliasType().unalias()
+        if isinstance(t, idltype.Declared):
+            i = t.decl()
     if isinstance(i, idlast.Forward):
         return i.fullDecl()
     return i
@@ -319,6 +326,25 @@ def begin(ctx):
     ctx.skels.out("#include <string.h>\n")
 
 
+# The stubs call the runtime through names no parameter can have (an IDL
+# parameter's C name never begins with `_`): a parameter named `memset` or
+# `corbaorb_invoke` would hide the function.  Each wrapper is written once,
+# before the first stub that calls it (clang warns of an unused one).
+_WRAPPERS = {
+    "_ORB_invoke": "static inline void _ORB_invoke(CORBA_Object o, const corbaorb_operation *op, "
+                   "void *ret,\n                               void *const *args, "
+                   "CORBA_Environment *ev)\n{\n  corbaorb_invoke(o, op, ret, args, ev);\n}\n",
+    "_ORB_zero": "static inline void _ORB_zero(void *p, size_t n)\n{\n  memset(p, 0, n);\n}\n",
+}
+
+
+def wrapper(ctx, name):
+    done = ctx.__dict__.setdefault("_idl2c_wrappers", set())
+    if name not in done:
+        done.add(name)
+        ctx.stubs.out(_WRAPPERS[name])
+
+
 def emit_interface(ctx, node):
     global VOID
     if VOID is None:
@@ -372,6 +398,9 @@ def emit_interface(ctx, node):
     s.out("/* interface %s */" % "::".join(node.scopedName()))
     for op in allops:
         tag = "%s_%s" % (cn, op.name)
+        wrapper(ctx, "_ORB_invoke")
+        if not is_void(ctx, op.ret):
+            wrapper(ctx, "_ORB_zero")
         emit_optable(ctx, s, tag, op)
         s.out("%s\n{" % proto(ctx, stub_name(ctx, cn, op), op, first))
         if op.params:
@@ -379,11 +408,11 @@ def emit_interface(ctx, node):
                   % (len(op.params), ", ".join(arg_addr(ctx, p) for p in op.params)))
         args = "_args" if op.params else "NULL"
         if is_void(ctx, op.ret):
-            s.out("  corbaorb_invoke(_obj, &_ORB_op_%s, NULL, %s, _ev);\n}" % (tag, args))
+            s.out("  _ORB_invoke(_obj, &_ORB_op_%s, NULL, %s, _ev);\n}" % (tag, args))
         else:
             rt = ret_type(ctx, op.ret).strip()
-            s.out("  %s _ret;\n  memset(&_ret, 0, sizeof _ret);" % rt)
-            s.out("  corbaorb_invoke(_obj, &_ORB_op_%s, &_ret, %s, _ev);\n  return _ret;\n}"
+            s.out("  %s _ret;\n  _ORB_zero(&_ret, sizeof _ret);" % rt)
+            s.out("  _ORB_invoke(_obj, &_ORB_op_%s, &_ret, %s, _ev);\n  return _ret;\n}"
                   % (tag, args))
         s.blank()
 

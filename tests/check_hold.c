@@ -14,50 +14,21 @@
  * each with its exact value or an error status, and calls succeed again
  * afterwards. */
 #include <check.h>
-#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <cdr/cdr.h>
 #include <iiop/orb.h>
 #include "internal.h"
+#include "netutil.h"
 #include "testutil.h"
 
 enum { NT = 8, ROUNDS = 20 };
 
-static void sleep_ms(int ms)
-{
-  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-    ;
-}
-
 /* ---------------------------------------------------------------- the servant */
 
-static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
-static int gate_open;               /* under gate_mu */
-static int held;                    /* under gate_mu: hold() calls at the gate */
-
-static void gate_set(int open)
-{
-  pthread_mutex_lock(&gate_mu);
-  gate_open = open;
-  pthread_cond_broadcast(&gate_cv);
-  pthread_mutex_unlock(&gate_mu);
-}
-
-static int held_now(void)
-{
-  pthread_mutex_lock(&gate_mu);
-  int n = held;
-  pthread_mutex_unlock(&gate_mu);
-  return n;
-}
-
-/* hold(long x) -> x, once the gate is open. */
+/* hold(long x) -> x, once the gate (netutil.h) is open. */
 static int op_hold(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
 {
   (void)sv;
@@ -65,29 +36,12 @@ static int op_hold(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
   int32_t x = cdr_get_long(a);
   if (cdr_in_status(a) != CDR_OK)
     return cdr_in_status(a);
-  pthread_mutex_lock(&gate_mu);
-  held++;
-  while (!gate_open)
-    pthread_cond_wait(&gate_cv, &gate_mu);
-  held--;
-  pthread_mutex_unlock(&gate_mu);
+  nu_gate_pass();
   cdr_put_long(o, x);
   return CDR_OK;
 }
 
-/* ping(long x) -> x. */
-static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  int32_t x = cdr_get_long(a);
-  if (cdr_in_status(a) != CDR_OK)
-    return cdr_in_status(a);
-  cdr_put_long(o, x);
-  return CDR_OK;
-}
-
-static const iiop_operation ops[] = { { "hold", op_hold }, { "ping", op_ping } };
+static const iiop_operation ops[] = { { "hold", op_hold }, { "ping", nu_op_ping } };
 static const iiop_interface iface = { "IDL:Test/Gate:1.0", ops, 2, NULL };
 
 /* A started server with batch_replies on PORT (0: any). */
@@ -97,11 +51,7 @@ static iiop_server *start_server(uint16_t port)
   iiop_server_opts_default(&o);
   o.port = port;
   o.batch_replies = 1;
-  iiop_server *s = NULL;
-  ck_assert_int_eq(iiop_server_new(&o, &s), CDR_OK);
-  ck_assert_int_eq(iiop_server_activate(s, "Gate", 4, &iface, NULL), CDR_OK);
-  ck_assert_int_eq(iiop_server_start(s), CDR_OK);
-  return s;
+  return nu_serve(&o, "Gate", &iface, NULL);
 }
 
 /* ---------------------------------------------------------------- the client */
@@ -171,7 +121,7 @@ START_TEST(test_held_requests_written_together)
   iiop_ref *r = resolve(c, iiop_server_port(s));
   ck_assert_int_eq(call(r, "ping", 7), 7);   /* connected, CodeSets sent */
   for (int round = 0; round < ROUNDS; round++) {
-    gate_set(0);
+    nu_gate_reset();
     caller k[NT];
     pthread_t t[NT];
     for (int i = 0; i < NT; i++) {
@@ -179,11 +129,9 @@ START_TEST(test_held_requests_written_together)
       ck_assert_int_eq(pthread_create(&t[i], NULL, caller_main, &k[i]), 0);
     }
     /* The first request at the gate, the others behind it on the wire. */
-    for (int w = 0; w < 2000 && held_now() < 1; w++)
-      sleep_ms(5);
-    ck_assert_int_eq(held_now(), 1);
-    sleep_ms(20);
-    gate_set(1);
+    ck_assert_int_eq(nu_gate_wait_held(1), 1);
+    tu_sleep_ms(20);
+    nu_gate_open();
     for (int i = 0; i < NT; i++) {
       pthread_join(t[i], NULL);
       ck_assert_int_eq(k[i].got_hold, round * 100 + i);
@@ -232,7 +180,7 @@ static void *looper_main(void *arg)
  * left behind), no result is wrong, and calls go through afterwards. */
 START_TEST(test_held_requests_server_restart)
 {
-  gate_set(1);
+  nu_gate_open();
   iiop_server *s = start_server(0);
   uint16_t port = iiop_server_port(s);
   iiop_client *c = new_client(2, 5000);
@@ -246,12 +194,12 @@ START_TEST(test_held_requests_server_restart)
     ck_assert_int_eq(pthread_create(&t[i], NULL, looper_main, &l[i]), 0);
   }
   for (int k = 0; k < 2; k++) {
-    sleep_ms(150);
+    tu_sleep_ms(150);
     iiop_server_free(s);              /* closes every connection under the callers */
-    sleep_ms(20);
+    tu_sleep_ms(20);
     s = start_server(port);
   }
-  sleep_ms(150);
+  tu_sleep_ms(150);
   __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
   long ok = 0, failed = 0;
   for (int i = 0; i < NT; i++) {

@@ -21,37 +21,10 @@
 #include <time.h>
 #include <cdr/any.h>
 #include "wide.h"
+#define PEER_NAME "wide-peer"
+#include "peer.h"
 
 static CORBA_ORB orb;
-
-static void check(CORBA_Environment *ev, const char *what)
-{
-  if (ev->_major == CORBA_NO_EXCEPTION)
-    return;
-  fprintf(stderr, "wide-peer: %s: %s\n", what, CORBA_exception_id(ev));
-  exit(1);
-}
-
-/* a new CORBA_free block holding a deep copy of the value at SRC of type TC */
-static void *dupv(CORBA_TypeCode tc, const void *src)
-{
-  void *p = corbaorb_alloc(tc, 1);
-  if (!p || corbaorb_copy(tc, p, src) != CDR_OK) {
-    fprintf(stderr, "wide-peer: out of memory\n");
-    exit(1);
-  }
-  return p;
-}
-
-/* the rule for a variable-length T: *c = old b, b = a, return a */
-static void *rotate(CORBA_TypeCode tc, const void *a, void *b, void **c)
-{
-  *c = dupv(tc, b);
-  corbaorb_free_contents(tc, b);
-  if (corbaorb_copy(tc, b, a) != CDR_OK)
-    exit(1);
-  return dupv(tc, a);
-}
 
 /* ---------------------------------------------------------------- server */
 

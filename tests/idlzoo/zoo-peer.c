@@ -46,38 +46,11 @@
 #include "zoo.h"
 #include "pragmas.h"
 #include "ckw.h"
+#define PEER_NAME "zoo-peer"
+#include "../idl/peer.h"
 
 static CORBA_ORB orb;
 static PortableServer_POA root;
-
-static void check(CORBA_Environment *ev, const char *what)
-{
-  if (ev->_major == CORBA_NO_EXCEPTION)
-    return;
-  fprintf(stderr, "zoo-peer: %s: %s\n", what, CORBA_exception_id(ev));
-  exit(1);
-}
-
-/* a new CORBA_free block holding a deep copy of the value at SRC of type TC */
-static void *dupv(CORBA_TypeCode tc, const void *src)
-{
-  void *p = corbaorb_alloc(tc, 1);
-  if (!p || corbaorb_copy(tc, p, src) != CDR_OK) {
-    fprintf(stderr, "zoo-peer: out of memory\n");
-    exit(1);
-  }
-  return p;
-}
-
-/* the rule for a variable-length T: *c = old b, b = a, return a */
-static void *rotate(CORBA_TypeCode tc, const void *a, void *b, void **c)
-{
-  *c = dupv(tc, b);
-  corbaorb_free_contents(tc, b);
-  if (corbaorb_copy(tc, b, a) != CDR_OK)
-    exit(1);
-  return dupv(tc, a);
-}
 
 /* a fixed<9,2> from its text ("-12.50") */
 static Zoo_Money money(const char *s)

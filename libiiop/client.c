@@ -2126,6 +2126,24 @@ static void park_remove(cconn *cc, iiop_call *call)
   call->parked = 0;
 }
 
+/* Under cc->mu: CALL (P_WAIT) ran out of time.  A request still held
+ * (parked 1) was never written: it is dropped, completed NO, and needs no
+ * CancelRequest (0); otherwise 1, a timed-out request that went out. */
+static int expire(cconn *cc, iiop_call *call)
+{
+  int sent = 1;
+  if (call->parked == 1) {
+    park_remove(cc, call);
+    call->pno = 1;
+    sent = 0;
+    __atomic_add_fetch(&call->cl->held_expired, 1, __ATOMIC_RELAXED);
+  }
+  pend_remove(cc, call);
+  call->pstate = P_DONE;
+  call->pstatus = CDR_E_TIMEOUT;
+  return sent;
+}
+
 /* Wait for CALL's reply on CC (leader or follower).  On CDR_OK
  * call->pmsg/plen hold the reply.  *NO: failed with completion NO. */
 static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, int *no)
@@ -2152,18 +2170,8 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
         }
         pthread_mutex_lock(&cc->mu);
         if (rc == CDR_E_TIMEOUT) {
-          if (call->pstate == P_WAIT) {
-            timed_out = 1;
-            if (call->parked == 1) {    /* never written: nothing to cancel */
-              park_remove(cc, call);
-              call->pno = 1;
-              timed_out = 0;
-              __atomic_add_fetch(&call->cl->held_expired, 1, __ATOMIC_RELAXED);
-            }
-            pend_remove(cc, call);
-            call->pstate = P_DONE;
-            call->pstatus = CDR_E_TIMEOUT;
-          }
+          if (call->pstate == P_WAIT)
+            timed_out = expire(cc, call);
           break;
         }
         if (rc != CDR_OK) {
@@ -2203,18 +2211,8 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
         pthread_mutex_lock(&cc->mu);
       }
     }
-    if (w == ETIMEDOUT && call->pstate == P_WAIT) {
-      timed_out = 1;
-      if (call->parked == 1) {          /* never written: nothing to cancel */
-        park_remove(cc, call);
-        call->pno = 1;
-        timed_out = 0;
-        __atomic_add_fetch(&call->cl->held_expired, 1, __ATOMIC_RELAXED);
-      }
-      pend_remove(cc, call);
-      call->pstate = P_DONE;
-      call->pstatus = CDR_E_TIMEOUT;
-    }
+    if (w == ETIMEDOUT && call->pstate == P_WAIT)
+      timed_out = expire(cc, call);
   next:;
   }
   while (call->parked == 2) {          /* another thread writes the request still */

@@ -688,7 +688,12 @@ int iiop_server_stats_get(iiop_server *s, iiop_server_stats *st)
   pthread_mutex_lock(&s->mu);
   st->open = s->nconns + s->ndead;  /* an ended one counts until its buffers are freed */
   pthread_mutex_unlock(&s->mu);
+  /* A charge adds its octets before it sums the stripes and takes them
+   * back when refused: a sum over the budget is such a charge being tried
+   * (the granted ones never pass it), not memory held. */
   int64_t used = budget_used(&s->bud);
+  if (used > s->bud.max)
+    used = s->bud.max;
   st->in_flight = used > 0 ? (uint64_t)used : 0;
   st->in_flight_peak = (uint64_t)__atomic_load_n(&s->bud.peak, __ATOMIC_RELAXED);
   st->in_flight_max = (uint64_t)s->bud.max;

@@ -773,7 +773,9 @@ typedef struct iiop_server_stats {
                               * NO_RESOURCES reply (fragmented, header not all there) */
   uint64_t limit_args;       /* IMP_LIMIT replies: an argument past max_string, max_sequence,
                               * max_depth or max_values, a result past max_message */
-  uint64_t in_flight;        /* octets charged to the budget now */
+  uint64_t in_flight;        /* octets charged to the budget now (a charge
+                              * counts while the budget weighs it; never
+                              * over in_flight_max) */
   uint64_t in_flight_peak;   /* the most ever charged at once */
   uint64_t in_flight_max;    /* the budget (limits.max_in_flight) */
   uint64_t tls_handshake_failures; /* TLS handshakes that failed (a client refused for its

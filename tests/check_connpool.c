@@ -29,20 +29,7 @@
 
 /* ---------------------------------------------------------------- the servant */
 
-/* hold(long x) -> x, once the gate is open. */
-static int op_hold(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  int32_t x = cdr_get_long(a);
-  if (cdr_in_status(a) != CDR_OK)
-    return cdr_in_status(a);
-  nu_gate_pass();
-  cdr_put_long(o, x);
-  return CDR_OK;
-}
-
-static const iiop_operation ops[] = { { "hold", op_hold }, { "ping", nu_op_ping } };
+static const iiop_operation ops[] = { { "hold", nu_op_hold }, { "ping", nu_op_ping } };
 static const iiop_interface iface = { "IDL:Test/Gate:1.0", ops, 2, NULL };
 
 /* A started server; IDLE_MS > 0: its idle timeout. */
@@ -76,24 +63,9 @@ static const iiop_client_interceptor counter = { count_send, NULL };
 static iiop_client *new_client(uint32_t max, uint32_t per)
 {
   __atomic_store_n(&sent, 0, __ATOMIC_SEQ_CST);
-  iiop_client_opts o;
-  iiop_client_opts_default(&o);
-  o.timeout_ms = 20000;
-  o.max_connections = max;
-  o.calls_per_connection = per;
-  iiop_client *c = NULL;
-  ck_assert_int_eq(iiop_client_create(&o, &c), CDR_OK);
+  iiop_client *c = nu_client(max, per, 20000);
   ck_assert_int_eq(iiop_client_add_interceptor(c, &counter, NULL), CDR_OK);
   return c;
-}
-
-static iiop_ref *resolve(iiop_client *c, iiop_server *s)
-{
-  char url[96];
-  snprintf(url, sizeof url, "corbaloc:iiop:1.2@127.0.0.1:%u/Gate", (unsigned)iiop_server_port(s));
-  iiop_ref *r = NULL;
-  ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_OK);
-  return r;
 }
 
 /* One call of OP with X; its result, or a negative status. */
@@ -174,7 +146,7 @@ START_TEST(test_pool_grows_to_max)
 {
   iiop_server *s = start_server(0);
   iiop_client *c = new_client(3, 1);
-  iiop_ref *r = resolve(c, s);
+  iiop_ref *r = nu_resolve(c, iiop_server_port(s), "Gate");
   ck_assert_int_eq(run_callers(r, 3), 3);
   ck_assert_uint_eq(client_connections(c), 3);
   ck_assert_uint_eq(server_accepted(s), 3);
@@ -194,7 +166,7 @@ START_TEST(test_pool_calls_per_connection)
 {
   iiop_server *s = start_server(0);
   iiop_client *c = new_client(4, 2);
-  iiop_ref *r = resolve(c, s);
+  iiop_ref *r = nu_resolve(c, iiop_server_port(s), "Gate");
   ck_assert_int_eq(run_callers(r, 3), 3);
   ck_assert_uint_eq(client_connections(c), 3);
   ck_assert_uint_eq(server_accepted(s), 3);
@@ -210,7 +182,7 @@ START_TEST(test_pool_one_connection)
 {
   iiop_server *s = start_server(0);
   iiop_client *c = new_client(1, 0);
-  iiop_ref *r = resolve(c, s);
+  iiop_ref *r = nu_resolve(c, iiop_server_port(s), "Gate");
   ck_assert_int_eq(run_callers(r, 1), 1);
   ck_assert_uint_eq(client_connections(c), 1);
   ck_assert_uint_eq(server_accepted(s), 1);
@@ -230,7 +202,7 @@ START_TEST(test_pool_defaults)
   ck_assert_uint_eq(o.calls_per_connection, 1);
   iiop_server *s = start_server(0);
   iiop_client *c = new_client(0, 0);
-  iiop_ref *r = resolve(c, s);
+  iiop_ref *r = nu_resolve(c, iiop_server_port(s), "Gate");
   int want = IIOP_CLIENT_CONNECTIONS_DEFAULT < N ? IIOP_CLIENT_CONNECTIONS_DEFAULT : N;
   ck_assert_int_eq(run_callers(r, want), want);
   ck_assert_uint_eq(client_connections(c), (uint64_t)want);
@@ -248,7 +220,7 @@ START_TEST(test_pool_closed_by_server)
 {
   iiop_server *s = start_server(300);
   iiop_client *c = new_client(2, 1);
-  iiop_ref *r = resolve(c, s);
+  iiop_ref *r = nu_resolve(c, iiop_server_port(s), "Gate");
   caller k[2];
   pthread_t t[2];
   for (int i = 0; i < 2; i++) {

@@ -28,20 +28,7 @@ enum { NT = 8, ROUNDS = 20 };
 
 /* ---------------------------------------------------------------- the servant */
 
-/* hold(long x) -> x, once the gate (netutil.h) is open. */
-static int op_hold(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
-{
-  (void)sv;
-  (void)r;
-  int32_t x = cdr_get_long(a);
-  if (cdr_in_status(a) != CDR_OK)
-    return cdr_in_status(a);
-  nu_gate_pass();
-  cdr_put_long(o, x);
-  return CDR_OK;
-}
-
-static const iiop_operation ops[] = { { "hold", op_hold }, { "ping", nu_op_ping } };
+static const iiop_operation ops[] = { { "hold", nu_op_hold }, { "ping", nu_op_ping } };
 static const iiop_interface iface = { "IDL:Test/Gate:1.0", ops, 2, NULL };
 
 /* A started server with batch_replies on PORT (0: any). */
@@ -55,26 +42,6 @@ static iiop_server *start_server(uint16_t port)
 }
 
 /* ---------------------------------------------------------------- the client */
-
-static iiop_client *new_client(uint32_t max, int timeout_ms)
-{
-  iiop_client_opts o;
-  iiop_client_opts_default(&o);
-  o.timeout_ms = timeout_ms;
-  o.max_connections = max;
-  iiop_client *c = NULL;
-  ck_assert_int_eq(iiop_client_create(&o, &c), CDR_OK);
-  return c;
-}
-
-static iiop_ref *resolve(iiop_client *c, uint16_t port)
-{
-  char url[96];
-  snprintf(url, sizeof url, "corbaloc:iiop:1.2@127.0.0.1:%u/Gate", (unsigned)port);
-  iiop_ref *r = NULL;
-  ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_OK);
-  return r;
-}
 
 /* One call of OP with X: its result, or INT32_MIN + the status (< 0). */
 static int64_t call(iiop_ref *r, const char *op, int32_t x)
@@ -117,8 +84,8 @@ static void *caller_main(void *arg)
 START_TEST(test_held_requests_written_together)
 {
   iiop_server *s = start_server(0);
-  iiop_client *c = new_client(1, 20000);
-  iiop_ref *r = resolve(c, iiop_server_port(s));
+  iiop_client *c = nu_client(1, 1, 20000);
+  iiop_ref *r = nu_resolve(c, iiop_server_port(s), "Gate");
   ck_assert_int_eq(call(r, "ping", 7), 7);   /* connected, CodeSets sent */
   for (int round = 0; round < ROUNDS; round++) {
     nu_gate_reset();
@@ -183,8 +150,8 @@ START_TEST(test_held_requests_server_restart)
   nu_gate_open();
   iiop_server *s = start_server(0);
   uint16_t port = iiop_server_port(s);
-  iiop_client *c = new_client(2, 5000);
-  iiop_ref *r = resolve(c, port);
+  iiop_client *c = nu_client(2, 1, 5000);
+  iiop_ref *r = nu_resolve(c, port, "Gate");
   ck_assert_int_eq(call(r, "ping", 5), 5);
   volatile int stop = 0;
   looper l[NT];

@@ -28,12 +28,7 @@ static int op_ping(void *sv, iiop_request *r, cdr_in *a, cdr_out *o)
 {
   (void)sv;
   (void)r;
-  int32_t x = cdr_get_long(a);
-  if (cdr_in_status(a) != CDR_OK)
-    return cdr_in_status(a);
-  nu_gate_pass();
-  cdr_put_long(o, x + 1);
-  return CDR_OK;
+  return nu_hold_long(a, o, 1);
 }
 
 static const iiop_operation ops[] = { { "ping", op_ping } };

@@ -148,15 +148,6 @@ static void silent_stop(silent *s)
   }
 }
 
-static iiop_ref *resolve_port(iiop_client *c, uint16_t port)
-{
-  char url[96];
-  snprintf(url, sizeof url, "corbaloc:iiop:1.2@127.0.0.1:%u/Silent", (unsigned)port);
-  iiop_ref *r = NULL;
-  ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_OK);
-  return r;
-}
-
 /* One call of "ping" with a long within MS (a per-call timeout); the status
  * and, in *ELAPSED, the time it took. */
 static int timed_call(iiop_ref *r, int ms, int64_t *elapsed)
@@ -191,18 +182,6 @@ static void *tcaller_main(void *arg)
   return NULL;
 }
 
-static iiop_client *pool_client(uint32_t max, uint32_t per)
-{
-  iiop_client_opts o;
-  iiop_client_opts_default(&o);
-  o.timeout_ms = 30000;
-  o.max_connections = max;
-  o.calls_per_connection = per;
-  iiop_client *c = NULL;
-  ck_assert_int_eq(iiop_client_create(&o, &c), CDR_OK);
-  return c;
-}
-
 static uint64_t client_connections(iiop_client *c)
 {
   iiop_client_stats st;
@@ -228,8 +207,8 @@ START_TEST(test_silent_server_pool_at_max)
 {
   silent s = { 0 };
   silent_start(&s);
-  iiop_client *c = pool_client(IIOP_CLIENT_CONNECTIONS_MAX, 1);
-  iiop_ref *r = resolve_port(c, s.port);
+  iiop_client *c = nu_client(IIOP_CLIENT_CONNECTIONS_MAX, 1, 30000);
+  iiop_ref *r = nu_resolve(c, s.port, "Silent");
   enum { K = IIOP_CLIENT_CONNECTIONS_MAX + 1 };
   tcaller k[K];
   pthread_t t[K];
@@ -262,8 +241,8 @@ START_TEST(test_silent_server_shared_mixed_timeouts)
 {
   silent s = { 0 };
   silent_start(&s);
-  iiop_client *c = pool_client(1, 1);
-  iiop_ref *r = resolve_port(c, s.port);
+  iiop_client *c = nu_client(1, 1, 30000);
+  iiop_ref *r = nu_resolve(c, s.port, "Silent");
   tcaller lng = { r, 5000, 1, 0 }, shrt = { r, 300, 1, 0 };
   pthread_t tl, ts;
   int64_t t0 = tu_now_ms();
@@ -297,8 +276,8 @@ START_TEST(test_closing_server_retries_bounded)
 {
   silent s = { .close_after = 1 };
   silent_start(&s);
-  iiop_client *c = pool_client(4, 1);
-  iiop_ref *r = resolve_port(c, s.port);
+  iiop_client *c = nu_client(4, 1, 30000);
+  iiop_ref *r = nu_resolve(c, s.port, "Silent");
   enum { K = 8 };
   tcaller k[K];
   pthread_t t[K];
@@ -365,11 +344,8 @@ static void run_idle_close(uint32_t max, int T)
   iiop_server_opts_default(&so);
   so.limits.idle_timeout_ms = 30;
   iiop_server *s = nu_serve(&so, "Ping", &iface, NULL);
-  iiop_client *c = pool_client(max, 1);
-  char url[96];
-  snprintf(url, sizeof url, "corbaloc:iiop:1.2@127.0.0.1:%u/Ping", (unsigned)iiop_server_port(s));
-  iiop_ref *r = NULL;
-  ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_OK);
+  iiop_client *c = nu_client(max, 1, 30000);
+  iiop_ref *r = nu_resolve(c, iiop_server_port(s), "Ping");
   looper l[8];
   pthread_t t[8];
   for (int i = 0; i < T; i++) {

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -362,6 +363,47 @@ int nu_gate_wait_held(int n)
   for (int k = 0; k < 2000 && nu_gate_held() < n; k++)
     tu_sleep_ms(5);
   return nu_gate_held();
+}
+
+int nu_hold_long(cdr_in *a, cdr_out *o, int32_t add)
+{
+  int32_t x = cdr_get_long(a);
+  if (cdr_in_status(a) != CDR_OK)
+    return cdr_in_status(a);
+  nu_gate_pass();
+  cdr_put_long(o, (int32_t)((uint32_t)x + (uint32_t)add));
+  return CDR_OK;
+}
+
+int nu_op_hold(void *servant, iiop_request *r, cdr_in *a, cdr_out *o)
+{
+  (void)servant;
+  (void)r;
+  return nu_hold_long(a, o, 0);
+}
+
+/* ---------------------------------------------------------------- clients */
+
+iiop_client *nu_client(uint32_t max, uint32_t per, int timeout_ms)
+{
+  iiop_client_opts o;
+  iiop_client_opts_default(&o);
+  o.timeout_ms = timeout_ms;
+  o.max_connections = max;
+  o.calls_per_connection = per;
+  iiop_client *c = NULL;
+  ck_assert_int_eq(iiop_client_create(&o, &c), CDR_OK);
+  return c;
+}
+
+iiop_ref *nu_resolve(iiop_client *c, uint16_t port, const char *key)
+{
+  char url[96];
+  int n = snprintf(url, sizeof url, "corbaloc:iiop:1.2@127.0.0.1:%u/%s", (unsigned)port, key);
+  ck_assert(n > 0 && (size_t)n < sizeof url);
+  iiop_ref *r = NULL;
+  ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_OK);
+  return r;
 }
 
 nu_outcome nu_call(iiop_ref *r, const char *op, const int32_t *args, int n, int call_ms,

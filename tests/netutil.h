@@ -2,7 +2,8 @@
  * sockets on free ports, whole sends and reads, one GIOP message read off
  * a socket, GIOP 1.x headers and Request messages built octet for octet,
  * and what the server and client tests share: a started server and its
- * IOR, ping and echo operations, a gate that holds calls, a timed call,
+ * IOR, ping and echo operations, a gate that holds calls and the hold
+ * operation behind it, a client and a corbaloc reference, a timed call,
  * and the wait for a server's stats to settle.
  *
  * The functions whose comment says "asserts" end the running Check test
@@ -136,6 +137,29 @@ void nu_gate_pass(void);           /* a servant: wait until the gate is open */
 int nu_gate_held(void);            /* the calls waiting now */
 /* Until N calls are held (at most 10 s, polled every 5 ms); the number then. */
 int nu_gate_wait_held(int n);
+
+/* A long X read from A, then, once the gate is open (nu_gate_pass, counted
+ * as held while it waits), X + ADD (wrapping around) written to O: CDR_OK,
+ * or A's status when X does not decode (then nothing waits). */
+int nu_hold_long(cdr_in *a, cdr_out *o, int32_t add);
+
+/* The operation "hold(long x) -> x", answered once the gate is open:
+ * nu_hold_long(A, O, 0). */
+int nu_op_hold(void *servant, iiop_request *r, cdr_in *a, cdr_out *o);
+
+/* ---------------------------------------------------------------- clients */
+
+/* A client of iiop_client_opts_default's options but timeout_ms TIMEOUT_MS,
+ * max_connections MAX (connections per endpoint) and calls_per_connection
+ * PER (0 for either: the library's default, as iiop_client_create() reads
+ * 0).  Asserts that iiop_client_create succeeds; the caller frees it. */
+iiop_client *nu_client(uint32_t max, uint32_t per, int timeout_ms);
+
+/* C's reference to the object key KEY (NUL-terminated) of the server on
+ * 127.0.0.1 port PORT, from "corbaloc:iiop:1.2@127.0.0.1:PORT/KEY"
+ * (nothing is connected yet).  Asserts that the URL fits 96 octets and
+ * that it resolves; the caller frees the reference (iiop_ref_free). */
+iiop_ref *nu_resolve(iiop_client *c, uint16_t port, const char *key);
 
 /* What one call of nu_call ended with. */
 typedef struct nu_outcome {

@@ -24,7 +24,6 @@
 #define PEER_NAME "wide-peer"
 #include "peer.h"
 
-static CORBA_ORB orb;
 
 /* ---------------------------------------------------------------- server */
 
@@ -267,14 +266,8 @@ static int server(void)
   CORBA_Object self = activate(ins, "Svc", &srv, &ev);
   srv.t7 = activate(ins, "T7", &thing7, &ev);
   srv.t8 = activate(ins, "T8", &thing8, &ev);
-  CORBA_char *ior = CORBA_ORB_object_to_string(orb, self, &ev);
-  printf("%s\n", ior);
-  fflush(stdout);
-  CORBA_free(ior);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(ins, &ev), &ev);
-  check(&ev, "activate POAManager");
-  CORBA_ORB_run(orb, &ev);
-  check(&ev, "run");
+  print_ref(self, &ev);
+  peer_run(ins, &ev);
   CORBA_Object_release(self, &ev);
   CORBA_Object_release(srv.t7, &ev);
   CORBA_Object_release(srv.t8, &ev);
@@ -288,44 +281,6 @@ static int server(void)
 }
 
 /* ---------------------------------------------------------------- client */
-
-static int nchecks, nfailed;
-
-static void ok(int cond, const char *what)
-{
-  nchecks++;
-  if (!cond)
-    nfailed++;
-  printf("%s %d - %s\n", cond ? "ok" : "not ok", nchecks, what);
-}
-
-static int no_ex(CORBA_Environment *ev, const char *what)
-{
-  if (ev->_major == CORBA_NO_EXCEPTION)
-    return 1;
-  char m[200];
-  snprintf(m, sizeof m, "%s: exception %s", what, CORBA_exception_id(ev));
-  ok(0, m);
-  CORBA_exception_free(ev);
-  return 0;
-}
-
-static int eq(CORBA_TypeCode tc, const void *a, const void *b)
-{
-  return cdr_value_equal(tc, a, b) == 1;
-}
-
-/* check a rotated call: RET == A, B == A, C == OLD_B; frees RET and C and B's contents */
-static void rot_check(CORBA_TypeCode tc, const char *what, const void *a, void *b,
-                      const void *old_b, void *ret, void *c)
-{
-  char m[200];
-  snprintf(m, sizeof m, "%s: result, inout and out", what);
-  ok(ret && c && eq(tc, ret, a) && eq(tc, b, a) && eq(tc, c, old_b), m);
-  CORBA_free(ret);
-  CORBA_free(c);
-  corbaorb_free_contents(tc, b);
-}
 
 #define ROTCALL(fn, T, A, B, what)                                   \
   do {                                                               \
@@ -361,11 +316,11 @@ static CORBA_long thing_id(Wide_Thing t, CORBA_Environment *ev)
   return id;
 }
 
-static int client(const char *ior, int shutdown)
+static int client(char **refs, int shutdown)
 {
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
-  Wide_Svc svc = CORBA_ORB_string_to_object(orb, ior, &ev);
+  Wide_Svc svc = CORBA_ORB_string_to_object(orb, refs[0], &ev);
   check(&ev, "string_to_object");
 
   /* diamond: every base's operation through the derived and the base names */
@@ -624,25 +579,10 @@ static int client(const char *ior, int shutdown)
     no_ex(&ev, "shutdown");
   }
   CORBA_Object_release(svc, &ev);
-  printf("%d checks, %d failed\n", nchecks, nfailed);
-  return nfailed ? 1 : 0;
+  return peer_summary();
 }
 
 int main(int argc, char **argv)
 {
-  CORBA_Environment ev;
-  CORBA_exception_init(&ev);
-  orb = CORBA_ORB_init(&argc, argv, "", &ev);
-  check(&ev, "ORB_init");
-  int rc;
-  if (argc >= 2 && strcmp(argv[1], "server") == 0) {
-    rc = server();
-  } else if (argc >= 3 && strcmp(argv[1], "client") == 0) {
-    rc = client(argv[2], argc >= 4 && strcmp(argv[3], "--shutdown") == 0);
-    CORBA_ORB_destroy(orb, &ev);
-  } else {
-    fprintf(stderr, "usage: wide-peer server | client IOR [--shutdown]\n");
-    rc = 2;
-  }
-  return rc;
+  return peer_main(argc, argv, server, 1, client, "IOR");
 }

@@ -49,7 +49,6 @@
 #define PEER_NAME "zoo-peer"
 #include "../idl/peer.h"
 
-static CORBA_ORB orb;
 static PortableServer_POA root;
 
 /* a fixed<9,2> from its text ("-12.50") */
@@ -570,14 +569,6 @@ static POA_auto_interface__epv kw_epv = {
 static POA_auto_interface__vepv kw_vepv = { &base_epv, &kw_epv };
 static POA_auto_interface kw = { NULL, &kw_vepv };
 
-static void print_ref(CORBA_Object o, CORBA_Environment *ev)
-{
-  CORBA_char *ior = CORBA_ORB_object_to_string(orb, o, ev);
-  check(ev, "object_to_string");
-  printf("%s\n", ior);
-  CORBA_free(ior);
-}
-
 static int server(void)
 {
   CORBA_Environment ev;
@@ -619,11 +610,7 @@ static int server(void)
   print_ref(k, &ev);
   print_ref(p, &ev);
   print_ref(w, &ev);
-  fflush(stdout);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
-  check(&ev, "activate POAManager");
-  CORBA_ORB_run(orb, &ev);
-  check(&ev, "run");
+  peer_run(root, &ev);
   CORBA_Object_release(k, &ev);
   CORBA_Object_release(p, &ev);
   CORBA_Object_release(w, &ev);
@@ -644,47 +631,9 @@ static int server(void)
 
 /* ---------------------------------------------------------------- client */
 
-static int nchecks, nfailed;
-
-static void ok(int cond, const char *what)
-{
-  nchecks++;
-  if (!cond)
-    nfailed++;
-  printf("%s %d - %s\n", cond ? "ok" : "not ok", nchecks, what);
-}
-
-static int no_ex(CORBA_Environment *ev, const char *what)
-{
-  if (ev->_major == CORBA_NO_EXCEPTION)
-    return 1;
-  char m[200];
-  snprintf(m, sizeof m, "%s: exception %s", what, CORBA_exception_id(ev));
-  ok(0, m);
-  CORBA_exception_free(ev);
-  return 0;
-}
-
-static int eq(CORBA_TypeCode tc, const void *a, const void *b)
-{
-  return cdr_value_equal(tc, a, b) == 1;
-}
-
 static int streq(const char *a, const char *b)
 {
   return a && b && strcmp(a, b) == 0;
-}
-
-/* check a rotated call: RET == A, B == A, C == OLD_B; frees RET and C and B's contents */
-static void rot_check(CORBA_TypeCode tc, const char *what, const void *a, void *b,
-                      const void *old_b, void *ret, void *c)
-{
-  char m[200];
-  snprintf(m, sizeof m, "%s: result, inout and out", what);
-  ok(ret && c && eq(tc, ret, a) && eq(tc, b, a) && eq(tc, c, old_b), m);
-  CORBA_free(ret);
-  CORBA_free(c);
-  corbaorb_free_contents(tc, b);
 }
 
 /* op(a, inout copy of B, out c) on a variable-length T; A and B stay the caller's */
@@ -1276,36 +1225,29 @@ static void client_kw(auto_interface w, CORBA_Environment *ev_)
      "TypeCodes keep the IDL names (register, interface)");
 }
 
-int main(int argc, char **argv)
+/* the three references KEEPER, PROBE, KW; SHUTDOWN: the keeper's shutdown after */
+static int client(char **refs, int shutdown)
 {
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
-  orb = CORBA_ORB_init(&argc, argv, "", &ev);
-  check(&ev, "ORB_init");
-  int rc;
-  if (argc >= 2 && strcmp(argv[1], "server") == 0) {
-    rc = server();
-  } else if (argc >= 5 && strcmp(argv[1], "client") == 0) {
-    Zoo_Keeper k = CORBA_ORB_string_to_object(orb, argv[2], &ev);
-    Prag_Probe p = CORBA_ORB_string_to_object(orb, argv[3], &ev);
-    auto_interface w = CORBA_ORB_string_to_object(orb, argv[4], &ev);
-    check(&ev, "string_to_object");
-    client_keeper(k, &ev);
-    client_probe(p, &ev);
-    client_kw(w, &ev);
-    if (argc >= 6 && strcmp(argv[5], "--shutdown") == 0) {
-      Zoo_Keeper_shutdown(k, &ev);
-      no_ex(&ev, "shutdown");
-    }
-    CORBA_Object_release(k, &ev);
-    CORBA_Object_release(p, &ev);
-    CORBA_Object_release(w, &ev);
-    printf("%d checks, %d failed\n", nchecks, nfailed);
-    rc = nfailed ? 1 : 0;
-    CORBA_ORB_destroy(orb, &ev);
-  } else {
-    fprintf(stderr, "usage: zoo-peer server | client KEEPER PROBE KW [--shutdown]\n");
-    rc = 2;
+  Zoo_Keeper k = CORBA_ORB_string_to_object(orb, refs[0], &ev);
+  Prag_Probe p = CORBA_ORB_string_to_object(orb, refs[1], &ev);
+  auto_interface w = CORBA_ORB_string_to_object(orb, refs[2], &ev);
+  check(&ev, "string_to_object");
+  client_keeper(k, &ev);
+  client_probe(p, &ev);
+  client_kw(w, &ev);
+  if (shutdown) {
+    Zoo_Keeper_shutdown(k, &ev);
+    no_ex(&ev, "shutdown");
   }
-  return rc;
+  CORBA_Object_release(k, &ev);
+  CORBA_Object_release(p, &ev);
+  CORBA_Object_release(w, &ev);
+  return peer_summary();
+}
+
+int main(int argc, char **argv)
+{
+  return peer_main(argc, argv, server, 3, client, "KEEPER PROBE KW");
 }

@@ -14,8 +14,8 @@
 #include <cstring>
 #include <unistd.h>
 #include "wide.hh"
-
-static CORBA::ORB_var orb;
+#define PEER_NAME "omni-wide"
+#include "omni-peer.h"
 
 class ThingImpl : public POA_Wide::Thing {
 public:
@@ -122,20 +122,9 @@ public:
   void shutdown() { orb->shutdown(0); }
 };
 
-static int nchecks, nfailed;
-
-static void ok(bool cond, const char *what)
+static int client(char **refs, bool shutdown)
 {
-  nchecks++;
-  if (!cond)
-    nfailed++;
-  std::printf("%s %d - %s\n", cond ? "ok" : "not ok", nchecks, what);
-  std::fflush(stdout);
-}
-
-static int client(const char *ior, bool shutdown)
-{
-  Wide::Svc_var s = Wide::Svc::_narrow(orb->string_to_object(ior));
+  Wide::Svc_var s = Wide::Svc::_narrow(orb->string_to_object(refs[0]));
   ok(!CORBA::is_nil(s), "narrow to Wide::Svc (IDL:wide.test/Wide/Svc:2.3)");
   ok(s->fa() == 1 && s->fb() == 2 && s->fc() == 3 && s->fd() == 4, "diamond: fa fb fc fd");
   ok(s->_is_a("IDL:wide.test/Wide/A:1.0") && s->_is_a("IDL:wide.test/Wide/C:1.0"),
@@ -329,45 +318,30 @@ static int client(const char *ior, bool shutdown)
   }
   if (shutdown)
     s->shutdown();
-  std::printf("%d checks, %d failed\n", nchecks, nfailed);
-  return nfailed ? 1 : 0;
+  return peer_summary();
+}
+
+static int server()
+{
+  CORBA::Object_var o = orb->resolve_initial_references("omniINSPOA");
+  PortableServer::POA_var poa = PortableServer::POA::_narrow(o);
+  SvcImpl *svc = new SvcImpl;
+  ThingImpl *t7 = new ThingImpl(7), *t8 = new ThingImpl(8);
+  PortableServer::ObjectId_var id = PortableServer::string_to_ObjectId("Svc");
+  poa->activate_object_with_id(id, svc);
+  id = PortableServer::string_to_ObjectId("T7");
+  poa->activate_object_with_id(id, t7);
+  id = PortableServer::string_to_ObjectId("T8");
+  poa->activate_object_with_id(id, t8);
+  svc->t7 = t7->_this();
+  svc->t8 = t8->_this();
+  CORBA::Object_var self = svc->_this();
+  print_ref(self);
+  peer_run(poa);
+  return 0;
 }
 
 int main(int argc, char **argv)
 {
-  orb = CORBA::ORB_init(argc, argv);
-  int rc = 2;
-  try {
-    if (argc >= 2 && std::strcmp(argv[1], "server") == 0) {
-      CORBA::Object_var o = orb->resolve_initial_references("omniINSPOA");
-      PortableServer::POA_var poa = PortableServer::POA::_narrow(o);
-      SvcImpl *svc = new SvcImpl;
-      ThingImpl *t7 = new ThingImpl(7), *t8 = new ThingImpl(8);
-      PortableServer::ObjectId_var id = PortableServer::string_to_ObjectId("Svc");
-      poa->activate_object_with_id(id, svc);
-      id = PortableServer::string_to_ObjectId("T7");
-      poa->activate_object_with_id(id, t7);
-      id = PortableServer::string_to_ObjectId("T8");
-      poa->activate_object_with_id(id, t8);
-      svc->t7 = t7->_this();
-      svc->t8 = t8->_this();
-      CORBA::Object_var self = svc->_this();
-      CORBA::String_var ior = orb->object_to_string(self);
-      std::printf("%s\n", (const char *)ior);
-      std::fflush(stdout);
-      PortableServer::POAManager_var pm = poa->the_POAManager();
-      pm->activate();
-      orb->run();
-      rc = 0;
-    } else if (argc >= 3 && std::strcmp(argv[1], "client") == 0) {
-      rc = client(argv[2], argc >= 4 && std::strcmp(argv[3], "--shutdown") == 0);
-    } else {
-      std::fprintf(stderr, "usage: omni-wide server | client IOR [--shutdown]\n");
-    }
-    orb->destroy();
-  } catch (CORBA::Exception &e) {
-    std::fprintf(stderr, "omni-wide: exception %s\n", e._name());
-    rc = 1;
-  }
-  return rc;
+  return peer_main(argc, argv, server, 1, client, "IOR");
 }

@@ -23,8 +23,9 @@
 #include <cstring>
 #include <string>
 #include <unistd.h>
+#define PEER_NAME "omni-zoo"
+#include "../idl/omni-peer.h"
 
-static CORBA::ORB_var orb;
 static PortableServer::POA_var root;
 
 static Zoo::Money money(const char *s) { return Zoo::Money(CORBA::Fixed(s)); }
@@ -350,17 +351,6 @@ public:
 };
 
 // ---------------------------------------------------------------- client
-
-static int nchecks, nfailed;
-
-static void ok(bool cond, const char *what)
-{
-  nchecks++;
-  if (!cond)
-    nfailed++;
-  std::printf("%s %d - %s\n", cond ? "ok" : "not ok", nchecks, what);
-  std::fflush(stdout);
-}
 
 static bool streq(const char *a, const char *b) { return a && b && !std::strcmp(a, b); }
 
@@ -755,51 +745,43 @@ static void client_kw(_cxx_auto::interface_ptr w)
      sg == _cxx_auto::_cxx_extern && len == 2, "typedef(while of 2, inout volatile, out long long)");
 }
 
+static int server()
+{
+  CORBA::Object_var o = orb->resolve_initial_references("RootPOA");
+  root = PortableServer::POA::_narrow(o);
+  KeeperImpl *k = new KeeperImpl;
+  k->make_animals();
+  ProbeImpl *p = new ProbeImpl;
+  KwImpl *w = new KwImpl;
+  PortableServer::ObjectId_var id;
+  id = root->activate_object(k);
+  id = root->activate_object(p);
+  id = root->activate_object(w);
+  CORBA::Object_var ko = k->_this(), po = p->_this(), wo = w->_this();
+  print_ref(ko);
+  print_ref(po);
+  print_ref(wo);
+  peer_run(root);
+  return 0;
+}
+
+// the three references KEEPER, PROBE, KW; SHUTDOWN: the keeper's shutdown after
+static int client(char **refs, bool shutdown)
+{
+  Zoo::Keeper_var k = Zoo::Keeper::_narrow(CORBA::Object_var(orb->string_to_object(refs[0])));
+  Prag::Probe_var p = Prag::Probe::_narrow(CORBA::Object_var(orb->string_to_object(refs[1])));
+  _cxx_auto::interface_var w =
+    _cxx_auto::interface::_narrow(CORBA::Object_var(orb->string_to_object(refs[2])));
+  ok(!CORBA::is_nil(k) && !CORBA::is_nil(p) && !CORBA::is_nil(w), "narrow Keeper, Probe, interface");
+  client_keeper(k);
+  client_probe(p);
+  client_kw(w);
+  if (shutdown)
+    k->shutdown();
+  return peer_summary();
+}
+
 int main(int argc, char **argv)
 {
-  orb = CORBA::ORB_init(argc, argv);
-  int rc = 2;
-  try {
-    CORBA::Object_var o = orb->resolve_initial_references("RootPOA");
-    root = PortableServer::POA::_narrow(o);
-    if (argc >= 2 && std::strcmp(argv[1], "server") == 0) {
-      KeeperImpl *k = new KeeperImpl;
-      k->make_animals();
-      ProbeImpl *p = new ProbeImpl;
-      KwImpl *w = new KwImpl;
-      PortableServer::ObjectId_var id;
-      id = root->activate_object(k);
-      id = root->activate_object(p);
-      id = root->activate_object(w);
-      CORBA::Object_var ko = k->_this(), po = p->_this(), wo = w->_this();
-      CORBA::String_var s1 = orb->object_to_string(ko), s2 = orb->object_to_string(po),
-                        s3 = orb->object_to_string(wo);
-      std::printf("%s\n%s\n%s\n", (const char *)s1, (const char *)s2, (const char *)s3);
-      std::fflush(stdout);
-      PortableServer::POAManager_var pm = root->the_POAManager();
-      pm->activate();
-      orb->run();
-      rc = 0;
-    } else if (argc >= 5 && std::strcmp(argv[1], "client") == 0) {
-      Zoo::Keeper_var k = Zoo::Keeper::_narrow(CORBA::Object_var(orb->string_to_object(argv[2])));
-      Prag::Probe_var p = Prag::Probe::_narrow(CORBA::Object_var(orb->string_to_object(argv[3])));
-      _cxx_auto::interface_var w =
-        _cxx_auto::interface::_narrow(CORBA::Object_var(orb->string_to_object(argv[4])));
-      ok(!CORBA::is_nil(k) && !CORBA::is_nil(p) && !CORBA::is_nil(w), "narrow Keeper, Probe, interface");
-      client_keeper(k);
-      client_probe(p);
-      client_kw(w);
-      if (argc >= 6 && std::strcmp(argv[5], "--shutdown") == 0)
-        k->shutdown();
-      std::printf("%d checks, %d failed\n", nchecks, nfailed);
-      rc = nfailed ? 1 : 0;
-    } else {
-      std::fprintf(stderr, "usage: omni-zoo server | client KEEPER PROBE KW [--shutdown]\n");
-    }
-    orb->destroy();
-  } catch (CORBA::Exception &e) {
-    std::fprintf(stderr, "omni-zoo: exception %s\n", e._name());
-    rc = 1;
-  }
-  return rc;
+  return peer_main(argc, argv, server, 3, client, "KEEPER PROBE KW");
 }

@@ -227,20 +227,14 @@ static int corba_server(int argc, char **argv)
     if (failed(&ev, "--forward-to"))
       return 1;
   }
-  PortableServer_POA ins =
-    (PortableServer_POA)CORBA_ORB_resolve_initial_references(the_orb, "omniINSPOA", &ev);
-  if (failed(&ev, "omniINSPOA"))
-    return 1;
   POA_Fwd_F servant = { NULL, &c_vepv };
   POA_Fwd_F__init(&servant, &ev);
-  PortableServer_ObjectId *oid = PortableServer_string_to_ObjectId("F", &ev);
-  PortableServer_POA_activate_object_with_id(ins, oid, &servant, &ev);
-  Fwd_F self = PortableServer_POA_servant_to_reference(ins, &servant, &ev);
-  if (failed(&ev, "activate"))
-    return 1;
-  CORBA_char *ior = CORBA_ORB_object_to_string(the_orb, self, &ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(ins, &ev), &ev);
-  if (failed(&ev, "POAManager"))
+  PortableServer_POA ins;
+  PortableServer_ObjectId *oid;
+  CORBA_char *ior;
+  const char *what;
+  Fwd_F self = peer_activate(the_orb, "F", &servant, &ins, &oid, &ior, &what, &ev);
+  if (failed(&ev, what))
     return 1;
   print_ref(ior, ior_port(ior));
   CORBA_free(ior);

@@ -30,3 +30,30 @@ int peer_stopper_start(peer_stopper *p, CORBA_ORB orb, const sigset_t *stop)
 }
 
 void peer_stopper_join(peer_stopper *p) { pthread_join(p->thread, NULL); }
+
+CORBA_Object peer_activate(CORBA_ORB orb, const char *id, PortableServer_Servant servant,
+                           PortableServer_POA *poa, PortableServer_ObjectId **oid,
+                           CORBA_char **ior, const char **what, CORBA_Environment *ev)
+{
+  const char *step;
+  if (!what)
+    what = &step;
+  *oid = NULL;
+  *ior = NULL;
+  *what = "omniINSPOA";
+  *poa = (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "omniINSPOA", ev);
+  if (ev->_major != CORBA_NO_EXCEPTION)
+    return NULL;
+  *what = "activate";
+  *oid = PortableServer_string_to_ObjectId(id, ev);
+  PortableServer_POA_activate_object_with_id(*poa, *oid, servant, ev);
+  CORBA_Object self = PortableServer_POA_servant_to_reference(*poa, servant, ev);
+  if (ev->_major != CORBA_NO_EXCEPTION)
+    return NULL;
+  *ior = CORBA_ORB_object_to_string(orb, self, ev);
+  *what = "POAManager";
+  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(*poa, ev), ev);
+  if (ev->_major != CORBA_NO_EXCEPTION)
+    return NULL;
+  return self;
+}

@@ -1,6 +1,7 @@
 /* peerutil.h - what the C-mapping test peers (tests/orb/fwd-peer,
- * tls-peer, tmo-peer; tests/orb/peerutil.c) share: the stop signals, and
- * the thread that shuts a server ORB down when one comes. */
+ * tls-peer, tmo-peer; tests/orb/peerutil.c) share: the stop signals, the
+ * thread that shuts a server ORB down when one comes, and a servant
+ * activated in omniINSPOA with its IOR. */
 #ifndef PEERUTIL_H
 #define PEERUTIL_H
 
@@ -27,5 +28,16 @@ int peer_stopper_start(peer_stopper *p, CORBA_ORB orb, const sigset_t *stop);
 
 /* Wait for P's thread to end (after its signal came). */
 void peer_stopper_join(peer_stopper *p);
+
+/* SERVANT (its POA_..._init done) activated in ORB's omniINSPOA under the
+ * ObjectId ID (its object key, so that corbaloc::HOST:PORT/ID reaches it),
+ * and the POA's manager activated: the object's reference, *POA the POA,
+ * *OID the ObjectId (CORBA_free it; for deactivate_object) and *IOR the
+ * stringified reference (CORBA_free it).  On an exception: NULL, EV holding
+ * it and *WHAT (unless WHAT is NULL) the step that raised it
+ * ("omniINSPOA", "activate", "POAManager"). */
+CORBA_Object peer_activate(CORBA_ORB orb, const char *id, PortableServer_Servant servant,
+                           PortableServer_POA *poa, PortableServer_ObjectId **oid,
+                           CORBA_char **ior, const char **what, CORBA_Environment *ev);
 
 #endif

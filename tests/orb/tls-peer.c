@@ -91,19 +91,12 @@ static int server(int argc, char **argv)
     CORBA_ORB_destroy(the_orb, &ev);
     return usage();
   }
-  PortableServer_POA ins =
-    (PortableServer_POA)CORBA_ORB_resolve_initial_references(the_orb, "omniINSPOA", &ev);
-  if (report(&ev))
-    return 1;
   POA_TlsEcho_Echo servant = { NULL, &vepv };
   POA_TlsEcho_Echo__init(&servant, &ev);
-  PortableServer_ObjectId *oid = PortableServer_string_to_ObjectId("TlsEcho", &ev);
-  PortableServer_POA_activate_object_with_id(ins, oid, &servant, &ev);
-  TlsEcho_Echo self = PortableServer_POA_servant_to_reference(ins, &servant, &ev);
-  if (report(&ev))
-    return 1;
-  CORBA_char *ior = CORBA_ORB_object_to_string(the_orb, self, &ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(ins, &ev), &ev);
+  PortableServer_POA ins;
+  PortableServer_ObjectId *oid;
+  CORBA_char *ior;
+  TlsEcho_Echo self = peer_activate(the_orb, "TlsEcho", &servant, &ins, &oid, &ior, NULL, &ev);
   if (report(&ev))
     return 1;
   printf("%s\n", ior);

@@ -117,20 +117,14 @@ static int corba_server(int argc, char **argv)
   the_orb = CORBA_ORB_init(&argc, argv, "", &ev);
   if (failed(&ev, "ORB_init"))
     return 1;
-  PortableServer_POA ins =
-    (PortableServer_POA)CORBA_ORB_resolve_initial_references(the_orb, "omniINSPOA", &ev);
-  if (failed(&ev, "omniINSPOA"))
-    return 1;
   POA_Tmo_S servant = { NULL, &c_vepv };
   POA_Tmo_S__init(&servant, &ev);
-  PortableServer_ObjectId *oid = PortableServer_string_to_ObjectId("S", &ev);
-  PortableServer_POA_activate_object_with_id(ins, oid, &servant, &ev);
-  Tmo_S self = PortableServer_POA_servant_to_reference(ins, &servant, &ev);
-  if (failed(&ev, "activate"))
-    return 1;
-  CORBA_char *ior = CORBA_ORB_object_to_string(the_orb, self, &ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(ins, &ev), &ev);
-  if (failed(&ev, "POAManager"))
+  PortableServer_POA ins;
+  PortableServer_ObjectId *oid;
+  CORBA_char *ior;
+  const char *what;
+  Tmo_S self = peer_activate(the_orb, "S", &servant, &ins, &oid, &ior, &what, &ev);
+  if (failed(&ev, what))
     return 1;
   printf("%s\n", ior);
   fflush(stdout);

@@ -17,54 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rich.h"
-
-static int n_checks, n_failed;
-
-static void ok(int cond, const char *what, const char *detail)
-{
-  n_checks++;
-  if (cond) {
-    printf("ok %d - %s\n", n_checks, what);
-  } else {
-    n_failed++;
-    printf("not ok %d - %s: %s\n", n_checks, what, detail ? detail : "");
-  }
-}
-
-static int no_exc(CORBA_Environment *ev, const char *what)
-{
-  if (ev->_major == CORBA_NO_EXCEPTION)
-    return 1;
-  char d[256];
-  snprintf(d, sizeof d, "exception %s", CORBA_exception_id(ev));
-  ok(0, what, d);
-  CORBA_exception_free(ev);
-  return 0;
-}
-
-/* a fixed<6,2> from its hundredths, and its value back */
-static Rich_Money money(long cents)
-{
-  Rich_Money m;
-  memset(&m, 0, sizeof m);
-  m.digits = 6;
-  m.scale = 2;
-  m.negative = cents < 0;
-  unsigned long u = cents < 0 ? (unsigned long)-cents : (unsigned long)cents;
-  for (int i = 5; i >= 0; i--, u /= 10)
-    m.d[i] = (CORBA_octet)(u % 10);
-  return m;
-}
-
-static long cents(const Rich_Money *m)
-{
-  long v = 0;
-  for (int i = 0; i < m->digits; i++)
-    v = v * 10 + m->d[i];
-  for (int i = m->scale; i < 2; i++)
-    v *= 10;
-  return m->negative ? -v : v;
-}
+#include "rich-money.h"
+#include "checks.h"
 
 static int bad_is(CORBA_Environment *ev, const char *why, CORBA_long code)
 {
@@ -72,8 +26,8 @@ static int bad_is(CORBA_Environment *ev, const char *why, CORBA_long code)
     return 0;
   const Rich_Bad *b = CORBA_exception_value(ev);
   return b && !strcmp(b->why, why) && b->code == code && b->data._length == 2 &&
-         b->data._buffer[0] == code && b->data._buffer[1] == code + 1 && cents(&b->m) == 150 &&
-         b->m.digits == 6 && b->m.scale == 2;
+         b->data._buffer[0] == code && b->data._buffer[1] == code + 1 &&
+         money_cents(&b->m) == 150 && b->m.digits == 6 && b->m.scale == 2;
 }
 
 static void seq(CORBA_sequence_CORBA_long *s, CORBA_long *b, CORBA_unsigned_long n)
@@ -179,21 +133,21 @@ int main(int argc, char **argv)
   /* fixed<6,2>: attribute, in and result */
   Rich_Money m = Rich_Derived__get_price(dv, &ev);
   if (no_exc(&ev, "_get_price")) {
-    snprintf(d, sizeof d, "%ld digits %d scale %d", cents(&m), m.digits, m.scale);
-    ok(cents(&m) == 1234 && m.digits == 6 && m.scale == 2, "price = 12.34", d);
+    snprintf(d, sizeof d, "%ld digits %d scale %d", money_cents(&m), m.digits, m.scale);
+    ok(money_cents(&m) == 1234 && m.digits == 6 && m.scale == 2, "price = 12.34", d);
   }
   m = money(-9999);
   Rich_Derived__set_price(dv, &m, &ev);
   no_exc(&ev, "_set_price");
   m = Rich_Derived__get_price(dv, &ev);
   if (no_exc(&ev, "_get_price"))
-    ok(cents(&m) == -9999 && m.negative, "price = -99.99 after _set_price", "");
+    ok(money_cents(&m) == -9999 && m.negative, "price = -99.99 after _set_price", "");
   {
     Rich_Money a = money(123456), b = money(-6);
     m = Rich_Derived_addMoney(dv, &a, &b, &ev);
     if (no_exc(&ev, "addMoney")) {
-      snprintf(d, sizeof d, "%ld", cents(&m));
-      ok(cents(&m) == 123450, "addMoney(1234.56, -0.06) = 1234.50", d);
+      snprintf(d, sizeof d, "%ld", money_cents(&m));
+      ok(money_cents(&m) == 123450, "addMoney(1234.56, -0.06) = 1234.50", d);
     }
   }
 

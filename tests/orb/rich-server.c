@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rich.h"
+#include "rich-money.h"
 
 typedef struct Server {
   POA_Rich_Derived servant;
@@ -22,30 +23,6 @@ typedef struct Server {
 static Server srv;
 static POA_Rich_Inner_Holder holder_servant;
 static POA_Rich_Inner_Node node_servant;
-
-/* a fixed<6,2> as a count of hundredths, and back */
-static long money_cents(const Rich_Money *m)
-{
-  long v = 0;
-  for (int i = 0; i < m->digits; i++)
-    v = v * 10 + m->d[i];
-  for (int i = m->scale; i < 2; i++)
-    v *= 10;
-  return m->negative ? -v : v;
-}
-
-static Rich_Money money(long cents)
-{
-  Rich_Money m;
-  memset(&m, 0, sizeof m);
-  m.digits = 6;
-  m.scale = 2;
-  m.negative = cents < 0;
-  unsigned long u = cents < 0 ? (unsigned long)-cents : (unsigned long)cents;
-  for (int i = 5; i >= 0; i--, u /= 10)
-    m.d[i] = (CORBA_octet)(u % 10);
-  return m;
-}
 
 static CORBA_long *longs(CORBA_sequence_CORBA_long *s, CORBA_unsigned_long n)
 {

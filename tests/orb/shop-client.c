@@ -14,30 +14,7 @@
 #include <time.h>
 #include <iiop/ior.h>
 #include "shop.h"
-
-static int n_checks, n_failed;
-
-static void ok(int cond, const char *what, const char *detail)
-{
-  n_checks++;
-  if (cond) {
-    printf("ok %d - %s\n", n_checks, what);
-  } else {
-    n_failed++;
-    printf("not ok %d - %s: %s\n", n_checks, what, detail ? detail : "");
-  }
-}
-
-static int no_exc(CORBA_Environment *ev, const char *what)
-{
-  if (ev->_major == CORBA_NO_EXCEPTION)
-    return 1;
-  char d[256];
-  snprintf(d, sizeof d, "exception %s", CORBA_exception_id(ev));
-  ok(0, what, d);
-  CORBA_exception_free(ev);
-  return 0;
-}
+#include "checks.h"
 
 int main(int argc, char **argv)
 {

@@ -304,23 +304,6 @@ static void check_ping(iiop_ref *r, int32_t x)
   ck_assert_int_eq(got, x);
 }
 
-/* echoString(S): the result must be S octet for octet. */
-static void check_echo_string(iiop_ref *r, const char *s, size_t n)
-{
-  iiop_call *call;
-  cdr_out *args;
-  ck_assert_int_eq(iiop_call_begin(r, "echoString", 0, &call, &args), CDR_OK);
-  cdr_put_string_n(args, s, n);
-  cdr_in *res = NULL;
-  ck_assert_int_eq(iiop_call_invoke(call, &res), CDR_OK);
-  const char *got;
-  uint32_t gl;
-  ck_assert_int_eq(cdr_get_string_view(res, &got, &gl), CDR_OK);
-  ck_assert_uint_eq(gl, n);
-  ck_assert(memcmp(got, s, n) == 0);
-  iiop_call_end(call);
-}
-
 /* Invoke OP with one long argument; returns invoke's status, the system
  * exception copied into *E when there is one. */
 static int call_long(iiop_ref *r, const char *op, int32_t x, giop_system_exception *e,
@@ -467,15 +450,15 @@ START_TEST(test_ping_and_echo_string)
   check_ping(r, INT32_MIN);
   check_ping(r, INT32_MAX);
   check_ping(r, -1);
-  check_echo_string(r, "hello", 5);
-  check_echo_string(r, "", 0);
-  check_echo_string(r, "caf\xe9 \xff", 6); /* ISO-8859-1 both sides: octets unchanged */
+  nu_check_echo_string(r, "hello", 5, 0);
+  nu_check_echo_string(r, "", 0, 0);
+  nu_check_echo_string(r, "caf\xe9 \xff", 6, 0); /* ISO-8859-1 both sides: octets unchanged */
   iiop_ref_free(r);
 
   /* corbaloc reaches the same object. */
   r = resolve_loc(c, "127.0.0.1", iiop_server_port(s), "Echo");
   check_ping(r, 7);
-  check_echo_string(r, "via corbaloc", 12);
+  nu_check_echo_string(r, "via corbaloc", 12, 0);
   iiop_ref_free(r);
   iiop_client_free(c);
   iiop_server_free(s);
@@ -498,7 +481,7 @@ START_TEST(test_large_string_fragmented)
   ck_assert_ptr_nonnull(big);
   for (size_t k = 0; k < n; k++)
     big[k] = (char)('a' + k % 26);
-  check_echo_string(r, big, n);
+  nu_check_echo_string(r, big, n, 0);
   check_ping(r, 3);
   free(big);
   iiop_ref_free(r);
@@ -650,7 +633,7 @@ START_TEST(test_tls)
   iiop_client *c = new_client(ca_file);
   iiop_ref *r = resolve_ior(c, s, "Echo");
   check_ping(r, 1234);
-  check_echo_string(r, "over TLS", 8);
+  nu_check_echo_string(r, "over TLS", 8, 0);
   char why[IIOP_CLIENT_ERROR_MAX];
   memset(why, 'x', sizeof why);
   ck_assert_uint_eq(iiop_client_last_error(c, why, sizeof why), 0);
@@ -1123,7 +1106,7 @@ START_TEST(test_ipv6)
   iiop_client *c = new_client(NULL);
   iiop_ref *r = resolve_ior(c, s, "Echo");
   check_ping(r, 66);
-  check_echo_string(r, "v6", 2);
+  nu_check_echo_string(r, "v6", 2, 0);
   iiop_ref_free(r);
   r = resolve_loc(c, "::1", iiop_server_port(s), "Echo");
   check_ping(r, 67);
@@ -2353,7 +2336,7 @@ START_TEST(test_option_allocators)
   ck_assert_uint_ge(client_setup, 3); /* the client, the reference, its endpoint */
   for (int i = 0; i < 20; i++) {
     check_ping(r, i);
-    check_echo_string(r, "through the option allocators", 29);
+    nu_check_echo_string(r, "through the option allocators", 29, 0);
   }
   /* The call, its stream buffer, the connection, its transport and
    * reassembler; the server's connection record, transport, reassembler
@@ -2472,7 +2455,7 @@ START_TEST(test_pool_many_connections)
   iiop_client *c2 = new_client(NULL);
   iiop_ref *r2 = resolve_ior(c2, s, "Echo");
   check_ping(r2, 77);
-  check_echo_string(r2, "late", 4);
+  nu_check_echo_string(r2, "late", 4, 0);
 
   /* The clients go away (pooled connections end on a worker when it reads
    * the end of the stream); shutdown finds little to do, and joins the

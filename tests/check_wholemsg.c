@@ -304,20 +304,8 @@ static void client_request(int minor, size_t frag, size_t n)
   iiop_ref *r = NULL;
   ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_OK);
   char *s = make_string(n);
-  for (int k = 0; k < 2; k++) {
-    iiop_call *call;
-    cdr_out *args;
-    ck_assert_int_eq(iiop_call_begin(r, "echoString", 0, &call, &args), CDR_OK);
-    cdr_put_string_ref(args, s, n);
-    cdr_in *res = NULL;
-    ck_assert_int_eq(iiop_call_invoke(call, &res), CDR_OK);
-    const char *got;
-    uint32_t gl;
-    ck_assert_int_eq(cdr_get_string_view(res, &got, &gl), CDR_OK);
-    ck_assert_uint_eq(gl, n);
-    ck_assert(memcmp(got, s, n) == 0);
-    iiop_call_end(call);
-  }
+  for (int k = 0; k < 2; k++)
+    nu_check_echo_string(r, s, n, NU_ECHO_BY_REF);
   pthread_join(th, NULL);
   ck_assert(rs.ok);
   for (int k = 0; k < 2; k++) {

@@ -433,6 +433,25 @@ nu_outcome nu_call(iiop_ref *r, const char *op, const int32_t *args, int n, int 
   return out;
 }
 
+void nu_check_echo_string(iiop_ref *r, const char *s, size_t n, unsigned flags)
+{
+  iiop_call *call;
+  cdr_out *args;
+  ck_assert_int_eq(iiop_call_begin(r, "echoString", 0, &call, &args), CDR_OK);
+  if (flags & NU_ECHO_BY_REF)
+    cdr_put_string_ref(args, s, n);
+  else
+    cdr_put_string_n(args, s, n);
+  cdr_in *res = NULL;
+  ck_assert_int_eq(iiop_call_invoke(call, &res), CDR_OK);
+  const char *got;
+  uint32_t gl;
+  ck_assert_int_eq(cdr_get_string_view(res, &got, &gl), CDR_OK);
+  ck_assert_uint_eq(gl, n);
+  ck_assert(memcmp(got, s, n) == 0);
+  iiop_call_end(call);
+}
+
 iiop_server_stats nu_stats(iiop_server *s)
 {
   iiop_server_stats st;

@@ -450,15 +450,16 @@ START_TEST(test_ping_and_echo_string)
   check_ping(r, INT32_MIN);
   check_ping(r, INT32_MAX);
   check_ping(r, -1);
-  nu_check_echo_string(r, "hello", 5, 0);
-  nu_check_echo_string(r, "", 0, 0);
-  nu_check_echo_string(r, "caf\xe9 \xff", 6, 0); /* ISO-8859-1 both sides: octets unchanged */
+  nu_check_echo(r, "echoString", "hello", 5, 0);
+  nu_check_echo(r, "echoString", "", 0, 0);
+  /* ISO-8859-1 both sides: octets unchanged */
+  nu_check_echo(r, "echoString", "caf\xe9 \xff", 6, 0);
   iiop_ref_free(r);
 
   /* corbaloc reaches the same object. */
   r = resolve_loc(c, "127.0.0.1", iiop_server_port(s), "Echo");
   check_ping(r, 7);
-  nu_check_echo_string(r, "via corbaloc", 12, 0);
+  nu_check_echo(r, "echoString", "via corbaloc", 12, 0);
   iiop_ref_free(r);
   iiop_client_free(c);
   iiop_server_free(s);
@@ -481,7 +482,7 @@ START_TEST(test_large_string_fragmented)
   ck_assert_ptr_nonnull(big);
   for (size_t k = 0; k < n; k++)
     big[k] = (char)('a' + k % 26);
-  nu_check_echo_string(r, big, n, 0);
+  nu_check_echo(r, "echoString", big, n, 0);
   check_ping(r, 3);
   free(big);
   iiop_ref_free(r);
@@ -489,25 +490,6 @@ START_TEST(test_large_string_fragmented)
   iiop_server_free(s);
 }
 END_TEST
-
-/* OP(S) for a string S of N octets, sent by reference
- * (cdr_put_string_ref()); the reply must be S octet for octet. */
-static void check_echo_ref(iiop_ref *r, const char *op, const char *s, size_t n)
-{
-  iiop_call *call;
-  cdr_out *args;
-  ck_assert_int_eq(iiop_call_begin(r, op, 0, &call, &args), CDR_OK);
-  cdr_put_string_ref(args, s, n);
-  ck_assert_uint_eq(cdr_out_nrefs(args), 1);   /* not copied */
-  cdr_in *res = NULL;
-  ck_assert_int_eq(iiop_call_invoke(call, &res), CDR_OK);
-  const char *got;
-  uint32_t gl;
-  ck_assert_int_eq(cdr_get_string_view(res, &got, &gl), CDR_OK);
-  ck_assert_uint_eq(gl, n);
-  ck_assert(memcmp(got, s, n) == 0);
-  iiop_call_end(call);
-}
 
 /* Requests and replies written by reference go out as gather lists:
  * whole, cut into 256-octet fragments, and over TLS (which coalesces). */
@@ -533,8 +515,8 @@ START_TEST(test_gather_requests_and_replies)
     ck_assert_ptr_nonnull(c);
     iiop_ref *r = resolve_ior(c, s, "Echo");
     for (int k = 0; k < 3; k++) {      /* the first request carries CodeSets (rebuilt) */
-      check_echo_ref(r, "echoStringView", big, n);
-      check_echo_ref(r, "echoString", big + k, n - k);
+      nu_check_echo(r, "echoStringView", big, n, NU_ECHO_BY_REF | NU_ECHO_ONE_REF);
+      nu_check_echo(r, "echoString", big + k, n - k, NU_ECHO_BY_REF | NU_ECHO_ONE_REF);
     }
     check_ping(r, 3);
     iiop_ref_free(r);
@@ -633,7 +615,7 @@ START_TEST(test_tls)
   iiop_client *c = new_client(ca_file);
   iiop_ref *r = resolve_ior(c, s, "Echo");
   check_ping(r, 1234);
-  nu_check_echo_string(r, "over TLS", 8, 0);
+  nu_check_echo(r, "echoString", "over TLS", 8, 0);
   char why[IIOP_CLIENT_ERROR_MAX];
   memset(why, 'x', sizeof why);
   ck_assert_uint_eq(iiop_client_last_error(c, why, sizeof why), 0);
@@ -1106,7 +1088,7 @@ START_TEST(test_ipv6)
   iiop_client *c = new_client(NULL);
   iiop_ref *r = resolve_ior(c, s, "Echo");
   check_ping(r, 66);
-  nu_check_echo_string(r, "v6", 2, 0);
+  nu_check_echo(r, "echoString", "v6", 2, 0);
   iiop_ref_free(r);
   r = resolve_loc(c, "::1", iiop_server_port(s), "Echo");
   check_ping(r, 67);
@@ -2336,7 +2318,7 @@ START_TEST(test_option_allocators)
   ck_assert_uint_ge(client_setup, 3); /* the client, the reference, its endpoint */
   for (int i = 0; i < 20; i++) {
     check_ping(r, i);
-    nu_check_echo_string(r, "through the option allocators", 29, 0);
+    nu_check_echo(r, "echoString", "through the option allocators", 29, 0);
   }
   /* The call, its stream buffer, the connection, its transport and
    * reassembler; the server's connection record, transport, reassembler
@@ -2455,7 +2437,7 @@ START_TEST(test_pool_many_connections)
   iiop_client *c2 = new_client(NULL);
   iiop_ref *r2 = resolve_ior(c2, s, "Echo");
   check_ping(r2, 77);
-  nu_check_echo_string(r2, "late", 4, 0);
+  nu_check_echo(r2, "echoString", "late", 4, 0);
 
   /* The clients go away (pooled connections end on a worker when it reads
    * the end of the stream); shutdown finds little to do, and joins the

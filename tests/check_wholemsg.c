@@ -305,7 +305,7 @@ static void client_request(int minor, size_t frag, size_t n)
   ck_assert_int_eq(iiop_client_resolve(c, url, &r), CDR_OK);
   char *s = make_string(n);
   for (int k = 0; k < 2; k++)
-    nu_check_echo_string(r, s, n, NU_ECHO_BY_REF);
+    nu_check_echo(r, "echoString", s, n, NU_ECHO_BY_REF);
   pthread_join(th, NULL);
   ck_assert(rs.ok);
   for (int k = 0; k < 2; k++) {

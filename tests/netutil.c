@@ -433,15 +433,17 @@ nu_outcome nu_call(iiop_ref *r, const char *op, const int32_t *args, int n, int 
   return out;
 }
 
-void nu_check_echo_string(iiop_ref *r, const char *s, size_t n, unsigned flags)
+void nu_check_echo(iiop_ref *r, const char *op, const char *s, size_t n, unsigned flags)
 {
   iiop_call *call;
   cdr_out *args;
-  ck_assert_int_eq(iiop_call_begin(r, "echoString", 0, &call, &args), CDR_OK);
+  ck_assert_int_eq(iiop_call_begin(r, op, 0, &call, &args), CDR_OK);
   if (flags & NU_ECHO_BY_REF)
     cdr_put_string_ref(args, s, n);
   else
     cdr_put_string_n(args, s, n);
+  if ((flags & NU_ECHO_BY_REF) && (flags & NU_ECHO_ONE_REF))
+    ck_assert_uint_eq(cdr_out_nrefs(args), 1); /* not copied */
   cdr_in *res = NULL;
   ck_assert_int_eq(iiop_call_invoke(call, &res), CDR_OK);
   const char *got;

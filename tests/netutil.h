@@ -185,13 +185,16 @@ void nu_take_exception(nu_outcome *o, iiop_call *call);
 nu_outcome nu_call(iiop_ref *r, const char *op, const int32_t *args, int n, int call_ms,
                    unsigned flags);
 
-/* nu_check_echo_string's FLAGS: S is written by reference
- * (cdr_put_string_ref: gathered from S, not copied). */
+/* nu_check_echo's FLAGS: S is written by reference (cdr_put_string_ref);
+ * and, with NU_ECHO_ONE_REF too, asserted to have gone as one reference,
+ * not copied (cdr_out_nrefs of the arguments is 1). */
 #define NU_ECHO_BY_REF 1u
+#define NU_ECHO_ONE_REF 2u
 
-/* echoString(S, N octets) on R: asserts that the call begins and returns
- * CDR_OK, and that the result is S octet for octet. */
-void nu_check_echo_string(iiop_ref *r, const char *s, size_t n, unsigned flags);
+/* OP(S, N octets), an echo operation ("echoString" or the like), on R:
+ * asserts that the call begins and returns CDR_OK, and that the result is
+ * S octet for octet. */
+void nu_check_echo(iiop_ref *r, const char *op, const char *s, size_t n, unsigned flags);
 
 /* The operation "echoString(string s) -> s", S copied into the reply. */
 int nu_op_echo_string(void *servant, iiop_request *r, cdr_in *a, cdr_out *o);

@@ -208,10 +208,7 @@ static POA_Fwd_F__vepv c_vepv = { &c_base_epv, &c_f_epv };
 
 static int failed(CORBA_Environment *ev, const char *what)
 {
-  if (ev->_major == CORBA_NO_EXCEPTION)
-    return 0;
-  fprintf(stderr, "fwd-peer: %s: %s\n", what, CORBA_exception_id(ev));
-  return 1;
+  return peer_failed("fwd-peer", ev, what);
 }
 
 static int corba_server(int argc, char **argv)
@@ -238,13 +235,8 @@ static int corba_server(int argc, char **argv)
     return 1;
   print_ref(ior, ior_port(ior));
   CORBA_free(ior);
-  peer_stopper t;
-  if (peer_stopper_start(&t, the_orb, &stop) != 0)
+  if (peer_run(the_orb, &stop, &ev) != 0 || failed(&ev, "run"))
     return 1;
-  CORBA_ORB_run(the_orb, &ev);
-  if (failed(&ev, "run"))
-    return 1;
-  peer_stopper_join(&t);
   PortableServer_POA_deactivate_object(ins, oid, &ev);
   CORBA_free(oid);
   CORBA_Object_release(self, &ev);

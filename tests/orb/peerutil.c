@@ -1,4 +1,5 @@
 /* peerutil.c - what the C-mapping test peers share (peerutil.h). */
+#include <stdio.h>
 #include "peerutil.h"
 
 sigset_t peer_stop_signals(void)
@@ -30,6 +31,25 @@ int peer_stopper_start(peer_stopper *p, CORBA_ORB orb, const sigset_t *stop)
 }
 
 void peer_stopper_join(peer_stopper *p) { pthread_join(p->thread, NULL); }
+
+int peer_run(CORBA_ORB orb, const sigset_t *stop, CORBA_Environment *ev)
+{
+  peer_stopper t;
+  if (peer_stopper_start(&t, orb, stop) != 0)
+    return -1;
+  CORBA_ORB_run(orb, ev);
+  if (ev->_major == CORBA_NO_EXCEPTION)
+    peer_stopper_join(&t);
+  return 0;
+}
+
+int peer_failed(const char *prog, CORBA_Environment *ev, const char *what)
+{
+  if (ev->_major == CORBA_NO_EXCEPTION)
+    return 0;
+  fprintf(stderr, "%s: %s: %s\n", prog, what, CORBA_exception_id(ev));
+  return 1;
+}
 
 CORBA_Object peer_activate(CORBA_ORB orb, const char *id, PortableServer_Servant servant,
                            PortableServer_POA *poa, PortableServer_ObjectId **oid,

@@ -29,6 +29,15 @@ int peer_stopper_start(peer_stopper *p, CORBA_ORB orb, const sigset_t *stop);
 /* Wait for P's thread to end (after its signal came). */
 void peer_stopper_join(peer_stopper *p);
 
+/* ORB run (CORBA_ORB_run) until a signal of STOP comes, a peer_stopper
+ * shutting it down, and that thread joined: 0, or -1 when the thread does
+ * not start (ORB not run).  When run raises an exception (in EV) the
+ * thread is not joined (no signal may come; the caller exits). */
+int peer_run(CORBA_ORB orb, const sigset_t *stop, CORBA_Environment *ev);
+
+/* 0 when EV holds no exception; else "PROG: WHAT: ID" on stderr and 1. */
+int peer_failed(const char *prog, CORBA_Environment *ev, const char *what);
+
 /* SERVANT (its POA_..._init done) activated in ORB's omniINSPOA under the
  * ObjectId ID (its object key, so that corbaloc::HOST:PORT/ID reaches it),
  * and the POA's manager activated: the object's reference, *POA the POA,

@@ -102,13 +102,8 @@ static int server(int argc, char **argv)
   printf("%s\n", ior);
   fflush(stdout);
   CORBA_free(ior);
-  peer_stopper t;
-  if (peer_stopper_start(&t, the_orb, &stop) != 0)
+  if (peer_run(the_orb, &stop, &ev) != 0 || report(&ev))
     return 1;
-  CORBA_ORB_run(the_orb, &ev);
-  if (report(&ev))
-    return 1;
-  peer_stopper_join(&t);
   PortableServer_POA_deactivate_object(ins, oid, &ev);
   CORBA_free(oid);
   CORBA_Object_release(self, &ev);

@@ -103,10 +103,7 @@ static CORBA_ORB the_orb;
 
 static int failed(CORBA_Environment *ev, const char *what)
 {
-  if (ev->_major == CORBA_NO_EXCEPTION)
-    return 0;
-  fprintf(stderr, "tmo-peer: %s: %s\n", what, CORBA_exception_id(ev));
-  return 1;
+  return peer_failed("tmo-peer", ev, what);
 }
 
 static int corba_server(int argc, char **argv)
@@ -129,11 +126,8 @@ static int corba_server(int argc, char **argv)
   printf("%s\n", ior);
   fflush(stdout);
   CORBA_free(ior);
-  peer_stopper t;
-  if (peer_stopper_start(&t, the_orb, &stop) != 0)
+  if (peer_run(the_orb, &stop, &ev) != 0)
     return 1;
-  CORBA_ORB_run(the_orb, &ev);
-  peer_stopper_join(&t);
   printf("sleeps=%d slept=%d pings=%d conns=%d\n", load(&n_sleeps), load(&n_slept),
          load(&n_pings), npeers);
   fflush(stdout);

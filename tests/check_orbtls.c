@@ -51,13 +51,7 @@ static int certs_setup(void)
 
 static void certs_teardown(void) { tlsu_end("check_orbtls"); }
 
-#define NEED_OPENSSL()                                                          \
-  do {                                                                          \
-    if (!have_openssl) {                                                        \
-      fprintf(stderr, "check_orbtls: %s: no openssl CLI, not run\n", __func__); \
-      return;                                                                   \
-    }                                                                           \
-  } while (0)
+#define NEED_OPENSSL() TLSU_NEED(have_openssl, "check_orbtls")
 
 /* ---------------------------------------------------------------- helpers */
 

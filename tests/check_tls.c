@@ -84,13 +84,7 @@ static int certs_setup(void)
 
 static void certs_teardown(void) { tlsu_end("check_tls"); }
 
-#define NEED_OPENSSL()                                                        \
-  do {                                                                        \
-    if (!have_openssl) {                                                      \
-      fprintf(stderr, "check_tls: openssl command missing: %s skipped\n", __func__); \
-      return;                                                                 \
-    }                                                                         \
-  } while (0)
+#define NEED_OPENSSL() TLSU_NEED(have_openssl, "check_tls")
 
 /* ---------------------------------------------------------------- the servant */
 

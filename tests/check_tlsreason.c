@@ -112,13 +112,7 @@ static int certs_setup(void)
 
 static void certs_teardown(void) { tlsu_end("check_tlsreason"); }
 
-#define NEED_OPENSSL()                                                                \
-  do {                                                                                \
-    if (!have_openssl) {                                                              \
-      fprintf(stderr, "check_tlsreason: %s: no openssl command, not run\n", __func__); \
-      return;                                                                         \
-    }                                                                                 \
-  } while (0)
+#define NEED_OPENSSL() TLSU_NEED(have_openssl, "check_tlsreason")
 
 /* ---------------------------------------------------------------- texts */
 

@@ -9,6 +9,18 @@
 #define TLSUTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
+
+/* In a test function of PROG: when HAVE (the program's flag that its
+ * certificates were made) is 0, "PROG: FUNCTION: no openssl command, not
+ * run" on stderr, and return from the function. */
+#define TLSU_NEED(have, prog)                                                    \
+  do {                                                                           \
+    if (!(have)) {                                                               \
+      fprintf(stderr, "%s: %s: no openssl command, not run\n", prog, __func__); \
+      return;                                                                    \
+    }                                                                            \
+  } while (0)
 
 /* The size of the path buffers that tlsu_path fills. */
 #define TLSU_PATH_MAX 128

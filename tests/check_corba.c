@@ -15,6 +15,7 @@
 #include <time.h>
 #include <iiop/ior.h>
 #include "shop.h"
+#include "orbutil.h"
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- memory */
@@ -1012,26 +1013,12 @@ static void impl_init(Impl *im, CORBA_Environment *ev)
   ck_assert_int_eq(ev->_major, CORBA_NO_EXCEPTION);
 }
 
-static CORBA_ORB orb_with_endpoint(CORBA_Environment *ev)
-{
-  char a0[] = "t", a1[] = "-ORBendPoint", a2[] = "giop:tcp:127.0.0.1:0";
-  char *argv[] = { a0, a1, a2, NULL };
-  int argc = 3;
-  CORBA_ORB orb = CORBA_ORB_init(&argc, argv, "", ev);
-  ck_assert_int_eq(ev->_major, CORBA_NO_EXCEPTION);
-  return orb;
-}
-
 START_TEST(test_poa)
 {
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
-  CORBA_ORB orb = orb_with_endpoint(&ev);
-  PortableServer_POA root =
-    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
-  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
-  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  CORBA_ORB orb = ou_orb_local(&ev);
+  PortableServer_POA root = ou_root_poa(orb, &ev);
 
   Impl a;
   impl_init(&a, &ev);
@@ -1157,10 +1144,8 @@ START_TEST(test_steady_state)
 {
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
-  CORBA_ORB orb = orb_with_endpoint(&ev);
-  PortableServer_POA root =
-    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  CORBA_ORB orb = ou_orb_local(&ev);
+  PortableServer_POA root = ou_root_poa(orb, &ev);
   Impl a;
   impl_init(&a, &ev);
   Shop_Store ref = PortableServer_POA_servant_to_reference(root, &a, &ev);
@@ -1213,10 +1198,8 @@ START_TEST(test_servant_exceptions)
 {
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
-  CORBA_ORB orb = orb_with_endpoint(&ev);
-  PortableServer_POA root =
-    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  CORBA_ORB orb = ou_orb_local(&ev);
+  PortableServer_POA root = ou_root_poa(orb, &ev);
   Impl a;
   impl_init(&a, &ev);
   Shop_Store ref = PortableServer_POA_servant_to_reference(root, &a, &ev);
@@ -1298,7 +1281,7 @@ START_TEST(test_service_contexts)
 {
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
-  CORBA_ORB orb = orb_with_endpoint(&ev);
+  CORBA_ORB orb = ou_orb_local(&ev);
   static const iiop_client_interceptor ci = { sc_cli_send, sc_cli_recv };
   static const iiop_server_interceptor si = { sc_srv_recv, NULL };
   corbaorb_orb_add_client_interceptor(orb, &ci, NULL, &ev);
@@ -1308,9 +1291,7 @@ START_TEST(test_service_contexts)
   corbaorb_orb_add_client_interceptor(orb, NULL, NULL, &ev);
   ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_BAD_PARAM);
   CORBA_exception_free(&ev);
-  PortableServer_POA root =
-    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  PortableServer_POA root = ou_root_poa(orb, &ev);
   Impl a;
   impl_init(&a, &ev);
   PortableServer_ObjectId *oid = PortableServer_POA_activate_object(root, &a, &ev);
@@ -1373,10 +1354,8 @@ START_TEST(test_forward_request)
 {
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
-  CORBA_ORB orb = orb_with_endpoint(&ev);
-  PortableServer_POA root =
-    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  CORBA_ORB orb = ou_orb_local(&ev);
+  PortableServer_POA root = ou_root_poa(orb, &ev);
   Impl a, b, c;
   impl_init(&a, &ev);
   impl_init(&b, &ev);
@@ -1436,8 +1415,8 @@ static void perm_case(int giop10)
 {
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
-  CORBA_ORB orb = orb_with_endpoint(&ev);
-  CORBA_ORB orb2 = orb_with_endpoint(&ev);
+  CORBA_ORB orb = ou_orb_local(&ev);
+  CORBA_ORB orb2 = ou_orb_local(&ev);
   ck_assert_ptr_ne(orb, orb2);
   PortableServer_POA root =
     (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
@@ -1576,10 +1555,8 @@ START_TEST(test_deactivate_from_operation)
 {
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
-  CORBA_ORB orb = orb_with_endpoint(&ev);
-  PortableServer_POA root =
-    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  CORBA_ORB orb = ou_orb_local(&ev);
+  PortableServer_POA root = ou_root_poa(orb, &ev);
   Impl a;
   impl_init(&a, &ev);
   a.poa = root;
@@ -1615,11 +1592,9 @@ START_TEST(test_refs_after_first_orb)
   CORBA_exception_init(&ev);
   int argc = 0;
   CORBA_ORB first = CORBA_ORB_init(&argc, NULL, "", &ev);
-  CORBA_ORB orb = orb_with_endpoint(&ev);
+  CORBA_ORB orb = ou_orb_local(&ev);
   CORBA_ORB_destroy(first, &ev);
-  PortableServer_POA root =
-    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  PortableServer_POA root = ou_root_poa(orb, &ev);
   Impl a;
   impl_init(&a, &ev);
   Shop_Store ref = PortableServer_POA_servant_to_reference(root, &a, &ev);
@@ -1666,10 +1641,8 @@ START_TEST(test_threads)
 {
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
-  CORBA_ORB orb = orb_with_endpoint(&ev);
-  PortableServer_POA root =
-    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  CORBA_ORB orb = ou_orb_local(&ev);
+  PortableServer_POA root = ou_root_poa(orb, &ev);
   Impl a;
   impl_init(&a, &ev);
   Shop_Store ref = PortableServer_POA_servant_to_reference(root, &a, &ev);
@@ -1737,9 +1710,7 @@ START_TEST(test_call_timeouts)
   ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
   ck_assert_int_eq(argc, 2);
   ck_assert_str_eq(argv[1], "x");
-  PortableServer_POA root =
-    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  PortableServer_POA root = ou_root_poa(orb, &ev);
   Impl a;
   impl_init(&a, &ev);
   Shop_Store ref = PortableServer_POA_servant_to_reference(root, &a, &ev);
@@ -1799,8 +1770,7 @@ START_TEST(test_call_timeouts)
   orb = CORBA_ORB_init(&argc, argv2, "", &ev);
   ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
   ck_assert_int_eq(argc, 1);
-  root = (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  root = ou_root_poa(orb, &ev);
   impl_init(&a, &ev);
   ref = PortableServer_POA_servant_to_reference(root, &a, &ev);
   timed_ping(ref, 1000, &ms, &ev);

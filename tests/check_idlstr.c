@@ -18,6 +18,7 @@
 #include "shop.h"
 #include "octets.h"
 #include "netutil.h"
+#include "orbutil.h"
 #include "testutil.h"
 
 typedef struct Impl {
@@ -64,14 +65,8 @@ typedef struct fixture {
 static void up(fixture *f)
 {
   CORBA_exception_init(&f->ev);
-  char a0[] = "t", a1[] = "-ORBendPoint", a2[] = "giop:tcp:127.0.0.1:0";
-  char *argv[] = { a0, a1, a2, NULL };
-  int argc = 3;
-  f->orb = CORBA_ORB_init(&argc, argv, "", &f->ev);
-  ck_assert_int_eq(f->ev._major, CORBA_NO_EXCEPTION);
-  PortableServer_POA root =
-    (PortableServer_POA)CORBA_ORB_resolve_initial_references(f->orb, "RootPOA", &f->ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &f->ev), &f->ev);
+  f->orb = ou_orb_local(&f->ev);
+  PortableServer_POA root = ou_root_poa(f->orb, &f->ev);
   memset(&f->im, 0, sizeof f->im);
   f->im.servant.vepv = &i_vepv;
   POA_Shop_Store__init(&f->im, &f->ev);
@@ -384,13 +379,8 @@ typedef struct pipe_fix {
 static void pipe_up(pipe_fix *f)
 {
   CORBA_exception_init(&f->ev);
-  char a0[] = "t", a1[] = "-ORBendPoint", a2[] = "giop:tcp:127.0.0.1:0";
-  char *argv[] = { a0, a1, a2, NULL };
-  int argc = 3;
-  f->orb = CORBA_ORB_init(&argc, argv, "", &f->ev);
-  PortableServer_POA root =
-    (PortableServer_POA)CORBA_ORB_resolve_initial_references(f->orb, "RootPOA", &f->ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &f->ev), &f->ev);
+  f->orb = ou_orb_local(&f->ev);
+  PortableServer_POA root = ou_root_poa(f->orb, &f->ev);
   memset(&f->pipe, 0, sizeof f->pipe);
   f->pipe.servant.vepv = &p_vepv;
   POA_Oct_Pipe__init(&f->pipe, &f->ev);

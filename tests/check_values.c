@@ -16,6 +16,7 @@
 #include <string.h>
 #include "Bench.h"
 #include "values.h"
+#include "orbutil.h"
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- memory */
@@ -775,24 +776,12 @@ static void zoo_calls(V_Zoo z, Zoo *zoo)
 
 }
 
-static CORBA_ORB orb_with_endpoint(CORBA_Environment *ev)
-{
-  char a0[] = "t", a1[] = "-ORBendPoint", a2[] = "giop:tcp:127.0.0.1:0";
-  char *argv[] = { a0, a1, a2, NULL };
-  int argc = 3;
-  CORBA_ORB orb = CORBA_ORB_init(&argc, argv, "", ev);
-  ck_assert_int_eq(ev->_major, CORBA_NO_EXCEPTION);
-  return orb;
-}
-
 START_TEST(test_stub_skeleton)
 {
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
-  CORBA_ORB orb = orb_with_endpoint(&ev);
-  PortableServer_POA root =
-    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
-  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  CORBA_ORB orb = ou_orb_local(&ev);
+  PortableServer_POA root = ou_root_poa(orb, &ev);
   POA_Bench_Echo echo = { NULL, &e_vepv };
   POA_Bench_Echo__init(&echo, &ev);
   Zoo zoo = { { NULL, &z_vepv }, 0 };

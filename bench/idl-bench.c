@@ -50,6 +50,7 @@
 
 #include "Bench.h"
 #include "benchutil.h"
+#include "echo-servant.h"
 
 #define EXIT_OK 0
 #define EXIT_SERVER 1
@@ -72,48 +73,6 @@ static void usage(FILE *f)
         "  --check       compare every reply with what was sent\n"
         "  Exit status: 0 ok, 1 a reply differed, 2 usage error, 3 a call failed.\n", f);
 }
-
-static CORBA_long e_ping(PortableServer_Servant s, CORBA_long x, CORBA_Environment *ev)
-{
-  (void)s; (void)ev;
-  return x;
-}
-
-static Bench_Node *e_graph(PortableServer_Servant s, const Bench_Node *h, CORBA_Environment *ev)
-{
-  (void)s; (void)ev;
-  return (Bench_Node *)(uintptr_t)h;
-}
-
-static CORBA_string e_string(PortableServer_Servant s, const CORBA_char *x, CORBA_Environment *ev)
-{
-  (void)s; (void)ev;
-  return CORBA_string_dup(x);
-}
-
-static CORBA_wstring e_wstring(PortableServer_Servant s, const CORBA_wchar *x,
-                               CORBA_Environment *ev)
-{
-  (void)s; (void)ev;
-  return CORBA_wstring_dup(x);
-}
-
-static Bench_Pair *e_pair(PortableServer_Servant s, const Bench_Pair *p, CORBA_Environment *ev)
-{
-  (void)s; (void)ev;
-  Bench_Pair *r = Bench_Pair__alloc();
-  if (!r) {
-    CORBA_exception_set_system(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_NO);
-    return NULL;
-  }
-  r->a = p->a; /* in the request's arena: CORBA_free of R leaves them */
-  r->b = p->b;
-  return r;
-}
-
-static PortableServer_ServantBase__epv e_base = { NULL, NULL, NULL };
-static POA_Bench_Echo__epv e_epv = { NULL, e_ping, e_graph, e_string, e_wstring, e_pair };
-static POA_Bench_Echo__vepv e_vepv = { &e_base, &e_epv };
 
 static int failed(CORBA_Environment *ev, const char *what)
 {

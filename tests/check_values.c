@@ -487,41 +487,8 @@ END_TEST
 
 /* ---------------------------------------------------------------- the ORB */
 
-/* Bench::Echo: echoes what it is given (the in values live in the
- * request's arena: returned as they are, not freed by the ORB). */
-static CORBA_long e_ping(PortableServer_Servant s, CORBA_long x, CORBA_Environment *ev)
-{
-  (void)s; (void)ev;
-  return x;
-}
-static Bench_Node *e_graph(PortableServer_Servant s, const Bench_Node *h, CORBA_Environment *ev)
-{
-  (void)s; (void)ev;
-  return (Bench_Node *)(uintptr_t)h;
-}
-static CORBA_string e_string(PortableServer_Servant s, const CORBA_char *x, CORBA_Environment *ev)
-{
-  (void)s; (void)ev;
-  return CORBA_string_dup(x);
-}
-static CORBA_wstring e_wstring(PortableServer_Servant s, const CORBA_wchar *x,
-                               CORBA_Environment *ev)
-{
-  (void)s; (void)ev;
-  return CORBA_wstring_dup(x);
-}
-static Bench_Pair *e_pair(PortableServer_Servant s, const Bench_Pair *p, CORBA_Environment *ev)
-{
-  (void)s; (void)ev;
-  Bench_Pair *r = Bench_Pair__alloc();
-  r->a = p->a; /* in the request's arena: CORBA_free of R leaves them */
-  r->b = p->b;
-  return r;
-}
-
-static PortableServer_ServantBase__epv e_base = { NULL, NULL, NULL };
-static POA_Bench_Echo__epv e_epv = { NULL, e_ping, e_graph, e_string, e_wstring, e_pair };
-static POA_Bench_Echo__vepv e_vepv = { &e_base, &e_epv };
+/* Bench::Echo: echoes what it is given (bench/echo-servant.h). */
+#include "../bench/echo-servant.h"
 
 /* V::Zoo: new values the ORB frees after the reply */
 typedef struct { POA_V_Zoo servant; int sets; } Zoo;

@@ -65,3 +65,18 @@ void bench_block_stop_signals(sigset_t *stop)
   pthread_sigmask(SIG_BLOCK, stop, NULL);
   signal(SIGPIPE, SIG_IGN);
 }
+
+void bench_json_str(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      fprintf(f, "\\%c", ch);
+    else if (ch < 0x20)
+      fprintf(f, "\\u%04x", ch);
+    else
+      fputc(ch, f);
+  }
+  fputc('"', f);
+}

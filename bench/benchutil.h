@@ -1,5 +1,5 @@
 /* benchutil.h - small helpers the benchmark programs share (iiop-bench,
- * its run command, idl-bench, tcp-floor). */
+ * its run command, idl-bench, tcp-floor, cdr-bench). */
 #ifndef BENCH_BENCHUTIL_H
 #define BENCH_BENCHUTIL_H
 
@@ -25,5 +25,9 @@ double bench_percentile_us(const uint64_t *v, size_t n, double p);
  * and return 2 (the usage-error exit status). */
 int bench_usage_error(const char *prog, void (*usage)(FILE *), const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));
+/* S (NUL-terminated) as a JSON string on F: in double quotes, '"' and '\\'
+ * escaped with a backslash, control characters as \u00XX; other octets
+ * (UTF-8 included) as they are. */
+void bench_json_str(FILE *f, const char *s);
 
 #endif

@@ -62,6 +62,7 @@
 #include <cdr/value.h>
 #include <cdr/tables.h>
 #include <cdr/pool.h>
+#include "benchutil.h"
 
 /* ---------------------------------------------------------------- data */
 
@@ -239,6 +240,24 @@ WRITE_LOOP(w_bulk_dbl, put_bulk_dbl(o))
     return acc;                                                  \
   }
 
+/* The bodies of the octet-sequence loops (M_OCT, M_BULK_OCT): the
+ * sequence read (into the arena) or viewed in place, its length and last
+ * octet summed. */
+#define READ_OCT_SEQ                                 \
+  {                                                  \
+    uint32_t cnt = 0;                                \
+    const uint8_t *p = cdr_get_seq(&in, 1, &cnt);    \
+    if (p)                                           \
+      acc += cnt + p[cnt - 1];                       \
+  }
+#define READ_OCT_VIEW                                            \
+  {                                                              \
+    const uint8_t *p = NULL;                                     \
+    uint32_t cnt = 0;                                            \
+    if (cdr_get_octets_view(&in, &p, &cnt) == CDR_OK)            \
+      acc += cnt + p[cnt - 1];                                   \
+  }
+
 READ_LOOP(r_empty, M_STRUCT, 0, { acc += cdr_in_remaining(&in); })
 READ_LOOP(r_struct_hand, M_STRUCT, 0, {
   four_longs v;
@@ -266,18 +285,8 @@ READ_LOOP(r_string_view, M_STRING, 0, {
   if (cdr_get_string_view(&in, &s, &len) == CDR_OK)
     acc += len + (uint8_t)s[len - 1];
 })
-READ_LOOP(r_oct, M_OCT, 1, {
-  uint32_t cnt = 0;
-  const uint8_t *p = cdr_get_seq(&in, 1, &cnt);
-  if (p)
-    acc += cnt + p[cnt - 1];
-})
-READ_LOOP(r_oct_view, M_OCT, 0, {
-  const uint8_t *p = NULL;
-  uint32_t cnt = 0;
-  if (cdr_get_octets_view(&in, &p, &cnt) == CDR_OK)
-    acc += cnt + p[cnt - 1];
-})
+READ_LOOP(r_oct, M_OCT, 1, READ_OCT_SEQ)
+READ_LOOP(r_oct_view, M_OCT, 0, READ_OCT_VIEW)
 READ_LOOP(r_longs, M_LONGS, 1, {
   uint32_t cnt = 0;
   const int32_t *p = cdr_get_seq(&in, 4, &cnt);
@@ -306,18 +315,8 @@ READ_LOOP(r_composite_generic, M_COMPOSITE, 1, {
            + ((const uint8_t *)v.oct._buffer)[v.oct._length - 1]
            + (uint64_t)((const int32_t *)v.longs._buffer)[v.longs._length - 1];
 })
-READ_LOOP(r_bulk_oct, M_BULK_OCT, 1, {
-  uint32_t cnt = 0;
-  const uint8_t *p = cdr_get_seq(&in, 1, &cnt);
-  if (p)
-    acc += cnt + p[cnt - 1];
-})
-READ_LOOP(r_bulk_oct_view, M_BULK_OCT, 0, {
-  const uint8_t *p = NULL;
-  uint32_t cnt = 0;
-  if (cdr_get_octets_view(&in, &p, &cnt) == CDR_OK)
-    acc += cnt + p[cnt - 1];
-})
+READ_LOOP(r_bulk_oct, M_BULK_OCT, 1, READ_OCT_SEQ)
+READ_LOOP(r_bulk_oct_view, M_BULK_OCT, 0, READ_OCT_VIEW)
 READ_LOOP(r_bulk_dbl, M_BULK_DBL, 1, {
   uint32_t cnt = 0;
   const double *p = cdr_get_seq(&in, 8, &cnt);
@@ -1420,33 +1419,18 @@ static void print_case(FILE *out, const bcase *c)
   fprintf(out, "%s\n", line);
 }
 
-static void json_str(FILE *j, const char *s)
-{
-  fputc('"', j);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\')
-      fprintf(j, "\\%c", ch);
-    else if (ch < 0x20)
-      fprintf(j, "\\u%04x", ch);
-    else
-      fputc(ch, j);
-  }
-  fputc('"', j);
-}
-
 /* The JSON's opening brace and its "machine" member. */
 static void json_machine(FILE *j, const machine *m)
 {
   fprintf(j, "{\n  \"machine\": {\"cpu\": ");
-  json_str(j, m->cpu);
+  bench_json_str(j, m->cpu);
   fprintf(j, ", \"cores_online\": %ld, \"cores_configured\": %ld, \"kernel\": ", m->cores_online,
           m->cores_conf);
-  json_str(j, m->kernel);
+  bench_json_str(j, m->kernel);
   fprintf(j, ", \"compiler\": ");
-  json_str(j, m->compiler);
+  bench_json_str(j, m->compiler);
   fprintf(j, ", \"build\": ");
-  json_str(j, m->build);
+  bench_json_str(j, m->build);
   fprintf(j, ", \"load_avg_1min\": %.2f},\n", m->load1);
 }
 
@@ -1460,7 +1444,7 @@ static int write_json(FILE *j, const machine *m, double total_s)
   for (int b = 0; b < B_COUNT; b++) {
     const figure *f = &base_fig[b];
     fprintf(j, "    {\"bytes\": %zu, \"what\": ", baselines[b].size);
-    json_str(j, baselines[b].what);
+    bench_json_str(j, baselines[b].what);
     fprintf(j, ", \"ns_min\": %.4f, \"ns_median\": %.4f, \"gb_per_s\": %.4f, "
             "\"ops_per_batch\": %" PRIu64 "}%s\n",
             f->min_ns, f->med_ns, (double)baselines[b].size / f->min_ns, f->iters,
@@ -1471,7 +1455,7 @@ static int write_json(FILE *j, const machine *m, double total_s)
   for (size_t k = 0; k < NCASES; k++) {
     const bcase *c = &cases[k];
     fprintf(j, "    {\"id\": \"%s\", \"item\": ", c->id);
-    json_str(j, c->item);
+    bench_json_str(j, c->item);
     fprintf(j, ", \"op\": \"%s\", \"bytes\": %zu, \"wire_bytes\": %zu, \"ns_min\": %.4f, "
             "\"ns_median\": %.4f, ",
             c->op, bytes_of(c), wire_of(c), c->f.min_ns, c->f.med_ns);

@@ -1622,21 +1622,6 @@ static bool pick_cpus(void)
 
 /* ---------------------------------------------------------------- output */
 
-static void json_str(FILE *f, const char *s)
-{
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\')
-      fprintf(f, "\\%c", ch);
-    else if (ch < 0x20)
-      fprintf(f, "\\u%04x", ch);
-    else
-      fputc(ch, f);
-  }
-  fputc('"', f);
-}
-
 static void json_num(FILE *f, double v, int prec)
 {
   if (isfinite(v))
@@ -1707,24 +1692,24 @@ static int write_json(const char *path)
     return -1;
   }
   fputs("{\n  \"machine\": {\"cpu\": ", f);
-  json_str(f, mach.cpu);
+  bench_json_str(f, mach.cpu);
   fprintf(f, ", \"cpus_online\": %ld, \"cpus_allowed\": %ld, \"kernel\": ", mach.ncpu,
           mach.nallowed);
-  json_str(f, mach.kernel);
+  bench_json_str(f, mach.kernel);
   fputs(", \"host\": ", f);
-  json_str(f, mach.host);
+  bench_json_str(f, mach.host);
   fputs(", \"compiler\": ", f);
-  json_str(f, "gcc " __VERSION__);
+  bench_json_str(f, "gcc " __VERSION__);
   fprintf(f, ", \"server_cpu\": %d, \"client_cpu\": %d, \"date\": ", cpu_server, cpu_client);
-  json_str(f, mach.date);
+  bench_json_str(f, mach.date);
   fputs(", \"omniorb\": ", f);
   if (mach.omniorb[0])
-    json_str(f, mach.omniorb);
+    bench_json_str(f, mach.omniorb);
   else
     fputs("null", f);
   fputs(", \"valgrind\": ", f);
   if (mach.valgrind[0])
-    json_str(f, mach.valgrind);
+    bench_json_str(f, mach.valgrind);
   else
     fputs("null", f);
   fprintf(f, "},\n  \"run\": {\"rounds\": %lu, \"quick\": %s, \"instructions\": %s, "

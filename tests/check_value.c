@@ -22,32 +22,21 @@
 #include <string.h>
 #include <cdr/cdr.h>
 #include "testutil.h"
+#include "valuenodes.h"
 
 /* ================================================================ types */
 
-#define ID_NODE "IDL:Bench/Node:1.0"
-#define ID_SUB "IDL:Bench/SubNode:1.0"
+/* Node, SubNode, CustNode and StringValue (StrBox) come from valuenodes.h. */
 #define ID_TRUNC "IDL:Bench/TruncNode:1.0"
 #define ID_TRUNC2 "IDL:Bench/Trunc2:1.0"
 #define ID_TRUNCX "IDL:Bench/TruncX:1.0"
 #define ID_CBSUB "IDL:Bench/CbSub:1.0"
 #define ID_EMPTY "IDL:Bench/Empty:1.0"
-#define ID_BOX "IDL:omg.org/CORBA/StringValue:1.0"
 #define ID_CUSTOM "IDL:Bench/Custom:1.0"
 #define ID_CUSTOM2 "IDL:Bench/Custom2:1.0"
 #define ID_DATE "RMI:java.util.Date:AC117E28FE36587A:686A81014B597419"
 #define CODEBASE "http://cb/"
 
-typedef struct Node {
-  cdr_value hdr;
-  int32_t id;
-  struct Node *next;
-} Node;
-/* valuetype SubNode : Node { public long extra; }; */
-typedef struct SubNode {
-  Node base;
-  int32_t extra;
-} SubNode;
 /* valuetype TruncNode : truncatable Node { public long extra; }; */
 typedef struct TruncNode {
   Node base;
@@ -75,11 +64,6 @@ typedef struct CbSub {
 typedef struct Empty {
   cdr_value hdr;
 } Empty;
-/* valuetype StringValue string; */
-typedef struct StrBox {
-  cdr_value hdr;
-  char *value;
-} StrBox;
 /* custom valuetype Custom: long n, then Node node (Custom2: then long m). */
 typedef struct Custom {
   cdr_value hdr;
@@ -98,27 +82,7 @@ typedef struct Pair {
   Node *b;
 } Pair;
 
-static cdr_value_type Node_vt, Custom2_vt;
-
-static const cdr_type NodeRef = {
-  .kind = CDR_K_VALUE, .size = sizeof(void *), .align = _Alignof(void *), .name = "Node",
-  .u.val.vt = &Node_vt,
-};
-
-static const cdr_member Node_members[] = {
-  CDR_MEMBER(Node, id, &cdr_type_long),
-  CDR_MEMBER(Node, next, &NodeRef),
-};
-static cdr_value_type Node_vt = {
-  .name = "Node", .repo_id = ID_NODE, .members = Node_members, .nmembers = 2,
-  .size = sizeof(Node), .align = _Alignof(Node),
-};
-
-static const cdr_member SubNode_members[] = { CDR_MEMBER(SubNode, extra, &cdr_type_long) };
-static cdr_value_type SubNode_vt = {
-  .name = "SubNode", .repo_id = ID_SUB, .base = &Node_vt, .members = SubNode_members,
-  .nmembers = 1, .size = sizeof(SubNode), .align = _Alignof(SubNode),
-};
+static cdr_value_type Custom2_vt;
 
 static const cdr_member TruncNode_members[] = { CDR_MEMBER(TruncNode, extra, &cdr_type_long) };
 static cdr_value_type TruncNode_vt = {
@@ -151,12 +115,6 @@ static cdr_value_type CbSub_vt = {
 static cdr_value_type Empty_vt = {
   .name = "Empty", .repo_id = ID_EMPTY, .members = NULL, .nmembers = 0,
   .size = sizeof(Empty), .align = _Alignof(Empty),
-};
-
-static const cdr_member StrBox_members[] = { CDR_MEMBER(StrBox, value, &cdr_type_string) };
-static cdr_value_type StrBox_vt = {
-  .name = "StringValue", .repo_id = ID_BOX, .flags = CDR_VT_BOX, .members = StrBox_members,
-  .nmembers = 1, .size = sizeof(StrBox), .align = _Alignof(StrBox),
 };
 
 static int custom_marshal(cdr_out *o, const void *value, const cdr_value_type *t)
@@ -222,42 +180,6 @@ static const cdr_member JDate_members[] = { CDR_MEMBER(JDate, time, &cdr_type_lo
 static cdr_value_type JDate_vt = {
   .name = "java.util.Date", .rmi = &date_class, .members = JDate_members, .nmembers = 1,
   .size = sizeof(JDate), .align = _Alignof(JDate),
-};
-
-/* custom valuetype CustNode : Node { long extra; }: marshals id, extra, then
- * next last (so its end tag compacts with the nested value's). */
-typedef struct CustNode {
-  Node base;
-  int32_t extra;
-} CustNode;
-#define ID_CUSTNODE "IDL:Bench/CustNode:1.0"
-
-static int custnode_marshal(cdr_out *o, const void *value, const cdr_value_type *t)
-{
-  (void)t;
-  const CustNode *c = value;
-  cdr_put_long(o, c->base.id);
-  cdr_put_long(o, c->extra);
-  return cdr_put_value(o, &Node_vt, c->base.next);
-}
-
-static int custnode_unmarshal(cdr_in *i, void *value, const cdr_value_type *t)
-{
-  (void)t;
-  CustNode *c = value;
-  c->base.id = cdr_get_long(i);
-  c->extra = cdr_get_long(i);
-  void *p = NULL;
-  int rc = cdr_get_value(i, &Node_vt, &p);
-  if (rc == CDR_OK)
-    c->base.next = p;
-  return rc;
-}
-
-static cdr_value_type CustNode_vt = {
-  .name = "CustNode", .repo_id = ID_CUSTNODE, .base = &Node_vt, .flags = CDR_VT_CUSTOM,
-  .size = sizeof(CustNode), .align = _Alignof(CustNode), .marshal = custnode_marshal,
-  .unmarshal = custnode_unmarshal,
 };
 
 /* valuetype Holder { long id; HBox inner; }; struct HBox { Holder h; long tag; };

@@ -5,7 +5,8 @@
  *
  * Input: a selector octet (the declared type), a configuration octet, then
  * CDR octets.  Declared types: Node (Bench::Node { long id; Node next; },
- * with SubNode, truncatable TruncNode and custom CustNode derived from it),
+ * with SubNode, truncatable TruncNode and custom CustNode derived from it;
+ * Node, SubNode, CustNode and the string box from tests/valuenodes.h),
  * the struct Pair { Node a; Node b; }, a string box, Bag (a sequence of
  * Nodes, an array of two, a string box, a wstring), the custom Cust (long,
  * Node), the abstract AbsA (AbsC : AbsA { long c; Node n; }), and Holder (a
@@ -22,29 +23,11 @@
  */
 #include <cdr/cdr.h>
 #include "fuzz.h"
+#include "../valuenodes.h"
 
-#define ID_NODE "IDL:Bench/Node:1.0"
-
-typedef struct Node {
-  cdr_value hdr;
-  int32_t id;
-  struct Node *next;
-} Node;
-typedef struct SubNode {
-  Node base;
-  int32_t extra;
-} SubNode;
-typedef struct CustNode {
-  Node base;
-  int32_t extra;
-} CustNode;
 typedef struct Pair {
   Node *a, *b;
 } Pair;
-typedef struct StrBox {
-  cdr_value hdr;
-  char *value;
-} StrBox;
 typedef struct Bag {
   cdr_value hdr;
   cdr_seq items;
@@ -73,65 +56,17 @@ struct Holder {
   HBox inner;
 };
 
-static cdr_value_type Node_vt, StrBox_vt, Holder_vt;
+static cdr_value_type Holder_vt;
 
 #define VALUE_REF(desc, nm) \
   { .kind = CDR_K_VALUE, .size = sizeof(void *), .align = _Alignof(void *), .name = nm, .u.val.vt = desc }
-static const cdr_type NodeRef = VALUE_REF(&Node_vt, "Node");
 static const cdr_type StrBoxRef = VALUE_REF(&StrBox_vt, "StringValue");
 static const cdr_type HolderRef = VALUE_REF(&Holder_vt, "Holder");
 
-static const cdr_member Node_m[] = {
-  CDR_MEMBER(Node, id, &cdr_type_long),
-  CDR_MEMBER(Node, next, &NodeRef),
-};
-static cdr_value_type Node_vt = {
-  .name = "Node", .repo_id = ID_NODE, .members = Node_m, .nmembers = 2, .size = sizeof(Node),
-  .align = _Alignof(Node),
-};
-static const cdr_member SubNode_m[] = { CDR_MEMBER(SubNode, extra, &cdr_type_long) };
-static cdr_value_type SubNode_vt = {
-  .name = "SubNode", .repo_id = "IDL:Bench/SubNode:1.0", .base = &Node_vt, .members = SubNode_m,
-  .nmembers = 1, .size = sizeof(SubNode), .align = _Alignof(SubNode),
-};
 static cdr_value_type TruncNode_vt = {
   .name = "TruncNode", .repo_id = "IDL:Bench/TruncNode:1.0", .base = &Node_vt,
-  .flags = CDR_VT_TRUNCATABLE, .members = SubNode_m, .nmembers = 1, .size = sizeof(SubNode),
-  .align = _Alignof(SubNode), .codebase = "http://cb/",
-};
-
-static int custnode_marshal(cdr_out *o, const void *value, const cdr_value_type *t)
-{
-  (void)t;
-  const CustNode *c = value;
-  cdr_put_long(o, c->base.id);
-  cdr_put_long(o, c->extra);
-  return cdr_put_value(o, &Node_vt, c->base.next);
-}
-
-static int custnode_unmarshal(cdr_in *i, void *value, const cdr_value_type *t)
-{
-  (void)t;
-  CustNode *c = value;
-  c->base.id = cdr_get_long(i);
-  c->extra = cdr_get_long(i);
-  void *p = NULL;
-  int rc = cdr_get_value(i, &Node_vt, &p);
-  if (rc == CDR_OK)
-    c->base.next = p;
-  return rc;
-}
-
-static cdr_value_type CustNode_vt = {
-  .name = "CustNode", .repo_id = "IDL:Bench/CustNode:1.0", .base = &Node_vt,
-  .flags = CDR_VT_CUSTOM, .size = sizeof(CustNode), .align = _Alignof(CustNode),
-  .marshal = custnode_marshal, .unmarshal = custnode_unmarshal,
-};
-
-static const cdr_member StrBox_m[] = { CDR_MEMBER(StrBox, value, &cdr_type_string) };
-static cdr_value_type StrBox_vt = {
-  .name = "StringValue", .repo_id = "IDL:omg.org/CORBA/StringValue:1.0", .flags = CDR_VT_BOX,
-  .members = StrBox_m, .nmembers = 1, .size = sizeof(StrBox), .align = _Alignof(StrBox),
+  .flags = CDR_VT_TRUNCATABLE, .members = SubNode_members, .nmembers = 1,
+  .size = sizeof(SubNode), .align = _Alignof(SubNode), .codebase = "http://cb/",
 };
 
 static const cdr_type SeqNode = CDR_SEQUENCE_TYPE(&NodeRef, 0);

@@ -1,6 +1,6 @@
-// omni-peer.h - what the omniORB peers of idl2c's IDL tests
-// (tests/idl/omni-wide.cc, tests/idlzoo/omni-zoo.cc) share, as
-// tests/idl/peer.h is for the C peers: the ORB; the server's IOR lines
+// omni-peer.h - what the omniORB peers of the C mapping's tests
+// (tests/idl/omni-wide.cc, tests/idlzoo/omni-zoo.cc, tests/orb/omni-shop.cc,
+// tests/orb/omni-rich.cc) share, as tests/idl/peer.h is for idl2c's C peers: the ORB; the server's IOR lines
 // and run loop; the client's checks ("ok N - what", "not ok N - what",
 // flushed one by one) and their summary; and main, which starts the ORB
 // and runs the server or the client.  Include it after the omniidl
@@ -63,7 +63,8 @@ static int peer_summary()
 // stringified references, whether --shutdown follows them)'s status;
 // anything else: "usage: PEER_NAME server | client USAGE [--shutdown]" on
 // stderr and 2.  The ORB is destroyed after; a CORBA exception out of any
-// of it: "PEER_NAME: exception NAME" on stderr and 1.
+// of it: "PEER_NAME: exception NAME" (a system exception's minor too) on
+// stderr and 1.
 static int peer_main(int argc, char **argv, int (*server)(), int nrefs,
                      int (*client)(char **refs, bool shutdown), const char *usage)
 {
@@ -78,6 +79,10 @@ static int peer_main(int argc, char **argv, int (*server)(), int nrefs,
       std::fprintf(stderr, "usage: " PEER_NAME " server | client %s [--shutdown]\n", usage);
     }
     orb->destroy();
+  } catch (CORBA::SystemException &e) {
+    std::fprintf(stderr, PEER_NAME ": exception %s (minor %lu)\n", e._name(),
+                 (unsigned long)e.minor());
+    rc = 1;
   } catch (CORBA::Exception &e) {
     std::fprintf(stderr, PEER_NAME ": exception %s\n", e._name());
     rc = 1;

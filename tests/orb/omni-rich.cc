@@ -15,8 +15,8 @@
 #include <cstring>
 #include <string>
 #include "rich.hh"
-
-static CORBA::ORB_var orb;
+#define PEER_NAME "omni-rich"
+#include "../idl/omni-peer.h"
 
 static Rich::Bad bad(const char *why, CORBA::Long code)
 {
@@ -143,18 +143,6 @@ private:
   std::string name_;
   Rich::Money price_;
 };
-
-static int n_checks, n_failed;
-static void ok(bool cond, const char *what)
-{
-  n_checks++;
-  if (cond)
-    printf("ok %d - %s\n", n_checks, what);
-  else {
-    n_failed++;
-    printf("not ok %d - %s\n", n_checks, what);
-  }
-}
 
 static bool bad_is(const Rich::Bad &b, const char *why, CORBA::Long code)
 {
@@ -335,56 +323,36 @@ static int client(const char *ior, bool do_shutdown)
 
   if (do_shutdown)
     dv->shutdown();
-  printf("%d checks, %d failed\n", n_checks, n_failed);
-  return n_failed ? 1 : 0;
+  return peer_summary();
 }
+
+static int server()
+{
+  CORBA::Object_var o = orb->resolve_initial_references("omniINSPOA");
+  PortableServer::POA_var poa = PortableServer::POA::_narrow(o);
+  DerivedImpl *d = new DerivedImpl;
+  HolderImpl *h = new HolderImpl;
+  NodeImpl *n = new NodeImpl;
+  PortableServer::ObjectId_var id = PortableServer::string_to_ObjectId("Derived");
+  poa->activate_object_with_id(id, d);
+  id = PortableServer::string_to_ObjectId("Holder");
+  poa->activate_object_with_id(id, h);
+  id = PortableServer::string_to_ObjectId("Node");
+  poa->activate_object_with_id(id, n);
+  h->node = n->_this();
+  d->holder_ = h->_this();
+  Rich::Derived_var ref = d->_this();
+  print_ref(ref);
+  peer_run(poa);
+  d->_remove_ref();
+  h->_remove_ref();
+  n->_remove_ref();
+  return 0;
+}
+
+static int client_main(char **refs, bool shutdown) { return client(refs[0], shutdown); }
 
 int main(int argc, char **argv)
 {
-  orb = CORBA::ORB_init(argc, argv);
-  if (argc < 2) {
-    fprintf(stderr, "usage: omni-rich server|client IOR [--shutdown]\n");
-    return 2;
-  }
-  int rc = 0;
-  try {
-    if (!strcmp(argv[1], "server")) {
-      CORBA::Object_var o = orb->resolve_initial_references("omniINSPOA");
-      PortableServer::POA_var poa = PortableServer::POA::_narrow(o);
-      DerivedImpl *d = new DerivedImpl;
-      HolderImpl *h = new HolderImpl;
-      NodeImpl *n = new NodeImpl;
-      PortableServer::ObjectId_var id = PortableServer::string_to_ObjectId("Derived");
-      poa->activate_object_with_id(id, d);
-      id = PortableServer::string_to_ObjectId("Holder");
-      poa->activate_object_with_id(id, h);
-      id = PortableServer::string_to_ObjectId("Node");
-      poa->activate_object_with_id(id, n);
-      h->node = n->_this();
-      d->holder_ = h->_this();
-      Rich::Derived_var ref = d->_this();
-      CORBA::String_var ior = orb->object_to_string(ref);
-      printf("%s\n", (const char *)ior);
-      fflush(stdout);
-      PortableServer::POAManager_var pm = poa->the_POAManager();
-      pm->activate();
-      orb->run();
-      d->_remove_ref();
-      h->_remove_ref();
-      n->_remove_ref();
-    } else if (!strcmp(argv[1], "client") && argc > 2) {
-      rc = client(argv[2], argc > 3 && !strcmp(argv[3], "--shutdown"));
-    } else {
-      fprintf(stderr, "usage: omni-rich server|client IOR [--shutdown]\n");
-      return 2;
-    }
-    orb->destroy();
-  } catch (CORBA::SystemException &e) {
-    fprintf(stderr, "omni-rich: %s (minor %lu)\n", e._name(), (unsigned long)e.minor());
-    return 1;
-  } catch (CORBA::Exception &e) {
-    fprintf(stderr, "omni-rich: %s\n", e._name());
-    return 1;
-  }
-  return rc;
+  return peer_main(argc, argv, server, 1, client_main, "IOR");
 }

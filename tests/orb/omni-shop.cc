@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <vector>
 #include "shop.hh"
-
-static CORBA::ORB_var orb;
+#define PEER_NAME "omni-shop"
+#include "../idl/omni-peer.h"
 
 class StoreImpl : public POA_Shop::Store {
 public:
@@ -150,27 +150,10 @@ static int server(void)
   PortableServer::ObjectId_var oid = PortableServer::string_to_ObjectId("Store");
   ins->activate_object_with_id(oid, st);
   CORBA::Object_var ref = ins->id_to_reference(oid);
-  CORBA::String_var ior = orb->object_to_string(ref);
-  printf("%s\n", (const char *)ior);
-  fflush(stdout);
-  PortableServer::POAManager_var m = ins->the_POAManager();
-  m->activate();
-  orb->run();
+  print_ref(ref);
+  peer_run(ins);
   st->_remove_ref();
   return 0;
-}
-
-static int n_checks, n_failed;
-
-static void ok(bool cond, const char *what)
-{
-  n_checks++;
-  if (cond)
-    printf("ok %d - %s\n", n_checks, what);
-  else {
-    n_failed++;
-    printf("not ok %d - %s\n", n_checks, what);
-  }
 }
 
 #define CHECK(what, expr)                                              \
@@ -178,11 +161,11 @@ static void ok(bool cond, const char *what)
     try {                                                              \
       ok((expr), what);                                                \
     } catch (CORBA::SystemException &e) {                              \
-      n_checks++, n_failed++;                                          \
-      printf("not ok %d - %s: %s\n", n_checks, what, e._name());       \
+      nchecks++, nfailed++;                                            \
+      printf("not ok %d - %s: %s\n", nchecks, what, e._name());        \
     } catch (CORBA::UserException &e) {                                \
-      n_checks++, n_failed++;                                          \
-      printf("not ok %d - %s: %s\n", n_checks, what, e._name());       \
+      nchecks++, nfailed++;                                            \
+      printf("not ok %d - %s: %s\n", nchecks, what, e._name());        \
     }                                                                  \
   } while (0)
 
@@ -346,25 +329,12 @@ static int client(const char *ior, bool do_shutdown)
   CHECK("fail(0) returns", (st->fail(0), true));
   if (do_shutdown)
     st->shutdown();
-  printf("%d checks, %d failed\n", n_checks, n_failed);
-  return n_failed ? 1 : 0;
+  return peer_summary();
 }
+
+static int client_main(char **refs, bool shutdown) { return client(refs[0], shutdown); }
 
 int main(int argc, char **argv)
 {
-  orb = CORBA::ORB_init(argc, argv);
-  int rc = 2;
-  try {
-    if (argc >= 2 && !strcmp(argv[1], "server"))
-      rc = server();
-    else if (argc >= 3 && !strcmp(argv[1], "client"))
-      rc = client(argv[2], argc > 3 && !strcmp(argv[3], "--shutdown"));
-    else
-      fprintf(stderr, "usage: omni-shop server | client IOR [--shutdown]\n");
-  } catch (CORBA::Exception &e) {
-    fprintf(stderr, "omni-shop: %s\n", e._name());
-    rc = 1;
-  }
-  orb->destroy();
-  return rc;
+  return peer_main(argc, argv, server, 1, client_main, "IOR");
 }

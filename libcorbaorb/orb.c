@@ -841,11 +841,20 @@ CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environme
   } else if (!strncasecmp(str, "corbaloc:", 9)) {
     iiop_corbaloc cl;
     rc = iiop_corbaloc_parse_why(str, &o->arena, &cl, &why);
-    if (rc == CDR_OK) {
-      rc = iiop_ior_make(&o->arena, "", cl.addrs[0].major, cl.addrs[0].minor, cl.addrs[0].host,
+    if (rc == CDR_OK && cl.addrs[0].tls) {
+      /* ssliop, as omniORB makes it: IIOP 1.2, port 0, and TAG_SSL_SEC_TRANS
+       * with no association options and the address's port */
+      iiop_component ssl;
+      rc = iiop_ssl_component_encode(0, 0, cl.addrs[0].port, CDR_LITTLE_ENDIAN, &o->arena, &ssl);
+      if (rc == CDR_OK)
+        rc = iiop_ior_make(&o->arena, "", 1, 2, cl.addrs[0].host, 0, cl.key, cl.key_len, &ssl, 1,
+                           &o->ior);
+    } else if (rc == CDR_OK) {
+      /* 1.3 and later: a 1.2 profile, the highest version this library
+       * speaks (omniORB writes the version as given, and speaks 1.2) */
+      uint8_t minor = cl.addrs[0].minor > 2 ? 2 : cl.addrs[0].minor;
+      rc = iiop_ior_make(&o->arena, "", cl.addrs[0].major, minor, cl.addrs[0].host,
                          cl.addrs[0].port, cl.key, cl.key_len, NULL, 0, &o->ior);
-      if (rc == CDR_E_INVALID) /* a version 1.3 or later: no IOR this library makes */
-        why.stage = IIOP_URL_VERSION;
     }
     if (rc == CDR_OK)
       rc = iiop_ior_to_string(&o->ior, CDR_HOST_ORDER, &o->arena, &o->str);
@@ -1035,7 +1044,9 @@ static CORBA_Object object_from_string(CORBA_ORB orb, const char *str, int depth
     return NULL;
 #endif
   }
-  if (orb && str && !strncasecmp(str, "corbaloc:rir:", 13)) {
+  /* the scheme in any case (RFC 2396), "rir:" in lower case (as the
+   * corbaloc parser reads its protocol tokens, and omniORB) */
+  if (orb && str && !strncasecmp(str, "corbaloc:", 9) && !strncmp(str + 9, "rir:", 4)) {
     char key[256];
     if (iiop_rir_key(str + 13, key, sizeof key) != CDR_OK || depth >= MAX_RIR_DEPTH) {
       /* a malformed key, another address beside rir:, a loop: omniORB's

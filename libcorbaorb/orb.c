@@ -268,11 +268,34 @@ static const char *option_form(const char *opt)
   if (!strcmp(opt, "clientTransportRule") || !strcmp(opt, "serverTransportRule"))
     return "not \"* ACTIONS\" (mask *; actions unix, tcp, ssl, bidir; tcp or ssl among them)";
   if (!strcmp(opt, "clientCallTimeOutPeriod"))
-    return "not a number of milliseconds, 0 to 2147483647";
-  _Static_assert(IIOP_CLIENT_CONNECTIONS_MAX == 64, "the text below names it");
+    return "not a number of milliseconds n >= 0";
   if (!strcmp(opt, "maxGIOPConnectionPerServer"))
-    return "not a number of connections, 1 to 64";
+    return "not a number of connections n >= 1";
   return "not 0 or 1";
+}
+
+/* The options this ORB uses, read as omniORB 4.2.5 reads them (measured
+ * with -ORBdumpConfiguration): a boolean is strtol's number (what follows
+ * the digits ignored: "abc", "yes" and "" are 0, "1x" is 1), refused
+ * unless 0 or 1; an unsigned number is strtoul's, refused only when out of
+ * range, then cut to 32 bits ("-1" is 4294967295, "4294967296" is 0). */
+static int omni_bool(const char *v, int *out)
+{
+  long n = strtol(v, NULL, 10);
+  if (n != 0 && n != 1)
+    return -1;
+  *out = (int)n;
+  return 0;
+}
+
+static int omni_ulong(const char *v, uint32_t *out)
+{
+  errno = 0;
+  unsigned long n = strtoul(v, NULL, 10);
+  if (n == ULONG_MAX && errno == ERANGE)
+    return -1;
+  *out = (uint32_t)n;
+  return 0;
 }
 
 /* The -ORB options of omniORB 4.2 (its -ORBhelp list, with its SSL
@@ -647,33 +670,24 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
         rc = -1;
     } else if (!strcmp(opt, "offerBiDirectionalGIOP") ||
                !strcmp(opt, "acceptBiDirectionalGIOP")) {
-      if (strcmp(v, "0") && strcmp(v, "1"))
-        rc = -1;
-      else if (opt[0] == 'o')
-        orb->offer_bidir = v[0] == '1';
-      else
-        orb->accept_bidir = v[0] == '1';
+      rc = omni_bool(v, opt[0] == 'o' ? &orb->offer_bidir : &orb->accept_bidir);
     } else if (!strcmp(opt, "maxGIOPConnectionPerServer")) {
       /* omniORB's: connections its client opens to one server at most
-       * (iiop_client_opts.max_connections) */
-      char *end;
-      long n = strtol(v, &end, 10);
-      if (!*v || *end || n < 1 || n > IIOP_CLIENT_CONNECTIONS_MAX)
+       * (iiop_client_opts.max_connections, at most 64 here) */
+      uint32_t n;
+      if (omni_ulong(v, &n) || n < 1)
         rc = -1;
       else
-        orb->max_conns = (int)n;
+        orb->max_conns = n > IIOP_CLIENT_CONNECTIONS_MAX ? IIOP_CLIENT_CONNECTIONS_MAX : (int)n;
     } else if (!strcmp(opt, "throwTransientOnTimeOut")) {
-      if (!strcmp(v, "0") || !strcmp(v, "1"))
-        orb->transient_on_timeout = v[0] == '1';
-      else
-        rc = -1;
+      rc = omni_bool(v, &orb->transient_on_timeout);
     } else {
-      char *end;
-      long t = strtol(v, &end, 10);
-      if (*end || t < 0 || t > 0x7fffffff)
+      /* omniORB's ULong of milliseconds; past 2^31 - 1 (24.8 days) that */
+      uint32_t t;
+      if (omni_ulong(v, &t))
         rc = -1;
       else
-        orb->timeout_ms = (int)t;
+        orb->timeout_ms = t > INT_MAX ? INT_MAX : (int)t;
     }
     if (rc == -1) {
       /* (a password is never repeated) */

@@ -16,6 +16,7 @@
 #include <iiop/ior.h>
 #include "shop.h"
 #include "testutil.h"
+#include "../libcorbaorb/orb_impl.h" /* the values ORB_init read (test_orb_init_used_values) */
 
 /* ---------------------------------------------------------------- memory */
 
@@ -386,6 +387,87 @@ static void expect_refused(CORBA_Environment *ev, const char *why, const char *t
     ck_assert_str_eq(why, text);
   CORBA_exception_free(ev);
 }
+
+/* The options this ORB uses read as omniORB 4.2.5 reads them (its
+ * -ORBdumpConfiguration, measured): booleans strtol's number, 0 or 1 ("yes",
+ * "abc" and "" are 0, "1x" 1); -ORBclientCallTimeOutPeriod and
+ * -ORBmaxGIOPConnectionPerServer strtoul's, cut to 32 bits (here at most
+ * 2^31 - 1 ms and 64 connections). */
+START_TEST(test_orb_init_used_values)
+{
+  static const struct {
+    const char *opt, *val;
+    int timeout, offer, accept, transient, conns;
+  } v[] = {
+    { "-ORBclientCallTimeOutPeriod", "abc", 0, 0, 0, 0, 0 },
+    { "-ORBclientCallTimeOutPeriod", "", 0, 0, 0, 0, 0 },
+    { "-ORBclientCallTimeOutPeriod", "12abc", 12, 0, 0, 0, 0 },
+    { "-ORBclientCallTimeOutPeriod", " +7", 7, 0, 0, 0, 0 },
+    { "-ORBclientCallTimeOutPeriod", "1e3", 1, 0, 0, 0, 0 },
+    { "-ORBclientCallTimeOutPeriod", "0x10", 0, 0, 0, 0, 0 },
+    { "-ORBclientCallTimeOutPeriod", "4294967296", 0, 0, 0, 0, 0 },      /* omniORB: 0 */
+    { "-ORBclientCallTimeOutPeriod", "4294967306", 10, 0, 0, 0, 0 },     /* 10 */
+    { "-ORBclientCallTimeOutPeriod", "2147483647", 2147483647, 0, 0, 0, 0 },
+    { "-ORBclientCallTimeOutPeriod", "-5", 2147483647, 0, 0, 0, 0 },     /* 4294967291 */
+    { "-ORBofferBiDirectionalGIOP", "yes", -1, 0, 0, 0, 0 },
+    { "-ORBofferBiDirectionalGIOP", "true", -1, 0, 0, 0, 0 },
+    { "-ORBofferBiDirectionalGIOP", "1x", -1, 1, 0, 0, 0 },
+    { "-ORBofferBiDirectionalGIOP", "01", -1, 1, 0, 0, 0 },
+    { "-ORBofferBiDirectionalGIOP", "-0", -1, 0, 0, 0, 0 },
+    { "-ORBacceptBiDirectionalGIOP", " +1", -1, 0, 1, 0, 0 },
+    { "-ORBacceptBiDirectionalGIOP", "abc", -1, 0, 0, 0, 0 },
+    { "-ORBthrowTransientOnTimeOut", "1yes", -1, 0, 0, 1, 0 },
+    { "-ORBthrowTransientOnTimeOut", "", -1, 0, 0, 0, 0 },
+    { "-ORBmaxGIOPConnectionPerServer", "3x", -1, 0, 0, 0, 3 },
+    { "-ORBmaxGIOPConnectionPerServer", "65", -1, 0, 0, 0, 64 },
+    { "-ORBmaxGIOPConnectionPerServer", "4294967297", -1, 0, 0, 0, 1 },  /* omniORB: 1 */
+  };
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    char p[] = "prog", o[64], val[64];
+    snprintf(o, sizeof o, "%s", v[i].opt);
+    snprintf(val, sizeof val, "%s", v[i].val);
+    char *argv[] = { p, o, val, NULL };
+    int argc = 3;
+    CORBA_Environment ev;
+    CORBA_exception_init(&ev);
+    CORBA_ORB orb = CORBA_ORB_init(&argc, argv, "", &ev);
+    ck_assert_msg(orb && ev._major == CORBA_NO_EXCEPTION, "%s \"%s\" refused", v[i].opt, v[i].val);
+    ck_assert_int_eq(argc, 1);
+    ck_assert_msg(orb->timeout_ms == v[i].timeout && orb->offer_bidir == v[i].offer
+                    && orb->accept_bidir == v[i].accept
+                    && orb->transient_on_timeout == v[i].transient && orb->max_conns == v[i].conns,
+                  "%s \"%s\": timeout %d offer %d accept %d transient %d conns %d", v[i].opt,
+                  v[i].val, orb->timeout_ms, orb->offer_bidir, orb->accept_bidir,
+                  orb->transient_on_timeout, orb->max_conns);
+    CORBA_ORB_destroy(orb, &ev);
+  }
+  /* what omniORB refuses: a boolean other than 0 or 1, a number past
+   * unsigned long, no connections */
+  static const struct {
+    const char *opt, *val, *text;
+  } bad[] = {
+    { "-ORBofferBiDirectionalGIOP", "2", "not 0 or 1" },
+    { "-ORBofferBiDirectionalGIOP", "-1", "not 0 or 1" },
+    { "-ORBofferBiDirectionalGIOP", "4294967296", "not 0 or 1" },
+    { "-ORBacceptBiDirectionalGIOP", "3x", "not 0 or 1" },
+    { "-ORBthrowTransientOnTimeOut", "2", "not 0 or 1" },
+    { "-ORBclientCallTimeOutPeriod", "18446744073709551616", "not a number of milliseconds n >= 0" },
+    { "-ORBmaxGIOPConnectionPerServer", "abc", "not a number of connections n >= 1" },
+    { "-ORBmaxGIOPConnectionPerServer", "4294967296", "not a number of connections n >= 1" },
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char p[] = "prog", o[64], val[64], why[CORBAORB_ERROR_MAX], want[CORBAORB_ERROR_MAX];
+    snprintf(o, sizeof o, "%s", bad[i].opt);
+    snprintf(val, sizeof val, "%s", bad[i].val);
+    char *argv[] = { p, o, val, NULL };
+    int argc = 3;
+    CORBA_Environment ev;
+    ck_assert_ptr_null(init_args(&argc, argv, &ev, why, sizeof why));
+    snprintf(want, sizeof want, "%s \"%s\": %s", bad[i].opt, bad[i].val, bad[i].text);
+    expect_refused(&ev, why, want);
+  }
+}
+END_TEST
 
 START_TEST(test_orb_init_omniorb_options)
 {
@@ -1876,6 +1958,7 @@ static Suite *corba_suite(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_orb_init_options);
   tcase_add_test(tc, test_orb_init_omniorb_options);
+  tcase_add_test(tc, test_orb_init_used_values);
   tcase_add_test(tc, test_object_strings);
   tcase_add_test(tc, test_corbaloc_rir);
   tcase_add_test(tc, test_poa);

@@ -2181,7 +2181,9 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
         int rc = iiop__conn_recv(cc->conn, iiop__remaining(deadline), &m, &len);
         int proto = 0;
         if (rc == CDR_E_PROTOCOL || rc == CDR_E_LIMIT) {
-          send_small(cc, GIOP_MESSAGE_ERROR, 0, call->out_opts.giop_minor);
+          /* in the refused header's version where it has one (as the server) */
+          int em = rc == CDR_E_PROTOCOL ? iiop__conn_error_minor(cc->conn) : -1;
+          send_small(cc, GIOP_MESSAGE_ERROR, 0, em >= 0 ? (uint8_t)em : call->out_opts.giop_minor);
           proto = 1;
         }
         pthread_mutex_lock(&cc->mu);
@@ -2534,7 +2536,8 @@ static inline __attribute__((always_inline)) int invoke_n(iiop_call *call, cdr_i
     if (rc == CDR_OK && call->msg.hdr.type != GIOP_REPLY)
       rc = CDR_E_PROTOCOL;              /* a LocateReply: we sent no LocateRequest */
     if (rc != CDR_OK) {
-      send_small(cc, GIOP_MESSAGE_ERROR, 0, call->out_opts.giop_minor);
+      send_small(cc, GIOP_MESSAGE_ERROR, 0,
+                 (uint8_t)iiop__answer_minor(call->pmsg, call->plen, call->out_opts.giop_minor));
       conn_fail(cc, CDR_E_PROTOCOL, 0);
       ccount(cl, CST_PROTOCOL);
       set_local_ex(call, CDR_E_PROTOCOL, PH_WAIT, 0);

@@ -14,7 +14,9 @@
  *
  * Hostile counts.  Every count is checked (cdr_get_seq_count()) against
  * what remains of the encapsulation times the least octets of one entry,
- * and against opts.max_seq, before its array is allocated.  A value whose
+ * and against opts.max_seq, before its array is allocated (a union's
+ * members at the least of its discriminator's label: 16 octets a member
+ * for long long, 9 for octet; label_min()).  A value whose
  * reading could loop without consuming octets is refused at the TypeCode:
  * members, array elements and value box contents must take at least one
  * octet on the wire; the only element type that takes none is a struct
@@ -198,6 +200,19 @@ static int64_t r_label(rd *r, const cdr_type *dt)
   }
 }
 
+/* The fewest octets a union label of discriminator DT takes (r_label()):
+ * its size, or a GIOP 1.2 wchar's length octet and 2 octets. */
+static size_t label_min(const cdr_in *i, const cdr_type *dt)
+{
+  switch (dt->kind) {
+  case CDR_K_BOOLEAN: case CDR_K_CHAR: case CDR_K_OCTET: return 1;
+  case CDR_K_SHORT: case CDR_K_USHORT: return 2;
+  case CDR_K_LONGLONG: case CDR_K_ULONGLONG: return 8;
+  case CDR_K_WCHAR: return i->opts.giop_minor >= 2 ? 3 : 2;
+  default: return 4; /* long, unsigned long, enum */
+  }
+}
+
 static bool r_union(rd *r, tc_node *n)
 {
   cdr_in *i = r->i;
@@ -218,6 +233,17 @@ static bool r_union(rd *r, tc_node *n)
   uint32_t cnt = cdr_get_seq_count(i, 9); /* a label, a name and a kind */
   if (i->status != CDR_OK)
     return false;
+  /* Exactly: each member's label as the discriminator's wire form (the
+   * default member's the one zero octet), a name (4 octets at least, an
+   * empty one under CDR_F_LENIENT_EMPTY_STRING) and a kind. */
+  uint64_t need = (uint64_t)cnt * (label_min(i, dt) + 8);
+  if (def >= 0 && (uint32_t)def < cnt)
+    need -= label_min(i, dt) - 1;
+  if (need > (uint64_t)cdr_in_remaining(i)) {
+    i->pos -= 4; /* at the count, as cdr_get_seq_count() leaves it */
+    fail(r, CDR_E_LENGTH, "union member count exceeds the octets that remain");
+    return false;
+  }
   if (def < -1 || (int64_t)def >= (int64_t)cnt) {
     fail(r, CDR_E_TYPE, "union default index outside its members");
     return false;

@@ -268,11 +268,34 @@ static const char *option_form(const char *opt)
   if (!strcmp(opt, "clientTransportRule") || !strcmp(opt, "serverTransportRule"))
     return "not \"* ACTIONS\" (mask *; actions unix, tcp, ssl, bidir; tcp or ssl among them)";
   if (!strcmp(opt, "clientCallTimeOutPeriod"))
-    return "not a number of milliseconds, 0 to 2147483647";
-  _Static_assert(IIOP_CLIENT_CONNECTIONS_MAX == 64, "the text below names it");
+    return "not a number of milliseconds n >= 0";
   if (!strcmp(opt, "maxGIOPConnectionPerServer"))
-    return "not a number of connections, 1 to 64";
+    return "not a number of connections n >= 1";
   return "not 0 or 1";
+}
+
+/* The options this ORB uses, read as omniORB 4.2.5 reads them (measured
+ * with -ORBdumpConfiguration): a boolean is strtol's number (what follows
+ * the digits ignored: "abc", "yes" and "" are 0, "1x" is 1), refused
+ * unless 0 or 1; an unsigned number is strtoul's, refused only when out of
+ * range, then cut to 32 bits ("-1" is 4294967295, "4294967296" is 0). */
+static int omni_bool(const char *v, int *out)
+{
+  long n = strtol(v, NULL, 10);
+  if (n != 0 && n != 1)
+    return -1;
+  *out = (int)n;
+  return 0;
+}
+
+static int omni_ulong(const char *v, uint32_t *out)
+{
+  errno = 0;
+  unsigned long n = strtoul(v, NULL, 10);
+  if (n == ULONG_MAX && errno == ERANGE)
+    return -1;
+  *out = (uint32_t)n;
+  return 0;
 }
 
 /* The -ORB options of omniORB 4.2 (its -ORBhelp list, with its SSL
@@ -647,33 +670,24 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
         rc = -1;
     } else if (!strcmp(opt, "offerBiDirectionalGIOP") ||
                !strcmp(opt, "acceptBiDirectionalGIOP")) {
-      if (strcmp(v, "0") && strcmp(v, "1"))
-        rc = -1;
-      else if (opt[0] == 'o')
-        orb->offer_bidir = v[0] == '1';
-      else
-        orb->accept_bidir = v[0] == '1';
+      rc = omni_bool(v, opt[0] == 'o' ? &orb->offer_bidir : &orb->accept_bidir);
     } else if (!strcmp(opt, "maxGIOPConnectionPerServer")) {
       /* omniORB's: connections its client opens to one server at most
-       * (iiop_client_opts.max_connections) */
-      char *end;
-      long n = strtol(v, &end, 10);
-      if (!*v || *end || n < 1 || n > IIOP_CLIENT_CONNECTIONS_MAX)
+       * (iiop_client_opts.max_connections, at most 64 here) */
+      uint32_t n;
+      if (omni_ulong(v, &n) || n < 1)
         rc = -1;
       else
-        orb->max_conns = (int)n;
+        orb->max_conns = n > IIOP_CLIENT_CONNECTIONS_MAX ? IIOP_CLIENT_CONNECTIONS_MAX : (int)n;
     } else if (!strcmp(opt, "throwTransientOnTimeOut")) {
-      if (!strcmp(v, "0") || !strcmp(v, "1"))
-        orb->transient_on_timeout = v[0] == '1';
-      else
-        rc = -1;
+      rc = omni_bool(v, &orb->transient_on_timeout);
     } else {
-      char *end;
-      long t = strtol(v, &end, 10);
-      if (*end || t < 0 || t > 0x7fffffff)
+      /* omniORB's ULong of milliseconds; past 2^31 - 1 (24.8 days) that */
+      uint32_t t;
+      if (omni_ulong(v, &t))
         rc = -1;
       else
-        orb->timeout_ms = (int)t;
+        orb->timeout_ms = t > INT_MAX ? INT_MAX : (int)t;
     }
     if (rc == -1) {
       /* (a password is never repeated) */
@@ -841,11 +855,20 @@ CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environme
   } else if (!strncasecmp(str, "corbaloc:", 9)) {
     iiop_corbaloc cl;
     rc = iiop_corbaloc_parse_why(str, &o->arena, &cl, &why);
-    if (rc == CDR_OK) {
-      rc = iiop_ior_make(&o->arena, "", cl.addrs[0].major, cl.addrs[0].minor, cl.addrs[0].host,
+    if (rc == CDR_OK && cl.addrs[0].tls) {
+      /* ssliop, as omniORB makes it: IIOP 1.2, port 0, and TAG_SSL_SEC_TRANS
+       * with no association options and the address's port */
+      iiop_component ssl;
+      rc = iiop_ssl_component_encode(0, 0, cl.addrs[0].port, CDR_LITTLE_ENDIAN, &o->arena, &ssl);
+      if (rc == CDR_OK)
+        rc = iiop_ior_make(&o->arena, "", 1, 2, cl.addrs[0].host, 0, cl.key, cl.key_len, &ssl, 1,
+                           &o->ior);
+    } else if (rc == CDR_OK) {
+      /* 1.3 and later: a 1.2 profile, the highest version this library
+       * speaks (omniORB writes the version as given, and speaks 1.2) */
+      uint8_t minor = cl.addrs[0].minor > 2 ? 2 : cl.addrs[0].minor;
+      rc = iiop_ior_make(&o->arena, "", cl.addrs[0].major, minor, cl.addrs[0].host,
                          cl.addrs[0].port, cl.key, cl.key_len, NULL, 0, &o->ior);
-      if (rc == CDR_E_INVALID) /* a version 1.3 or later: no IOR this library makes */
-        why.stage = IIOP_URL_VERSION;
     }
     if (rc == CDR_OK)
       rc = iiop_ior_to_string(&o->ior, CDR_HOST_ORDER, &o->arena, &o->str);
@@ -1035,7 +1058,9 @@ static CORBA_Object object_from_string(CORBA_ORB orb, const char *str, int depth
     return NULL;
 #endif
   }
-  if (orb && str && !strncasecmp(str, "corbaloc:rir:", 13)) {
+  /* the scheme in any case (RFC 2396), "rir:" in lower case (as the
+   * corbaloc parser reads its protocol tokens, and omniORB) */
+  if (orb && str && !strncasecmp(str, "corbaloc:", 9) && !strncmp(str + 9, "rir:", 4)) {
     char key[256];
     if (iiop_rir_key(str + 13, key, sizeof key) != CDR_OK || depth >= MAX_RIR_DEPTH) {
       /* a malformed key, another address beside rir:, a loop: omniORB's

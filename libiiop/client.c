@@ -1025,7 +1025,22 @@ static int resolve_plain(iiop_client *c, const char *str, iiop_ref **out)
       rc = CDR_E_INVALID;
       goto fail;
     }
-    if (c->o.tls_policy == IIOP_TLS_REQUIRED) {
+    if (loc.addrs[0].tls) {
+      /* ssliop: TLS only (the IOR omniORB makes of it has port 0) */
+      if (c->o.tls_policy == IIOP_TLS_REQUIRED && !c->tls) {
+        client_why(c, "TLS required but not configured: no tls_ca_file (and tls_verify on)");
+        rc = CDR_E_TLS;
+        goto fail;
+      }
+      if (!c->tls || c->o.tls_policy == IIOP_TLS_OFF) {
+        client_why(c, "a corbaloc ssliop address needs TLS, but %s",
+                   c->o.tls_policy == IIOP_TLS_OFF ? "the client's tls_policy is IIOP_TLS_OFF"
+                                                   : "the client has no TLS context (no tls_ca_file)");
+        rc = CDR_E_UNSUPPORTED;
+        goto fail;
+      }
+      tls = 1;
+    } else if (c->o.tls_policy == IIOP_TLS_REQUIRED) {
       client_why(c, "TLS required but a corbaloc iiop address has no TLS port");
       rc = CDR_E_TLS;
       goto fail;
@@ -1407,7 +1422,8 @@ static int naming_resolve(iiop_client *c, iiop_ref *ctx, const char *url,
 
 static int resolve_at(iiop_client *c, const char *str, int depth, iiop_ref **out)
 {
-  int rir = has_prefix(str, "corbaloc:rir:"), cname = has_prefix(str, "corbaname:");
+  int rir = has_prefix(str, "corbaloc:") && !strncmp(str + 9, "rir:", 4);
+  int cname = has_prefix(str, "corbaname:");
   if (!rir && !cname)
     return resolve_plain(c, str, out);
   if (depth >= MAX_RESOLVE_DEPTH) {
@@ -2165,7 +2181,9 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
         int rc = iiop__conn_recv(cc->conn, iiop__remaining(deadline), &m, &len);
         int proto = 0;
         if (rc == CDR_E_PROTOCOL || rc == CDR_E_LIMIT) {
-          send_small(cc, GIOP_MESSAGE_ERROR, 0, call->out_opts.giop_minor);
+          /* in the refused header's version where it has one (as the server) */
+          int em = rc == CDR_E_PROTOCOL ? iiop__conn_error_minor(cc->conn) : -1;
+          send_small(cc, GIOP_MESSAGE_ERROR, 0, em >= 0 ? (uint8_t)em : call->out_opts.giop_minor);
           proto = 1;
         }
         pthread_mutex_lock(&cc->mu);
@@ -2518,7 +2536,8 @@ static inline __attribute__((always_inline)) int invoke_n(iiop_call *call, cdr_i
     if (rc == CDR_OK && call->msg.hdr.type != GIOP_REPLY)
       rc = CDR_E_PROTOCOL;              /* a LocateReply: we sent no LocateRequest */
     if (rc != CDR_OK) {
-      send_small(cc, GIOP_MESSAGE_ERROR, 0, call->out_opts.giop_minor);
+      send_small(cc, GIOP_MESSAGE_ERROR, 0,
+                 (uint8_t)iiop__answer_minor(call->pmsg, call->plen, call->out_opts.giop_minor));
       conn_fail(cc, CDR_E_PROTOCOL, 0);
       ccount(cl, CST_PROTOCOL);
       set_local_ex(call, CDR_E_PROTOCOL, PH_WAIT, 0);

@@ -177,14 +177,18 @@ int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_conn **out)
   return CDR_OK;
 }
 
-/* Whether MSG may be fragmented: GIOP 1.1/1.2 Request, Reply, LocateRequest,
- * LocateReply. */
+/* Whether MSG may be fragmented (CORBA 3.x GIOP, "Fragment Message"):
+ * GIOP 1.1 Request and Reply; 1.2 also LocateRequest and LocateReply; never
+ * 1.0.  The fragmenter (frag.c) takes exactly these: another message is sent
+ * whole, whatever its size. */
 static int fragmentable(const uint8_t *msg)
 {
-  if (msg[5] < 1)
-    return 0;
-  return msg[7] == GIOP_REQUEST || msg[7] == GIOP_REPLY || msg[7] == GIOP_LOCATE_REQUEST
-         || msg[7] == GIOP_LOCATE_REPLY;
+  if (msg[5] == 1)
+    return msg[7] == GIOP_REQUEST || msg[7] == GIOP_REPLY;
+  if (msg[5] == 2)
+    return msg[7] == GIOP_REQUEST || msg[7] == GIOP_REPLY || msg[7] == GIOP_LOCATE_REQUEST
+           || msg[7] == GIOP_LOCATE_REPLY;
+  return 0;
 }
 
 /* Write the message of the NV pieces V (LEN octets; the first holds the
@@ -472,6 +476,11 @@ int iiop__conn_sendv_msgs(iiop_conn *c, const struct iovec *v, int nv, int timeo
   }
   unlock_send(c);
   return rc;
+}
+
+int iiop__conn_error_minor(const iiop_conn *c)
+{
+  return giop_reasm_error_minor(c->r);
 }
 
 size_t iiop__conn_whole_max(const iiop_conn *c)

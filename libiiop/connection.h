@@ -91,6 +91,9 @@ IIOP_HIDDEN int iiop__conn_sendv_maybe(iiop_conn *c, const struct iovec *v, int 
  * went out (SIZE_MAX: not known) and the connection is shut down.
  * Errors: as iiop__conn_send(). */
 #define IIOP__MSGS_IOV_MAX 256
+/* giop_reasm_error_minor() of C's reassembler: the GIOP minor version to
+ * answer the header iiop__conn_recv() refused (CDR_E_PROTOCOL) in, or -1. */
+IIOP_HIDDEN int iiop__conn_error_minor(const iiop_conn *c);
 /* The largest message C sends unfragmented. */
 IIOP_HIDDEN size_t iiop__conn_whole_max(const iiop_conn *c);
 IIOP_HIDDEN int iiop__conn_sendv_msgs(iiop_conn *c, const struct iovec *v, int nv,

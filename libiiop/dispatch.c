@@ -731,8 +731,12 @@ int iiop__dispatch(iiop__session *s, const uint8_t *msg, size_t len, cdr_arena *
   if (!iiop__parse_request_memo(m, msg, len, &s->in_opts, a, &s->memo)
       && !iiop__parse_request_12(m, msg, len, &s->in_opts, a, &s->memo))
     rc = giop_parse(m, msg, len, &s->in_opts, a);
-  if (rc == CDR_E_PROTOCOL)
-    return IIOP__D_ERROR; /* in the version of the last good message */
+  if (rc == CDR_E_PROTOCOL) {
+    /* in the header's version where it has one we speak, else the last
+     * good message's (iiop__answer_minor) */
+    s->minor = (uint8_t)iiop__answer_minor(msg, len, s->minor);
+    return IIOP__D_ERROR;
+  }
   s->minor = m->hdr.minor;
   if (rc == CDR_E_NOMEM)
     return IIOP__D_CLOSE;

@@ -368,6 +368,7 @@ struct giop_reasm {
   size_t max_total;          /* a fragmented message in all */
   uint32_t max_pending;
   int err;                   /* sticky */
+  int err_minor;             /* the version to answer ERR in (giop_reasm_error_minor) */
   int st;                    /* ST_HDR: expecting a header; ST_BODY: a part's octets */
   rbuf *tgt;                 /* ST_BODY: where they go (NULL: cancelled, skip them) */
   size_t rem;                /* ST_BODY: octets of the current part still to come */
@@ -525,6 +526,15 @@ static int fail(giop_reasm *r, int err)
   return r->err;
 }
 
+/* fail() for the header H (HAVE octets) of the part being refused: a
+ * protocol error records the version to answer it in. */
+static int fail_hdr(giop_reasm *r, int err, const uint8_t *h, size_t have)
+{
+  if (!r->err && err == CDR_E_PROTOCOL)
+    r->err_minor = iiop__answer_minor(h, have, -1);
+  return fail(r, err);
+}
+
 giop_reasm *giop_reasm_new(const giop_reasm_opts *opts)
 {
   giop_reasm_opts o;
@@ -538,6 +548,7 @@ giop_reasm *giop_reasm_new(const giop_reasm_opts *opts)
     return NULL;
   memset(r, 0, sizeof *r);
   r->a = a;
+  r->err_minor = -1;
   r->max_message = o.max_message;
   r->max_total = o.max_fragmented && o.max_fragmented < o.max_message ? o.max_fragmented
                                                                       : o.max_message;
@@ -710,7 +721,7 @@ static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t 
   if (gh->type == GIOP_FRAGMENT) {
     rbuf *pm = gh->minor == 1 ? r->p11 : find12(r, iiop__load32(h + GIOP_HEADER_SIZE, little));
     if (!pm || pm->order != little)
-      return fail(r, CDR_E_PROTOCOL);
+      return fail_hdr(r, CDR_E_PROTOCOL, h, hl);
     size_t data = gh->size - (gh->minor == 2 ? 4 : 0);
     /* The running total (docs/hostile-input.md C11 b): max_message >= 12 here. */
     if (pm->total > r->max_total || data > r->max_total - pm->total
@@ -739,11 +750,11 @@ static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t 
   if (more) {
     if (gh->minor == 1) {
       if (r->p11)
-        return fail(r, CDR_E_PROTOCOL);
+        return fail_hdr(r, CDR_E_PROTOCOL, h, hl);
     } else {
       id = iiop__load32(h + GIOP_HEADER_SIZE, little);
       if (find12(r, id) || r->npend >= r->max_pending)
-        return fail(r, CDR_E_PROTOCOL);
+        return fail_hdr(r, CDR_E_PROTOCOL, h, hl);
     }
   }
   rbuf *t;
@@ -854,7 +865,7 @@ static int process(giop_reasm *r, const uint8_t *p, size_t n, bool spare)
     giop_header gh;
     int rc = classify(r, h, have, &gh, &need);
     if (rc < 0)
-      return fail(r, rc);
+      return fail_hdr(r, rc, h, have);
     if (rc == 1) {
       size_t k = need - r->hdr_have;
       if (k > n - off)
@@ -867,7 +878,7 @@ static int process(giop_reasm *r, const uint8_t *p, size_t n, bool spare)
          * refused now, as when they arrive in one piece (classify()). */
         if (r->hdr_have < GIOP_HEADER_SIZE
             && memcmp(r->hdr, "GIOP", r->hdr_have < 4 ? r->hdr_have : 4) != 0)
-          return fail(r, CDR_E_PROTOCOL);
+          return fail_hdr(r, CDR_E_PROTOCOL, r->hdr, r->hdr_have);
         continue;
       }
       /* Complete now, even if the input is used up (a 12-octet message). */
@@ -875,7 +886,7 @@ static int process(giop_reasm *r, const uint8_t *p, size_t n, bool spare)
       h = r->hdr;
       rc = classify(r, h, r->hdr_have, &gh, &need);
       if (rc < 0)
-        return fail(r, rc);
+        return fail_hdr(r, rc, h, r->hdr_have);
       if (rc == 1)
         continue;                       /* 16 octets needed after all */
     }
@@ -1546,6 +1557,11 @@ size_t giop_reasm_pending_bytes(const giop_reasm *r)
   if (r->p11)
     n += r->p11->len;
   return n;
+}
+
+int giop_reasm_error_minor(const giop_reasm *r)
+{
+  return r && r->err == CDR_E_PROTOCOL ? r->err_minor : -1;
 }
 
 int giop_reasm_phase(const giop_reasm *r)

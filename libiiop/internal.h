@@ -159,6 +159,17 @@ static inline int iiop__header_parse(const uint8_t *buf, size_t len, giop_header
   return CDR_OK;
 }
 
+/* The GIOP minor version to answer a refused message in (MessageError):
+ * the version of its header H (HAVE octets) when that is one we speak, the
+ * highest we speak (1.2) below a later one ("GIOP" 1.3+ or 2.x), else
+ * DFLT (no "GIOP", major 0, or too few octets to tell). */
+static inline int iiop__answer_minor(const uint8_t *h, size_t have, int dflt)
+{
+  if (have < 6 || memcmp(h, "GIOP", 4) != 0 || h[4] == 0)
+    return dflt;
+  return h[4] > 1 || h[5] > 2 ? 2 : h[5];
+}
+
 /* ---------------------------------------------------------------- limits
  * Every field of L that is 0 (or negative) takes D's value; max_fragmented
  * is then at most max_message. */

@@ -773,8 +773,8 @@ static bool decimal(const char *p, const char *e, unsigned max, unsigned *v)
  * decimal digits, as omniORB reads it: a value past 65535 is the address's
  * fault (IIOP_URL_ADDRESS), anything else left before E means the key
  * does not start where it should (IIOP_URL_KEY: "h:12a/x", "h:-1/x",
- * "[::1]x/x"); an empty port, which omniORB reads as the default, is
- * refused here as the address's. */
+ * "[::1]x/x"); an empty port ("h:/x") leaves *PORT at its default, as the
+ * spec's absent port and omniORB. */
 static int port_parse(const char *after, const char *e, uint16_t *port, iiop_url_error *why)
 {
   if (after == e)
@@ -787,8 +787,10 @@ static int port_parse(const char *after, const char *e, uint16_t *port, iiop_url
   while (q < e && *q >= '0' && *q <= '9')
     q++;
   unsigned v;
+  if (q == d && q == e)
+    return CDR_OK;
   if (q == d) {
-    why_set(why, q == e ? IIOP_URL_ADDRESS : IIOP_URL_KEY, CDR_E_INVALID);
+    why_set(why, IIOP_URL_KEY, CDR_E_INVALID);
     return CDR_E_INVALID;
   }
   if (!decimal(d, q, 65535, &v)) {
@@ -809,19 +811,20 @@ static int bad_addr(iiop_url_error *why, iiop_url_stage stage)
   return CDR_E_INVALID;
 }
 
-/* One IIOP address, [version@]host[:port], in [P, E).  *EMPTY: the
- * address is empty (omniORB's localhost; refused here, but only once the
- * rest of the URL has been read as omniORB reads it). */
+/* One IIOP address, [version@]host[:port], in [P, E); TLS: an ssliop
+ * address (its version read, then ignored, as omniORB: always 1.2).  An
+ * empty address is "localhost" port 2809 (the spec's optional iiop_addr;
+ * omniORB's), version 1.0 (ssliop: 1.2). */
 static int iiop_addr_parse(const char *p, const char *e, cdr_arena *a, iiop_corbaloc_addr *ad,
-                           bool *empty, iiop_url_error *why)
+                           bool tls, iiop_url_error *why)
 {
   ad->major = 1;
-  ad->minor = 0;
+  ad->minor = tls ? 2 : 0;
+  ad->tls = tls;
   ad->port = 2809;
-  *empty = false;
   if (p == e) {
-    *empty = true;
-    return CDR_E_INVALID;
+    ad->host = "localhost";
+    return CDR_OK;
   }
   const char *at = memchr(p, '@', (size_t)(e - p));
   if (at) {
@@ -829,10 +832,12 @@ static int iiop_addr_parse(const char *p, const char *e, cdr_arena *a, iiop_corb
     unsigned ma, mi;
     if (!dot || !decimal(p, dot, 255, &ma) || !decimal(dot + 1, at, 255, &mi))
       return bad_addr(why, IIOP_URL_SYNTAX);
-    if (ma != 1)
-      return bad_addr(why, IIOP_URL_VERSION);
-    ad->major = (uint8_t)ma;
-    ad->minor = (uint8_t)mi;
+    if (!tls) {
+      if (ma != 1)
+        return bad_addr(why, IIOP_URL_VERSION);
+      ad->major = (uint8_t)ma;
+      ad->minor = (uint8_t)mi;
+    }
     p = at + 1;
   }
   const char *after;
@@ -946,17 +951,21 @@ int iiop_corbaloc_parse_why(const char *url, cdr_arena *a, iiop_corbaloc *out, i
     return CDR_E_NOMEM;
   t.naddrs = (uint32_t)naddr;
   const char *p = list;
-  bool empty_host = false;
   for (size_t k = 0; k < naddr; k++) {
     const char *e = memchr(p, ',', (size_t)(lend - p));
     if (!e)
       e = lend;
     size_t n = (size_t)(e - p);
-    if (n >= 5 && strncasecmp(p, "iiop:", 5) == 0) {
+    bool tls = false;
+    /* the protocol tokens in lower case only, as omniORB */
+    if (n >= 5 && strncmp(p, "iiop:", 5) == 0) {
       p += 5;
+    } else if (n >= 7 && strncmp(p, "ssliop:", 7) == 0) {
+      p += 7;
+      tls = true;
     } else if (n >= 1 && *p == ':') {
       p += 1;
-    } else if (n >= 4 && strncasecmp(p, "rir:", 4) == 0) {
+    } else if (n >= 4 && strncmp(p, "rir:", 4) == 0) {
       /* rir: stands alone (omniORB: BAD_PARAM_BadURIOther beside others) */
       why_set(why, naddr > 1 ? IIOP_URL_KEY : IIOP_URL_OK, CDR_E_UNSUPPORTED);
       return CDR_E_UNSUPPORTED;
@@ -964,20 +973,13 @@ int iiop_corbaloc_parse_why(const char *url, cdr_arena *a, iiop_corbaloc *out, i
       why_set(why, IIOP_URL_SCHEME, CDR_E_INVALID);
       return CDR_E_INVALID;
     }
-    bool empty;
-    int rc = iiop_addr_parse(p, e, a, &t.addrs[k], &empty, why);
-    if (empty)
-      empty_host = true;
-    else if (rc != CDR_OK)
+    int rc = iiop_addr_parse(p, e, a, &t.addrs[k], tls, why);
+    if (rc != CDR_OK)
       return rc;
     p = e + 1;
   }
   if (!slash) {
     why_set(why, IIOP_URL_KEY, CDR_E_INVALID);
-    return CDR_E_INVALID;
-  }
-  if (empty_host) {
-    why_set(why, IIOP_URL_SYNTAX, CDR_E_INVALID);
     return CDR_E_INVALID;
   }
   const char *k = slash + 1;

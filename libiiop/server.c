@@ -940,13 +940,17 @@ static int on_message(srv_conn *sc, uint8_t *msg, size_t len)
   return NEXT_READ;
 }
 
-/* Reading failed with RC: a malformed stream gets MessageError. */
+/* Reading failed with RC: a malformed stream gets MessageError, in the
+ * refused header's version where it has one we speak (a 1.0 header after
+ * 1.2 requests: 1.0, as omniORB answers a malformed 1.0 message), 1.2 for
+ * a later version, else the last good message's. */
 static void on_recv_error(srv_conn *sc, int rc)
 {
   if (rc == CDR_E_PROTOCOL || rc == CDR_E_LIMIT) {
     count(sc->s, rc == CDR_E_LIMIT ? ST_L_MESSAGE : ST_L_PROTOCOL);
+    int minor = rc == CDR_E_PROTOCOL ? iiop__conn_error_minor(sc->conn) : -1;
     if (!__atomic_load_n(&sc->s->stopping, __ATOMIC_SEQ_CST))
-      (void)send_bare(sc->conn, GIOP_MESSAGE_ERROR, sc->sess.minor);
+      (void)send_bare(sc->conn, GIOP_MESSAGE_ERROR, minor >= 0 ? minor : sc->sess.minor);
   }
 }
 

@@ -17,6 +17,7 @@
 #include "shop.h"
 #include "orbutil.h"
 #include "testutil.h"
+#include "../libcorbaorb/orb_impl.h" /* the values ORB_init read (test_orb_init_used_values) */
 
 /* ---------------------------------------------------------------- memory */
 
@@ -388,6 +389,87 @@ static void expect_refused(CORBA_Environment *ev, const char *why, const char *t
   CORBA_exception_free(ev);
 }
 
+/* The options this ORB uses read as omniORB 4.2.5 reads them (its
+ * -ORBdumpConfiguration, measured): booleans strtol's number, 0 or 1 ("yes",
+ * "abc" and "" are 0, "1x" 1); -ORBclientCallTimeOutPeriod and
+ * -ORBmaxGIOPConnectionPerServer strtoul's, cut to 32 bits (here at most
+ * 2^31 - 1 ms and 64 connections). */
+START_TEST(test_orb_init_used_values)
+{
+  static const struct {
+    const char *opt, *val;
+    int timeout, offer, accept, transient, conns;
+  } v[] = {
+    { "-ORBclientCallTimeOutPeriod", "abc", 0, 0, 0, 0, 0 },
+    { "-ORBclientCallTimeOutPeriod", "", 0, 0, 0, 0, 0 },
+    { "-ORBclientCallTimeOutPeriod", "12abc", 12, 0, 0, 0, 0 },
+    { "-ORBclientCallTimeOutPeriod", " +7", 7, 0, 0, 0, 0 },
+    { "-ORBclientCallTimeOutPeriod", "1e3", 1, 0, 0, 0, 0 },
+    { "-ORBclientCallTimeOutPeriod", "0x10", 0, 0, 0, 0, 0 },
+    { "-ORBclientCallTimeOutPeriod", "4294967296", 0, 0, 0, 0, 0 },      /* omniORB: 0 */
+    { "-ORBclientCallTimeOutPeriod", "4294967306", 10, 0, 0, 0, 0 },     /* 10 */
+    { "-ORBclientCallTimeOutPeriod", "2147483647", 2147483647, 0, 0, 0, 0 },
+    { "-ORBclientCallTimeOutPeriod", "-5", 2147483647, 0, 0, 0, 0 },     /* 4294967291 */
+    { "-ORBofferBiDirectionalGIOP", "yes", -1, 0, 0, 0, 0 },
+    { "-ORBofferBiDirectionalGIOP", "true", -1, 0, 0, 0, 0 },
+    { "-ORBofferBiDirectionalGIOP", "1x", -1, 1, 0, 0, 0 },
+    { "-ORBofferBiDirectionalGIOP", "01", -1, 1, 0, 0, 0 },
+    { "-ORBofferBiDirectionalGIOP", "-0", -1, 0, 0, 0, 0 },
+    { "-ORBacceptBiDirectionalGIOP", " +1", -1, 0, 1, 0, 0 },
+    { "-ORBacceptBiDirectionalGIOP", "abc", -1, 0, 0, 0, 0 },
+    { "-ORBthrowTransientOnTimeOut", "1yes", -1, 0, 0, 1, 0 },
+    { "-ORBthrowTransientOnTimeOut", "", -1, 0, 0, 0, 0 },
+    { "-ORBmaxGIOPConnectionPerServer", "3x", -1, 0, 0, 0, 3 },
+    { "-ORBmaxGIOPConnectionPerServer", "65", -1, 0, 0, 0, 64 },
+    { "-ORBmaxGIOPConnectionPerServer", "4294967297", -1, 0, 0, 0, 1 },  /* omniORB: 1 */
+  };
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    char p[] = "prog", o[64], val[64];
+    snprintf(o, sizeof o, "%s", v[i].opt);
+    snprintf(val, sizeof val, "%s", v[i].val);
+    char *argv[] = { p, o, val, NULL };
+    int argc = 3;
+    CORBA_Environment ev;
+    CORBA_exception_init(&ev);
+    CORBA_ORB orb = CORBA_ORB_init(&argc, argv, "", &ev);
+    ck_assert_msg(orb && ev._major == CORBA_NO_EXCEPTION, "%s \"%s\" refused", v[i].opt, v[i].val);
+    ck_assert_int_eq(argc, 1);
+    ck_assert_msg(orb->timeout_ms == v[i].timeout && orb->offer_bidir == v[i].offer
+                    && orb->accept_bidir == v[i].accept
+                    && orb->transient_on_timeout == v[i].transient && orb->max_conns == v[i].conns,
+                  "%s \"%s\": timeout %d offer %d accept %d transient %d conns %d", v[i].opt,
+                  v[i].val, orb->timeout_ms, orb->offer_bidir, orb->accept_bidir,
+                  orb->transient_on_timeout, orb->max_conns);
+    CORBA_ORB_destroy(orb, &ev);
+  }
+  /* what omniORB refuses: a boolean other than 0 or 1, a number past
+   * unsigned long, no connections */
+  static const struct {
+    const char *opt, *val, *text;
+  } bad[] = {
+    { "-ORBofferBiDirectionalGIOP", "2", "not 0 or 1" },
+    { "-ORBofferBiDirectionalGIOP", "-1", "not 0 or 1" },
+    { "-ORBofferBiDirectionalGIOP", "4294967296", "not 0 or 1" },
+    { "-ORBacceptBiDirectionalGIOP", "3x", "not 0 or 1" },
+    { "-ORBthrowTransientOnTimeOut", "2", "not 0 or 1" },
+    { "-ORBclientCallTimeOutPeriod", "18446744073709551616", "not a number of milliseconds n >= 0" },
+    { "-ORBmaxGIOPConnectionPerServer", "abc", "not a number of connections n >= 1" },
+    { "-ORBmaxGIOPConnectionPerServer", "4294967296", "not a number of connections n >= 1" },
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char p[] = "prog", o[64], val[64], why[CORBAORB_ERROR_MAX], want[CORBAORB_ERROR_MAX];
+    snprintf(o, sizeof o, "%s", bad[i].opt);
+    snprintf(val, sizeof val, "%s", bad[i].val);
+    char *argv[] = { p, o, val, NULL };
+    int argc = 3;
+    CORBA_Environment ev;
+    ck_assert_ptr_null(init_args(&argc, argv, &ev, why, sizeof why));
+    snprintf(want, sizeof want, "%s \"%s\": %s", bad[i].opt, bad[i].val, bad[i].text);
+    expect_refused(&ev, why, want);
+  }
+}
+END_TEST
+
 START_TEST(test_orb_init_omniorb_options)
 {
   CORBA_Environment ev;
@@ -594,7 +676,7 @@ START_TEST(test_corbaloc_rir)
   check_rir_target(orb, "corbaloc:rir:", "127.0.0.1", 2809, "NameService");
   check_rir_target(orb, "corbaloc:rir:/", "127.0.0.1", 2809, "NameService");
   check_rir_target(orb, "corbaloc:rir:/NameService", "127.0.0.1", 2809, "NameService");
-  check_rir_target(orb, "CORBALOC:RIR:/Echo", "10.0.0.2", 4000, "Echo Key");
+  check_rir_target(orb, "CORBALOC:rir:/Echo", "10.0.0.2", 4000, "Echo Key");
   check_rir_target(orb, "corbaloc:rir:/Alias", "10.0.0.2", 4000, "Echo Key");
   check_rir_target(orb, "corbaloc:rir:/Odd%20Name", "10.0.0.3", 5, "K");
   /* resolve_initial_references follows an InitRef that is a rir URL too */
@@ -755,6 +837,12 @@ START_TEST(test_object_strings)
     { "corbaloc:rir:/a%2", ex_CORBA_BAD_PARAM, 0x4f4d000au },
     { "corbaloc:rir:/a%zzb", ex_CORBA_BAD_PARAM, 0x4f4d000au },
     { "corbaloc:rir:/NoSuch", ex_CORBA_BAD_PARAM, 0x4f4d000au },
+    /* the protocol tokens in lower case only (the scheme in any case) */
+    { "corbaloc:IIOP:h/x", ex_CORBA_BAD_PARAM, 0x4f4d0007u },
+    { "corbaloc:SSLIOP:h/x", ex_CORBA_BAD_PARAM, 0x4f4d0007u },
+    { "CORBALOC:RIR:/NameService", ex_CORBA_BAD_PARAM, 0x4f4d0007u },
+    { "corbaloc:ssliop:h:99999/x", ex_CORBA_BAD_PARAM, 0x4f4d0008u },
+    { "corbaloc:ssliop:x@h/x", ex_CORBA_BAD_PARAM, 0x4f4d0009u },
     /* a version whose major is not 1: no IOR can carry it */
     { "corbaloc::2.0@h/k", ex_CORBA_MARSHAL, CORBAORB_MINOR_INVALID_IOR },
     { "corbaloc::0.9@h/k", ex_CORBA_MARSHAL, CORBAORB_MINOR_INVALID_IOR },
@@ -806,6 +894,39 @@ START_TEST(test_object_strings)
                   (unsigned)se->minor, bad[i].id, (unsigned)bad[i].minor);
     ck_assert_int_eq(se->completed, CORBA_COMPLETED_NO);
     CORBA_exception_free(&ev);
+  }
+
+  /* accepted, and the IOR made of it, byte for byte omniORB 4.2.5's
+   * (measured): an empty address is localhost, an empty port 2809, ssliop an
+   * IIOP 1.2 profile of port 0 with TAG_SSL_SEC_TRANS {0, 0, port}; a
+   * version 1.3 or later gives a 1.2 profile here (omniORB: 1.x as written) */
+  static const struct {
+    const char *s, *ior;
+  } good[] = {
+    { "corbaloc:iiop:/x", "IOR:010000000100000000000000010000000000000019000000010100000a0000006c6f63616c686f737400f90a0100000078" },
+    { "corbaloc::/x", "IOR:010000000100000000000000010000000000000019000000010100000a0000006c6f63616c686f737400f90a0100000078" },
+    { "corbaloc:iiop:,:h/x", "IOR:010000000100000000000000010000000000000019000000010100000a0000006c6f63616c686f737400f90a0100000078" },
+    { "corbaloc:iiop:host:/x", "IOR:0100000001000000000000000100000000000000150000000101000005000000686f73740000f90a0100000078" },
+    { "corbaloc:iiop:1.2@h:/x", "IOR:01000000010000000000000001000000000000001800000001010200020000006800f90a010000007800000000000000" },
+    { "corbaloc:iiop:[::1]:/x", "IOR:01000000010000000000000001000000000000001500000001010000040000003a3a3100f90a00000100000078" },
+    { "CORBALOC::h/x", "IOR:01000000010000000000000001000000000000001100000001010000020000006800f90a0100000078" },
+    { "corbaloc:iiop:1.3@host/x", "IOR:01000000010000000000000001000000000000001c0000000101020005000000686f73740000f90a010000007800000000000000" },
+    { "corbaloc:iiop:1.255@host/x", "IOR:01000000010000000000000001000000000000001c0000000101020005000000686f73740000f90a010000007800000000000000" },
+    { "corbaloc:ssliop:h:1234/x", "IOR:0100000001000000000000000100000000000000280000000101020002000000680000000100000078000000010000001400000008000000010000000000d204" },
+    { "corbaloc:ssliop:1.2@h:1234/x", "IOR:0100000001000000000000000100000000000000280000000101020002000000680000000100000078000000010000001400000008000000010000000000d204" },
+    { "corbaloc:ssliop:2.0@h/x", "IOR:0100000001000000000000000100000000000000280000000101020002000000680000000100000078000000010000001400000008000000010000000000f90a" },
+    { "corbaloc:ssliop:/x", "IOR:010000000100000000000000010000000000000030000000010102000a0000006c6f63616c686f73740000000100000078000000010000001400000008000000010000000000f90a" },
+    { "corbaloc:ssliop:[::1]/x", "IOR:01000000010000000000000001000000000000002c00000001010200040000003a3a3100000000000100000078000000010000001400000008000000010000000000f90a" },
+  };
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+    o = CORBA_ORB_string_to_object(orb, good[i].s, &ev);
+    ck_assert_msg(ev._major == CORBA_NO_EXCEPTION && o, "%s: %s", good[i].s,
+                  ev._major ? CORBA_exception_id(&ev) : "nil");
+    s = CORBA_ORB_object_to_string(orb, o, &ev);
+    ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+    ck_assert_msg(!strcmp(s, good[i].ior), "%s: %s", good[i].s, s);
+    CORBA_free(s);
+    CORBA_Object_release(o, &ev);
   }
 
   /* duplicate/release, equivalence, hash */
@@ -1807,6 +1928,7 @@ static Suite *corba_suite(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_orb_init_options);
   tcase_add_test(tc, test_orb_init_omniorb_options);
+  tcase_add_test(tc, test_orb_init_used_values);
   tcase_add_test(tc, test_object_strings);
   tcase_add_test(tc, test_corbaloc_rir);
   tcase_add_test(tc, test_poa);

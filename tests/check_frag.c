@@ -454,6 +454,64 @@ START_TEST(test_reasm_bad_magic_in_pieces)
 }
 END_TEST
 
+/* giop_reasm_error_minor(): the version to answer a refused header in, fed
+ * whole, in two pieces (6 octets, then the rest) and through
+ * giop_reasm_buffer()/commit(); -1 before any error, for a body-level or
+ * limit error, and where the octets give no version. */
+START_TEST(test_reasm_error_minor)
+{
+  static const struct {
+    uint8_t h[16];
+    size_t n;
+    int rc, minor;
+  } c[] = {
+    { { 'G', 'I', 'O', 'P', 1, 0, 1, GIOP_FRAGMENT, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 0 },
+    { { 'G', 'I', 'O', 'P', 1, 0, 1, 8, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 0 },
+    { { 'G', 'I', 'O', 'P', 1, 0, 2, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 0 },
+    { { 'G', 'I', 'O', 'P', 1, 1, 3, GIOP_LOCATE_REQUEST, 8, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 1 },
+    { { 'G', 'I', 'O', 'P', 1, 1, 1, GIOP_FRAGMENT, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 1 },
+    /* a 1.2 Fragment for no pending message (refused past the header) */
+    { { 'G', 'I', 'O', 'P', 1, 2, 1, GIOP_FRAGMENT, 4, 0, 0, 0, 9, 0, 0, 0 }, 16, CDR_E_PROTOCOL, 2 },
+    { { 'G', 'I', 'O', 'P', 1, 2, 1, 8, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 2 },
+    { { 'G', 'I', 'O', 'P', 1, 3, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 2 },
+    { { 'G', 'I', 'O', 'P', 1, 255, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 2 },
+    { { 'G', 'I', 'O', 'P', 2, 0, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 2 },
+    { { 'G', 'I', 'O', 'P', 0, 9, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, -1 },
+    { { 'G', 'I', 'O', 'X', 1, 0, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, -1 },
+    /* over max_message: a limit, not a malformed header */
+    { { 'G', 'I', 'O', 'P', 1, 0, 1, GIOP_REQUEST, 0, 0, 0, 0x7f }, 12, CDR_E_LIMIT, -1 },
+    /* a good header: no error */
+    { { 'G', 'I', 'O', 'P', 1, 0, 1, GIOP_REQUEST, 4, 0, 0, 0 }, 12, CDR_OK, -1 },
+  };
+  for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+    for (int way = 0; way < 3; way++) {
+      giop_reasm *r = giop_reasm_new(NULL);
+      ck_assert_ptr_nonnull(r);
+      ck_assert_int_eq(giop_reasm_error_minor(r), -1);
+      int rc;
+      if (way == 0) {
+        rc = giop_reasm_feed(r, c[k].h, c[k].n);
+      } else if (way == 1) {
+        rc = giop_reasm_feed(r, c[k].h, 6);
+        if (rc == CDR_OK)
+          rc = giop_reasm_feed(r, c[k].h + 6, c[k].n - 6);
+      } else {
+        uint8_t *b;
+        size_t room;
+        ck_assert_int_eq(giop_reasm_buffer(r, &b, &room), CDR_OK);
+        ck_assert_uint_ge(room, c[k].n);
+        memcpy(b, c[k].h, c[k].n);
+        rc = giop_reasm_commit(r, c[k].n);
+      }
+      ck_assert_msg(rc == c[k].rc && giop_reasm_error_minor(r) == c[k].minor,
+                    "case %zu way %d: rc %d minor %d, want %d %d", k, way, rc,
+                    giop_reasm_error_minor(r), c[k].rc, c[k].minor);
+      giop_reasm_free(r);
+    }
+  }
+  ck_assert_int_eq(giop_reasm_error_minor(NULL), -1);
+}
+END_TEST
 
 /* Large fragments read as a socket delivers them (every read fills the
  * room the reassembler offers: a fragment's header alone, its body with
@@ -1799,6 +1857,7 @@ static Suite *frag_suite(void)
   tcase_add_test(tc, test_alloc_failures);
   tcase_add_test(tc, test_budget_refusals_not_sticky);
   tcase_add_test(tc, test_budget_skip_current);
+  tcase_add_test(tc, test_reasm_error_minor);
   suite_add_tcase(s, tc);
   return s;
 }

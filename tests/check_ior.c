@@ -964,7 +964,7 @@ START_TEST(test_c20_corbaloc)
   ck_assert_mem_eq(u.key, "Echo", 4);
 
   /* Several addresses, IPv6 with a zone, percent-escaped key. */
-  ck_assert_int_eq(iiop_corbaloc_parse("CORBALOC:IIOP:1.1@a.example:1000,:b,iiop:1.2@"
+  ck_assert_int_eq(iiop_corbaloc_parse("CORBALOC:iiop:1.1@a.example:1000,:b,iiop:1.2@"
                                        "[fe80::1%25eth0]:3,:[2001:db8::7]/a%2Fb%00c%7e/",
                                        &a, &u),
                    CDR_OK);
@@ -991,18 +991,58 @@ START_TEST(test_c20_corbaloc)
   ck_assert_int_eq(iiop_corbaloc_parse("corbaloc::h:0/k", &a, &u), CDR_OK);
   ck_assert_uint_eq(u.addrs[0].port, 0);
 
+  /* What the spec leaves out and omniORB reads so: an empty address is
+   * localhost port 2809 version 1.0 (the spec's optional iiop_addr), an
+   * empty port the default 2809; a version 1.3 or later is kept (the
+   * client speaks 1.2). */
+  static const struct {
+    const char *url, *host;
+    unsigned major, minor, tls, port;
+  } fill[] = {
+    { "corbaloc:iiop:/x", "localhost", 1, 0, 0, 2809 },
+    { "corbaloc::/x", "localhost", 1, 0, 0, 2809 },
+    { "corbaloc:iiop:host:/x", "host", 1, 0, 0, 2809 },
+    { "corbaloc:iiop:1.2@h:/x", "h", 1, 2, 0, 2809 },
+    { "corbaloc:iiop:[::1]:/x", "::1", 1, 0, 0, 2809 },
+    { "corbaloc:iiop:1.3@host/x", "host", 1, 3, 0, 2809 },
+    { "corbaloc:iiop:1.255@host:7/x", "host", 1, 255, 0, 7 },
+    /* omniORB's ssliop: the version read, then ignored (always 1.2) */
+    { "corbaloc:ssliop:h:1234/x", "h", 1, 2, 1, 1234 },
+    { "corbaloc:ssliop:1.0@h/x", "h", 1, 2, 1, 2809 },
+    { "corbaloc:ssliop:2.0@h:/x", "h", 1, 2, 1, 2809 },
+    { "corbaloc:ssliop:/x", "localhost", 1, 2, 1, 2809 },
+    { "corbaloc:ssliop:[::1]:5/x", "::1", 1, 2, 1, 5 },
+  };
+  for (size_t k = 0; k < sizeof fill / sizeof fill[0]; k++) {
+    ck_assert_msg(iiop_corbaloc_parse(fill[k].url, &a, &u) == CDR_OK, "%s", fill[k].url);
+    ck_assert_uint_eq(u.naddrs, 1);
+    ck_assert_str_eq(u.addrs[0].host, fill[k].host);
+    ck_assert_msg(u.addrs[0].major == fill[k].major && u.addrs[0].minor == fill[k].minor
+                    && u.addrs[0].tls == fill[k].tls && u.addrs[0].port == fill[k].port,
+                  "%s: %u.%u tls %u port %u", fill[k].url, u.addrs[0].major, u.addrs[0].minor,
+                  u.addrs[0].tls, u.addrs[0].port);
+    ck_assert_uint_eq(u.key_len, 1);
+    ck_assert_mem_eq(u.key, "x", 1);
+  }
+  /* an empty first address beside a second one */
+  ck_assert_int_eq(iiop_corbaloc_parse("corbaloc:iiop:,ssliop:h2:5/x", &a, &u), CDR_OK);
+  ck_assert_uint_eq(u.naddrs, 2);
+  ck_assert_str_eq(u.addrs[0].host, "localhost");
+  ck_assert_uint_eq(u.addrs[0].tls, 0);
+  ck_assert_str_eq(u.addrs[1].host, "h2");
+  ck_assert_uint_eq(u.addrs[1].tls, 1);
+  ck_assert_uint_eq(u.addrs[1].port, 5);
+
   memset(&u, 0x33, sizeof u);
   iiop_corbaloc before = u;
   static const char *const bad[] = {
     "corbaloc:iiop:1.2@h:70000/x",           /* port out of range */
     "corbaloc:iiop:h:65536/x",
     "corbaloc:iiop:h:99999999999999999999999/x",
-    "corbaloc:iiop:h:/x",                    /* empty port */
     "corbaloc:iiop:h:12a/x",
     "corbaloc:iiop:h:-1/x",
-    "corbaloc:iiop:/x",                      /* empty host */
-    "corbaloc::/x",
-    "corbaloc:iiop::2809/x",
+    "corbaloc:iiop::2809/x",                 /* a port without its host */
+    "corbaloc:iiop::/x",
     "corbaloc:iiop:1.2@:2809/x",
     "corbaloc:iiop:[]:2809/x",
     "corbaloc:iiop:h,/x",                    /* empty second address */
@@ -1025,7 +1065,11 @@ START_TEST(test_c20_corbaloc)
     "corbaloc:iiop:h/a b",                   /* unescaped space */
     "corbaloc:iiop:h",                       /* no key separator */
     "corbaloc:http:h/x",                     /* unknown protocol */
-    "corbaloc:ssliop:h/x",
+    "corbaloc:IIOP:h/x",                     /* protocols in lower case only */
+    "corbaloc:Iiop:h/x",
+    "corbaloc:SSLIOP:h/x",
+    "corbaloc:ssliop:1.256@h/x",
+    "corbaloc:ssliop::5/x",
     "corbaloc:h/x",
     "corbaname::h/x",
     "iiop:h/x",
@@ -1077,10 +1121,15 @@ START_TEST(test_url_stages)
     { "corbaloc:/k", CDR_E_INVALID, IIOP_URL_SCHEME },
     { "corbaloc:foo:x", CDR_E_INVALID, IIOP_URL_SCHEME },   /* before the missing key */
     { "corbaloc::h,/k", CDR_E_INVALID, IIOP_URL_SCHEME },
-    { "corbaloc:ssliop:h/k", CDR_E_INVALID, IIOP_URL_SCHEME },
+    { "corbaloc:ssliop:h/k", CDR_OK, IIOP_URL_OK },
+    { "CORBALOC::h/k", CDR_OK, IIOP_URL_OK },
+    { "corbaloc:IIOP:h/k", CDR_E_INVALID, IIOP_URL_SCHEME },
+    { "corbaloc:SSLIOP:h/k", CDR_E_INVALID, IIOP_URL_SCHEME },
+    { "corbaloc:RIR:/k", CDR_E_INVALID, IIOP_URL_SCHEME },
     { "corbaloc::h:65536/k", CDR_E_INVALID, IIOP_URL_ADDRESS },
     { "corbaloc::h:99999999999999999999/k", CDR_E_INVALID, IIOP_URL_ADDRESS },
-    { "corbaloc::h:/k", CDR_E_INVALID, IIOP_URL_ADDRESS },
+    { "corbaloc::h:/k", CDR_OK, IIOP_URL_OK },
+    { "corbaloc:ssliop:h:70000/k", CDR_E_INVALID, IIOP_URL_ADDRESS },
     { "corbaloc::[::1/k", CDR_E_INVALID, IIOP_URL_ADDRESS },
     { "corbaloc::[zz::1]/k", CDR_E_INVALID, IIOP_URL_ADDRESS },
     { "corbaloc::ho st/k", CDR_E_INVALID, IIOP_URL_ADDRESS },
@@ -1089,10 +1138,12 @@ START_TEST(test_url_stages)
     { "corbaloc::1.256@h/k", CDR_E_INVALID, IIOP_URL_SYNTAX },
     { "corbaloc::1.2@:2809/k", CDR_E_INVALID, IIOP_URL_SYNTAX },
     { "corbaloc::[]/k", CDR_E_INVALID, IIOP_URL_SYNTAX },
-    { "corbaloc::/k", CDR_E_INVALID, IIOP_URL_SYNTAX },
+    { "corbaloc::/k", CDR_OK, IIOP_URL_OK },
+    { "corbaloc:ssliop:x@h/k", CDR_E_INVALID, IIOP_URL_SYNTAX },
+    { "corbaloc::1.3@h/k", CDR_OK, IIOP_URL_OK },
     { "corbaloc::h/a#b", CDR_E_INVALID, IIOP_URL_SYNTAX },
     { "corbaloc::h", CDR_E_INVALID, IIOP_URL_KEY },
-    { "corbaloc::", CDR_E_INVALID, IIOP_URL_KEY },          /* the key before the empty host */
+    { "corbaloc::", CDR_E_INVALID, IIOP_URL_KEY },
     { "corbaloc::h:12a/k", CDR_E_INVALID, IIOP_URL_KEY },
     { "corbaloc::h:-1/k", CDR_E_INVALID, IIOP_URL_KEY },
     { "corbaloc::[::1]x/k", CDR_E_INVALID, IIOP_URL_KEY },

@@ -2120,6 +2120,48 @@ START_TEST(test_raw_message_error_and_close)
   ck_assert(raw_closed_within(fd, 3000));
   close(fd);
 
+  /* After a GIOP 1.2 call, a header the reassembler refuses: MessageError
+   * in that header's version where it is one we speak (1.0 Fragment or an
+   * unknown 1.0 type: 1.0; a 1.1 LocateRequest flagged more fragments,
+   * which 1.1 cannot fragment: 1.1), 1.2 for a later version, and the last
+   * good message's (1.2) where the octets give none. */
+  static const struct {
+    uint8_t h[12];
+    uint8_t minor;
+  } hdrs[] = {
+    { { 'G', 'I', 'O', 'P', 1, 0, 1, GIOP_FRAGMENT, 0, 0, 0, 0 }, 0 },
+    { { 'G', 'I', 'O', 'P', 1, 0, 1, 9, 0, 0, 0, 0 }, 0 },
+    { { 'G', 'I', 'O', 'P', 1, 0, 2, GIOP_REQUEST, 0, 0, 0, 0 }, 0 },
+    { { 'G', 'I', 'O', 'P', 1, 1, 3, GIOP_LOCATE_REQUEST, 8, 0, 0, 0 }, 1 },
+    { { 'G', 'I', 'O', 'P', 1, 1, 1, GIOP_FRAGMENT, 0, 0, 0, 0 }, 1 },
+    { { 'G', 'I', 'O', 'P', 1, 3, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 2 },
+    { { 'G', 'I', 'O', 'P', 2, 0, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 2 },
+    { { 'G', 'I', 'O', 'P', 0, 9, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 2 },
+    { { 'G', 'I', 'O', 'X', 1, 0, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 2 },
+  };
+  for (size_t k = 0; k < sizeof hdrs / sizeof hdrs[0]; k++) {
+    fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
+    v = 5;
+    n = build_request(req, sizeof req, 2, CDR_HOST_ORDER, 7, GIOP_RESPONSE_EXPECTED, "Echo",
+                      "ping", NULL, nu_arg_long, &v);
+    raw_send(fd, req, n);
+    msg = nu_recv_msg(fd, 1u << 24, &len);
+    ck_assert_ptr_nonnull(msg);
+    ck_assert_uint_eq(msg[5], 2);
+    ck_assert_uint_eq(msg[7], GIOP_REPLY);
+    free(msg);
+    raw_send(fd, hdrs[k].h, 12);
+    msg = nu_recv_msg(fd, 1u << 24, &len);
+    ck_assert_msg(msg != NULL, "header %zu: no answer", k);
+    ck_assert_uint_eq(len, 12);
+    ck_assert_msg(msg[7] == GIOP_MESSAGE_ERROR && msg[4] == 1 && msg[5] == hdrs[k].minor,
+                  "header %zu: type %u, GIOP %u.%u, want MessageError 1.%u", k, msg[7], msg[4],
+                  msg[5], hdrs[k].minor);
+    free(msg);
+    ck_assert(raw_closed_within(fd, 3000));
+    close(fd);
+  }
+
   /* CloseConnection from the client: the server closes its side. */
   fd = nu_connect("127.0.0.1", iiop_server_port(s), 5, NU_NODELAY);
   cdr_out_init_buffer(&w, &o, buf, sizeof buf);

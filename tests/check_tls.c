@@ -590,6 +590,55 @@ START_TEST(test_forward_required)
 }
 END_TEST
 
+/* corbaloc:ssliop:HOST:PORT/KEY (omniORB's form): TLS to PORT, whatever
+ * version it names; a client without a CA file, or IIOP_TLS_OFF, cannot use
+ * it (CDR_E_UNSUPPORTED, nothing connected), and IIOP_TLS_REQUIRED takes it
+ * where it refuses a plain corbaloc address. */
+START_TEST(test_corbaloc_ssliop)
+{
+  NEED_OPENSSL();
+  iiop_server *s = server(IIOP_TLS_REQUIRED, IIOP_TLS_VERIFY_NONE, NULL, NULL);
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  uint16_t sup, req, port;
+  ior_ssl(ior_of(s, &a), &sup, &req, &port);
+  ck_assert_uint_ne(port, 0);
+  char loc[96];
+  snprintf(loc, sizeof loc, "corbaloc:ssliop:2.0@127.0.0.1:%u/Tls", (unsigned)port);
+  for (int policy = IIOP_TLS_ALLOWED; policy <= IIOP_TLS_REQUIRED; policy++) {
+    if (policy == IIOP_TLS_OFF)
+      continue;
+    iiop_client *c = client(policy, ca, NULL, NULL, NULL);
+    iiop_ref *r = NULL;
+    ck_assert_int_eq(iiop_client_resolve(c, loc, &r), CDR_OK);
+    int32_t v = 0;
+    ck_assert_int_eq(call_ping(r, 7, &v), CDR_OK);
+    ck_assert_int_eq(v, 7);
+    iiop_ref_free(r);
+    iiop_client_free(c);
+  }
+  char err[IIOP_CLIENT_ERROR_MAX];
+  iiop_client *c = client(IIOP_TLS_OFF, ca, NULL, NULL, NULL);
+  iiop_ref *r = NULL;
+  ck_assert_int_eq(iiop_client_resolve(c, loc, &r), CDR_E_UNSUPPORTED);
+  client_err(c, err, sizeof err);
+  ck_assert_str_eq(err, "a corbaloc ssliop address needs TLS, but the client's tls_policy is "
+                        "IIOP_TLS_OFF");
+  iiop_client_free(c);
+  c = client(IIOP_TLS_ALLOWED, NULL, NULL, NULL, NULL);
+  ck_assert_int_eq(iiop_client_resolve(c, loc, &r), CDR_E_UNSUPPORTED);
+  client_err(c, err, sizeof err);
+  ck_assert_str_eq(err, "a corbaloc ssliop address needs TLS, but the client has no TLS "
+                        "context (no tls_ca_file)");
+  iiop_client_free(c);
+  iiop_server_stats st;
+  ck_assert_int_eq(iiop_server_stats_get(s, &st), CDR_OK);
+  ck_assert_uint_eq(st.accepted, 2);
+  iiop_server_free(s);
+  cdr_arena_free(&a);
+}
+END_TEST
+
 /* Files OpenSSL cannot read or parse: CDR_E_TLS at creation, the file and
  * OpenSSL's reason in opts.why. */
 START_TEST(test_bad_files)
@@ -733,6 +782,7 @@ static Suite *tls_suite(void)
   tcase_add_test(tc, test_ior_bits);
   tcase_add_test(tc, test_off_against_required);
   tcase_add_test(tc, test_forward_required);
+  tcase_add_test(tc, test_corbaloc_ssliop);
   tcase_add_test(tc, test_bad_files);
   tcase_add_test(tc, test_key_password);
   suite_add_tcase(s, tc);

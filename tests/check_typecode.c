@@ -1077,6 +1077,45 @@ START_TEST(test_c02b)
 }
 END_TEST
 
+/* A union's member count is checked against the octets that remain at
+ * the exact least a member takes for its discriminator: its label (1, 2, 4
+ * or 8 octets; the default member's one zero octet), a name (4) and a kind
+ * (4).  One octet short of that: CDR_E_LENGTH at the count, before any
+ * allocation (a long long union of 4 members needs 64 octets, where 9 a
+ * member would pass 36); exactly that: the count passes and the zero
+ * octets fail later, as a name of length 0 (CDR_E_STRING). */
+START_TEST(test_union_count_exact)
+{
+  static const struct {
+    uint32_t kind;
+    size_t per;
+  } d[] = { { 8, 9 }, { 9, 9 }, { 10, 9 }, { 2, 10 }, { 4, 10 }, { 3, 12 }, { 5, 12 },
+            { 23, 16 }, { 24, 16 } };
+  for (size_t k = 0; k < sizeof d / sizeof d[0]; k++)
+    for (int32_t def = -1; def <= 0; def++)
+      for (int le = 0; le <= 1; le++) {
+        const uint32_t n = 4;
+        size_t need = n * d[k].per - (def >= 0 ? d[k].per - 9 : 0);
+        for (size_t left = need - 1; left <= need; left++) {
+          asmb a;
+          a_init(&a, le);
+          a_head(&a, 16, "IDL:T/U:1.0", "U");
+          a_kind(&a, d[k].kind);
+          a_ul(&a, (uint32_t)def);
+          a_ul(&a, n);
+          for (size_t j = 0; j < left; j++)
+            a_oct(&a, 0);
+          a_end(&a);
+          cdr_typecode t;
+          int rc = get(a.t.b, a.t.n, le, &t, NULL);
+          ck_assert_msg(rc == (left < need ? CDR_E_LENGTH : CDR_E_STRING),
+                        "kind %u default %d, %zu octets left of %zu: %d", d[k].kind, def, left,
+                        need, rc);
+        }
+      }
+}
+END_TEST
+
 /* Every proper prefix of a long TypeCode fails cleanly. */
 START_TEST(test_truncations)
 {
@@ -1337,6 +1376,7 @@ static Suite *typecode_suite(void)
   tc = tcase_create("hostile");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_c09);
+  tcase_add_test(tc, test_union_count_exact);
   tcase_add_test(tc, test_c02b);
   tcase_add_test(tc, test_truncations);
   suite_add_tcase(s, tc);

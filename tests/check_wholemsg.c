@@ -5,7 +5,10 @@
  * memory), in GIOP 1.0, 1.1 and 1.2; a message over GIOP_WHOLE_DEFAULT
  * (2 MiB) goes in 8 KiB fragments; an explicit fragment_size (1024) cuts
  * every larger 1.1/1.2 message into fragments of exactly that size, and
- * never a GIOP 1.0 one.  Every message's size is asserted. */
+ * never a GIOP 1.0 one, nor a 1.1 LocateRequest or LocateReply (1.1
+ * fragments only Request and Reply).  Every message's size is asserted.
+ * And the GIOP version of the MessageError our client answers a refused
+ * reply header with. */
 #include <check.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -20,6 +23,8 @@
 #include <iiop/frag.h>
 #include <iiop/msg.h>
 #include <iiop/orb.h>
+#include "../libiiop/connection.h"
+#include "../libiiop/transport.h"
 #include "netutil.h"
 #include "testutil.h"
 
@@ -348,6 +353,177 @@ START_TEST(test_client_over_whole_limit)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- which messages fragment */
+
+/* A GIOP 1.MINOR message of TYPE (Request, Reply, LocateRequest or
+ * LocateReply) of about N octets: a key (or a body) of N octets, malloc'd
+ * into *OUT; its length. */
+static size_t build_typed(int minor, int type, size_t n, uint8_t **out)
+{
+  size_t cap = n + 256;
+  uint8_t *buf = malloc(cap);
+  ck_assert_ptr_nonnull(buf);
+  uint8_t *key = malloc(n);
+  ck_assert_ptr_nonnull(key);
+  memset(key, 'k', n);
+  cdr_opts o;
+  cdr_opts_default(&o);
+  o.giop_minor = (uint8_t)minor;
+  cdr_out w;
+  ck_assert_int_eq(cdr_out_init_buffer(&w, &o, buf, cap), CDR_OK);
+  if (type == GIOP_LOCATE_REQUEST) {
+    giop_locate_request_header h;
+    memset(&h, 0, sizeof h);
+    h.request_id = 7;
+    h.target.disposition = GIOP_KEY_ADDR;
+    h.target.key = key;
+    h.target.key_len = (uint32_t)n;
+    ck_assert_int_eq(giop_begin_locate_request(&w, &h), CDR_OK);
+  } else if (type == GIOP_LOCATE_REPLY) {
+    giop_locate_reply_header h = { 7, GIOP_OBJECT_FORWARD };
+    ck_assert_int_eq(giop_begin_locate_reply(&w, &h), CDR_OK);
+    cdr_put_seq(&w, key, (uint32_t)n, 1); /* (the forward IOR's place) */
+  } else if (type == GIOP_REQUEST) {
+    giop_request_header h;
+    memset(&h, 0, sizeof h);
+    h.request_id = 7;
+    h.response_flags = GIOP_RESPONSE_EXPECTED;
+    h.target.disposition = GIOP_KEY_ADDR;
+    h.target.key = (const uint8_t *)"Echo";
+    h.target.key_len = 4;
+    h.operation = "op";
+    h.operation_len = 2;
+    ck_assert_int_eq(giop_begin_request(&w, &h), CDR_OK);
+    giop_begin_body(&w);
+    cdr_put_seq(&w, key, (uint32_t)n, 1);
+  } else {
+    giop_reply_header h;
+    memset(&h, 0, sizeof h);
+    h.request_id = 7;
+    h.reply_status = GIOP_NO_EXCEPTION;
+    ck_assert_int_eq(giop_begin_reply(&w, &h), CDR_OK);
+    giop_begin_body(&w);
+    cdr_put_seq(&w, key, (uint32_t)n, 1);
+  }
+  ck_assert_int_eq(giop_end(&w), CDR_OK);
+  size_t len = cdr_out_size(&w);
+  cdr_out_close(&w);
+  free(key);
+  *out = buf;
+  return len;
+}
+
+/* A connection (fragment_size 1024) sends a 4 KiB message of each type in
+ * GIOP 1.0, 1.1 and 1.2: only what the version lets fragment is cut (1.1:
+ * Request and Reply; 1.2: LocateRequest and LocateReply too; 1.0: none),
+ * the rest goes whole, and each reassembles to the message sent. */
+START_TEST(test_conn_fragmentable_types)
+{
+  static const int types[] = { GIOP_REQUEST, GIOP_REPLY, GIOP_LOCATE_REQUEST, GIOP_LOCATE_REPLY };
+  int a, b;
+  nu_tcp_pair(&a, &b, 0, 0, 0);
+  iiop_transport *t;
+  ck_assert_int_eq(iiop__tcp_wrap(a, NULL, &t), CDR_OK);
+  iiop_conn_opts co;
+  memset(&co, 0, sizeof co);
+  co.fragment_size = 1024;
+  iiop_conn *c;
+  ck_assert_int_eq(iiop__conn_new(t, &co, &c), CDR_OK);
+  for (int minor = 0; minor <= 2; minor++) {
+    for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
+      uint8_t *msg;
+      size_t len = build_typed(minor, types[k], 4096, &msg);
+      ck_assert_uint_gt(len, 4096);
+      TU_CTX("GIOP 1.%d type %d, %zu octets", minor, types[k], len);
+      ck_assert_int_eq(iiop__conn_send(c, msg, len, 7), CDR_OK);
+      pattern p;
+      read_pattern(b, &p);
+      int frag = minor == 2 || (minor == 1 && types[k] <= GIOP_REPLY);
+      ck_assert_uint_eq(p.type[0], types[k]);
+      expect_pattern(&p, frag ? minor : 0, 1024, len);
+      ck_assert_uint_eq(p.n, frag ? 5u : 1u);
+      ck_assert(memcmp(p.msg, msg, len) == 0);
+      free(p.msg);
+      free(msg);
+    }
+  }
+  iiop__conn_free(c);
+  close(b);
+}
+END_TEST
+
+/* Our client, calling in GIOP 1.2, gets a reply header it refuses: it
+ * answers MessageError in that header's version (1.0 for a 1.0 Fragment,
+ * 1.1 for a 1.1 LocateReply flagged more fragments, 1.2 for "GIOP" 1.5),
+ * and the call fails CDR_E_PROTOCOL. */
+typedef struct bad_reply_server {
+  int lfd;
+  uint8_t h[12];
+  uint8_t got[12];
+  int ok;
+} bad_reply_server;
+
+static void *bad_reply_main(void *arg)
+{
+  bad_reply_server *bs = arg;
+  int fd = accept(bs->lfd, NULL, NULL);
+  if (fd < 0)
+    return NULL;
+  struct timeval tv = { 20, 0 };
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  pattern p;
+  read_pattern(fd, &p);
+  free(p.msg);
+  if (nu_send_all(fd, bs->h, 12) && nu_read_full(fd, bs->got, 12))
+    bs->ok = 1;
+  close(fd);
+  return NULL;
+}
+
+START_TEST(test_client_message_error_version)
+{
+  static const struct {
+    uint8_t h[12];
+    uint8_t minor;
+  } c[] = {
+    { { 'G', 'I', 'O', 'P', 1, 0, 1, GIOP_FRAGMENT, 0, 0, 0, 0 }, 0 },
+    { { 'G', 'I', 'O', 'P', 1, 1, 3, GIOP_LOCATE_REPLY, 8, 0, 0, 0 }, 1 },
+    { { 'G', 'I', 'O', 'P', 1, 5, 1, GIOP_REPLY, 0, 0, 0, 0 }, 2 },
+  };
+  for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+    bad_reply_server bs;
+    memset(&bs, 0, sizeof bs);
+    memcpy(bs.h, c[k].h, 12);
+    uint16_t port;
+    bs.lfd = nu_listen(4, &port);
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, bad_reply_main, &bs), 0);
+    iiop_client *cl = iiop_client_new(NULL);
+    ck_assert_ptr_nonnull(cl);
+    char url[96];
+    snprintf(url, sizeof url, "corbaloc::1.2@127.0.0.1:%u/Echo", (unsigned)port);
+    iiop_ref *r = NULL;
+    ck_assert_int_eq(iiop_client_resolve(cl, url, &r), CDR_OK);
+    iiop_call *call;
+    cdr_out *args;
+    ck_assert_int_eq(iiop_call_begin(r, "echoString", 0, &call, &args), CDR_OK);
+    cdr_put_string(args, "x");
+    cdr_in *res = NULL;
+    ck_assert_int_eq(iiop_call_invoke(call, &res), CDR_E_PROTOCOL);
+    iiop_call_end(call);
+    pthread_join(th, NULL);
+    ck_assert_msg(bs.ok, "case %zu: no answer", k);
+    ck_assert_msg(!memcmp(bs.got, "GIOP", 4) && bs.got[4] == 1 && bs.got[5] == c[k].minor
+                    && bs.got[7] == GIOP_MESSAGE_ERROR,
+                  "case %zu: GIOP %u.%u type %u, want MessageError 1.%u", k, bs.got[4],
+                  bs.got[5], bs.got[7], c[k].minor);
+    iiop_ref_free(r);
+    iiop_client_free(cl);
+    close(bs.lfd);
+  }
+}
+END_TEST
+
 static Suite *wholemsg_suite(void)
 {
   Suite *s = suite_create("wholemsg");
@@ -359,6 +535,8 @@ static Suite *wholemsg_suite(void)
   tcase_add_test(tc, test_client_64k_whole);
   tcase_add_test(tc, test_client_64k_frag1024);
   tcase_add_test(tc, test_client_over_whole_limit);
+  tcase_add_test(tc, test_conn_fragmentable_types);
+  tcase_add_test(tc, test_client_message_error_version);
   suite_add_tcase(s, tc);
   return s;
 }

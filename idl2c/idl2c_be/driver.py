@@ -101,6 +101,19 @@ and and_eq bitand bitor compl not not_eq or or_eq xor xor_eq""".split())
 
 C_RESERVED = C_KEYWORDS | C_MACROS
 
+# C++ keywords that are not C's (C++20): a C++ translation unit includes
+# FILE.h too (inside extern "C"), so what it would read as a keyword is
+# renamed for it alone where the C name matters to C code (a struct, union,
+# exception or valuetype member, an epv field: `_class` under __cplusplus,
+# `class` in C), and escaped as C keywords are where it does not (a
+# parameter name in a prototype) or where C++ sees it everywhere (a
+# global-scope definition: `struct class` is `_class` in C too).
+CXX_KEYWORDS = set("""alignas alignof asm catch char8_t char16_t char32_t class concept
+consteval constexpr constinit const_cast co_await co_return co_yield decltype delete
+dynamic_cast explicit export friend mutable namespace new noexcept nullptr operator private
+protected public reinterpret_cast requires static_assert static_cast template this
+thread_local throw try typeid typename using virtual wchar_t""".split()) - C_RESERVED
+
 BASIC = {
     idltype.tk_short: ("CORBA_short", "short"),
     idltype.tk_long: ("CORBA_long", "long"),
@@ -145,6 +158,12 @@ class IdlError(Exception):
         Exception.__init__(self, message)
         self.node = node
         self.message = message
+
+
+class Decl(str):
+    """A member's C declaration; CXX: the one a C++ compiler is given
+    instead (its name a C++ keyword: `_` before it), or None."""
+    cxx = None
 
 
 class Writer:
@@ -231,7 +250,7 @@ class Context:
             sn = x
         else:
             sn = x.scopedName()
-        if len(sn) == 1 and sn[0] in C_RESERVED:
+        if len(sn) == 1 and (sn[0] in C_RESERVED or sn[0] in CXX_KEYWORDS):
             return "_" + sn[0]        # a global-scope `struct int`: `_int`
         return "_".join(sn)
 
@@ -258,6 +277,88 @@ class Context:
 
     def member_name(self, ident):
         return "_" + ident if ident in C_RESERVED else ident
+
+    def hline(self, fmt, decl):
+        """FMT % DECL for FILE.h; a Decl with a C++ name gets both, each
+        under its #if (the C name for C, the `_` one for C++)."""
+        cxx = getattr(decl, "cxx", None)
+        if cxx is None:
+            return fmt % decl
+        return "#ifdef __cplusplus\n%s\n#else\n%s\n#endif" % (fmt % cxx, fmt % decl)
+
+    # ---------------------------------------------------------------- C names
+
+    def check_c_names(self, tree):
+        """Refuse two IDL definitions whose scoped names join to one C name
+        (A::B::C and A_B::C are both A_B_C; an operation I::f of A and a
+        type A::I_f likewise): C would see one name declared twice.  The
+        error is at the later one and names both.  An inherited operation's
+        stub (D_f for B::f) is D's, so named D::f."""
+        seen = {}
+
+        def claim(cn, node, sn):
+            first = seen.get(cn)
+            if first is None:
+                seen[cn] = (node, sn)
+            elif first[1] != sn:
+                fn = first[0]
+                self.error(node, "%s and %s (%s:%d) both map to the C name %s"
+                           % ("::".join(sn), "::".join(first[1]), fn.file(), fn.line(), cn))
+
+        def named(d):
+            claim(self.cname(d), d, tuple(d.scopedName()))
+
+        def constr(t):
+            """A struct, union or enum declared inside a member or case."""
+            if isinstance(t, idltype.Declared):
+                visit(t.decl())
+
+        def visit(d):
+            if isinstance(d, idlast.Module):
+                for x in d.definitions():
+                    visit(x)
+            elif isinstance(d, idlast.Interface):
+                named(d)
+                cn = self.cname(d)
+                for x in d.declarations():
+                    visit(x)
+                # the stubs of its own operations and of its bases' (D_f for B::f)
+                for c in [c for b in interfaces.ancestors(d) + [d] for c in b.callables()]:
+                    if isinstance(c, idlast.Operation):
+                        claim("%s_%s" % (cn, c.identifier()), c,
+                              tuple(d.scopedName()) + (c.identifier(),))
+                    elif isinstance(c, idlast.Attribute):
+                        for a in c.declarators():
+                            for acc in ("_get_", "_set_") if not c.readonly() else ("_get_",):
+                                claim("%s_%s%s" % (cn, acc, a.identifier()), a,
+                                      tuple(d.scopedName()) + (acc + a.identifier(),))
+            elif isinstance(d, idlast.Typedef):
+                if d.constrType():
+                    constr(d.aliasType())
+                for x in d.declarators():
+                    named(x)
+            elif isinstance(d, idlast.Enum):
+                named(d)
+                for x in d.enumerators():
+                    named(x)
+            elif isinstance(d, (idlast.Struct, idlast.Exception)):
+                named(d)
+                for m in d.members():
+                    if m.constrType():
+                        constr(m.memberType())
+            elif isinstance(d, idlast.Union):
+                named(d)
+                if d.constrType():
+                    constr(d.switchType())
+                for c in d.cases():
+                    if c.constrType():
+                        constr(c.caseType())
+            elif isinstance(d, idlast.DeclRepoId):
+                named(d)          # constants, valuetypes, forward declarations
+
+        for d in tree.declarations():
+            if d.file() != "<built in>":
+                visit(d)
 
     # ---------------------------------------------------------------- types
 
@@ -548,8 +649,14 @@ class Context:
         sizes = declarator.sizes()
         ct = self.ctype(t)
         name = self.member_name(declarator.identifier())
-        return "%s%s%s%s" % (ct, "" if ct.endswith("*") else " ", name,
-                             "".join("[%d]" % s for s in sizes))
+
+        def text(n):
+            return "%s%s%s%s" % (ct, "" if ct.endswith("*") else " ", n,
+                                 "".join("[%d]" % s for s in sizes))
+        d = Decl(text(name))
+        if name in CXX_KEYWORDS:
+            d.cxx = text("_" + name)
+        return d
 
     # ---------------------------------------------------------------- emission
 
@@ -822,7 +929,7 @@ class Context:
                                     decl.identifier(), self.member_tc(m.memberType(), decl)))
         self.h.out("struct %s_type {" % cn)
         for decl, _, _ in members:
-            self.h.out("  %s;" % decl)
+            self.h.out(self.hline("  %s;", decl))
         if not members:
             self.h.out("  CORBA_long _dummy;  /* C has no empty structs */")
         self.h.out("};")
@@ -886,7 +993,7 @@ class Context:
                     cases.append((self.label_value(d, lab, st)[0], decl.identifier(), tc))
         self.h.out("struct %s_type {\n  %s _d;\n  union {" % (cn, dct))
         for b in branches:
-            self.h.out("    %s;" % b)
+            self.h.out(self.hline("    %s;", b))
         self.h.out("  } _u;\n};")
         self.emit_tc_decl(cn)
         self.common.out("static const cdr_union_case %s__cases[] = {" % cn)
@@ -1021,7 +1128,7 @@ class Context:
         self.h.out("struct %s_type {" % cn)
         self.h.out("  %s;" % ("%s _base" % base if base else "cdr_value _hdr"))
         for x in decls:
-            self.h.out("  %s;" % x)
+            self.h.out(self.hline("  %s;", x))
         self.h.out("};")
         self.emit_value_tail(d, cn, members, vis if not all(vis) else None, base, flags,
                              d.custom())
@@ -1122,6 +1229,7 @@ def generate(tree, basename):
         w.out("/* %s-%s.c - generated by idl2c from %s: do not edit. */"
               % (basename, what, os.path.basename(tree.file())))
         w.out("#include \"%s.h\"\n" % basename)
+    ctx.check_c_names(tree)
     interfaces.begin(ctx)
     for d in tree.declarations():
         ctx.walk(d)

@@ -142,9 +142,15 @@ def slice_of(ctx, t):
     return ctx.ctype(t) + "_slice"
 
 
-def param_decl(ctx, p):
-    """The C declaration of parameter P."""
+def param_decl(ctx, p, header=False):
+    """The C declaration of parameter P; HEADER: in a FILE.h prototype,
+    where a name C++ reads as a keyword gets a `_` (a prototype's
+    parameter names bind nothing: C callers and definitions are as
+    before)."""
+    from .driver import CXX_KEYWORDS
     t, k, n = p.type, ctx.kind(p.type), p.name
+    if header and n in CXX_KEYWORDS:
+        n = "_" + n
     ct = ctx.ctype(t)
     var = ctx.is_variable(t)
     if k == "array":
@@ -218,8 +224,8 @@ def glue_arg(ctx, p, i):
     return "(%s)%s" % (decl[:star].replace("const ", "") + decl[star:decl.rindex("*") + 1], a)
 
 
-def proto(ctx, fname, op, first):
-    ps = [first] + [param_decl(ctx, p) for p in op.params] + ["CORBA_Environment *_ev"]
+def proto(ctx, fname, op, first, header=False):
+    ps = [first] + [param_decl(ctx, p, header) for p in op.params] + ["CORBA_Environment *_ev"]
     return "%s%s(%s)" % (ret_type(ctx, op.ret), fname, ", ".join(ps))
 
 
@@ -375,12 +381,16 @@ def emit_interface(ctx, node):
     h = ctx.h
     first = "%s _obj" % cn
     for op in allops:
-        h.out("%s;" % proto(ctx, stub_name(ctx, cn, op), op, first))
+        h.out("%s;" % proto(ctx, stub_name(ctx, cn, op), op, first, True))
     # ---- FILE.h: the server's types
     h.out("typedef struct POA_%s__epv {\n  void *_private;" % cn)
+    from .driver import CXX_KEYWORDS, Decl
     for op in own:
-        h.out("  %s;" % proto(ctx, "(*%s)" % epv_field(ctx, op), op,
-                              "PortableServer_Servant _servant"))
+        f = epv_field(ctx, op)
+        field = Decl(proto(ctx, "(*%s)" % f, op, "PortableServer_Servant _servant", True))
+        if f in CXX_KEYWORDS:   # `(*_delete)` for C++, `(*delete)` for C
+            field.cxx = proto(ctx, "(*_%s)" % f, op, "PortableServer_Servant _servant", True)
+        h.out(ctx.hline("  %s;", field))
     h.out("} POA_%s__epv;" % cn)
     h.out("typedef struct POA_%s__vepv {\n  PortableServer_ServantBase__epv *_base_epv;" % cn)
     for b in bases:

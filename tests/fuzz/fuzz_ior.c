@@ -184,7 +184,7 @@ static void check_corbaloc(const char *url, cdr_arena *a)
   w += sprintf(w, "corbaloc:");
   for (uint32_t k = 0; k < c.naddrs; k++) {
     const iiop_corbaloc_addr *x = &c.addrs[k];
-    w += sprintf(w, "%siiop:%u.%u@", k ? "," : "", x->major, x->minor);
+    w += sprintf(w, "%s%s:%u.%u@", k ? "," : "", x->tls ? "ssliop" : "iiop", x->major, x->minor);
     if (strchr(x->host, ':')) {
       /* IPv6: brackets, a zone's '%' escaped as RFC 6874 writes it. */
       *w++ = '[';
@@ -204,6 +204,7 @@ static void check_corbaloc(const char *url, cdr_arena *a)
   FUZZ_CHECK(c.naddrs == d.naddrs);
   for (uint32_t k = 0; k < c.naddrs; k++) {
     FUZZ_CHECK(c.addrs[k].major == d.addrs[k].major && c.addrs[k].minor == d.addrs[k].minor);
+    FUZZ_CHECK(c.addrs[k].tls == d.addrs[k].tls);
     FUZZ_CHECK(c.addrs[k].port == d.addrs[k].port);
     same_str(c.addrs[k].host, d.addrs[k].host);
   }

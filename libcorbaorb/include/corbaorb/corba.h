@@ -342,7 +342,10 @@ typedef CORBA_char *CORBA_ORBid;
  * ignored: this ORB has no equivalent; its value is checked first as
  * omniORB checks it (omniORB reads numbers as strtol/strtoul do, without
  * looking past the digits: "-ORBtraceLevel abc" is taken, as level 0;
- * "-ORBgiopMaxMsgSize 1" is refused, "not a number n >= 8192").  An option
+ * "-ORBgiopMaxMsgSize 1" is refused, "not a number n >= 8192").  The
+ * options above are read so too: a 0|1 option is strtol's number ("yes"
+ * is 0, "1x" 1, "2" refused), the timeout strtoul's cut to 32 bits ("abc"
+ * is 0; past 2^31 - 1 ms read as that).  An option
  * given twice is taken twice, each value checked (the last one counts).
  * Any other argument starting "-ORB" and longer than that is an unknown
  * option, refused as omniORB refuses it; "-ORB" alone and other arguments

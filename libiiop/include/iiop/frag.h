@@ -230,6 +230,17 @@ IIOP_API int giop_reasm_cancel(giop_reasm *r, uint32_t request_id);
 /* Octets buffered in incomplete messages (for tests and limits). */
 IIOP_API size_t giop_reasm_pending_bytes(const giop_reasm *r);
 
+/* After giop_reasm_feed() (or a commit) failed with CDR_E_PROTOCOL for a
+ * message header: the GIOP minor version to send MessageError in (CORBA
+ * 3.x GIOP, MessageError: a reply to a malformed message): the refused
+ * header's own version when it is 1.0, 1.1 or 1.2 (a 1.0 header of a type
+ * 1.0 lacks is answered in 1.0), 2 for a later one ("GIOP" 1.3 and up, or
+ * major 2 and up: the highest version ours speaks below it).  -1 when no
+ * such error, or the refused octets give no version (no "GIOP" magic,
+ * major 0, an error in a Fragment's body): the caller's own (the version
+ * of the last good message).  Reads nothing else, changes nothing. */
+IIOP_API int giop_reasm_error_minor(const giop_reasm *r);
+
 /* Where the reader stands (a server times each phase):
  * GIOP_REASM_EMPTY: no octet of an incomplete message is buffered (between
  * messages); GIOP_REASM_HEADER: part of a 12-octet header (or of a GIOP 1.2

@@ -111,13 +111,12 @@ IIOP_API int iiop_ior_write(cdr_out *o, const iiop_ior *ior);
  *                     "corbaname:") or address protocol ("iiop:", ":"; an
  *                     empty address after a ','): BAD_PARAM_BadSchemeName,
  *                     OMG minor 7
- *   IIOP_URL_ADDRESS  an address's value: a port past 65535 or empty, an IPv6
+ *   IIOP_URL_ADDRESS  an address's value: a port past 65535, an IPv6
  *                     literal without its ']' or with other characters, a
  *                     host character this parser refuses (omniORB takes any
  *                     and fails to connect): BAD_PARAM_BadAddress, 8
  *   IIOP_URL_SYNTAX   the form around them: a malformed version ("1@",
- *                     "1.x@", "1.256@"), no host ("1.2@:2809", "[]", an empty
- *                     address, which omniORB reads as localhost), a '#' in a
+ *                     "1.x@", "1.256@"), no host ("1.2@:2809", "[]"), a '#' in a
  *                     corbaloc key (the URL goes on after the key), a
  *                     corbaname name that is not a string name:
  *                     BAD_PARAM_BadSchemeSpecificPart, 9
@@ -247,9 +246,13 @@ IIOP_API uint32_t iiop_codeset_negotiate(uint32_t native, const uint32_t *conv, 
 /* ---------------------------------------------------------------- corbaloc */
 
 typedef struct iiop_corbaloc_addr {
-  uint8_t major, minor;      /* default 1.0 (as the spec says) */
-  const char *host;          /* NUL-terminated; IPv6 without the brackets */
-  uint16_t port;             /* default 2809 */
+  uint8_t major, minor;      /* default 1.0 (as the spec says); 1.3 and later
+                              * kept as written (a client speaks 1.2) */
+  uint8_t tls;               /* 1: an "ssliop:" address (omniORB's): IIOP 1.2
+                              * over TLS to PORT; 0: "iiop:" or ":" */
+  const char *host;          /* NUL-terminated; IPv6 without the brackets;
+                              * "localhost" for an empty address */
+  uint16_t port;             /* default 2809 (also for "host:") */
 } iiop_corbaloc_addr;
 
 typedef struct iiop_corbaloc {
@@ -259,11 +262,17 @@ typedef struct iiop_corbaloc {
   uint32_t key_len;
 } iiop_corbaloc;
 
-/* Parse "corbaloc:" followed by a comma-separated list of "iiop:" or ":"
- * addresses ([version@]host[:port], IPv6 in brackets) then "/" and the
- * percent-escaped object key, allocating from A.  "corbaloc:" and "iiop:"
- * are matched without regard to case.  A version is "major.minor" with
- * major 1 and minor 0..255.  A host name is a DNS name or dotted IPv4
+/* Parse "corbaloc:" followed by a comma-separated list of "iiop:", ":" or
+ * "ssliop:" addresses ([version@]host[:port], IPv6 in brackets) then "/" and
+ * the percent-escaped object key, allocating from A.  "corbaloc:" is matched
+ * without regard to case (a URI scheme, RFC 2396 section 3.1); the protocol
+ * tokens "iiop:", "ssliop:" and "rir:" only in lower case, as the spec
+ * writes them and omniORB reads them.  As the spec and omniORB: an empty
+ * address is "localhost" port 2809 version 1.0, an empty port ("host:") is
+ * 2809.  A version is "major.minor" with minor 0..255; major 1 for iiop (any
+ * minor: 1.3 and later are kept, a client speaks 1.2), any major for ssliop,
+ * whose version omniORB ignores: an ssliop address is always 1.2 with TLS
+ * set.  A host name is a DNS name or dotted IPv4
  * address (letters, digits, '-', '.', '_'; at most 255 octets) and is never
  * read as a number, so "1234567890123.1.1.1" is just a name; a bracketed
  * IPv6 address holds hex digits, ':' and '.' and may end in a zone
@@ -273,12 +282,12 @@ typedef struct iiop_corbaloc {
  * ;/?:@&=+$,-_.!~*()'  The URL is read left to right as omniORB reads it
  * (iiop_url_stage), so an unknown protocol is reported before a missing
  * "/".  Errors: CDR_E_INVALID (BAD_PARAM: a NULL argument, unknown
- * protocol, empty host, a port outside 0..65535, empty or not decimal, a
- * bad version, a bad host character, a bad %-escape, a key character not
- * allowed or '#', no key separator), CDR_E_UNSUPPORTED ("rir:", which names
- * the local ORB's initial references, not an address), CDR_E_LIMIT (more
- * than 2^32 - 1 addresses or key octets), CDR_E_NOMEM; *OUT untouched on
- * error. */
+ * protocol, no host before a port or after a version, a port outside
+ * 0..65535 or not decimal, a bad version, a bad host character, a bad
+ * %-escape, a key character not allowed or '#', no key separator),
+ * CDR_E_UNSUPPORTED ("rir:", which names the local ORB's initial
+ * references, not an address), CDR_E_LIMIT (more than 2^32 - 1 addresses or
+ * key octets), CDR_E_NOMEM; *OUT untouched on error. */
 IIOP_API int iiop_corbaloc_parse(const char *url, cdr_arena *a, iiop_corbaloc *out) IIOP_WUR;
 /* As iiop_corbaloc_parse (the same return codes), and *WHY (may be NULL)
  * says which step refused URL: IIOP_URL_OK with CDR_OK when it is

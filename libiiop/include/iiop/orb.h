@@ -126,11 +126,14 @@ typedef struct iiop_client_opts {
 
 /* When a client uses TLS (iiop_client_opts.tls_policy):
  * - IIOP_TLS_ALLOWED: to an IOR's TAG_SSL_SEC_TRANS port when the client has
- *   a CA file; plain IIOP otherwise (corbaloc, no component, no CA file).
+ *   a CA file; plain IIOP otherwise (an iiop corbaloc, no component, no CA
+ *   file).  A corbaloc "ssliop:" address: TLS to its port, and without a CA
+ *   file (or with IIOP_TLS_OFF) iiop_client_resolve() fails with
+ *   CDR_E_UNSUPPORTED, nothing connected.
  * - IIOP_TLS_OFF: never; plain IIOP to the profile's port, even with a CA file.
  * - IIOP_TLS_REQUIRED: always, never plain IIOP.  Without a CA file (and
  *   tls_verify on), or for a reference that offers no TLS port (no
- *   TAG_SSL_SEC_TRANS or its port 0, any corbaloc), iiop_client_resolve()
+ *   TAG_SSL_SEC_TRANS or its port 0, an iiop corbaloc), iiop_client_resolve()
  *   and a followed LOCATION_FORWARD fail with CDR_E_TLS, nothing is
  *   connected, and iiop_client_last_error() says why.  tls_verify 0 and no
  *   CA file: TLS without verification (tests only).
@@ -224,7 +227,7 @@ IIOP_API size_t iiop_client_last_error(iiop_client *c, char *buf, size_t cap);
  * (TAG_CODE_SETS, negotiated with the client's natives) and, when it has
  * TAG_SSL_SEC_TRANS and the client a CA file, TLS to the component's port.
  * A corbaloc URL's first address is used: GIOP 1.0 unless "1.x@" says
- * otherwise, char ISO-8859-1 and no wchar code set (no code-set
+ * otherwise (1.3 and later: 1.2), 1.2 and TLS for "ssliop:", char ISO-8859-1 and no wchar code set (no code-set
  * component).  "corbaloc:rir:[/KEY]" (KEY default "NameService") is the
  * URL iiop_client_set_initial_reference() gave KEY, resolved in turn.
  * "corbaname:ADDRS[/KEY][#NAME]" (CORBA 3.x Part 2, corbaname URL; ADDRS

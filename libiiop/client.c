@@ -1842,6 +1842,7 @@ static int build_request(iiop_call *call, const uint8_t *key, uint32_t key_len, 
 }
 
 static void park_flush(iiop_client *cl, cconn *cc, iiop_call *list);
+static iiop_call *woken_ran(cconn *cc);
 
 /* Under cc->mu: every held request of CC, taken off cc->park (each parked
  * 2) for park_flush() once cc->mu is released. */
@@ -2179,6 +2180,12 @@ static __attribute__((noinline)) void park_flush(iiop_client *cl, cconn *cc, iio
 static iiop_call *uncount(cconn *cc, iiop_call *call)
 {
   call->counted = 0;
+  return woken_ran(cc);
+}
+
+/* uncount() for the caller counted last in CC's nwoken (under cc->mu). */
+static iiop_call *woken_ran(cconn *cc)
+{
   if (--cc->nwoken || !cc->park)
     return NULL;
   if (!cc->defer_off && cc->npark > (cc->lheld ? 1u : 0u) && cc->npend <= HOLD_PENDING) {
@@ -2258,6 +2265,41 @@ static int expire(cconn *cc, iiop_call *call)
     pthread_mutex_lock(&cc->mu);
   }
   return sent;
+}
+
+int iiop__ref_hold_probe(iiop_ref *r, int delta, iiop__hold_probe *pr)
+{
+  if (!r || !pr || delta < -1 || delta > 1)
+    return CDR_E_INVALID;
+  endpoint *ep = __atomic_load_n(&r->base, __ATOMIC_ACQUIRE)->ep;
+  pthread_mutex_lock(&ep->mu);
+  cconn *cc = ep->nconns ? ep->conns[0] : NULL;
+  if (cc)
+    __atomic_add_fetch(&cc->refs, 1, __ATOMIC_ACQ_REL);
+  pthread_mutex_unlock(&ep->mu);
+  if (!cc)
+    return CDR_E_STATE;
+  iiop_call *fl = NULL;
+  int rc = CDR_OK;
+  pthread_mutex_lock(&cc->mu);
+  if (delta > 0)
+    cc->nwoken++;
+  else if (delta < 0 && !cc->nwoken)
+    rc = CDR_E_STATE;
+  else if (delta < 0)
+    fl = woken_ran(cc);
+  pr->nwoken = cc->nwoken;
+  pr->npark = cc->npark;
+  pr->due = cc->park_due;
+  pr->leader_held = cc->lheld;
+  pr->asleep = 0;
+  for (iiop_call *p = cc->pend; p; p = p->pnext)
+    pr->asleep += p->waiting && __atomic_load_n(&p->wake, __ATOMIC_RELAXED) != 1;
+  pthread_mutex_unlock(&cc->mu);
+  if (fl)
+    park_flush(r->cl, cc, fl);
+  cconn_unref(r->cl, cc);
+  return rc;
 }
 
 /* Wait for CALL's reply on CC (leader or follower).  On CDR_OK

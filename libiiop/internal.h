@@ -245,5 +245,20 @@ IIOP_HIDDEN void iiop__client_hold_stats(struct iiop_client *c, iiop__hold_stats
  * connection before its caller writes it (milliseconds, at least 1;
  * default HOLD_BOUND_MS, 2).  For tests; set before any call. */
 IIOP_HIDDEN void iiop__client_set_hold_bound(struct iiop_client *c, int ms);
+/* ... and for tests: on the first open connection of REF's endpoint
+ * (its base target's), count DELTA (1, 0 or -1) more callers in nwoken,
+ * as if a read's replies had woken them and they had not run yet (-1 runs
+ * one of them: as the last one, the held requests become due or are
+ * written at once), then report the connection's state in *PR.  CDR_OK;
+ * CDR_E_STATE: no connection open, or -1 with none counted;
+ * CDR_E_INVALID. */
+struct iiop_ref;
+typedef struct iiop__hold_probe {
+  unsigned nwoken, npark;    /* counted callers; requests held */
+  int due;                   /* the held requests wait for the next request sent */
+  int leader_held;           /* the leader reads with its own request held */
+  unsigned asleep;           /* pending callers waiting that no one has woken */
+} iiop__hold_probe;
+IIOP_HIDDEN int iiop__ref_hold_probe(struct iiop_ref *r, int delta, iiop__hold_probe *pr);
 
 #endif

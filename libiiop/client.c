@@ -14,13 +14,15 @@
  * connection is registered in the connection's pending list under its
  * request ID.  The first waiter that finds no reader becomes the leader and
  * reads from the socket itself; a reply for another caller is handed to it
- * (the message buffer moves, nothing is copied) and that caller is woken on
- * its own wake word (a futex on Linux: call_wake()), after the leader has
- * released the connection's mutex, so that the woken caller does not run
- * into the mutex the leader still holds; a caller that has not gone to
- * sleep yet (it says so on the word before it sleeps) finds the word set
- * and needs no wake-up system call.  All replies that one read
- * brought are handed out before the next read.  When the leader's own
+ * (the message buffer moves, nothing is copied) and that caller is marked
+ * on its own wake word and woken after the leader has released the
+ * connection's mutex, so that the woken caller does not run into the mutex
+ * the leader still holds.  All replies that one read brought are handed
+ * out before the next read, and (on Linux, where the callers of a
+ * connection sleep on its one futex word, each with its own bit) the
+ * callers they are for are woken together in one system call once they
+ * are; a caller that has not gone to sleep yet (it says so on its word
+ * before it sleeps) finds its word set and needs no wake-up at all.  When the leader's own
  * reply has come (or its deadline passed) it stops reading and wakes one
  * follower whose reply has not come yet, which takes over.  A caller alone on a connection so reads its own reply in its
  * own thread: no thread switch per call, which a reader thread per
@@ -150,6 +152,8 @@ struct cconn {
   pthread_cond_t cs_cv;      /* cs_state left CS_SENDING */
   int dead_no;               /* pending calls failed with completion NO (CloseConnection) */
   int leader;                /* a caller is reading */
+  unsigned fx;               /* atomic: the futex word its callers sleep on (Linux):
+                              * one more each time some are woken (cc_wake()) */
   int lheld;                 /* the leader reads with its own request held (parked 1) */
   iiop_call *pend;           /* pending calls, doubly linked */
   unsigned npend;            /* on pend */
@@ -246,6 +250,7 @@ struct iiop_call {
   pthread_mutex_t wmu;       /* with cv */
   int wake;                  /* atomic, set to 1 under cc->mu: look at pstate again;
                               * 2: asleep in call_wait() (Linux) */
+  uint32_t wbit;             /* its bit in a wake-up's bit set (Linux): set once */
   iiop_call *pprev, *pnext;
   uint32_t req_id;
   int pstate, pstatus, pno, waiting;
@@ -312,6 +317,7 @@ struct iiop_client {
   uint64_t held_expired;     /* atomic: held requests whose call timed out unwritten */
   uint64_t hst[4];           /* atomic: iiop__hold_stats batches, writes, joined, late */
   int hold_bound_ms;         /* HOLD_BOUND_MS (iiop__client_set_hold_bound()) */
+  unsigned wbit_next;        /* atomic: the next call object's wbit (its index mod 32) */
 };
 
 enum { CST_CONNECTIONS, CST_CONNECT_FAILED, CST_TIMEOUT, CST_LIMIT, CST_PROTOCOL, CST_LATE };
@@ -384,37 +390,78 @@ static int cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t dead
   return pthread_cond_timedwait(cv, mu, &ts);
 }
 
-/* A follower's wait.  CALL->wake is set to 1 under cc->mu (call_mark())
- * by whoever has news for it (its reply, a failure, leadership) and the
- * sleeper is woken by call_wake() after cc->mu is released: a stale wake
- * of a call that has moved on is harmless, as the waiter always looks at
- * its state again under cc->mu.  call_wait() returns when the word is set
- * (0) or DEADLINE (CLOCK_MONOTONIC ms, -1: none) passed (ETIMEDOUT); it
- * may also return early (spuriously): the caller loops. */
+/* A follower's wait on CC.  CALL->wake is set to 1 under cc->mu
+ * (call_mark()) by whoever has news for it (its reply, a failure,
+ * leadership) and the sleeper is woken by call_wake() after cc->mu is
+ * released: a stale wake of a call that has moved on is harmless, as the
+ * waiter always looks at its state again under cc->mu.  call_wait()
+ * returns when the word is set (0) or DEADLINE (CLOCK_MONOTONIC ms, -1:
+ * none) passed (ETIMEDOUT); it may also return early (spuriously): the
+ * caller loops.  On Linux every caller of a connection sleeps on its one
+ * futex word cc->fx with its own bit (wbit, distinct among 32 call
+ * objects): a leader wakes all the callers that one read's replies are
+ * for in one system call (FUTEX_WAKE_BITSET, cc_wake()), and a word that
+ * changed since the sleeper read it (a wake-up for anyone) makes it look
+ * again instead of sleeping. */
 #ifdef __linux__
-static int call_wait(iiop_call *call, int64_t deadline)
+static int call_wait(iiop_call *call, cconn *cc, int64_t deadline)
 {
   for (;;) {
+    unsigned seq = __atomic_load_n(&cc->fx, __ATOMIC_SEQ_CST);
     /* 0 -> 2 says "asleep": only then does call_mark() ask for a wake-up. */
     int v = 0;
     if (!__atomic_compare_exchange_n(&call->wake, &v, 2, false, __ATOMIC_SEQ_CST,
                                      __ATOMIC_SEQ_CST) && v == 1)
       return 0;
     struct timespec ts = { (time_t)(deadline / 1000), (long)(deadline % 1000) * 1000000L };
-    long r = syscall(SYS_futex, &call->wake, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 2,
-                     deadline < 0 ? NULL : &ts, NULL, FUTEX_BITSET_MATCH_ANY);
+    long r = syscall(SYS_futex, &cc->fx, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, seq,
+                     deadline < 0 ? NULL : &ts, NULL, call->wbit);
     if (r != 0 && errno == ETIMEDOUT)
       return __atomic_load_n(&call->wake, __ATOMIC_ACQUIRE) == 1 ? 0 : ETIMEDOUT;
   }
 }
 
-static void call_wake(iiop_call *call)
+/* Wake the callers of CC asleep with a bit of MASK (after call_mark()). */
+static void cc_wake(cconn *cc, uint32_t mask)
 {
-  syscall(SYS_futex, &call->wake, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+  __atomic_add_fetch(&cc->fx, 1, __ATOMIC_SEQ_CST);
+  syscall(SYS_futex, &cc->fx, FUTEX_WAKE_BITSET | FUTEX_PRIVATE_FLAG, INT32_MAX, NULL, NULL,
+          mask);
+}
+
+static void call_wake(cconn *cc, iiop_call *call)
+{
+  cc_wake(cc, call->wbit);
+}
+
+/* The callers a leader has marked and wakes together once it has handed
+ * out what its read brought (wakes_fire()). */
+typedef struct wakes {
+  uint32_t mask;
+} wakes;
+
+static inline void wakes_add(wakes *w, iiop_call *call)
+{
+  w->mask |= call->wbit;
+}
+
+static inline int wakes_full(const wakes *w)
+{
+  (void)w;
+  return 0;
+}
+
+static inline void wakes_fire(cconn *cc, wakes *w)
+{
+  if (w->mask) {
+    cc_wake(cc, w->mask);
+    w->mask = 0;
+  }
 }
 #else
-static int call_wait(iiop_call *call, int64_t deadline)
+static int call_wait(iiop_call *call, cconn *cc, int64_t deadline)
 {
+  (void)cc;
   int w = 0;
   pthread_mutex_lock(&call->wmu);
   while (w == 0 && __atomic_load_n(&call->wake, __ATOMIC_ACQUIRE) == 0)
@@ -425,11 +472,35 @@ static int call_wait(iiop_call *call, int64_t deadline)
   return w;
 }
 
-static void call_wake(iiop_call *call)
+static void call_wake(cconn *cc, iiop_call *call)
 {
+  (void)cc;
   pthread_mutex_lock(&call->wmu);
   pthread_cond_signal(&call->cv);
   pthread_mutex_unlock(&call->wmu);
+}
+
+#define WAKES_MAX 16
+typedef struct wakes {
+  unsigned n;
+  iiop_call *v[WAKES_MAX];
+} wakes;
+
+static inline void wakes_add(wakes *w, iiop_call *call)
+{
+  w->v[w->n++] = call;
+}
+
+static inline int wakes_full(const wakes *w)
+{
+  return w->n == WAKES_MAX;
+}
+
+static inline void wakes_fire(cconn *cc, wakes *w)
+{
+  for (unsigned k = 0; k < w->n; k++)
+    call_wake(cc, w->v[k]);
+  w->n = 0;
 }
 #endif
 
@@ -620,7 +691,7 @@ static void conn_fail_locked(cconn *cc, int status, int no)
     p->pno = no;
     /* Woken under cc->mu: a rare path, and the list is gone after it. */
     if (call_mark(p))
-      call_wake(p);
+      call_wake(cc, p);
   }
   cc->pend = NULL;
   cc->npend = 0;
@@ -1539,6 +1610,7 @@ static iiop_call *call_get(iiop_client *cl)
   if (call) {
     memset(call, 0, sizeof *call);
     call->cl = cl;
+    call->wbit = 1u << (__atomic_fetch_add(&cl->wbit_next, 1, __ATOMIC_RELAXED) & 31);
     cond_init_mono(&call->cv);
     pthread_mutex_init(&call->wmu, NULL);
     /* memset made the opts all-zero: never equal to real ones, so the
@@ -2002,13 +2074,12 @@ static __attribute__((noinline)) int dispatch_request(cconn *cc, uint8_t *m)
   return CDR_E_PROTOCOL;
 }
 
-/* Under cc->mu: route the message M the leader read; *WK: the caller to
- * call_wake() once cc->mu is released (NULL: none).  Returns CDR_OK,
+/* Under cc->mu: route the message M the leader read; a caller to wake
+ * once cc->mu is released is added to WS (wakes_fire()).  Returns CDR_OK,
  * D_INCOMING, or CDR_E_PROTOCOL for a message a client must not receive
  * (the caller sends MessageError and fails the connection). */
-static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len, iiop_call **wk)
+static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len, wakes *ws)
 {
-  *wk = NULL;
   giop_header h;
   if (giop_header_parse(m, len, &h) != CDR_OK) {
     iiop__conn_release(cc->conn, m);
@@ -2033,7 +2104,8 @@ static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len, iiop_cal
     p->plen = len;
     p->pstatus = CDR_OK;
     p->pstate = P_DONE;
-    *wk = call_mark(p);
+    if (call_mark(p))
+      wakes_add(ws, p);
     if (p->waiting && !p->counted) {
       p->counted = 1;
       cc->nwoken++;
@@ -2087,7 +2159,7 @@ static __attribute__((noinline)) int serve_incoming(iiop_call *call, cconn *cc, 
   iiop_call *nx = promote(cc);
   pthread_mutex_unlock(&cc->mu);
   if (nx)
-    call_wake(nx);
+    call_wake(cc, nx);
   __atomic_add_fetch(&call->cl->bstats[0], 1, __ATOMIC_RELAXED);
   int rc = iiop__server_serve_one(cc->serve, cc->conn, &cc->bcs, m, len);
   if (rc != CDR_OK)
@@ -2141,7 +2213,7 @@ static __attribute__((noinline)) void park_flush(iiop_client *cl, cconn *cc, iio
         q->pno = out <= at;
         iiop_call *wk = call_mark(q);
         if (wk)
-          call_wake(wk);                /* rare: under cc->mu */
+          call_wake(cc, wk);                /* rare: under cc->mu */
       }
       at += q->pvlen;
     }
@@ -2162,7 +2234,7 @@ static __attribute__((noinline)) void park_flush(iiop_client *cl, cconn *cc, iio
     if (q->park_wait) {
       q->park_wait = 0;
       if (call_mark(q))
-        call_wake(q);
+        call_wake(cc, q);
     }
     q = nx;
   }
@@ -2307,7 +2379,8 @@ int iiop__ref_hold_probe(iiop_ref *r, int delta, iiop__hold_probe *pr)
 static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, int *no)
 {
   int timed_out = 0;
-  iiop_call *wk = NULL;                 /* a caller to wake once cc->mu is released */
+  wakes ws;                             /* callers to wake once cc->mu is released */
+  memset(&ws, 0, sizeof ws);
   pthread_mutex_lock(&cc->mu);
   while (call->pstate == P_WAIT) {
     if (!cc->leader) {
@@ -2319,16 +2392,17 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
         if (call->parked == 1 && cc->park_due) {
           iiop_call *fl = park_take(cc);
           pthread_mutex_unlock(&cc->mu);
+          wakes_fire(cc, &ws);
           park_flush(call->cl, cc, fl);
           pthread_mutex_lock(&cc->mu);
           continue;
         }
         cc->lheld = call->parked == 1;
         pthread_mutex_unlock(&cc->mu);
-        if (wk) {
-          call_wake(wk);
-          wk = NULL;
-        }
+        /* The callers marked so far are woken together when this read
+         * has nothing more buffered (the next recv may block). */
+        if (!iiop__conn_more(cc->conn) || wakes_full(&ws))
+          wakes_fire(cc, &ws);
         uint8_t *m;
         size_t len;
         int rc = iiop__conn_recv(cc->conn, iiop__remaining(deadline), &m, &len);
@@ -2350,8 +2424,9 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
           conn_fail_locked(cc, rc == CDR_E_LIMIT ? rc : proto ? CDR_E_PROTOCOL : rc, 0);
           break;
         }
-        int d = dispatch(call->cl, cc, m, len, &wk);
+        int d = dispatch(call->cl, cc, m, len, &ws);
         if (d != CDR_OK) {
+          wakes_fire(cc, &ws);          /* under cc->mu: a rare path */
           if (d == D_INCOMING) {
             if (serve_incoming(call, cc, m, len))
               continue;                 /* reading again */
@@ -2372,7 +2447,7 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
     call->waiting = 1;
     __atomic_store_n(&call->wake, 0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&cc->mu);
-    int w = call_wait(call, wdl);
+    int w = call_wait(call, cc, wdl);
     pthread_mutex_lock(&cc->mu);
     call->waiting = 0;
     if (call->counted) {
@@ -2396,7 +2471,7 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
     call->waiting = 1;
     __atomic_store_n(&call->wake, 0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&cc->mu);
-    (void)call_wait(call, -1);
+    (void)call_wait(call, cc, -1);
     pthread_mutex_lock(&cc->mu);
     call->waiting = 0;
   }
@@ -2409,10 +2484,9 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
   *no = call->pno;
   call->pstate = P_IDLE;
   pthread_mutex_unlock(&cc->mu);
-  if (wk)
-    call_wake(wk);
+  wakes_fire(cc, &ws);
   if (next)
-    call_wake(next);
+    call_wake(cc, next);
   if (timed_out && cancel)
     send_small(cc, GIOP_CANCEL_REQUEST, call->req_id, call->out_opts.giop_minor);
   return rc;
@@ -3152,7 +3226,7 @@ int iiop__bidir_recv(iiop__bidir_conn *cc, uint8_t **msg, size_t *len)
       p->pstatus = CDR_OK;
       p->pstate = P_DONE;
       if (call_mark(p))
-        call_wake(p);                   /* under cc->mu: a rare path */
+        call_wake(cc, p);                   /* under cc->mu: a rare path */
       continue;
     }
     if (rc != CDR_OK && rc != IIOP__RECV_REFUSED)
@@ -3160,7 +3234,7 @@ int iiop__bidir_recv(iiop__bidir_conn *cc, uint8_t **msg, size_t *len)
     else if (cc->pend) {
       iiop_call *nx = promote(cc);      /* a caller reads while this thread dispatches */
       if (nx)
-        call_wake(nx);                  /* under cc->mu: a rare path */
+        call_wake(cc, nx);                  /* under cc->mu: a rare path */
     }
     pthread_mutex_unlock(&cc->mu);
     return rc;

@@ -22,8 +22,8 @@
  * connection sleep on its one futex word, each with its own bit) the
  * callers they are for are woken together in one system call once they
  * are; a caller that has not gone to sleep yet (it says so on its word
- * before it sleeps) finds its word set and needs no wake-up at all.  When the leader's own
- * reply has come (or its deadline passed) it stops reading and wakes one
+ * before it sleeps) finds its word set and needs no wake-up at all.  When
+ * the leader's own reply has come (or its deadline passed) it stops reading and wakes one
  * follower whose reply has not come yet, which takes over.  A caller alone on a connection so reads its own reply in its
  * own thread: no thread switch per call, which a reader thread per
  * connection would cost twice (reader wakes caller, caller's next request
@@ -56,8 +56,8 @@
  * own request due writes it before it reads.  Nor are they left due with
  * more than HOLD_PENDING calls pending (the connection's write combining
  * serves those).  Two limits: the sender of the HOLD_MAX-th held request
- * writes them all itself (a larger batch saves few more system calls, and under CPU
- * contention every held request waits for the slowest woken caller: with
+ * writes them all itself (a larger batch saves few more system calls, and
+ * under CPU contention every held request waits for the slowest woken caller: with
  * 16 callers a connection p99 latency went to 4-7 ms), and no request is
  * held on a connection with more than HOLD_PENDING calls pending (their
  * requests keep the server's connection thread awake; holding them let it

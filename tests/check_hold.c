@@ -254,13 +254,15 @@ END_TEST
 /* Held requests no request follows: a leader's own alone is written as
  * soon as the counted caller has run; two (the leader's and a sleeping
  * caller's) wait for the next request, none comes, and the sleeping
- * caller writes both once its bound (50 ms) has passed -- long before the
+ * caller writes both once its bound (1 s) has passed -- long before the
  * calls' 20 s timeout -- and the next batch is written at once. */
 START_TEST(test_held_request_bounded)
 {
   iiop_server *s = start_server(0);
   iiop_client *c = new_client(1, 20000);
-  iiop__client_set_hold_bound(c, 50);
+  /* long enough for this thread to see both held before it could run
+   * out, far below the calls' timeout */
+  iiop__client_set_hold_bound(c, 1000);
   iiop_ref *r = resolve(c, iiop_server_port(s));
   ck_assert_int_eq(call(r, "ping", 7), 7);
   iiop__hold_probe pr;

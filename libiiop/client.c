@@ -14,12 +14,16 @@
  * connection is registered in the connection's pending list under its
  * request ID.  The first waiter that finds no reader becomes the leader and
  * reads from the socket itself; a reply for another caller is handed to it
- * (the message buffer moves, nothing is copied) and that caller is woken on
- * its own wake word (a futex on Linux: call_wake()), after the leader has
- * released the connection's mutex, so that the woken caller does not run
- * into the mutex the leader still holds.  All replies that one read
- * brought are handed out before the next read.  When the leader's own
- * reply has come (or its deadline passed) it stops reading and wakes one
+ * (the message buffer moves, nothing is copied) and that caller is marked
+ * on its own wake word and woken after the leader has released the
+ * connection's mutex, so that the woken caller does not run into the mutex
+ * the leader still holds.  All replies that one read brought are handed
+ * out before the next read, and (on Linux, where the callers of a
+ * connection sleep on its one futex word, each with its own bit) the
+ * callers they are for are woken together in one system call once they
+ * are; a caller that has not gone to sleep yet (it says so on its word
+ * before it sleeps) finds its word set and needs no wake-up at all.  When
+ * the leader's own reply has come (or its deadline passed) it stops reading and wakes one
  * follower whose reply has not come yet, which takes over.  A caller alone on a connection so reads its own reply in its
  * own thread: no thread switch per call, which a reader thread per
  * connection would cost twice (reader wakes caller, caller's next request
@@ -31,16 +35,29 @@
  * counts that caller in the connection's nwoken (so does promote() for the
  * follower it wakes to lead) until it runs again.  A two-way request sent
  * while nwoken is not 0 is not written at once: it is linked on the
- * connection's park list, and the last counted caller to run writes every
- * request held there in one gather write (park_flush()).  Those are
- * typically the next requests of the other callers that one read's replies
- * woke, each of which would have been a system call of its own and often a
- * wake-up of the server's connection thread.  The wait is no timer: the
- * counted callers are runnable and each comes back to wait_reply() right
- * after its wake-up, before anything of the application's runs.  Two
- * limits: the sender of the HOLD_MAX-th held request writes them all
- * itself (a larger batch saves few more system calls, and under CPU
- * contention every held request waits for the slowest woken caller: with
+ * connection's park list until the last counted caller has run: the
+ * held requests are then due (park_due), and the next request sent on the
+ * connection -- typically that caller's own next one, a few microseconds
+ * later -- goes last in the one gather write that carries them all
+ * (park_flush()).  Those are typically the next requests of the other
+ * callers that one read's replies woke, each of which would have been a
+ * system call of its own and often a wake-up of the server's connection
+ * thread.  Until they are due the wait is no timer: the counted callers
+ * are runnable and each comes back to wait_reply() right after its
+ * wake-up, before anything of the application's runs.  Once they are due,
+ * the next request may never come (the last caller's thread may do
+ * anything now), so each held caller waits at most HOLD_BOUND_MS (1 to 2
+ * ms, iiop__client_set_hold_bound()) asleep before it writes the held
+ * requests itself (park_late()), and the connection's next HOLD_DEFER_OFF
+ * batches are then written by their last counted caller at once, as
+ * before.  A leader (blocked in a read, no timer) with its own request
+ * held is no held caller with a bound: the held requests are only left
+ * due while one of them is another caller's, and a leader that finds its
+ * own request due writes it before it reads.  Nor are they left due with
+ * more than HOLD_PENDING calls pending (the connection's write combining
+ * serves those).  Two limits: the sender of the HOLD_MAX-th held request
+ * writes them all itself (a larger batch saves few more system calls, and
+ * under CPU contention every held request waits for the slowest woken caller: with
  * 16 callers a connection p99 latency went to 4-7 ms), and no request is
  * held on a connection with more than HOLD_PENDING calls pending (their
  * requests keep the server's connection thread awake; holding them let it
@@ -100,6 +117,8 @@
 #define CALL_POOL_MAX 64
 #define HOLD_MAX 8       /* requests held on a connection at once ("Holding requests") */
 #define HOLD_PENDING 8   /* ... and only while it has no more calls than this pending */
+#define HOLD_BOUND_MS 2  /* a held request waits for the next one sent at most this long */
+#define HOLD_DEFER_OFF 64 /* after a held request outwaited it: batches written at once */
 
 enum { CS_NONE, CS_SENDING, CS_SENT };           /* CodeSets context on a connection */
 enum { P_IDLE, P_WAIT, P_DONE };                 /* a call's pending state */
@@ -133,11 +152,18 @@ struct cconn {
   pthread_cond_t cs_cv;      /* cs_state left CS_SENDING */
   int dead_no;               /* pending calls failed with completion NO (CloseConnection) */
   int leader;                /* a caller is reading */
+  unsigned fx;               /* atomic: the futex word its callers sleep on (Linux):
+                              * one more each time some are woken (cc_wake()) */
+  int lheld;                 /* the leader reads with its own request held (parked 1) */
   iiop_call *pend;           /* pending calls, doubly linked */
   unsigned npend;            /* on pend */
   unsigned nwoken;           /* callers woken here (counted) that have not run yet */
   iiop_call *park, *park_tail; /* requests held for the last of them to write, in order */
   unsigned npark;            /* on park (at most HOLD_MAX) */
+  uint8_t park_due;          /* the counted callers have run: the next request sent
+                              * here writes park with it ("Holding requests") */
+  unsigned defer_off;        /* batches still written by the last counted caller at
+                              * once (a held request outwaited HOLD_BOUND_MS) */
   iiop_transport *tp;        /* conn's transport (owned by conn): TLS error texts */
   const char *host;          /* the endpoint's (lives as long as the client) */
   uint16_t port;
@@ -222,7 +248,9 @@ struct iiop_call {
   /* pending state, under cc->mu of the connection it waits on */
   pthread_cond_t cv;         /* call_wait()'s fallback where there is no futex */
   pthread_mutex_t wmu;       /* with cv */
-  int wake;                  /* atomic, set under cc->mu: 1: look at pstate again */
+  int wake;                  /* atomic, set to 1 under cc->mu: look at pstate again;
+                              * 2: asleep in call_wait() (Linux) */
+  uint32_t wbit;             /* its bit in a wake-up's bit set (Linux): set once */
   iiop_call *pprev, *pnext;
   uint32_t req_id;
   int pstate, pstatus, pno, waiting;
@@ -233,6 +261,7 @@ struct iiop_call {
   uint8_t parked;            /* 1: on cc->park; 2: taken by the thread that writes it */
   uint8_t park_wait;         /* waits for parked to leave 2 (its iovecs are in use) */
   int64_t pdeadline;         /* the call's deadline: the write's limit */
+  int64_t phold;             /* parked 1 until then at most (CLOCK_MONOTONIC ms) */
   iiop_call *park_next;
   int pnv;                   /* the request's gather list pv[0..pnv), pvlen octets */
   size_t pvlen;
@@ -286,6 +315,9 @@ struct iiop_client {
   uint64_t bstats[2];        /* atomic: bidir_served, bidir_reused */
   uint64_t held;             /* atomic: requests another caller wrote (iiop__client_held) */
   uint64_t held_expired;     /* atomic: held requests whose call timed out unwritten */
+  uint64_t hst[4];           /* atomic: iiop__hold_stats batches, writes, joined, late */
+  int hold_bound_ms;         /* HOLD_BOUND_MS (iiop__client_set_hold_bound()) */
+  unsigned wbit_next;        /* atomic: the next call object's wbit (its index mod 32) */
 };
 
 enum { CST_CONNECTIONS, CST_CONNECT_FAILED, CST_TIMEOUT, CST_LIMIT, CST_PROTOCOL, CST_LATE };
@@ -323,6 +355,21 @@ uint64_t iiop__client_held_expired(iiop_client *c)
   return __atomic_load_n(&c->held_expired, __ATOMIC_RELAXED);
 }
 
+void iiop__client_hold_stats(iiop_client *c, iiop__hold_stats *st)
+{
+  st->held = __atomic_load_n(&c->held, __ATOMIC_RELAXED);
+  st->batches = __atomic_load_n(&c->hst[0], __ATOMIC_RELAXED);
+  st->writes = __atomic_load_n(&c->hst[1], __ATOMIC_RELAXED);
+  st->joined = __atomic_load_n(&c->hst[2], __ATOMIC_RELAXED);
+  st->late = __atomic_load_n(&c->hst[3], __ATOMIC_RELAXED);
+  st->expired = __atomic_load_n(&c->held_expired, __ATOMIC_RELAXED);
+}
+
+void iiop__client_set_hold_bound(iiop_client *c, int ms)
+{
+  c->hold_bound_ms = ms > 0 ? ms : 1;
+}
+
 /* ---------------------------------------------------------------- memory and waiting */
 
 static void cond_init_mono(pthread_cond_t *cv)
@@ -343,33 +390,78 @@ static int cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t dead
   return pthread_cond_timedwait(cv, mu, &ts);
 }
 
-/* A follower's wait.  CALL->wake is set to 1 under cc->mu (call_mark())
- * by whoever has news for it (its reply, a failure, leadership) and the
- * sleeper is woken by call_wake() after cc->mu is released: a stale wake
- * of a call that has moved on is harmless, as the waiter always looks at
- * its state again under cc->mu.  call_wait() returns when the word is set
- * (0) or DEADLINE (CLOCK_MONOTONIC ms, -1: none) passed (ETIMEDOUT); it
- * may also return early (spuriously): the caller loops. */
+/* A follower's wait on CC.  CALL->wake is set to 1 under cc->mu
+ * (call_mark()) by whoever has news for it (its reply, a failure,
+ * leadership) and the sleeper is woken by call_wake() after cc->mu is
+ * released: a stale wake of a call that has moved on is harmless, as the
+ * waiter always looks at its state again under cc->mu.  call_wait()
+ * returns when the word is set (0) or DEADLINE (CLOCK_MONOTONIC ms, -1:
+ * none) passed (ETIMEDOUT); it may also return early (spuriously): the
+ * caller loops.  On Linux every caller of a connection sleeps on its one
+ * futex word cc->fx with its own bit (wbit, distinct among 32 call
+ * objects): a leader wakes all the callers that one read's replies are
+ * for in one system call (FUTEX_WAKE_BITSET, cc_wake()), and a word that
+ * changed since the sleeper read it (a wake-up for anyone) makes it look
+ * again instead of sleeping. */
 #ifdef __linux__
-static int call_wait(iiop_call *call, int64_t deadline)
+static int call_wait(iiop_call *call, cconn *cc, int64_t deadline)
 {
-  while (__atomic_load_n(&call->wake, __ATOMIC_ACQUIRE) == 0) {
+  for (;;) {
+    unsigned seq = __atomic_load_n(&cc->fx, __ATOMIC_SEQ_CST);
+    /* 0 -> 2 says "asleep": only then does call_mark() ask for a wake-up. */
+    int v = 0;
+    if (!__atomic_compare_exchange_n(&call->wake, &v, 2, false, __ATOMIC_SEQ_CST,
+                                     __ATOMIC_SEQ_CST) && v == 1)
+      return 0;
     struct timespec ts = { (time_t)(deadline / 1000), (long)(deadline % 1000) * 1000000L };
-    long r = syscall(SYS_futex, &call->wake, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 0,
-                     deadline < 0 ? NULL : &ts, NULL, FUTEX_BITSET_MATCH_ANY);
+    long r = syscall(SYS_futex, &cc->fx, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, seq,
+                     deadline < 0 ? NULL : &ts, NULL, call->wbit);
     if (r != 0 && errno == ETIMEDOUT)
-      return __atomic_load_n(&call->wake, __ATOMIC_ACQUIRE) ? 0 : ETIMEDOUT;
+      return __atomic_load_n(&call->wake, __ATOMIC_ACQUIRE) == 1 ? 0 : ETIMEDOUT;
   }
+}
+
+/* Wake the callers of CC asleep with a bit of MASK (after call_mark()). */
+static void cc_wake(cconn *cc, uint32_t mask)
+{
+  __atomic_add_fetch(&cc->fx, 1, __ATOMIC_SEQ_CST);
+  syscall(SYS_futex, &cc->fx, FUTEX_WAKE_BITSET | FUTEX_PRIVATE_FLAG, INT32_MAX, NULL, NULL,
+          mask);
+}
+
+static void call_wake(cconn *cc, iiop_call *call)
+{
+  cc_wake(cc, call->wbit);
+}
+
+/* The callers a leader has marked and wakes together once it has handed
+ * out what its read brought (wakes_fire()). */
+typedef struct wakes {
+  uint32_t mask;
+} wakes;
+
+static inline void wakes_add(wakes *w, iiop_call *call)
+{
+  w->mask |= call->wbit;
+}
+
+static inline int wakes_full(const wakes *w)
+{
+  (void)w;
   return 0;
 }
 
-static void call_wake(iiop_call *call)
+static inline void wakes_fire(cconn *cc, wakes *w)
 {
-  syscall(SYS_futex, &call->wake, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+  if (w->mask) {
+    cc_wake(cc, w->mask);
+    w->mask = 0;
+  }
 }
 #else
-static int call_wait(iiop_call *call, int64_t deadline)
+static int call_wait(iiop_call *call, cconn *cc, int64_t deadline)
 {
+  (void)cc;
   int w = 0;
   pthread_mutex_lock(&call->wmu);
   while (w == 0 && __atomic_load_n(&call->wake, __ATOMIC_ACQUIRE) == 0)
@@ -380,20 +472,51 @@ static int call_wait(iiop_call *call, int64_t deadline)
   return w;
 }
 
-static void call_wake(iiop_call *call)
+static void call_wake(cconn *cc, iiop_call *call)
 {
+  (void)cc;
   pthread_mutex_lock(&call->wmu);
   pthread_cond_signal(&call->cv);
   pthread_mutex_unlock(&call->wmu);
 }
+
+#define WAKES_MAX 16
+typedef struct wakes {
+  unsigned n;
+  iiop_call *v[WAKES_MAX];
+} wakes;
+
+static inline void wakes_add(wakes *w, iiop_call *call)
+{
+  w->v[w->n++] = call;
+}
+
+static inline int wakes_full(const wakes *w)
+{
+  return w->n == WAKES_MAX;
+}
+
+static inline void wakes_fire(cconn *cc, wakes *w)
+{
+  for (unsigned k = 0; k < w->n; k++)
+    call_wake(cc, w->v[k]);
+  w->n = 0;
+}
 #endif
 
 /* Under cc->mu: CALL has news (see call_wait()); it needs call_wake() once
- * cc->mu is released when it sleeps.  Returns CALL when it does, else NULL. */
+ * cc->mu is released when it sleeps.  Returns CALL when it does, else NULL
+ * (on Linux also when it waits but is not asleep yet: it finds the word
+ * set before it would sleep, and no wake-up system call is needed). */
 static iiop_call *call_mark(iiop_call *call)
 {
+#ifdef __linux__
+  int was = __atomic_exchange_n(&call->wake, 1, __ATOMIC_SEQ_CST);
+  return call->waiting && was == 2 ? call : NULL;
+#else
   __atomic_store_n(&call->wake, 1, __ATOMIC_RELEASE);
   return call->waiting ? call : NULL;
+#endif
 }
 
 /* ---------------------------------------------------------------- options and client */
@@ -494,6 +617,7 @@ int iiop_client_create(const iiop_client_opts *opts, iiop_client **out)
   c->o.why_cap = 0;
   c->o.tls_key_password = NULL;
   c->alloc = al;
+  c->hold_bound_ms = HOLD_BOUND_MS;
   c->conv_c = o.native_char == CDR_CS_ISO8859_1 ? CDR_CS_UTF8 : CDR_CS_ISO8859_1;
   c->conv_w = o.native_wchar == CDR_CS_UTF16 ? CDR_CS_UCS2 : CDR_CS_UTF16;
   /* A TLS context: with a CA file; or unverified (tests only) when TLS is
@@ -567,7 +691,7 @@ static void conn_fail_locked(cconn *cc, int status, int no)
     p->pno = no;
     /* Woken under cc->mu: a rare path, and the list is gone after it. */
     if (call_mark(p))
-      call_wake(p);
+      call_wake(cc, p);
   }
   cc->pend = NULL;
   cc->npend = 0;
@@ -577,6 +701,7 @@ static void conn_fail_locked(cconn *cc, int status, int no)
   }
   cc->park = cc->park_tail = NULL;
   cc->npark = 0;
+  cc->park_due = 0;
   pthread_cond_broadcast(&cc->cs_cv);
   iiop__conn_shutdown(cc->conn);
 }
@@ -1501,6 +1626,7 @@ static iiop_call *call_get(iiop_client *cl)
   if (call) {
     memset(call, 0, sizeof *call);
     call->cl = cl;
+    call->wbit = 1u << (__atomic_fetch_add(&cl->wbit_next, 1, __ATOMIC_RELAXED) & 31);
     cond_init_mono(&call->cv);
     pthread_mutex_init(&call->wmu, NULL);
     /* memset made the opts all-zero: never equal to real ones, so the
@@ -1804,6 +1930,7 @@ static int build_request(iiop_call *call, const uint8_t *key, uint32_t key_len, 
 }
 
 static void park_flush(iiop_client *cl, cconn *cc, iiop_call *list);
+static iiop_call *woken_ran(cconn *cc);
 
 /* Under cc->mu: every held request of CC, taken off cc->park (each parked
  * 2) for park_flush() once cc->mu is released. */
@@ -1814,6 +1941,7 @@ static iiop_call *park_take(cconn *cc)
     q->parked = 2;
   cc->park = cc->park_tail = NULL;
   cc->npark = 0;
+  cc->park_due = 0;
   return l;
 }
 
@@ -1858,45 +1986,58 @@ static int send_request(iiop_call *call, cconn *cc, const uint8_t *key, uint32_t
   int rc = build_request(call, key, key_len, id, with_cs, v, &nv, &len);
   if (rc == CDR_OK) {
     call->req_id = id;
+    iiop_call *due = NULL;              /* held requests to write before this one */
     pthread_mutex_lock(&cc->mu);
     int dead = __atomic_load_n(&cc->dead, __ATOMIC_ACQUIRE);
     if (dead) {
       rc = dead;
       *no = 1;
-    } else if (!call->oneway) {
-      call->pstate = P_WAIT;
-      call->pmsg = NULL;
-      call->pno = 0;
-      pend_add(cc, call);
-      /* Callers woken here have yet to run: their next requests are
-       * likely to follow at once, so this one waits for the last of them
-       * to write it with theirs ("Holding requests" above) -- unless
-       * many calls are pending here: their requests keep the server's
-       * thread busy, and a held one would only let it fall asleep.  Not
-       * the first
-       * request (CodeSets), a oneway (no wait for it to be written) or a
-       * fragmented one. */
-      if (cc->nwoken && cc->npend <= HOLD_PENDING && !with_cs && nv <= REQ_IOV
-          && len <= iiop__conn_whole_max(cc->conn)) {
-        memcpy(call->pv, v, (size_t)nv * sizeof *v);
-        call->pnv = nv;
-        call->pvlen = len;
-        call->pdeadline = deadline;
-        call->parked = 1;
-        call->park_next = NULL;
-        if (cc->park_tail)
-          cc->park_tail->park_next = call;
-        else
-          cc->park = call;
-        cc->park_tail = call;
-        iiop_call *full = ++cc->npark >= HOLD_MAX ? park_take(cc) : NULL;
-        pthread_mutex_unlock(&cc->mu);
-        if (full)
-          park_flush(call->cl, cc, full);  /* this one's too: it is parked 0 on return */
-        return CDR_OK;
+    } else {
+      if (!call->oneway) {
+        call->pstate = P_WAIT;
+        call->pmsg = NULL;
+        call->pno = 0;
+        pend_add(cc, call);
+        /* Callers woken here have yet to run: their next requests are
+         * likely to follow at once, so this one waits for the last of
+         * them to write it with theirs ("Holding requests" above) --
+         * unless many calls are pending here: their requests keep the
+         * server's thread busy, and a held one would only let it fall
+         * asleep.  When they have all run (park_due), this request goes
+         * last in the held ones' write.  Not the first request
+         * (CodeSets), a oneway (no wait for it to be written) or a
+         * fragmented one. */
+        int join = cc->park_due;
+        if ((join || (cc->nwoken && cc->npend <= HOLD_PENDING)) && !with_cs && nv <= REQ_IOV
+            && len <= iiop__conn_whole_max(cc->conn)) {
+          memcpy(call->pv, v, (size_t)nv * sizeof *v);
+          call->pnv = nv;
+          call->pvlen = len;
+          call->pdeadline = deadline;
+          call->parked = 1;
+          call->park_next = NULL;
+          if (cc->park_tail)
+            cc->park_tail->park_next = call;
+          else
+            cc->park = call;
+          cc->park_tail = call;
+          iiop_call *full = ++cc->npark >= HOLD_MAX || join ? park_take(cc) : NULL;
+          if (!full)
+            call->phold = iiop__now_ms() + call->cl->hold_bound_ms;
+          pthread_mutex_unlock(&cc->mu);
+          if (full) {
+            __atomic_add_fetch(&call->cl->hst[2], 1, __ATOMIC_RELAXED);
+            park_flush(call->cl, cc, full);  /* this one's too: it is parked 0 on return */
+          }
+          return CDR_OK;
+        }
       }
+      if (cc->park_due)
+        due = park_take(cc);
     }
     pthread_mutex_unlock(&cc->mu);
+    if (due)
+      park_flush(call->cl, cc, due);
   }
   if (rc == CDR_OK) {
     int maybe = 0;
@@ -1949,13 +2090,12 @@ static __attribute__((noinline)) int dispatch_request(cconn *cc, uint8_t *m)
   return CDR_E_PROTOCOL;
 }
 
-/* Under cc->mu: route the message M the leader read; *WK: the caller to
- * call_wake() once cc->mu is released (NULL: none).  Returns CDR_OK,
+/* Under cc->mu: route the message M the leader read; a caller to wake
+ * once cc->mu is released is added to WS (wakes_fire()).  Returns CDR_OK,
  * D_INCOMING, or CDR_E_PROTOCOL for a message a client must not receive
  * (the caller sends MessageError and fails the connection). */
-static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len, iiop_call **wk)
+static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len, wakes *ws)
 {
-  *wk = NULL;
   giop_header h;
   if (giop_header_parse(m, len, &h) != CDR_OK) {
     iiop__conn_release(cc->conn, m);
@@ -1980,8 +2120,9 @@ static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len, iiop_cal
     p->plen = len;
     p->pstatus = CDR_OK;
     p->pstate = P_DONE;
-    *wk = call_mark(p);
-    if (*wk && !p->counted) {
+    if (call_mark(p))
+      wakes_add(ws, p);
+    if (p->waiting && !p->counted) {
       p->counted = 1;
       cc->nwoken++;
     }
@@ -2009,7 +2150,7 @@ static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len, iiop_cal
 static iiop_call *promote(cconn *cc)
 {
   for (iiop_call *p = cc->pend; p; p = p->pnext)
-    if (p->waiting && !__atomic_load_n(&p->wake, __ATOMIC_RELAXED)) {
+    if (p->waiting && __atomic_load_n(&p->wake, __ATOMIC_RELAXED) != 1) {
       if (!p->counted) {
         p->counted = 1;
         cc->nwoken++;
@@ -2034,7 +2175,7 @@ static __attribute__((noinline)) int serve_incoming(iiop_call *call, cconn *cc, 
   iiop_call *nx = promote(cc);
   pthread_mutex_unlock(&cc->mu);
   if (nx)
-    call_wake(nx);
+    call_wake(cc, nx);
   __atomic_add_fetch(&call->cl->bstats[0], 1, __ATOMIC_RELAXED);
   int rc = iiop__server_serve_one(cc->serve, cc->conn, &cc->bcs, m, len);
   if (rc != CDR_OK)
@@ -2060,6 +2201,7 @@ static __attribute__((noinline)) void park_flush(iiop_client *cl, cconn *cc, iio
   struct iovec w[IIOP__MSGS_IOV_MAX];
   iiop_call *p = list;
   int failed = 0;
+  __atomic_add_fetch(&cl->hst[0], 1, __ATOMIC_RELAXED);
   while (p) {
     iiop_call *first = p;
     int nw = 0;
@@ -2072,6 +2214,8 @@ static __attribute__((noinline)) void park_flush(iiop_client *cl, cconn *cc, iio
       p = p->park_next;
     }
     size_t out = 0;
+    if (!failed)
+      __atomic_add_fetch(&cl->hst[1], 1, __ATOMIC_RELAXED);
     int rc = failed ? CDR_E_CLOSED
              : iiop__conn_sendv_msgs(cc->conn, w, nw, iiop__remaining(dl), &out);
     pthread_mutex_lock(&cc->mu);
@@ -2085,7 +2229,7 @@ static __attribute__((noinline)) void park_flush(iiop_client *cl, cconn *cc, iio
         q->pno = out <= at;
         iiop_call *wk = call_mark(q);
         if (wk)
-          call_wake(wk);                /* rare: under cc->mu */
+          call_wake(cc, wk);                /* rare: under cc->mu */
       }
       at += q->pvlen;
     }
@@ -2106,7 +2250,7 @@ static __attribute__((noinline)) void park_flush(iiop_client *cl, cconn *cc, iio
     if (q->park_wait) {
       q->park_wait = 0;
       if (call_mark(q))
-        call_wake(q);
+        call_wake(cc, q);
     }
     q = nx;
   }
@@ -2114,14 +2258,30 @@ static __attribute__((noinline)) void park_flush(iiop_client *cl, cconn *cc, iio
 }
 
 /* Under cc->mu: CALL, counted in cc->nwoken, runs again.  When it was the
- * last one counted, the held requests are its to write: returned (taken
- * off cc->park, each parked 2) for park_flush() once cc->mu is released.
+ * last one counted, the held requests are due: the next request sent on CC
+ * (typically CALL's own next one, sent as soon as it returns) is written
+ * with them, or a held caller writes them after HOLD_BOUND_MS (park_late()).
+ * After such a bound ran out, the next HOLD_DEFER_OFF batches are written
+ * by their last counted caller at once instead: returned (taken off
+ * cc->park, each parked 2) for park_flush() once cc->mu is released.
  * NULL: none to write. */
 static iiop_call *uncount(cconn *cc, iiop_call *call)
 {
   call->counted = 0;
+  return woken_ran(cc);
+}
+
+/* uncount() for the caller counted last in CC's nwoken (under cc->mu). */
+static iiop_call *woken_ran(cconn *cc)
+{
   if (--cc->nwoken || !cc->park)
     return NULL;
+  if (!cc->defer_off && cc->npark > (cc->lheld ? 1u : 0u) && cc->npend <= HOLD_PENDING) {
+    cc->park_due = 1;
+    return NULL;
+  }
+  if (cc->defer_off)
+    cc->defer_off--;
   return park_take(cc);
 }
 
@@ -2140,11 +2300,39 @@ static void park_remove(cconn *cc, iiop_call *call)
     cc->npark--;
   }
   call->parked = 0;
+  if (!cc->park)
+    cc->park_due = 0;
+}
+
+/* Under cc->mu: how long CALL waits at a time (CLOCK_MONOTONIC ms, -1:
+ * no limit): its DEADLINE, or while its request is held (parked 1) its
+ * hold's bound, *BOUNDED then set. */
+static inline int64_t wait_limit(const iiop_call *call, int64_t deadline, int *bounded)
+{
+  *bounded = call->parked == 1 && (deadline < 0 || call->phold < deadline);
+  return *bounded ? call->phold : deadline;
+}
+
+/* Under cc->mu: CALL's request has been held (parked 1) past its bound
+ * and no request sent since has written it: CALL writes every held
+ * request of CC now (cc->mu released meanwhile), and the next
+ * HOLD_DEFER_OFF batches are written at once (uncount()). */
+static __attribute__((noinline)) void park_late(iiop_call *call, cconn *cc)
+{
+  iiop_call *fl = park_take(cc);
+  cc->defer_off = HOLD_DEFER_OFF;
+  __atomic_add_fetch(&call->cl->hst[3], 1, __ATOMIC_RELAXED);
+  pthread_mutex_unlock(&cc->mu);
+  park_flush(call->cl, cc, fl);
+  pthread_mutex_lock(&cc->mu);
 }
 
 /* Under cc->mu: CALL (P_WAIT) ran out of time.  A request still held
  * (parked 1) was never written: it is dropped, completed NO, and needs no
- * CancelRequest (0); otherwise 1, a timed-out request that went out. */
+ * CancelRequest (0); the other held requests, when they are due, are
+ * written now (cc->mu released meanwhile: CALL's wait may have been the
+ * one bounded by a hold).  Otherwise 1, a timed-out request that went
+ * out. */
 static int expire(cconn *cc, iiop_call *call)
 {
   int sent = 1;
@@ -2157,7 +2345,49 @@ static int expire(cconn *cc, iiop_call *call)
   pend_remove(cc, call);
   call->pstate = P_DONE;
   call->pstatus = CDR_E_TIMEOUT;
+  if (!sent && cc->park_due && cc->park) {
+    /* the others held are due, and no bound may be left to write them */
+    iiop_call *fl = park_take(cc);
+    pthread_mutex_unlock(&cc->mu);
+    park_flush(call->cl, cc, fl);
+    pthread_mutex_lock(&cc->mu);
+  }
   return sent;
+}
+
+int iiop__ref_hold_probe(iiop_ref *r, int delta, iiop__hold_probe *pr)
+{
+  if (!r || !pr || delta < -1 || delta > 1)
+    return CDR_E_INVALID;
+  endpoint *ep = __atomic_load_n(&r->base, __ATOMIC_ACQUIRE)->ep;
+  pthread_mutex_lock(&ep->mu);
+  cconn *cc = ep->nconns ? ep->conns[0] : NULL;
+  if (cc)
+    __atomic_add_fetch(&cc->refs, 1, __ATOMIC_ACQ_REL);
+  pthread_mutex_unlock(&ep->mu);
+  if (!cc)
+    return CDR_E_STATE;
+  iiop_call *fl = NULL;
+  int rc = CDR_OK;
+  pthread_mutex_lock(&cc->mu);
+  if (delta > 0)
+    cc->nwoken++;
+  else if (delta < 0 && !cc->nwoken)
+    rc = CDR_E_STATE;
+  else if (delta < 0)
+    fl = woken_ran(cc);
+  pr->nwoken = cc->nwoken;
+  pr->npark = cc->npark;
+  pr->due = cc->park_due;
+  pr->leader_held = cc->lheld;
+  pr->asleep = 0;
+  for (iiop_call *p = cc->pend; p; p = p->pnext)
+    pr->asleep += p->waiting && __atomic_load_n(&p->wake, __ATOMIC_RELAXED) != 1;
+  pthread_mutex_unlock(&cc->mu);
+  if (fl)
+    park_flush(r->cl, cc, fl);
+  cconn_unref(r->cl, cc);
+  return rc;
 }
 
 /* Wait for CALL's reply on CC (leader or follower).  On CDR_OK
@@ -2165,17 +2395,30 @@ static int expire(cconn *cc, iiop_call *call)
 static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, int *no)
 {
   int timed_out = 0;
-  iiop_call *wk = NULL;                 /* a caller to wake once cc->mu is released */
+  wakes ws;                             /* callers to wake once cc->mu is released */
+  memset(&ws, 0, sizeof ws);
   pthread_mutex_lock(&cc->mu);
   while (call->pstate == P_WAIT) {
     if (!cc->leader) {
       cc->leader = 1;
       while (call->pstate == P_WAIT) {
-        pthread_mutex_unlock(&cc->mu);
-        if (wk) {
-          call_wake(wk);
-          wk = NULL;
+        /* Its own request held: a park already due is written now (no
+         * timer bounds this read), else the last counted caller writes
+         * it at once (uncount()). */
+        if (call->parked == 1 && cc->park_due) {
+          iiop_call *fl = park_take(cc);
+          pthread_mutex_unlock(&cc->mu);
+          wakes_fire(cc, &ws);
+          park_flush(call->cl, cc, fl);
+          pthread_mutex_lock(&cc->mu);
+          continue;
         }
+        cc->lheld = call->parked == 1;
+        pthread_mutex_unlock(&cc->mu);
+        /* The callers marked so far are woken together when this read
+         * has nothing more buffered (the next recv may block). */
+        if (!iiop__conn_more(cc->conn) || wakes_full(&ws))
+          wakes_fire(cc, &ws);
         uint8_t *m;
         size_t len;
         int rc = iiop__conn_recv(cc->conn, iiop__remaining(deadline), &m, &len);
@@ -2187,6 +2430,7 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
           proto = 1;
         }
         pthread_mutex_lock(&cc->mu);
+        cc->lheld = 0;
         if (rc == CDR_E_TIMEOUT) {
           if (call->pstate == P_WAIT)
             timed_out = expire(cc, call);
@@ -2198,8 +2442,9 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
           conn_fail_locked(cc, rc == CDR_E_LIMIT ? rc : proto ? CDR_E_PROTOCOL : rc, 0);
           break;
         }
-        int d = dispatch(call->cl, cc, m, len, &wk);
+        int d = dispatch(call->cl, cc, m, len, &ws);
         if (d != CDR_OK) {
+          wakes_fire(cc, &ws);          /* under cc->mu: a rare path */
           if (d == D_INCOMING) {
             if (serve_incoming(call, cc, m, len))
               continue;                 /* reading again */
@@ -2215,10 +2460,12 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
       cc->leader = 0;
       break;
     }
+    int bounded;
+    int64_t wdl = wait_limit(call, deadline, &bounded);
     call->waiting = 1;
     __atomic_store_n(&call->wake, 0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&cc->mu);
-    int w = call_wait(call, deadline);
+    int w = call_wait(call, cc, wdl);
     pthread_mutex_lock(&cc->mu);
     call->waiting = 0;
     if (call->counted) {
@@ -2229,8 +2476,12 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
         pthread_mutex_lock(&cc->mu);
       }
     }
-    if (w == ETIMEDOUT && call->pstate == P_WAIT)
+    if (w == ETIMEDOUT && bounded) {
+      if (call->parked == 1 && call->pstate == P_WAIT)
+        park_late(call, cc);
+    } else if (w == ETIMEDOUT && call->pstate == P_WAIT) {
       timed_out = expire(cc, call);
+    }
   next:;
   }
   while (call->parked == 2) {          /* another thread writes the request still */
@@ -2238,7 +2489,7 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
     call->waiting = 1;
     __atomic_store_n(&call->wake, 0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&cc->mu);
-    (void)call_wait(call, -1);
+    (void)call_wait(call, cc, -1);
     pthread_mutex_lock(&cc->mu);
     call->waiting = 0;
   }
@@ -2251,10 +2502,9 @@ static int wait_reply(iiop_call *call, cconn *cc, int64_t deadline, int cancel, 
   *no = call->pno;
   call->pstate = P_IDLE;
   pthread_mutex_unlock(&cc->mu);
-  if (wk)
-    call_wake(wk);
+  wakes_fire(cc, &ws);
   if (next)
-    call_wake(next);
+    call_wake(cc, next);
   if (timed_out && cancel)
     send_small(cc, GIOP_CANCEL_REQUEST, call->req_id, call->out_opts.giop_minor);
   return rc;
@@ -2995,7 +3245,7 @@ int iiop__bidir_recv(iiop__bidir_conn *cc, uint8_t **msg, size_t *len)
       p->pstatus = CDR_OK;
       p->pstate = P_DONE;
       if (call_mark(p))
-        call_wake(p);                   /* under cc->mu: a rare path */
+        call_wake(cc, p);                   /* under cc->mu: a rare path */
       continue;
     }
     if (rc != CDR_OK && rc != IIOP__RECV_REFUSED)
@@ -3003,7 +3253,7 @@ int iiop__bidir_recv(iiop__bidir_conn *cc, uint8_t **msg, size_t *len)
     else if (cc->pend) {
       iiop_call *nx = promote(cc);      /* a caller reads while this thread dispatches */
       if (nx)
-        call_wake(nx);                  /* under cc->mu: a rare path */
+        call_wake(cc, nx);                  /* under cc->mu: a rare path */
     }
     pthread_mutex_unlock(&cc->mu);
     return rc;

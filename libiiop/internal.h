@@ -239,4 +239,37 @@ IIOP_HIDDEN uint64_t iiop__client_held(struct iiop_client *c);
  * late reply can come for them). */
 IIOP_HIDDEN uint64_t iiop__client_held_expired(struct iiop_client *c);
 
+/* client.c: the held requests' counts since the client was created:
+ * held, as iiop__client_held(); batches, the lists of held requests
+ * written together (park_flush()); writes, the gather writes they took
+ * (one per batch unless a batch's iovecs exceed IIOP__MSGS_IOV_MAX);
+ * joined, batches written by the caller whose own request went last in
+ * them (the next request sent once the woken callers had run, or the
+ * HOLD_MAX-th held); late, batches a held caller wrote itself once its
+ * bound (iiop__client_set_hold_bound()) had passed with no request sent;
+ * expired, as iiop__client_held_expired(). */
+typedef struct iiop__hold_stats {
+  uint64_t held, batches, writes, joined, late, expired;
+} iiop__hold_stats;
+IIOP_HIDDEN void iiop__client_hold_stats(struct iiop_client *c, iiop__hold_stats *st);
+/* ... and how long a held request waits for the next request sent on its
+ * connection before its caller writes it (milliseconds, at least 1;
+ * default HOLD_BOUND_MS, 2).  For tests; set before any call. */
+IIOP_HIDDEN void iiop__client_set_hold_bound(struct iiop_client *c, int ms);
+/* ... and for tests: on the first open connection of REF's endpoint
+ * (its base target's), count DELTA (1, 0 or -1) more callers in nwoken,
+ * as if a read's replies had woken them and they had not run yet (-1 runs
+ * one of them: as the last one, the held requests become due or are
+ * written at once), then report the connection's state in *PR.  CDR_OK;
+ * CDR_E_STATE: no connection open, or -1 with none counted;
+ * CDR_E_INVALID. */
+struct iiop_ref;
+typedef struct iiop__hold_probe {
+  unsigned nwoken, npark;    /* counted callers; requests held */
+  int due;                   /* the held requests wait for the next request sent */
+  int leader_held;           /* the leader reads with its own request held */
+  unsigned asleep;           /* pending callers waiting that no one has woken */
+} iiop__hold_probe;
+IIOP_HIDDEN int iiop__ref_hold_probe(struct iiop_ref *r, int delta, iiop__hold_probe *pr);
+
 #endif

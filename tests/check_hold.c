@@ -8,7 +8,14 @@
  * with batch_replies, answers them in one write; woken together, each
  * caller then calls ping(x + 1000) at once.  Every result is the exact
  * value; over the rounds some ping requests were held and written by
- * another caller (iiop__client_held() counts them).  Also: NT callers
+ * another caller (iiop__client_held() counts them), each batch in one
+ * gather write.  With callers counted by hand (iiop__ref_hold_probe()):
+ * held requests due once the counted callers have run go out with the next
+ * request sent, all of them in one write; with none sent after them, a
+ * held caller writes them itself once its bound has passed (counted, the
+ * bound far below the calls' timeout), and the connection's next batch is
+ * then written at once; a leader's own request held alone is written at
+ * once (no timer bounds its read).  Also: NT callers
  * making calls while the server stops and starts again under them: every
  * call ends (each thread is joined: no held request is left unwritten),
  * each with its exact value or an error status, and calls succeed again
@@ -110,8 +117,171 @@ START_TEST(test_held_requests_written_together)
           (unsigned long long)h, ROUNDS * NT);
   ck_assert_msg(h > 0, "no request was held");
   ck_assert_uint_le(h, (uint64_t)ROUNDS * NT);
+  iiop__hold_stats hs;
+  iiop__client_hold_stats(c, &hs);
+  fprintf(stderr, "check_hold: %llu batches, %llu writes, %llu joined, %llu late\n",
+          (unsigned long long)hs.batches, (unsigned long long)hs.writes,
+          (unsigned long long)hs.joined, (unsigned long long)hs.late);
+  ck_assert_uint_eq(hs.held, h);
+  ck_assert_uint_gt(hs.batches, 0);
+  ck_assert_uint_eq(hs.writes, hs.batches);   /* pings: a batch's iovecs fit one write */
+  ck_assert_uint_ge(hs.held, hs.batches);
+  ck_assert_uint_eq(hs.expired, 0);
   iiop_client_stats st;
   ck_assert_int_eq(iiop_client_stats_get(c, &st), CDR_OK);
+  ck_assert_uint_eq(st.connections, 1);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- counted by hand */
+
+typedef struct pinger {
+  iiop_ref *r;
+  int32_t x;
+  int64_t got;
+} pinger;
+
+static void *pinger_main(void *arg)
+{
+  pinger *k = arg;
+  k->got = call(k->r, "ping", k->x);
+  return NULL;
+}
+
+/* Probe R's connection (DELTA as iiop__ref_hold_probe()) until it has
+ * NPARK requests held, LHELD its leader reading with its own held and
+ * ASLEEP callers waiting (10 s at most: a loaded machine may be slow to
+ * run the callers). */
+static iiop__hold_probe probe_until(iiop_ref *r, unsigned npark, int lheld, unsigned asleep)
+{
+  iiop__hold_probe pr;
+  for (int i = 0; i < 10000; i++) {
+    ck_assert_int_eq(iiop__ref_hold_probe(r, 0, &pr), CDR_OK);
+    if (pr.npark == npark && pr.leader_held == lheld && pr.asleep == asleep)
+      return pr;
+    tu_sleep_ms(1);
+  }
+  ck_abort_msg("held %u (want %u), leader held %d (want %d), asleep %u (want %u)", pr.npark,
+               npark, pr.leader_held, lheld, pr.asleep, asleep);
+  return pr;
+}
+
+/* One counted caller (by hand) while two callers send: both requests are
+ * held (the first caller leads, the second sleeps); once the counted
+ * caller has run they are due, not written; the next request sent goes
+ * last in their write: one batch, one write, three requests, joined. */
+START_TEST(test_held_batch_joins_next_request)
+{
+  iiop_server *s = start_server(0);
+  iiop_client *c = new_client(1, 20000);
+  iiop__client_set_hold_bound(c, 60000);  /* no bound runs out in this test */
+  iiop_ref *r = resolve(c, iiop_server_port(s));
+  ck_assert_int_eq(call(r, "ping", 7), 7);   /* connected, CodeSets sent */
+  iiop__hold_probe pr;
+  ck_assert_int_eq(iiop__ref_hold_probe(r, 1, &pr), CDR_OK);
+  ck_assert_uint_eq(pr.nwoken, 1);
+  iiop__hold_stats a, b;
+  iiop__client_hold_stats(c, &a);
+  pinger k[2] = { { r, 101, 0 }, { r, 102, 0 } };
+  pthread_t t[2];
+  ck_assert_int_eq(pthread_create(&t[0], NULL, pinger_main, &k[0]), 0);
+  probe_until(r, 1, 1, 0);                 /* held, and its caller reads */
+  ck_assert_int_eq(pthread_create(&t[1], NULL, pinger_main, &k[1]), 0);
+  probe_until(r, 2, 1, 1);                 /* held, and its caller sleeps */
+  ck_assert_int_eq(iiop__ref_hold_probe(r, -1, &pr), CDR_OK);
+  ck_assert_uint_eq(pr.nwoken, 0);
+  ck_assert_uint_eq(pr.npark, 2);          /* due, not written */
+  ck_assert_int_eq(pr.due, 1);
+  iiop__client_hold_stats(c, &b);
+  ck_assert_uint_eq(b.batches, a.batches);
+  ck_assert_int_eq(call(r, "ping", 103), 103);
+  for (int i = 0; i < 2; i++) {
+    pthread_join(t[i], NULL);
+    ck_assert_int_eq(k[i].got, 101 + i);
+  }
+  iiop__client_hold_stats(c, &b);
+  ck_assert_uint_eq(b.batches - a.batches, 1);
+  ck_assert_uint_eq(b.writes - a.writes, 1);
+  ck_assert_uint_eq(b.joined - a.joined, 1);
+  ck_assert_uint_eq(b.held - a.held, 3);
+  ck_assert_uint_eq(b.late, a.late);
+  ck_assert_uint_eq(b.expired, 0);
+  ck_assert_int_eq(iiop__ref_hold_probe(r, 0, &pr), CDR_OK);
+  ck_assert_uint_eq(pr.npark, 0);
+  ck_assert_int_eq(pr.due, 0);
+  iiop_ref_free(r);
+  iiop_client_free(c);
+  iiop_server_free(s);
+}
+END_TEST
+
+/* Held requests no request follows: a leader's own alone is written as
+ * soon as the counted caller has run; two (the leader's and a sleeping
+ * caller's) wait for the next request, none comes, and the sleeping
+ * caller writes both once its bound (1 s) has passed -- long before the
+ * calls' 20 s timeout -- and the next batch is written at once. */
+START_TEST(test_held_request_bounded)
+{
+  iiop_server *s = start_server(0);
+  iiop_client *c = new_client(1, 20000);
+  /* long enough for this thread to see both held before it could run
+   * out, far below the calls' timeout */
+  iiop__client_set_hold_bound(c, 1000);
+  iiop_ref *r = resolve(c, iiop_server_port(s));
+  ck_assert_int_eq(call(r, "ping", 7), 7);
+  iiop__hold_probe pr;
+  iiop__hold_stats a, b;
+  pinger k[2];
+  pthread_t t[2];
+
+  /* the leader's own alone */
+  iiop__client_hold_stats(c, &a);
+  ck_assert_int_eq(iiop__ref_hold_probe(r, 1, &pr), CDR_OK);
+  k[0] = (pinger){ r, 201, 0 };
+  ck_assert_int_eq(pthread_create(&t[0], NULL, pinger_main, &k[0]), 0);
+  probe_until(r, 1, 1, 0);
+  ck_assert_int_eq(iiop__ref_hold_probe(r, -1, &pr), CDR_OK);
+  ck_assert_int_eq(pr.due, 0);             /* written at once */
+  pthread_join(t[0], NULL);
+  ck_assert_int_eq(k[0].got, 201);
+  iiop__client_hold_stats(c, &b);
+  ck_assert_uint_eq(b.batches - a.batches, 1);
+  ck_assert_uint_eq(b.writes - a.writes, 1);
+  ck_assert_uint_eq(b.held - a.held, 1);
+  ck_assert_uint_eq(b.joined, a.joined);
+  ck_assert_uint_eq(b.late, a.late);
+
+  /* two, and nothing sent after them: late */
+  for (int round = 0; round < 2; round++) {
+    iiop__client_hold_stats(c, &a);
+    ck_assert_int_eq(iiop__ref_hold_probe(r, 1, &pr), CDR_OK);
+    for (int i = 0; i < 2; i++) {
+      k[i] = (pinger){ r, 300 + 10 * round + i, 0 };
+      ck_assert_int_eq(pthread_create(&t[i], NULL, pinger_main, &k[i]), 0);
+      probe_until(r, (unsigned)i + 1, 1, (unsigned)i);
+    }
+    ck_assert_int_eq(iiop__ref_hold_probe(r, -1, &pr), CDR_OK);
+    /* round 0: due, left to the bound; round 1 (after a bound ran out):
+     * written at once */
+    ck_assert_int_eq(pr.due, round == 0);
+    for (int i = 0; i < 2; i++) {
+      pthread_join(t[i], NULL);
+      ck_assert_int_eq(k[i].got, 300 + 10 * round + i);
+    }
+    iiop__client_hold_stats(c, &b);
+    ck_assert_uint_eq(b.batches - a.batches, 1);
+    ck_assert_uint_eq(b.writes - a.writes, 1);
+    ck_assert_uint_eq(b.held - a.held, 2);
+    ck_assert_uint_eq(b.joined, a.joined);
+    ck_assert_uint_eq(b.late - a.late, round == 0 ? 1 : 0);
+  }
+  ck_assert_uint_eq(b.expired, 0);
+  iiop_client_stats st;
+  ck_assert_int_eq(iiop_client_stats_get(c, &st), CDR_OK);
+  ck_assert_uint_eq(st.timeout_call, 0);
   ck_assert_uint_eq(st.connections, 1);
   iiop_ref_free(r);
   iiop_client_free(c);
@@ -193,6 +363,8 @@ static Suite *hold_suite(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_held_requests_written_together);
   tcase_add_test(tc, test_held_requests_server_restart);
+  tcase_add_test(tc, test_held_batch_joins_next_request);
+  tcase_add_test(tc, test_held_request_bounded);
   suite_add_tcase(su, tc);
   return su;
 }

@@ -176,9 +176,9 @@ static iiop__hold_probe probe_until(iiop_ref *r, unsigned npark, int lheld, unsi
 START_TEST(test_held_batch_joins_next_request)
 {
   iiop_server *s = start_server(0);
-  iiop_client *c = new_client(1, 20000);
+  iiop_client *c = nu_client(1, 1, 20000);
   iiop__client_set_hold_bound(c, 60000);  /* no bound runs out in this test */
-  iiop_ref *r = resolve(c, iiop_server_port(s));
+  iiop_ref *r = nu_resolve(c, iiop_server_port(s), "Gate");
   ck_assert_int_eq(call(r, "ping", 7), 7);   /* connected, CodeSets sent */
   iiop__hold_probe pr;
   ck_assert_int_eq(iiop__ref_hold_probe(r, 1, &pr), CDR_OK);
@@ -226,11 +226,11 @@ END_TEST
 START_TEST(test_held_request_bounded)
 {
   iiop_server *s = start_server(0);
-  iiop_client *c = new_client(1, 20000);
+  iiop_client *c = nu_client(1, 1, 20000);
   /* long enough for this thread to see both held before it could run
    * out, far below the calls' timeout */
   iiop__client_set_hold_bound(c, 1000);
-  iiop_ref *r = resolve(c, iiop_server_port(s));
+  iiop_ref *r = nu_resolve(c, iiop_server_port(s), "Gate");
   ck_assert_int_eq(call(r, "ping", 7), 7);
   iiop__hold_probe pr;
   iiop__hold_stats a, b;

@@ -1,0 +1,1337 @@
+/* check_idlhostile.c - bad input through idl2c's generated skeletons and
+ * stubs (tests/idlzoo/zoo.idl's Zoo::Keeper, generated into
+ * tests/zoo-gen/ at build time), both ways:
+ *
+ * - the server: a Keeper servant (every op_X(a, inout b, out c) returns a,
+ *   sets c to the old b and b to a, as tests/idlzoo/zoo-peer.c's) in this
+ *   process; the generated stubs call it through a recording proxy (a
+ *   thread between the two) once per operation, which keeps each valid
+ *   request body and its reply body; then every body is sent again on raw
+ *   sockets mutated -- truncated at every offset, each aligned ulong set
+ *   to huge counts and lengths, just past the end, -4 and +4 (indirection
+ *   offsets), 2 and 5 (discriminators, enums, booleans), each octet set to
+ *   0x02, 0x80 and 0xFF, random octets from a fixed seed -- and each must
+ *   come back within the socket's receive timeout as a Reply of the same
+ *   request ID (NO_EXCEPTION, or a system exception of the allowed kinds:
+ *   a truncation exactly MARSHAL, COMPLETED_NO) or a MessageError/close;
+ *   after each operation's campaign a valid request on a fresh connection
+ *   gets the recorded reply octet for octet; the process's RSS grows by
+ *   less than 64 MiB over it all (unchecked under AddressSanitizer, whose
+ *   quarantine holds freed memory);
+ * - the stubs: the proxy answers a stub's call with the recorded reply
+ *   mutated -- truncated at every offset, huge counts, a bad reply status,
+ *   a user exception unknown to the operation (UNKNOWN, minor OMG 1) or
+ *   with a bogus ID length, LOCATION_FORWARD to a garbage IOR,
+ *   NEEDS_ADDRESSING_MODE, a Fragment after a complete reply, a short body
+ *   then a hang-up -- and the call ends with the exact system exception
+ *   (MARSHAL, COMM_FAILURE, UNKNOWN...), never a crash; a valid call right
+ *   after gets the right answer;
+ * - tests/../CASES kinds through the generated code: huge string and
+ *   sequence lengths, high-bit lengths, string terminators, boolean
+ *   octets, union discriminators and enums out of range, nested
+ *   encapsulations' byte orders, TypeCode indirections, wstrings (UTF-16,
+ *   odd lengths, surrogates), each with its exact exception.
+ *
+ * Deterministic (fixed seeds); CHECK_IDLHOSTILE_QUICK=1 runs fewer random
+ * mutations (valgrind). */
+#include <check.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <cdr/any.h>
+#include <cdr/cdr.h>
+#include <cdr/codeset.h>
+#include <iiop/ior.h>
+#include <iiop/msg.h>
+#include "zoo.h"
+#include "netutil.h"
+#include "testutil.h"
+#define PEER_NAME "check_idlhostile"
+#include "idl/peer.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
+#define MARSHAL ex_CORBA_MARSHAL
+#define OMG(n) (0x4f4d0000u | (n))
+
+/* ---------------------------------------------------------------- values */
+
+static Zoo_Money money(const char *s)
+{
+  Zoo_Money m;
+  memset(&m, 0, sizeof m);
+  ck_assert_int_eq(cdr_fixed_from_string(s, strlen(s), 9, 2, &m), CDR_OK);
+  return m;
+}
+
+static void strs(void *seq, int n, const char *const *v)
+{
+  CORBA_sequence_CORBA_string *s = seq;
+  s->_buffer = CORBA_sequence_CORBA_string_allocbuf((CORBA_unsigned_long)n);
+  s->_maximum = s->_length = (CORBA_unsigned_long)n;
+  s->_release = CORBA_TRUE;
+  for (int i = 0; i < n; i++)
+    s->_buffer[i] = CORBA_string_dup(v[i]);
+}
+
+static void longs(CORBA_sequence_CORBA_long *s, int n, const CORBA_long *v)
+{
+  s->_buffer = CORBA_sequence_CORBA_long_allocbuf((CORBA_unsigned_long)n);
+  s->_maximum = s->_length = (CORBA_unsigned_long)n;
+  s->_release = CORBA_TRUE;
+  for (int i = 0; i < n; i++)
+    s->_buffer[i] = v[i];
+}
+
+static void cage(Zoo_Cage *c, const char *label, CORBA_long d, const char *k0, const char *k1,
+                 const char *cost)
+{
+  memset(c, 0, sizeof *c);
+  c->label = CORBA_string_dup(label);
+  for (int i = 0; i < 6; i++)
+    c->dims[i / 3][i % 3] = d + i;
+  c->keepers[0] = CORBA_string_dup(k0);
+  c->keepers[1] = CORBA_string_dup(k1);
+  c->cost = money(cost);
+}
+
+static CORBA_wchar *wdup(const CORBA_wchar *w)
+{
+  size_t n = 0;
+  while (w[n])
+    n++;
+  CORBA_wchar *p = CORBA_wstring_alloc((CORBA_unsigned_long)n);
+  memcpy(p, w, (n + 1) * sizeof *w);
+  return p;
+}
+
+/* ---------------------------------------------------------------- the servant */
+
+typedef struct Keeper {
+  POA_Zoo_Keeper servant;
+  Zoo_Common_Tags labels;
+} Keeper;
+
+#define ROT(fn, T)                                                                    \
+  static T *fn(PortableServer_Servant s, const T *a, T *b, T **c, CORBA_Environment *ev) \
+  {                                                                                   \
+    (void)s; (void)ev;                                                                \
+    return rotate(TC_##T, a, b, (void **)c);                                          \
+  }
+ROT(s_cages, Zoo_Cages)
+ROT(s_expr, Zoo_Expr)
+ROT(s_ll, Zoo_ByLL)
+ROT(s_ul, Zoo_ByUL)
+ROT(s_us, Zoo_ByUS)
+ROT(s_kind, Zoo_ByKind)
+ROT(s_digests, Zoo_Digests)
+ROT(s_bools, Zoo_Bools)
+ROT(s_when, Zoo_When)
+ROT(s_herd, Zoo_Herd)
+ROT(s_any, CORBA_any)
+
+#define ROTA(fn, T)                                                                   \
+  static T##_slice *fn(PortableServer_Servant s, const T a, T b, T##_slice **c,      \
+                       CORBA_Environment *ev)                                         \
+  {                                                                                   \
+    (void)s; (void)ev;                                                                \
+    return rotate(TC_##T, a, b, (void **)c);                                          \
+  }
+ROTA(s_row, Zoo_Row)
+ROTA(s_kinds3, Zoo_Kinds3)
+
+#define ROTF(fn, T)                                                                   \
+  static T fn(PortableServer_Servant s, const T *a, T *b, T *c, CORBA_Environment *ev) \
+  {                                                                                   \
+    (void)s; (void)ev;                                                                \
+    *c = *b;                                                                          \
+    *b = *a;                                                                          \
+    return *a;                                                                        \
+  }
+ROTF(s_flag, Zoo_Flag)
+ROTF(s_fee, Zoo_Fee)
+ROTF(s_info, Zoo_Animal_Info)
+
+static Zoo_Common_Tag s_tag(PortableServer_Servant s, const CORBA_char *a, Zoo_Common_Tag *b,
+                            Zoo_Common_Tag *c, CORBA_Environment *ev)
+{
+  (void)s; (void)ev;
+  *c = *b;
+  *b = CORBA_string_dup(a);
+  return CORBA_string_dup(a);
+}
+
+static CORBA_TypeCode s_tc(PortableServer_Servant s, CORBA_TypeCode a, CORBA_TypeCode *b,
+                           CORBA_TypeCode *c, CORBA_Environment *ev)
+{
+  (void)s;
+  *c = *b;
+  *b = (CORBA_TypeCode)CORBA_Object_duplicate((CORBA_Object)a, ev);
+  return (CORBA_TypeCode)CORBA_Object_duplicate((CORBA_Object)a, ev);
+}
+
+static CORBA_Object s_obj(PortableServer_Servant s, CORBA_Object a, CORBA_Object *b,
+                          CORBA_Object *c, CORBA_Environment *ev)
+{
+  (void)s;
+  *c = *b;
+  *b = CORBA_Object_duplicate(a, ev);
+  return CORBA_Object_duplicate(a, ev);
+}
+
+static Zoo_Common_Tags *s_get_labels(PortableServer_Servant s, CORBA_Environment *ev)
+{
+  (void)ev;
+  return dupv(TC_Zoo_Common_Tags, &((Keeper *)s)->labels);
+}
+
+static void s_set_labels(PortableServer_Servant s, const Zoo_Common_Tags *v, CORBA_Environment *ev)
+{
+  (void)ev;
+  Keeper *k = s;
+  corbaorb_free_contents(TC_Zoo_Common_Tags, &k->labels);
+  ck_assert_int_eq(corbaorb_copy(TC_Zoo_Common_Tags, &k->labels, v), CDR_OK);
+}
+
+static void s_find(PortableServer_Servant s, const CORBA_char *what, CORBA_Environment *ev)
+{
+  (void)s;
+  if (!strcmp(what, "closed"))
+    CORBA_exception_set(ev, CORBA_USER_EXCEPTION, ex_Zoo_Closed, NULL);
+  else if (!strcmp(what, "nf")) {
+    Zoo_Common_NotFound *nf = Zoo_Common_NotFound__alloc();
+    nf->what = CORBA_string_dup("nf");
+    nf->code = 404;
+    strs(&nf->near, 2, (const char *const[]){ "x", "y" });
+    CORBA_exception_set(ev, CORBA_USER_EXCEPTION, ex_Zoo_Common_NotFound, nf);
+  }
+}
+
+static PortableServer_ServantBase__epv base_epv = { NULL, NULL, NULL };
+static POA_Zoo_Common_Named__epv named_epv = { ._get_labels = s_get_labels,
+                                               ._set_labels = s_set_labels };
+static POA_Zoo_People_Visitor__epv visitor_epv = { NULL, NULL };
+static POA_Zoo_People_Worker__epv worker_epv = { NULL, NULL };
+static POA_Zoo_Keeper__epv keeper_epv = {
+  .op_cages = s_cages, .op_expr = s_expr, .op_ll = s_ll, .op_ul = s_ul, .op_us = s_us,
+  .op_kind = s_kind, .op_flag = s_flag, .op_row = s_row, .op_kinds3 = s_kinds3,
+  .op_digests = s_digests, .op_bools = s_bools, .op_fee = s_fee, .op_tag = s_tag,
+  .op_when = s_when, .op_any = s_any, .op_tc = s_tc, .op_obj = s_obj, .op_herd = s_herd,
+  .op_info = s_info, .find = s_find,
+};
+static POA_Zoo_Keeper__vepv keeper_vepv = { &base_epv, &named_epv, &visitor_epv, &worker_epv,
+                                            &keeper_epv };
+
+/* ---------------------------------------------------------------- the world */
+
+static CORBA_ORB orb;
+static Keeper kp;
+static Zoo_Keeper real;        /* the servant's reference */
+static Zoo_Keeper via;         /* the same object through the proxy */
+static uint16_t srv_port;
+static uint8_t srv_key[256];
+static uint32_t srv_key_len;
+static uint16_t proxy_port;
+
+/* What the proxy recorded of one operation's call. */
+#define MAXREC 64
+typedef struct rec {
+  char op[32];
+  uint8_t req[8192];          /* the request body */
+  size_t req_len;
+  uint8_t rep[8192];          /* the reply body */
+  size_t rep_len;
+  uint32_t rep_status;
+} rec;
+static rec recs[MAXREC];
+static int nrecs;
+
+static rec *rec_find(const char *op)
+{
+  for (int k = 0; k < nrecs; k++)
+    if (!strcmp(recs[k].op, op))
+      return &recs[k];
+  return NULL;
+}
+
+/* How the proxy answers the stub (set before each call). */
+enum pmode {
+  P_PASS,            /* the server's reply */
+  P_TRUNC,           /* its body cut to arg octets (message_size follows) */
+  P_WORD,            /* the ulong at arg set to val */
+  P_OCTET,           /* the octet at arg set to val */
+  P_STATUS,          /* reply_status val, the body as it is */
+  P_USEREX,          /* USER_EXCEPTION: repository ID text (arg 0) or length val (arg 1) */
+  P_FORWARD,         /* LOCATION_FORWARD with a garbage body */
+  P_NEEDS_ADDR,      /* NEEDS_ADDRESSING_MODE, body a short 0 */
+  P_FRAG_AFTER,      /* the reply, then a GIOP 1.2 Fragment of the same ID */
+  P_SHORT_CLOSE,     /* a header announcing the whole body, half of it, a hang-up */
+};
+static struct {
+  enum pmode mode;
+  size_t arg;
+  uint32_t val;
+  const char *text;
+  int record;        /* keep what passes in recs[] */
+} pm;
+
+static void codeset_sc(giop_sc_list *l, giop_service_context *c, uint8_t data[12])
+{
+  giop_codeset_context cs = { CDR_CS_UTF8, CDR_CS_UTF16 };
+  giop_codeset_context_encode(&cs, data);
+  c->id = GIOP_SC_CODE_SETS;
+  c->len = 12;
+  c->data = data;
+  l->n = 1;
+  l->v = c;
+}
+
+/* A GIOP 1.2 Request (host order, a CodeSets context) for the servant's
+ * key, operation OP, request ID ID, with the body BODY[0..N) into BUF
+ * (malloc'd; its length). */
+static size_t build_request(uint8_t **buf, uint32_t id, const char *op, const uint8_t *body,
+                            size_t n, uint8_t flags)
+{
+  cdr_opts o;
+  cdr_opts_default(&o);
+  o.giop_minor = 2;
+  cdr_out out;
+  ck_assert_int_eq(cdr_out_init(&out, &o), CDR_OK);
+  giop_request_header h;
+  memset(&h, 0, sizeof h);
+  h.request_id = id;
+  h.response_flags = flags;
+  h.target.disposition = GIOP_KEY_ADDR;
+  h.target.key = srv_key;
+  h.target.key_len = srv_key_len;
+  h.operation = op;
+  h.operation_len = (uint32_t)strlen(op);
+  uint8_t csd[12];
+  giop_service_context c;
+  codeset_sc(&h.contexts, &c, csd);
+  ck_assert_int_eq(giop_begin_request(&out, &h), CDR_OK);
+  giop_begin_body(&out);
+  ck_assert_uint_eq(cdr_out_size(&out) % 8, 0);
+  if (n)
+    cdr_put_raw(&out, body, n);
+  ck_assert_int_eq(giop_end(&out), CDR_OK);
+  size_t len = cdr_out_size(&out);
+  *buf = malloc(len);
+  memcpy(*buf, cdr_out_data(&out), len);
+  cdr_out_close(&out);
+  return len;
+}
+
+/* A GIOP 1.2 Reply (host order, no contexts) of ID, STATUS and BODY. */
+static size_t build_reply(uint8_t **buf, uint32_t id, uint32_t status, const uint8_t *body,
+                          size_t n)
+{
+  cdr_opts o;
+  cdr_opts_default(&o);
+  o.giop_minor = 2;
+  cdr_out out;
+  ck_assert_int_eq(cdr_out_init(&out, &o), CDR_OK);
+  giop_reply_header h;
+  memset(&h, 0, sizeof h);
+  h.request_id = id;
+  h.reply_status = status <= GIOP_NEEDS_ADDRESSING_MODE ? status : GIOP_NO_EXCEPTION;
+  ck_assert_int_eq(giop_begin_reply(&out, &h), CDR_OK);
+  giop_begin_body(&out);
+  if (n)
+    cdr_put_raw(&out, body, n);
+  ck_assert_int_eq(giop_end(&out), CDR_OK);
+  size_t len = cdr_out_size(&out);
+  *buf = malloc(len);
+  memcpy(*buf, cdr_out_data(&out), len);
+  cdr_out_close(&out);
+  if (status > GIOP_NEEDS_ADDRESSING_MODE) { /* a status the encoder refuses: patched */
+    uint32_t s = status;
+    memcpy(*buf + 16, &s, 4);
+  }
+  return len;
+}
+
+/* The proxy's answer to the stub's request (ID) from the server's reply
+ * body REP (N octets, STATUS). */
+static void proxy_answer(int cfd, uint32_t id, uint32_t status, const uint8_t *rep, size_t n)
+{
+  uint8_t tmp[8192];
+  uint8_t *msg = NULL;
+  size_t len;
+  memcpy(tmp, rep, n);
+  switch (pm.mode) {
+  case P_PASS:
+    len = build_reply(&msg, id, status, tmp, n);
+    break;
+  case P_TRUNC:
+    len = build_reply(&msg, id, status, tmp, pm.arg < n ? pm.arg : n);
+    break;
+  case P_WORD:
+    if (pm.arg + 4 <= n)
+      memcpy(tmp + pm.arg, &pm.val, 4);
+    len = build_reply(&msg, id, status, tmp, n);
+    break;
+  case P_OCTET:
+    if (pm.arg < n)
+      tmp[pm.arg] = (uint8_t)pm.val;
+    len = build_reply(&msg, id, status, tmp, n);
+    break;
+  case P_STATUS:
+    len = build_reply(&msg, id, pm.val, tmp, n);
+    break;
+  case P_USEREX: {
+    uint8_t b[64];
+    uint32_t l = pm.arg ? pm.val : (uint32_t)strlen(pm.text) + 1;
+    memcpy(b, &l, 4);
+    size_t bn = 4;
+    if (!pm.arg) {
+      memcpy(b + 4, pm.text, l);
+      bn += l;
+    } else {
+      memcpy(b + 4, "IDL:", 4);
+      bn += 4;
+    }
+    len = build_reply(&msg, id, GIOP_USER_EXCEPTION, b, bn);
+    break;
+  }
+  case P_FORWARD: {
+    static const uint8_t junk[] = { 3, 0, 0, 0, 'I', 'D', 0, 0, 0xff, 0xff, 0xff, 0x0f, 1, 2 };
+    len = build_reply(&msg, id, GIOP_LOCATION_FORWARD, junk, sizeof junk);
+    break;
+  }
+  case P_NEEDS_ADDR: {
+    static const uint8_t two[] = { 0, 0 };
+    len = build_reply(&msg, id, GIOP_NEEDS_ADDRESSING_MODE, two, 2);
+    break;
+  }
+  case P_FRAG_AFTER: {
+    len = build_reply(&msg, id, status, tmp, n);
+    msg = realloc(msg, len + 24);
+    uint8_t *f = msg + len;
+    nu_header(f, 2, CDR_HOST_ORDER == CDR_LITTLE_ENDIAN, 0, GIOP_FRAGMENT, 12);
+    memcpy(f + 12, &id, 4);
+    memset(f + 16, 0xAB, 8);
+    len += 24;
+    break;
+  }
+  case P_SHORT_CLOSE:
+    len = build_reply(&msg, id, status, tmp, n);
+    (void)nu_send_all(cfd, msg, len - n / 2 - 1);
+    free(msg);
+    shutdown(cfd, SHUT_RDWR);
+    return;
+  default:
+    abort();
+  }
+  (void)nu_send_all(cfd, msg, len);
+  free(msg);
+}
+
+static int srv_fd = -1; /* the proxy's connection to the server */
+
+static int proxy_listen_fd;
+
+static void *proxy_main(void *ud)
+{
+  (void)ud;
+  for (;;) {
+    int cfd = accept(proxy_listen_fd, NULL, NULL);
+    if (cfd < 0)
+      return NULL;
+    for (;;) {
+      size_t len;
+      uint8_t *m = nu_recv_msg(cfd, 1 << 20, &len);
+      if (!m)
+        break;
+      cdr_arena a;
+      cdr_arena_init(&a, NULL);
+      giop_message msg;
+      if (giop_parse(&msg, m, len, NULL, &a) != CDR_OK || msg.hdr.type != GIOP_REQUEST) {
+        int close_it = msg.hdr.type == GIOP_CLOSE_CONNECTION;
+        cdr_arena_free(&a);
+        free(m);
+        if (close_it)
+          break;
+        continue;
+      }
+      size_t off = cdr_in_pos(&msg.body);
+      const giop_request_header *rh = &msg.u.request;
+      uint8_t *fwd;
+      size_t flen = build_request(&fwd, rh->request_id, rh->operation, m + off, len - off,
+                                  rh->response_flags);
+      if (srv_fd < 0)
+        srv_fd = nu_connect(NULL, srv_port, 10, NU_NODELAY);
+      ck_assert(nu_send_all(srv_fd, fwd, flen));
+      free(fwd);
+      if (!(rh->response_flags & 2)) { /* oneway */
+        cdr_arena_free(&a);
+        free(m);
+        continue;
+      }
+      size_t rlen;
+      uint8_t *r = nu_recv_msg(srv_fd, 1 << 20, &rlen);
+      ck_assert_ptr_nonnull(r);
+      cdr_arena ra;
+      cdr_arena_init(&ra, NULL);
+      giop_message rm;
+      ck_assert_int_eq(giop_parse(&rm, r, rlen, NULL, &ra), CDR_OK);
+      size_t roff = cdr_in_pos(&rm.body);
+      if (pm.record && nrecs < MAXREC && !rec_find(rh->operation)) {
+        rec *q = &recs[nrecs++];
+        snprintf(q->op, sizeof q->op, "%s", rh->operation);
+        ck_assert_uint_le(len - off, sizeof q->req);
+        ck_assert_uint_le(rlen - roff, sizeof q->rep);
+        memcpy(q->req, m + off, q->req_len = len - off);
+        memcpy(q->rep, r + roff, q->rep_len = rlen - roff);
+        q->rep_status = rm.u.reply.reply_status;
+      }
+      proxy_answer(cfd, rh->request_id, rm.u.reply.reply_status, r + roff, rlen - roff);
+      cdr_arena_free(&ra);
+      free(r);
+      cdr_arena_free(&a);
+      free(m);
+    }
+    close(cfd);
+  }
+  return NULL;
+}
+
+static pthread_t proxy_thread;
+
+static void world_up(void)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  char a0[] = "t", a1[] = "-ORBendPoint", a2[] = "giop:tcp:127.0.0.1:0";
+  char *argv[] = { a0, a1, a2, NULL };
+  int argc = 3;
+  orb = CORBA_ORB_init(&argc, argv, "", &ev);
+  check(&ev, "ORB_init");
+  PortableServer_POA root =
+    (PortableServer_POA)CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
+  PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(root, &ev), &ev);
+  memset(&kp, 0, sizeof kp);
+  kp.servant.vepv = &keeper_vepv;
+  POA_Zoo_Keeper__init(&kp, &ev);
+  real = PortableServer_POA_servant_to_reference(root, &kp, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  CORBA_Object_release((CORBA_Object)root, &ev);
+
+  /* the servant's address and key; the proxy's reference: the same IOR
+   * (its code set component included) on the proxy's port */
+  CORBA_char *s = CORBA_ORB_object_to_string(orb, real, &ev);
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  iiop_ior ior;
+  ck_assert_int_eq(iiop_ior_from_string(s, &a, &ior), CDR_OK);
+  CORBA_free(s);
+  const iiop_profile *p = iiop_ior_iiop_profile(&ior);
+  ck_assert_ptr_nonnull(p);
+  srv_port = p->port;
+  ck_assert_uint_le(p->key_len, sizeof srv_key);
+  memcpy(srv_key, p->key, srv_key_len = p->key_len);
+  proxy_listen_fd = nu_listen(4, &proxy_port);
+  iiop_ior pi;
+  ck_assert_int_eq(iiop_ior_make(&a, ior.type_id, 1, 2, "127.0.0.1", proxy_port,
+                                 (const uint8_t *)"via-proxy", 9, p->components,
+                                 p->ncomponents, &pi), CDR_OK);
+  char *ps = NULL;
+  ck_assert_int_eq(iiop_ior_to_string(&pi, CDR_HOST_ORDER, &a, &ps), CDR_OK);
+  via = CORBA_ORB_string_to_object(orb, ps, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  cdr_arena_free(&a);
+  corbaorb_Object_set_call_timeout(via, 10000, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  nrecs = 0;
+  srv_fd = -1;
+  memset(&pm, 0, sizeof pm);
+  ck_assert_int_eq(pthread_create(&proxy_thread, NULL, proxy_main, NULL), 0);
+}
+
+static void world_down(void)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  shutdown(proxy_listen_fd, SHUT_RDWR);
+  CORBA_Object_release(via, &ev);
+  CORBA_Object_release(real, &ev);
+  CORBA_ORB_destroy(orb, &ev);
+  pthread_join(proxy_thread, NULL);
+  close(proxy_listen_fd);
+  if (srv_fd >= 0)
+    close(srv_fd);
+  POA_Zoo_Keeper__fini(&kp, &ev);
+  corbaorb_free_contents(TC_Zoo_Common_Tags, &kp.labels);
+}
+
+/* ---------------------------------------------------------------- the calls */
+
+static int is_ex(CORBA_Environment *ev, const char *id)
+{
+  return ev->_major == CORBA_SYSTEM_EXCEPTION && !strcmp(CORBA_exception_id(ev), id);
+}
+
+static CORBA_unsigned_long ex_minor(CORBA_Environment *ev)
+{
+  return ((CORBA_SystemException *)CORBA_exception_value(ev))->minor;
+}
+
+/* One call of every operation the campaigns use, on K; each checks its
+ * results when the call returns NO_EXCEPTION.  Returns 1 when the call
+ * succeeded with the right results, 0 when it raised (EV holds it). */
+typedef int (*call_fn)(Zoo_Keeper k, CORBA_Environment *ev);
+
+/* 0 while the proxy mutates replies: a call that succeeds may have
+ * decoded other values than were sent */
+static int exact = 1;
+#define EXACT(cond) ck_assert(!exact || (cond))
+
+#define ROTCALL(fn, T, A, B)                                              \
+  do {                                                                    \
+    T b2_, *c_ = NULL;                                                    \
+    ck_assert_int_eq(corbaorb_copy(TC_##T, &b2_, (B)), CDR_OK);           \
+    T *r_ = fn(k, (A), &b2_, &c_, ev);                                    \
+    int ok_ = ev->_major == CORBA_NO_EXCEPTION;                           \
+    if (ok_) {                                                            \
+      ck_assert(r_ && c_);                                                \
+      EXACT(cdr_value_equal(TC_##T, r_, (A)) == 1);                       \
+      EXACT(cdr_value_equal(TC_##T, &b2_, (A)) == 1);                     \
+      EXACT(cdr_value_equal(TC_##T, c_, (B)) == 1);                       \
+    } else {                                                              \
+      ck_assert_ptr_null(r_);                                             \
+    }                                                                     \
+    CORBA_free(r_);                                                       \
+    CORBA_free(c_);                                                       \
+    corbaorb_free_contents(TC_##T, &b2_);                                 \
+    corbaorb_free_contents(TC_##T, (A));                                  \
+    corbaorb_free_contents(TC_##T, (B));                                  \
+    return ok_;                                                           \
+  } while (0)
+
+static int c_kind(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_ByKind a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  a._d = Zoo_BIRD;
+  longs(&a._u.legs, 3, (const CORBA_long[]){ 1, 2, 3 });
+  b._d = Zoo_FISH;
+  b._u.c = 'x';
+  ROTCALL(Zoo_Keeper_op_kind, Zoo_ByKind, &a, &b);
+}
+
+static int c_ll(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_ByLL a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  a._d = 7;
+  strs(&a._u.words, 2, (const char *const[]){ "x", "yy" });
+  b._d = -5000000000LL;
+  cage(&b._u.pen, "pen", 3, "k", "", "-1.25");
+  ROTCALL(Zoo_Keeper_op_ll, Zoo_ByLL, &a, &b);
+}
+
+static int c_ul(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_ByUL a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  a._d = 0;
+  a._u.w = wdup((const CORBA_wchar[]){ 'h', 0xE9, 0x20AC, 0 });
+  b._d = 4294967295u;
+  b._u.k = Zoo_REPTILE;
+  ROTCALL(Zoo_Keeper_op_ul, Zoo_ByUL, &a, &b);
+}
+
+static int c_us(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_ByUS a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  a._d = 1;
+  a._u.inner._d = 4294967295u;
+  a._u.inner._u.k = Zoo_FISH;
+  b._d = 9;
+  b._u.stamp.when = 123456789012ULL;
+  b._u.stamp.who = CORBA_string_dup("me");
+  ROTCALL(Zoo_Keeper_op_us, Zoo_ByUS, &a, &b);
+}
+
+static int c_expr(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_Expr a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  a._d = 1;
+  a._u.args._buffer = Zoo_Exprs_allocbuf(2);
+  a._u.args._maximum = a._u.args._length = 2;
+  a._u.args._release = CORBA_TRUE;
+  a._u.args._buffer[0]._d = 0;
+  a._u.args._buffer[0]._u.num = -5;
+  a._u.args._buffer[1]._d = 3;
+  a._u.args._buffer[1]._u.name = CORBA_string_dup("nm");
+  b._d = 0;
+  b._u.num = 1;
+  ROTCALL(Zoo_Keeper_op_expr, Zoo_Expr, &a, &b);
+}
+
+static int c_cages(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_Cages a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  a._buffer = Zoo_Cages_allocbuf(1);
+  a._maximum = a._length = 1;
+  a._release = CORBA_TRUE;
+  cage(&a._buffer[0], "c", 1, "a", "b", "0.01");
+  a._buffer[0].inner._buffer = Zoo_Cages_allocbuf(1);
+  a._buffer[0].inner._maximum = a._buffer[0].inner._length = 1;
+  a._buffer[0].inner._release = CORBA_TRUE;
+  cage(&a._buffer[0].inner._buffer[0], "in", 7, "", "z", "9.00");
+  ROTCALL(Zoo_Keeper_op_cages, Zoo_Cages, &a, &b);
+}
+
+static int c_digests(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_Digests a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  a._buffer = Zoo_Digests_allocbuf(2);
+  a._maximum = a._length = 2;
+  a._release = CORBA_TRUE;
+  for (int i = 0; i < 2; i++) {
+    a._buffer[i]._buffer = Zoo_Digest_allocbuf(3);
+    a._buffer[i]._maximum = a._buffer[i]._length = 3;
+    a._buffer[i]._release = CORBA_TRUE;
+    memcpy(a._buffer[i]._buffer, i ? "xyz" : "abc", 3);
+  }
+  ROTCALL(Zoo_Keeper_op_digests, Zoo_Digests, &a, &b);
+}
+
+static int c_bools(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_Bools a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  a._buffer = Zoo_Bools_allocbuf(3);
+  a._maximum = a._length = 3;
+  a._release = CORBA_TRUE;
+  a._buffer[0] = 0;
+  a._buffer[1] = 1;
+  a._buffer[2] = 1;
+  ROTCALL(Zoo_Keeper_op_bools, Zoo_Bools, &a, &b);
+}
+
+static int c_when(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_When a = { 77, CORBA_string_dup("stamper") }, b = { 1, CORBA_string_dup("") };
+  ROTCALL(Zoo_Keeper_op_when, Zoo_When, &a, &b);
+}
+
+static int c_any(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  /* a: a Cage (a TypeCode recursive through a sequence: an indirection),
+   * b: a long */
+  Zoo_Cage *cg = Zoo_Cage__alloc();
+  cage(cg, "anyc", 5, "p", "q", "3.30");
+  cg->inner._buffer = Zoo_Cages_allocbuf(1);
+  cg->inner._maximum = cg->inner._length = 1;
+  cg->inner._release = CORBA_TRUE;
+  cage(&cg->inner._buffer[0], "i", 0, "", "", "0.00");
+  CORBA_any a = { ._type = TC_Zoo_Cage, ._value = cg, ._release = CORBA_TRUE };
+  CORBA_long *l = corbaorb_alloc(TC_CORBA_long, 1);
+  *l = 7;
+  CORBA_any b = { ._type = TC_CORBA_long, ._value = l, ._release = CORBA_TRUE };
+  ROTCALL(Zoo_Keeper_op_any, CORBA_any, &a, &b);
+}
+
+static int c_row(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_Row a, b, b2;
+  memset(a, 0, sizeof a);
+  memset(b, 0, sizeof b);
+  longs(&a[0][0], 1, (const CORBA_long[]){ 1 });
+  longs(&a[1][0], 2, (const CORBA_long[]){ 2, 3 });
+  longs(&a[1][1], 1, (const CORBA_long[]){ 4 });
+  longs(&b[0][1], 1, (const CORBA_long[]){ 9 });
+  ck_assert_int_eq(corbaorb_copy(TC_Zoo_Row, b2, b), CDR_OK);
+  Zoo_Row_slice *c = NULL;
+  Zoo_Row_slice *r = Zoo_Keeper_op_row(k, a, b2, &c, ev);
+  int ok = ev->_major == CORBA_NO_EXCEPTION;
+  if (ok)
+    EXACT(cdr_value_equal(TC_Zoo_Row, r, a) == 1 && cdr_value_equal(TC_Zoo_Row, b2, a) == 1 &&
+              cdr_value_equal(TC_Zoo_Row, c, b) == 1);
+  CORBA_free(r);
+  CORBA_free(c);
+  corbaorb_free_contents(TC_Zoo_Row, b2);
+  corbaorb_free_contents(TC_Zoo_Row, a);
+  corbaorb_free_contents(TC_Zoo_Row, b);
+  return ok;
+}
+
+static int c_kinds3(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_Kinds3 a, b, b2;
+  memset(a, 0, sizeof a);
+  memset(b, 0, sizeof b);
+  a[0]._d = Zoo_MAMMAL;
+  longs(&a[0]._u.legs, 1, (const CORBA_long[]){ 4 });
+  a[1]._d = Zoo_FISH;
+  a[1]._u.c = 'f';
+  a[2]._d = Zoo_BIRD;
+  longs(&a[2]._u.legs, 0, NULL);
+  for (int i = 0; i < 3; i++) {
+    b[i]._d = Zoo_FISH;
+    b[i]._u.c = (CORBA_char)('a' + i);
+  }
+  ck_assert_int_eq(corbaorb_copy(TC_Zoo_Kinds3, b2, b), CDR_OK);
+  Zoo_Kinds3_slice *c = NULL;
+  Zoo_Kinds3_slice *r = Zoo_Keeper_op_kinds3(k, a, b2, &c, ev);
+  int ok = ev->_major == CORBA_NO_EXCEPTION;
+  if (ok)
+    EXACT(cdr_value_equal(TC_Zoo_Kinds3, r, a) == 1 &&
+              cdr_value_equal(TC_Zoo_Kinds3, b2, a) == 1 &&
+              cdr_value_equal(TC_Zoo_Kinds3, c, b) == 1);
+  CORBA_free(r);
+  CORBA_free(c);
+  corbaorb_free_contents(TC_Zoo_Kinds3, b2);
+  corbaorb_free_contents(TC_Zoo_Kinds3, a);
+  corbaorb_free_contents(TC_Zoo_Kinds3, b);
+  return ok;
+}
+
+static int c_flag(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_Flag a = { CORBA_TRUE, { 2.5 } }, b = { CORBA_FALSE, { 0 } }, c;
+  memset(&c, 0, sizeof c);
+  Zoo_Flag b2 = b;
+  Zoo_Flag r = Zoo_Keeper_op_flag(k, &a, &b2, &c, ev);
+  if (ev->_major != CORBA_NO_EXCEPTION)
+    return 0;
+  EXACT(r._d && r._u.yes == 2.5 && b2._d && b2._u.yes == 2.5 && !c._d);
+  return 1;
+}
+
+static int c_fee(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_Fee a = money("-1234.56"), b = money("0.07"), b2 = b, c;
+  Zoo_Fee r = Zoo_Keeper_op_fee(k, &a, &b2, &c, ev);
+  if (ev->_major != CORBA_NO_EXCEPTION)
+    return 0;
+  EXACT(cdr_value_equal(TC_Zoo_Fee, &r, &a) == 1 && cdr_value_equal(TC_Zoo_Fee, &b2, &a) == 1 &&
+            cdr_value_equal(TC_Zoo_Fee, &c, &b) == 1);
+  return 1;
+}
+
+static int c_info(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_Animal_Info a = { Zoo_REPTILE, Zoo_Animal_ANGRY, money("12.34") },
+                  b = { Zoo_MAMMAL, Zoo_Animal_CALM, money("-0.50") }, b2 = b, c;
+  Zoo_Animal_Info r = Zoo_Keeper_op_info(k, &a, &b2, &c, ev);
+  if (ev->_major != CORBA_NO_EXCEPTION)
+    return 0;
+  EXACT(cdr_value_equal(TC_Zoo_Animal_Info, &r, &a) == 1 &&
+            cdr_value_equal(TC_Zoo_Animal_Info, &c, &b) == 1);
+  return 1;
+}
+
+static int c_tag(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_Common_Tag b = CORBA_string_dup("old"), c = NULL;
+  Zoo_Common_Tag r = Zoo_Keeper_op_tag(k, "new-tag", &b, &c, ev);
+  int ok = ev->_major == CORBA_NO_EXCEPTION;
+  if (ok) {
+    ck_assert(r && c);
+    EXACT(!strcmp(r, "new-tag") && !strcmp(b, "new-tag") && !strcmp(c, "old"));
+  }
+  CORBA_free(r);
+  CORBA_free(b);
+  CORBA_free(c);
+  return ok;
+}
+
+static int c_tc(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  CORBA_TypeCode b = TC_Zoo_Cage, c = NULL;
+  CORBA_TypeCode r = Zoo_Keeper_op_tc(k, TC_Zoo_Expr, &b, &c, ev);
+  int ok = ev->_major == CORBA_NO_EXCEPTION;
+  CORBA_Environment e2;
+  CORBA_exception_init(&e2);
+  if (ok)
+    EXACT(r && c && CORBA_TypeCode_equal(r, TC_Zoo_Expr, &e2) &&
+              CORBA_TypeCode_equal(b, TC_Zoo_Expr, &e2) && CORBA_TypeCode_equal(c, TC_Zoo_Cage, &e2));
+  CORBA_Object_release((CORBA_Object)r, &e2);
+  CORBA_Object_release((CORBA_Object)b, &e2);
+  CORBA_Object_release((CORBA_Object)c, &e2);
+  return ok;
+}
+
+static int c_obj(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  CORBA_Object b = CORBA_OBJECT_NIL, c = CORBA_OBJECT_NIL;
+  CORBA_Environment e2;
+  CORBA_exception_init(&e2);
+  CORBA_Object r = Zoo_Keeper_op_obj(k, real, &b, &c, ev);
+  int ok = ev->_major == CORBA_NO_EXCEPTION;
+  if (ok)
+    EXACT(r && b && !c && CORBA_Object_is_equivalent(r, real, &e2));
+  CORBA_Object_release(r, &e2);
+  CORBA_Object_release(b, &e2);
+  CORBA_Object_release(c, &e2);
+  return ok;
+}
+
+static int c_labels(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_Common_Tags t;
+  memset(&t, 0, sizeof t);
+  strs(&t, 3, (const char *const[]){ "one", "", "three" });
+  Zoo_Keeper__set_labels(k, &t, ev);
+  int ok = ev->_major == CORBA_NO_EXCEPTION;
+  if (ok)
+    EXACT(cdr_value_equal(TC_Zoo_Common_Tags, &kp.labels, &t) == 1);
+  corbaorb_free_contents(TC_Zoo_Common_Tags, &t);
+  return ok;
+}
+
+static int c_find(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  Zoo_Keeper_find(k, "nf", ev);
+  if (ev->_major != CORBA_USER_EXCEPTION)
+    return 0;
+  ck_assert_str_eq(CORBA_exception_id(ev), ex_Zoo_Common_NotFound);
+  Zoo_Common_NotFound *nf = CORBA_exception_value(ev);
+  EXACT(nf && nf->code == 404 && !strcmp(nf->what, "nf") && nf->near._length == 2);
+  CORBA_exception_free(ev);
+  return 1;
+}
+
+typedef struct opcall {
+  const char *op;
+  call_fn fn;
+} opcall;
+
+static const opcall calls[] = {
+  { "op_kind", c_kind }, { "op_ll", c_ll }, { "op_ul", c_ul }, { "op_us", c_us },
+  { "op_expr", c_expr }, { "op_cages", c_cages }, { "op_digests", c_digests },
+  { "op_bools", c_bools }, { "op_when", c_when }, { "op_any", c_any }, { "op_row", c_row },
+  { "op_kinds3", c_kinds3 }, { "op_flag", c_flag }, { "op_fee", c_fee }, { "op_info", c_info },
+  { "op_tag", c_tag }, { "op_tc", c_tc }, { "op_obj", c_obj }, { "_set_labels", c_labels },
+  { "find", c_find },
+};
+#define NCALLS (sizeof calls / sizeof calls[0])
+
+/* Every call through the proxy, recorded. */
+static void record_all(void)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  pm.mode = P_PASS;
+  pm.record = 1;
+  for (size_t k = 0; k < NCALLS; k++) {
+    int ok = calls[k].fn(via, &ev);
+    if (!ok)
+      ck_abort_msg("%s through the proxy: %s", calls[k].op, CORBA_exception_id(&ev));
+    ck_assert_ptr_nonnull(rec_find(calls[k].op));
+  }
+  pm.record = 0;
+  ck_assert_int_eq(nrecs, (int)NCALLS);
+}
+
+/* ---------------------------------------------------------------- raw requests */
+
+/* What one raw request got. */
+typedef enum { O_REPLY, O_CLOSED, O_MSGERR } outcome_kind;
+typedef struct outcome {
+  outcome_kind kind;
+  uint32_t status;
+  char ex[64];                /* the system exception's name */
+  uint32_t minor, completed;
+  uint8_t body[8192];
+  size_t body_len;
+} outcome;
+
+static int raw_fd = -1;
+static uint32_t raw_id = 1;
+
+/* Send a request of OP with BODY on the raw connection (opened when
+ * none) and read its answer: a Reply of its ID (every other message is an
+ * error), a MessageError or a close. */
+static void raw_call(const char *op, const uint8_t *body, size_t n, outcome *out)
+{
+  if (raw_fd < 0)
+    raw_fd = nu_connect(NULL, srv_port, 20, NU_NODELAY);
+  uint8_t *msg;
+  uint32_t id = raw_id++;
+  size_t len = build_request(&msg, id, op, body, n, GIOP_RESPONSE_EXPECTED);
+  int sent = nu_send_all(raw_fd, msg, len);
+  free(msg);
+  memset(out, 0, offsetof(outcome, body));
+  size_t rlen = 0;
+  uint8_t *r = sent ? nu_recv_msg(raw_fd, 1 << 20, &rlen) : NULL;
+  if (!r) {
+    out->kind = O_CLOSED;
+    close(raw_fd);
+    raw_fd = -1;
+    return;
+  }
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  giop_message m;
+  ck_assert_int_eq(giop_parse(&m, r, rlen, NULL, &a), CDR_OK);
+  if (m.hdr.type == GIOP_MESSAGE_ERROR || m.hdr.type == GIOP_CLOSE_CONNECTION) {
+    out->kind = O_MSGERR;
+    close(raw_fd);
+    raw_fd = -1;
+  } else {
+    ck_assert_int_eq(m.hdr.type, GIOP_REPLY);
+    ck_assert_uint_eq(m.u.reply.request_id, id);
+    out->kind = O_REPLY;
+    out->status = m.u.reply.reply_status;
+    size_t off = cdr_in_pos(&m.body);
+    out->body_len = rlen - off;
+    ck_assert_uint_le(out->body_len, sizeof out->body);
+    memcpy(out->body, r + off, out->body_len);
+    if (out->status == GIOP_SYSTEM_EXCEPTION) {
+      giop_system_exception e;
+      ck_assert_int_eq(giop_get_system_exception(&m.body, &e), CDR_OK);
+      const char *nm = giop_system_exception_name(e.repo_id, strlen(e.repo_id));
+      snprintf(out->ex, sizeof out->ex, "%s", nm ? nm : e.repo_id);
+      out->minor = e.minor;
+      out->completed = e.completed;
+    }
+  }
+  cdr_arena_free(&a);
+  free(r);
+}
+
+static long rss_kib(void)
+{
+  FILE *f = fopen("/proc/self/statm", "r");
+  long pages = 0, res = 0;
+  if (!f)
+    return 0;
+  if (fscanf(f, "%ld %ld", &pages, &res) != 2)
+    res = 0;
+  fclose(f);
+  return res * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* the tallies of a campaign */
+static struct {
+  long sent, ok, marshal, bad_param, other_ex, closed;
+} tally;
+
+/* The system exceptions a mutated request may get (besides MARSHAL). */
+static int allowed_ex(const char *ex)
+{
+  static const char *const ok[] = { "MARSHAL", "BAD_PARAM", "BAD_TYPECODE", "DATA_CONVERSION",
+                                    "IMP_LIMIT", "NO_MEMORY", "INV_OBJREF", NULL };
+  for (int k = 0; ok[k]; k++)
+    if (!strcmp(ex, ok[k]))
+      return 1;
+  return 0;
+}
+
+static void expect_sane(const char *op, const outcome *o, const char *what, size_t at)
+{
+  tally.sent++;
+  if (o->kind != O_REPLY) {
+    tally.closed++;
+    return;
+  }
+  if (o->status == GIOP_NO_EXCEPTION || o->status == GIOP_USER_EXCEPTION) {
+    tally.ok++;
+    return;
+  }
+  ck_assert_msg(o->status == GIOP_SYSTEM_EXCEPTION, "%s %s@%zu: reply status %u", op, what, at,
+                o->status);
+  if (!strcmp(o->ex, "MARSHAL"))
+    tally.marshal++;
+  else if (!strcmp(o->ex, "BAD_PARAM"))
+    tally.bad_param++;
+  else {
+    tally.other_ex++;
+    if (getenv("IDLHOSTILE_DEBUG"))
+      fprintf(stderr, "%s %s@%zu: %s minor %#x\n", op, what, at, o->ex, o->minor);
+  }
+  ck_assert_msg(allowed_ex(o->ex), "%s %s@%zu: %s minor %#x", op, what, at, o->ex, o->minor);
+}
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(void)
+{
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (uint32_t)(rng >> 16);
+}
+
+static int quick(void)
+{
+  const char *q = getenv("CHECK_IDLHOSTILE_QUICK");
+  return q && *q && *q != '0';
+}
+
+/* A valid request of R's operation on a fresh connection: the recorded
+ * reply, octet for octet. */
+static void expect_recorded(const rec *r)
+{
+  if (raw_fd >= 0) {
+    close(raw_fd);
+    raw_fd = -1;
+  }
+  outcome o;
+  raw_call(r->op, r->req, r->req_len, &o);
+  ck_assert_msg(o.kind == O_REPLY && o.status == r->rep_status, "%s: valid request after", r->op);
+  if (strcmp(r->op, "op_obj")) /* (references: the same octets too) */
+    ck_assert_uint_eq(o.body_len, r->rep_len);
+  ck_assert_msg(o.body_len == r->rep_len && !memcmp(o.body, r->rep, r->rep_len),
+                "%s: the reply differs from the recorded one", r->op);
+}
+
+static void campaign(const rec *r)
+{
+  static outcome o;
+  size_t n = r->req_len;
+  uint8_t buf[8192 + 16];
+  /* truncated at every offset: MARSHAL, COMPLETED_NO (the request never
+   * reached the servant) */
+  size_t step = n > 600 ? n / 300 : 1;
+  for (size_t cut = 0; cut < n; cut += step) {
+    raw_call(r->op, r->req, cut, &o);
+    expect_sane(r->op, &o, "truncated", cut);
+    ck_assert_msg(o.kind == O_REPLY && o.status == GIOP_SYSTEM_EXCEPTION &&
+                  !strcmp(o.ex, "MARSHAL") && o.completed == GIOP_COMPLETED_NO,
+                  "%s truncated to %zu: %s (kind %d, status %u)", r->op, cut, o.ex, o.kind, o.status);
+  }
+  /* every aligned ulong set to counts, lengths, offsets, discriminators */
+  for (size_t at = 0; at + 4 <= n; at += 4) {
+    uint32_t vals[] = { 0xFFFFFFFFu, 0x7FFFFFFFu, 0x80000000u, 0x10000000u, 0x7FFFFFF0u,
+                        (uint32_t)(n - at - 4 + 1), (uint32_t)(n - at - 4), 0xFFFFFFFCu, 4,
+                        2, 5, 0 };
+    for (size_t v = 0; v < sizeof vals / sizeof vals[0]; v++) {
+      memcpy(buf, r->req, n);
+      memcpy(buf + at, &vals[v], 4);
+      raw_call(r->op, buf, n, &o);
+      expect_sane(r->op, &o, "word", at);
+    }
+  }
+  /* every octet set to 0x02, 0x80, 0xFF */
+  for (size_t at = 0; at < n; at++) {
+    static const uint8_t ov[] = { 0x02, 0x80, 0xFF };
+    for (size_t v = 0; v < sizeof ov; v++) {
+      memcpy(buf, r->req, n);
+      buf[at] = ov[v];
+      raw_call(r->op, buf, n, &o);
+      expect_sane(r->op, &o, "octet", at);
+    }
+  }
+  /* random octets (1 to 4) */
+  int rounds = quick() ? 20 : 200;
+  for (int k = 0; k < rounds; k++) {
+    memcpy(buf, r->req, n);
+    int m = 1 + (int)(rnd() % 4);
+    for (int j = 0; j < m; j++)
+      buf[rnd() % n] = (uint8_t)rnd();
+    raw_call(r->op, buf, n, &o);
+    expect_sane(r->op, &o, "random", (size_t)k);
+  }
+  /* octets after the last parameter: ignored */
+  memcpy(buf, r->req, n);
+  memset(buf + n, 0xEE, 16);
+  raw_call(r->op, buf, n + 16, &o);
+  expect_sane(r->op, &o, "trailing", n);
+  expect_recorded(r);
+}
+
+START_TEST(test_server_campaigns)
+{
+  world_up();
+  record_all();
+  memset(&tally, 0, sizeof tally);
+  long rss0 = rss_kib();
+  /* the first half of the operations here, the rest in the next test
+   * (each within its own timeout) */
+  for (int k = 0; k < nrecs; k++) {
+    campaign(&recs[k]);
+    if (quick() && k >= 3)
+      break;
+  }
+  long rss1 = rss_kib();
+  fprintf(stderr, "server campaigns: %ld requests, %ld answered, %ld MARSHAL, %ld BAD_PARAM, "
+          "%ld other, %ld closed; RSS %ld -> %ld KiB\n", tally.sent, tally.ok, tally.marshal,
+          tally.bad_param, tally.other_ex, tally.closed, rss0, rss1);
+  if (!UNDER_ASAN)
+    ck_assert_int_lt(rss1 - rss0, 64 * 1024);
+  ck_assert_int_gt(tally.marshal, 0);
+  if (raw_fd >= 0)
+    close(raw_fd);
+  raw_fd = -1;
+  world_down();
+}
+END_TEST
+
+/* ---------------------------------------------------------------- the stubs */
+
+/* One stub call of OP through the proxy in the mode set: it must end with
+ * EX (NULL: either success or any allowed exception); returns the
+ * exception's minor, or ~0 when the call succeeded. */
+static CORBA_unsigned_long stub_call(const opcall *c, const char *ex, const char *what, size_t at)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  exact = pm.mode == P_PASS || pm.mode == P_FRAG_AFTER;
+  int ok = c->fn(via, &ev);
+  exact = 1;
+  CORBA_unsigned_long minor = ~0u;
+  if (!ok && ev._major == CORBA_USER_EXCEPTION) {
+    ck_assert_msg(!ex, "%s %s@%zu: user exception %s", c->op, what, at, CORBA_exception_id(&ev));
+  } else if (!ok) {
+    ck_assert_int_eq(ev._major, CORBA_SYSTEM_EXCEPTION);
+    const char *id = CORBA_exception_id(&ev);
+    minor = ex_minor(&ev);
+    if (ex)
+      ck_assert_msg(!strcmp(id, ex), "%s %s@%zu: %s minor %#x, not %s", c->op, what, at, id,
+                    minor, ex);
+    else
+      ck_assert_msg(!strcmp(id, MARSHAL) || !strcmp(id, ex_CORBA_BAD_PARAM) ||
+                    !strcmp(id, ex_CORBA_COMM_FAILURE) || !strcmp(id, ex_CORBA_DATA_CONVERSION) ||
+                    !strcmp(id, ex_CORBA_BAD_TYPECODE) || !strcmp(id, ex_CORBA_IMP_LIMIT) ||
+                    !strcmp(id, ex_CORBA_INV_OBJREF),
+                    "%s %s@%zu: %s", c->op, what, at, id);
+  } else {
+    ck_assert_msg(!ex, "%s %s@%zu: succeeded, %s expected", c->op, what, at, ex);
+  }
+  CORBA_exception_free(&ev);
+  return minor;
+}
+
+static void stub_campaign(const opcall *c)
+{
+  const rec *r = rec_find(c->op);
+  ck_assert_ptr_nonnull(r);
+  size_t n = r->rep_len;
+  for (size_t cut = 0; cut < n; cut++) {
+    pm.mode = P_TRUNC;
+    pm.arg = cut;
+    stub_call(c, MARSHAL, "truncated", cut);
+  }
+  for (size_t at = 0; at + 4 <= n; at += 4) {
+    uint32_t vals[] = { 0xFFFFFFFFu, 0x7FFFFFFFu, 0x80000000u, (uint32_t)(n - at - 4 + 1),
+                        0xFFFFFFFCu, 2, 5 };
+    for (size_t v = 0; v < sizeof vals / sizeof vals[0]; v++) {
+      pm.mode = P_WORD;
+      pm.arg = at;
+      pm.val = vals[v];
+      stub_call(c, NULL, "word", at);
+    }
+  }
+  for (size_t at = 0; at < n; at++) {
+    pm.mode = P_OCTET;
+    pm.arg = at;
+    pm.val = 0xFF;
+    stub_call(c, NULL, "octet", at);
+  }
+  pm.mode = P_PASS;
+  ck_assert_uint_eq(stub_call(c, NULL, "valid", 0), ~0u);
+}
+
+START_TEST(test_stub_campaigns)
+{
+  world_up();
+  record_all();
+  for (size_t k = 0; k < NCALLS; k++) {
+    if (!strcmp(calls[k].op, "find"))
+      continue; /* its user exception: below */
+    stub_campaign(&calls[k]);
+    if (quick() && k >= 3)
+      break;
+  }
+  world_down();
+}
+END_TEST
+
+START_TEST(test_stub_bad_replies)
+{
+  world_up();
+  record_all();
+  const opcall *kind = &calls[0], *find = &calls[NCALLS - 1];
+  ck_assert_str_eq(find->op, "find");
+  /* a user exception the operation does not raise: UNKNOWN, minor OMG 1
+   * (omniORB: UNKNOWN_UserException), COMPLETED_YES */
+  pm.mode = P_USEREX;
+  pm.arg = 0;
+  pm.text = "IDL:nowhere/Nope:1.0";
+  ck_assert_uint_eq(stub_call(kind, ex_CORBA_UNKNOWN, "unknown user exception", 0), OMG(1));
+  ck_assert_uint_eq(stub_call(find, ex_CORBA_UNKNOWN, "unknown user exception", 0), OMG(1));
+  /* its ID's length past the body: MARSHAL */
+  pm.arg = 1;
+  pm.val = 0x7FFFFFF0u;
+  stub_call(find, MARSHAL, "user exception ID length", 0);
+  pm.val = 9; /* 4 octets follow */
+  stub_call(find, MARSHAL, "user exception ID length", 1);
+  /* bad reply status */
+  pm.mode = P_STATUS;
+  pm.val = 6;
+  stub_call(kind, NULL, "reply status 6", 0);
+  pm.val = 0xFFFFFFFFu;
+  stub_call(kind, NULL, "reply status ~0", 0);
+  /* LOCATION_FORWARD to garbage */
+  pm.mode = P_FORWARD;
+  stub_call(kind, MARSHAL, "forward garbage", 0);
+  /* NEEDS_ADDRESSING_MODE: the client sends KeyAddr only (and the reply
+   * asks for KeyAddr): NO_IMPLEMENT, as libiiop documents */
+  pm.mode = P_NEEDS_ADDR;
+  stub_call(kind, ex_CORBA_NO_IMPLEMENT, "needs addressing mode", 0);
+  /* a short body, then a hang-up: COMM_FAILURE */
+  pm.mode = P_SHORT_CLOSE;
+  stub_call(kind, ex_CORBA_COMM_FAILURE, "short body, hang-up", 0);
+  /* a Fragment after a complete reply: the call has its answer */
+  pm.mode = P_FRAG_AFTER;
+  ck_assert_uint_eq(stub_call(kind, NULL, "fragment after", 0), ~0u);
+  /* and the next calls theirs */
+  pm.mode = P_PASS;
+  for (size_t k = 0; k < NCALLS; k++) {
+    CORBA_Environment ev;
+    CORBA_exception_init(&ev);
+    int ok = calls[k].fn(via, &ev);
+    if (!ok && is_ex(&ev, ex_CORBA_COMM_FAILURE)) /* the fragment's connection, closed */
+      ok = calls[k].fn(via, &ev);
+    ck_assert_msg(ok, "%s after the bad replies: %s", calls[k].op, CORBA_exception_id(&ev));
+  }
+  world_down();
+}
+END_TEST
+
+static Suite *idlhostile_suite(void)
+{
+  Suite *su = suite_create("idlhostile");
+  TCase *tc = tcase_create("server");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_server_campaigns);
+  suite_add_tcase(su, tc);
+  tc = tcase_create("stubs");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_stub_campaigns);
+  tcase_add_test(tc, test_stub_bad_replies);
+  suite_add_tcase(su, tc);
+  return su;
+}
+
+const tu_program tu_prog = { .suite = idlhostile_suite };

@@ -1319,6 +1319,530 @@ START_TEST(test_stub_bad_replies)
 }
 END_TEST
 
+
+/* ---------------------------------------------------------------- the cases, through the skeletons */
+
+/* A body built octet for octet in host order (the requests' order); its
+ * alignment is the message's (a GIOP 1.2 body starts on 8). */
+typedef struct bb {
+  uint8_t b[4096];
+  size_t n;
+} bb;
+
+static void bb_pad(bb *x, size_t a)
+{
+  while (x->n % a)
+    x->b[x->n++] = 0;
+}
+static void bb_oct(bb *x, uint8_t v) { x->b[x->n++] = v; }
+static void bb_raw(bb *x, const void *p, size_t n)
+{
+  memcpy(x->b + x->n, p, n);
+  x->n += n;
+}
+static size_t bb_ul(bb *x, uint32_t v)
+{
+  bb_pad(x, 4);
+  size_t at = x->n;
+  bb_raw(x, &v, 4);
+  return at;
+}
+static void bb_str(bb *x, const char *s) /* length counts the NUL */
+{
+  bb_ul(x, (uint32_t)strlen(s) + 1);
+  bb_raw(x, s, strlen(s) + 1);
+}
+/* an encapsulation: its length placed, the byte-order octet written */
+static size_t bb_encap(bb *x)
+{
+  size_t at = bb_ul(x, 0);
+  bb_oct(x, CDR_HOST_ORDER == CDR_LITTLE_ENDIAN);
+  return at;
+}
+static void bb_end(bb *x, size_t at)
+{
+  uint32_t l = (uint32_t)(x->n - at - 4);
+  memcpy(x->b + at, &l, 4);
+}
+
+/* OP with body X on a fresh connection: asserts a system exception EX
+ * (bare name), minor MINOR, COMPLETED_NO; EX NULL: NO_EXCEPTION, and then
+ * the reply body is in *O. */
+static void srv_expect(const char *op, const bb *x, const char *ex, uint32_t minor, outcome *o)
+{
+  static outcome mine;
+  if (!o)
+    o = &mine;
+  if (raw_fd >= 0) {
+    close(raw_fd);
+    raw_fd = -1;
+  }
+  raw_call(op, x->b, x->n, o);
+  ck_assert_msg(o->kind == O_REPLY, "%s: no reply (%d)", op, o->kind);
+  if (!ex) {
+    ck_assert_msg(o->status == GIOP_NO_EXCEPTION, "%s: status %u %s minor %#x", op, o->status,
+                  o->ex, o->minor);
+    return;
+  }
+  ck_assert_msg(o->status == GIOP_SYSTEM_EXCEPTION && !strcmp(o->ex, ex) && o->minor == minor &&
+                o->completed == GIOP_COMPLETED_NO,
+                "%s: status %u %s minor %#x completed %u, not %s %#x", op, o->status, o->ex,
+                o->minor, o->completed, ex, minor);
+}
+
+/* a Kind b for op_ul / a ByUL { 0xFFFFFFFF: REPTILE } */
+static void ul_reptile(bb *x)
+{
+  bb_ul(x, 0xFFFFFFFFu);
+  bb_ul(x, Zoo_REPTILE);
+}
+
+START_TEST(test_c01_c02_c03_lengths)
+{
+  world_up();
+  bb x;
+  /* C01: op_obj's IOR: type_id length 0x7FFFFFF0, 24 octets follow */
+  memset(&x, 0, sizeof x);
+  bb_ul(&x, 0x7FFFFFF0u);
+  x.n += 24;
+  srv_expect("op_obj", &x, "MARSHAL", 0, NULL);
+  /* ... a length of what remains plus one */
+  memset(&x, 0, sizeof x);
+  bb_ul(&x, 25);
+  x.n += 24;
+  srv_expect("op_obj", &x, "MARSHAL", 0, NULL);
+  /* C02 (a): sequence<Cage> (each at least 48 octets) of 0x10000000, 40
+   * octets; sequence<Expr> the same */
+  memset(&x, 0, sizeof x);
+  bb_ul(&x, 0x10000000u);
+  x.n += 40;
+  srv_expect("op_cages", &x, "MARSHAL", 0, NULL);
+  memset(&x, 0, sizeof x);
+  bb_ul(&x, 1);
+  bb_ul(&x, 0x10000000u);
+  x.n += 40;
+  srv_expect("op_expr", &x, "MARSHAL", 0, NULL);
+  /* ... bounded sequence<Tag, 4> of 5 strings: past its bound */
+  memset(&x, 0, sizeof x);
+  bb_ul(&x, 5);
+  for (int k = 0; k < 5; k++)
+    bb_str(&x, "t");
+  srv_expect("_set_labels", &x, "MARSHAL", 0, NULL);
+  /* (b): an any of sequence<struct E {}>, count 0xFFFFFFFF, no element
+   * octets: refused by max_seq (IMP_LIMIT), not a loop of 4 Gi elements */
+  memset(&x, 0, sizeof x);
+  bb_ul(&x, 19); /* tk_sequence */
+  size_t e = bb_encap(&x);
+  bb_ul(&x, 15); /* tk_struct */
+  size_t e2 = bb_encap(&x);
+  bb_str(&x, "IDL:E:1.0");
+  bb_str(&x, "E");
+  bb_ul(&x, 0);
+  bb_end(&x, e2);
+  bb_ul(&x, 0); /* unbounded */
+  bb_end(&x, e);
+  bb_ul(&x, 0xFFFFFFFFu);
+  srv_expect("op_any", &x, "IMP_LIMIT", 0, NULL);
+  /* C03: sequence<boolean> with a high-bit count, then a ulong 42 */
+  memset(&x, 0, sizeof x);
+  bb_ul(&x, 0x80000000u);
+  bb_ul(&x, 42);
+  srv_expect("op_bools", &x, "MARSHAL", 0, NULL);
+  world_down();
+}
+END_TEST
+
+START_TEST(test_c05_c06_c07_strings_booleans_discriminators)
+{
+  world_up();
+  bb x;
+  outcome o;
+  /* C05: op_tag (string<16>, in and inout) */
+  memset(&x, 0, sizeof x);
+  bb_ul(&x, 5);
+  bb_raw(&x, "crhyv", 5); /* (a) no NUL */
+  bb_ul(&x, 2);
+  bb_raw(&x, "b", 2);
+  srv_expect("op_tag", &x, "MARSHAL", 0, NULL);
+  memset(&x, 0, sizeof x);
+  bb_ul(&x, 0); /* (b) length 0 */
+  bb_ul(&x, 5);
+  srv_expect("op_tag", &x, "MARSHAL", 0, NULL);
+  memset(&x, 0, sizeof x);
+  bb_ul(&x, 4);
+  bb_raw(&x, "a\0b\0", 4); /* (c) a NUL inside */
+  bb_ul(&x, 2);
+  bb_raw(&x, "b", 2);
+  srv_expect("op_tag", &x, "MARSHAL", 0, NULL);
+  memset(&x, 0, sizeof x);
+  bb_ul(&x, 1);
+  bb_oct(&x, 0); /* (d) the empty string */
+  bb_ul(&x, 2);
+  bb_raw(&x, "x", 2);
+  srv_expect("op_tag", &x, NULL, 0, &o);
+  {
+    bb w;
+    memset(&w, 0, sizeof w);
+    bb_str(&w, "");
+    bb_str(&w, "");
+    bb_str(&w, "x");
+    ck_assert_uint_eq(o.body_len, w.n);
+    ck_assert(!memcmp(o.body, w.b, w.n));
+  }
+  /* a string past its bound (17 characters for string<16>) */
+  memset(&x, 0, sizeof x);
+  bb_str(&x, "seventeen-chars!!");
+  bb_str(&x, "b");
+  srv_expect("op_tag", &x, "MARSHAL", 0, NULL);
+
+  /* C06: sequence<boolean> 00 01 05; Flag's boolean discriminator FF, 02 */
+  memset(&x, 0, sizeof x);
+  bb_ul(&x, 3);
+  bb_raw(&x, "\0\1\5", 3);
+  bb_ul(&x, 0);
+  srv_expect("op_bools", &x, "MARSHAL", 0, NULL);
+  memset(&x, 0, sizeof x);
+  bb_ul(&x, 3);
+  bb_raw(&x, "\0\1\1", 3);
+  bb_ul(&x, 1);
+  bb_oct(&x, 0xFF);
+  srv_expect("op_bools", &x, "MARSHAL", 0, NULL); /* the inout one's */
+  static const uint8_t bads[] = { 0xFF, 0x02 };
+  for (int k = 0; k < 2; k++) {
+    memset(&x, 0, sizeof x);
+    bb_oct(&x, bads[k]);
+    x.n = 16;
+    bb_oct(&x, 0);
+    srv_expect("op_flag", &x, "MARSHAL", 0, NULL);
+  }
+
+  /* C07 (a) FALSE, no member: Flag(FALSE) twice: FALSE three times back */
+  memset(&x, 0, sizeof x);
+  bb_oct(&x, 0);
+  bb_oct(&x, 0);
+  srv_expect("op_flag", &x, NULL, 0, &o);
+  ck_assert_uint_eq(o.body_len, 3);
+  ck_assert(!memcmp(o.body, "\0\0\0", 3));
+  /* (b) TRUE, 7 padding octets, the double 7.0; then FALSE */
+  memset(&x, 0, sizeof x);
+  bb_oct(&x, 1);
+  bb_pad(&x, 8);
+  double d = 7.0;
+  bb_raw(&x, &d, 8);
+  bb_oct(&x, 0);
+  srv_expect("op_flag", &x, NULL, 0, &o);
+  {
+    bb w;
+    memset(&w, 0, sizeof w);
+    for (int k = 0; k < 2; k++) {
+      bb_oct(&w, 1);
+      bb_pad(&w, 8);
+      bb_raw(&w, &d, 8);
+    }
+    bb_oct(&w, 0);
+    ck_assert_uint_eq(o.body_len, w.n);
+    ck_assert(!memcmp(o.body, w.b, w.n));
+  }
+  /* (d) ByKind switched on Kind {MAMMAL..FISH}: 4 and 5 */
+  for (uint32_t dv = 4; dv <= 5; dv++) {
+    memset(&x, 0, sizeof x);
+    bb_ul(&x, dv);
+    bb_oct(&x, 'c');
+    bb_ul(&x, Zoo_FISH);
+    bb_oct(&x, 'c');
+    srv_expect("op_kind", &x, "MARSHAL", 0, NULL);
+  }
+  /* (e) Info's Kind 0xFFFFFFFF, its Mood 2 (of 2) */
+  memset(&x, 0, sizeof x);
+  bb_ul(&x, 0xFFFFFFFFu);
+  bb_ul(&x, 0);
+  bb_raw(&x, "\0\0\0\0\x0c", 5); /* fixed<9,2> 0.00 */
+  srv_expect("op_info", &x, "MARSHAL", 0, NULL);
+  memset(&x, 0, sizeof x);
+  bb_ul(&x, 0);
+  bb_ul(&x, 2);
+  bb_raw(&x, "\0\0\0\0\x0c", 5);
+  srv_expect("op_info", &x, "MARSHAL", 0, NULL);
+  /* ByUL's ulong discriminator 1 (no case, no default): no member, as
+   * CORBA says of a union without a default (accepted, then echoed) */
+  memset(&x, 0, sizeof x);
+  bb_ul(&x, 1);
+  ul_reptile(&x);
+  srv_expect("op_ul", &x, NULL, 0, &o);
+  {
+    bb w;
+    memset(&w, 0, sizeof w);
+    bb_ul(&w, 1);
+    bb_ul(&w, 1);
+    ul_reptile(&w);
+    ck_assert_uint_eq(o.body_len, w.n);
+    ck_assert(!memcmp(o.body, w.b, w.n));
+  }
+  /* fixed<9,2> with a bad digit nibble, a bad sign nibble */
+  static const uint8_t badfix[][5] = { { 0, 0, 0, 0xA0, 0x0C }, { 0, 0, 0, 0x10, 0x0A } };
+  for (int k = 0; k < 2; k++) {
+    memset(&x, 0, sizeof x);
+    bb_raw(&x, badfix[k], 5);
+    bb_raw(&x, "\0\0\0\0\x0c", 5);
+    srv_expect("op_fee", &x, "MARSHAL", 0, NULL);
+  }
+  world_down();
+}
+END_TEST
+
+/* The TypeCode tk_struct S { sequence<long> a; sequence<long> b; } into X,
+ * b written as an indirection of offset OFF from the offset's own position
+ * (0: back to a's TypeCode, as it should be). */
+static void struct_two_seqs(bb *x, int off_mode)
+{
+  bb_ul(x, 15);
+  size_t e = bb_encap(x);
+  bb_str(x, "IDL:S:1.0");
+  bb_str(x, "S");
+  bb_ul(x, 2);
+  bb_str(x, "a");
+  size_t a_kind = bb_ul(x, 19);
+  size_t e2 = bb_encap(x);
+  bb_ul(x, 3);
+  bb_ul(x, 0);
+  bb_end(x, e2);
+  bb_str(x, "b");
+  size_t ind = bb_ul(x, 0xFFFFFFFFu);
+  size_t offpos = x->n;
+  int32_t off;
+  switch (off_mode) {
+  case 0: off = (int32_t)a_kind - (int32_t)offpos; break;     /* a's kind: accepted */
+  case 1: off = -4; break;                                    /* the indirection itself */
+  case 2: off = 8; break;                                     /* forward */
+  case 3: off = -(int32_t)offpos - 64; break;                 /* before the body */
+  case 4: off = (int32_t)a_kind - (int32_t)offpos + 4; break; /* not at a kind */
+  default: off = 0; break;                                    /* at itself */
+  }
+  (void)ind;
+  bb_raw(x, &off, 4);
+  bb_end(x, e);
+}
+
+START_TEST(test_c09_typecodes)
+{
+  world_up();
+  bb x;
+  outcome o;
+  /* C09 accepted: the TypeCode back, then b (tk_long) as c */
+  memset(&x, 0, sizeof x);
+  struct_two_seqs(&x, 0);
+  bb_ul(&x, 3);
+  srv_expect("op_tc", &x, NULL, 0, &o);
+  {
+    cdr_in i;
+    cdr_opts op;
+    cdr_opts_default(&op);
+    op.giop_minor = 2;
+    ck_assert_int_eq(cdr_in_init(&i, o.body, o.body_len, CDR_HOST_ORDER, &op), CDR_OK);
+    cdr_arena ar;
+    cdr_arena_init(&ar, NULL);
+    cdr_in_set_arena(&i, &ar);
+    cdr_typecode t1 = NULL, t2 = NULL, t3 = NULL;
+    ck_assert_int_eq(cdr_get_typecode(&i, &t1), CDR_OK);
+    ck_assert_int_eq(cdr_get_typecode(&i, &t2), CDR_OK);
+    ck_assert_int_eq(cdr_get_typecode(&i, &t3), CDR_OK);
+    uint32_t nm = 0;
+    ck_assert_int_eq(cdr_tc_member_count(t1, &nm), CDR_OK);
+    ck_assert_uint_eq(nm, 2);
+    ck_assert_int_eq(cdr_tc_equal(t1, t2), 1);
+    ck_assert_int_eq(cdr_in_remaining(&i), 0);
+    cdr_tc_release(t1);
+    cdr_tc_release(t2);
+    cdr_tc_release(t3);
+    cdr_in_close(&i);
+    cdr_arena_free(&ar);
+  }
+  /* refused: at itself (-4), forward, before the body, not at a kind,
+   * offset 0 */
+  for (int m = 1; m <= 5; m++) {
+    memset(&x, 0, sizeof x);
+    struct_two_seqs(&x, m);
+    bb_ul(&x, 3);
+    srv_expect("op_tc", &x, "MARSHAL", 0, NULL);
+  }
+  /* TypeCode kinds out of range: 34 (past tk_local_interface) and ~0 - 1 */
+  static const uint32_t kinds[] = { 34, 0xFFFFFFFEu, 0x7FFFFFFFu };
+  for (int k = 0; k < 3; k++) {
+    memset(&x, 0, sizeof x);
+    bb_ul(&x, kinds[k]);
+    bb_ul(&x, 3);
+    srv_expect("op_tc", &x, "MARSHAL", 0, NULL);
+  }
+  /* an A -> B -> A chain: struct A { B b; } where B's member is an
+   * indirection to A (A contains itself, not through a sequence) */
+  memset(&x, 0, sizeof x);
+  size_t a_kind = bb_ul(&x, 15);
+  size_t ea = bb_encap(&x);
+  bb_str(&x, "IDL:A:1.0");
+  bb_str(&x, "A");
+  bb_ul(&x, 1);
+  bb_str(&x, "b");
+  bb_ul(&x, 15);
+  size_t eb = bb_encap(&x);
+  bb_str(&x, "IDL:B:1.0");
+  bb_str(&x, "B");
+  bb_ul(&x, 1);
+  bb_str(&x, "a");
+  bb_ul(&x, 0xFFFFFFFFu);
+  int32_t off = (int32_t)a_kind - (int32_t)x.n;
+  bb_raw(&x, &off, 4);
+  bb_end(&x, eb);
+  bb_end(&x, ea);
+  bb_ul(&x, 3);
+  srv_expect("op_tc", &x, "MARSHAL", 0, NULL);
+  /* nesting past max_depth (64): sequence<sequence<...<long>>> 100 deep */
+  memset(&x, 0, sizeof x);
+  size_t at[100];
+  for (int k = 0; k < 100; k++) {
+    bb_ul(&x, 19);
+    at[k] = bb_encap(&x);
+  }
+  bb_ul(&x, 3);
+  for (int k = 99; k >= 0; k--) {
+    bb_ul(&x, 0);
+    bb_end(&x, at[k]);
+  }
+  bb_ul(&x, 3);
+  srv_expect("op_tc", &x, "IMP_LIMIT", 0, NULL);
+  /* an any whose TypeCode is fine and whose value is short: MARSHAL */
+  memset(&x, 0, sizeof x);
+  struct_two_seqs(&x, 0);
+  bb_ul(&x, 2);
+  bb_ul(&x, 1);
+  srv_expect("op_any", &x, "MARSHAL", 0, NULL);
+  world_down();
+}
+END_TEST
+
+START_TEST(test_c18_wstrings)
+{
+  world_up();
+  bb x;
+  outcome o;
+  cdr_arena ar;
+  cdr_arena_init(&ar, NULL);
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.giop_minor = 2;
+  /* (a) a BOM (big-endian), U+1F0A1 as a surrogate pair, "AB"; (b) the
+   * little-endian BOM; (e) length 0 */
+  static const struct {
+    uint32_t len;
+    const char *oct;
+    const CORBA_wchar want[4];
+  } good[] = {
+    { 10, "\xFE\xFF\xD8\x3C\xDC\xA1\x00\x41\x00\x42", { 0x1F0A1, 'A', 'B', 0 } },
+    { 6, "\xFF\xFE\x3C\xD8\xA1\xDC", { 0x1F0A1, 0 } },
+    { 4, "\x00\x41\x00\x42", { 'A', 'B', 0 } },  /* no BOM: big-endian */
+    { 0, "", { 0 } },
+  };
+  for (size_t k = 0; k < sizeof good / sizeof good[0]; k++) {
+    memset(&x, 0, sizeof x);
+    bb_ul(&x, 0);
+    bb_ul(&x, good[k].len);
+    bb_raw(&x, good[k].oct, good[k].len);
+    ul_reptile(&x);
+    srv_expect("op_ul", &x, NULL, 0, &o);
+    cdr_in i;
+    ck_assert_int_eq(cdr_in_init(&i, o.body, o.body_len, CDR_HOST_ORDER, &op), CDR_OK);
+    cdr_in_set_arena(&i, &ar);
+    Zoo_ByUL r;
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(cdr_read(&i, TC_Zoo_ByUL, &r), CDR_OK);
+    ck_assert_uint_eq(r._d, 0);
+    for (int j = 0;; j++) {
+      ck_assert_uint_eq(r._u.w[j], good[k].want[j]);
+      if (!good[k].want[j])
+        break;
+    }
+    cdr_in_close(&i);
+  }
+  /* (c) an odd length; (d) a lone high surrogate */
+  static const struct {
+    uint32_t len;
+    const char *oct;
+  } bad[] = { { 7, "\x00\x41\x00\x42\x00\x43\x00" }, { 2, "\xD8\x3C" }, { 4, "\xDC\xA1\x00\x41" } };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    memset(&x, 0, sizeof x);
+    bb_ul(&x, 0);
+    bb_ul(&x, bad[k].len);
+    bb_raw(&x, bad[k].oct, bad[k].len);
+    ul_reptile(&x);
+    srv_expect("op_ul", &x, "MARSHAL", 0, NULL);
+  }
+  cdr_arena_free(&ar);
+  world_down();
+}
+END_TEST
+
+START_TEST(test_c18g_wstring_without_codesets)
+{
+  world_up();
+  /* a connection whose first request carries no CodeSets context, the
+   * second a wstring: the default code sets (no wchar one in GIOP 1.2
+   * without negotiation): BAD_PARAM minor 23, as CORBA says */
+  int fd = nu_connect(NULL, srv_port, 20, NU_NODELAY);
+  for (int k = 0; k < 2; k++) {
+    cdr_opts o;
+    cdr_opts_default(&o);
+    o.giop_minor = 2;
+    cdr_out out;
+    ck_assert_int_eq(cdr_out_init(&out, &o), CDR_OK);
+    giop_request_header h;
+    memset(&h, 0, sizeof h);
+    h.request_id = 100 + (uint32_t)k;
+    h.response_flags = GIOP_RESPONSE_EXPECTED;
+    h.target.disposition = GIOP_KEY_ADDR;
+    h.target.key = srv_key;
+    h.target.key_len = srv_key_len;
+    h.operation = k ? "op_ul" : "op_flag";
+    h.operation_len = (uint32_t)strlen(h.operation);
+    ck_assert_int_eq(giop_begin_request(&out, &h), CDR_OK);
+    giop_begin_body(&out);
+    if (k) {
+      cdr_put_ulong(&out, 0);
+      cdr_put_ulong(&out, 2);
+      cdr_put_octet(&out, 0);
+      cdr_put_octet(&out, 'A');
+      cdr_put_ulong(&out, 0xFFFFFFFFu);
+      cdr_put_ulong(&out, 2);
+    } else {
+      cdr_put_octet(&out, 0);
+      cdr_put_octet(&out, 0);
+    }
+    ck_assert_int_eq(giop_end(&out), CDR_OK);
+    ck_assert(nu_send_all(fd, cdr_out_data(&out), cdr_out_size(&out)));
+    cdr_out_close(&out);
+    size_t rlen;
+    uint8_t *r = nu_recv_msg(fd, 1 << 20, &rlen);
+    ck_assert_ptr_nonnull(r);
+    cdr_arena a;
+    cdr_arena_init(&a, NULL);
+    giop_message m;
+    ck_assert_int_eq(giop_parse(&m, r, rlen, NULL, &a), CDR_OK);
+    ck_assert_int_eq(m.hdr.type, GIOP_REPLY);
+    if (!k) {
+      ck_assert_uint_eq(m.u.reply.reply_status, GIOP_NO_EXCEPTION);
+    } else {
+      ck_assert_uint_eq(m.u.reply.reply_status, GIOP_SYSTEM_EXCEPTION);
+      giop_system_exception e;
+      ck_assert_int_eq(giop_get_system_exception(&m.body, &e), CDR_OK);
+      ck_assert_str_eq(e.repo_id, ex_CORBA_BAD_PARAM);
+      ck_assert_uint_eq(e.minor, OMG(23));
+    }
+    cdr_arena_free(&a);
+    free(r);
+  }
+  close(fd);
+  world_down();
+}
+END_TEST
+
 static Suite *idlhostile_suite(void)
 {
   Suite *su = suite_create("idlhostile");
@@ -1330,6 +1854,14 @@ static Suite *idlhostile_suite(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_stub_campaigns);
   tcase_add_test(tc, test_stub_bad_replies);
+  suite_add_tcase(su, tc);
+  tc = tcase_create("cases");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_c01_c02_c03_lengths);
+  tcase_add_test(tc, test_c05_c06_c07_strings_booleans_discriminators);
+  tcase_add_test(tc, test_c09_typecodes);
+  tcase_add_test(tc, test_c18_wstrings);
+  tcase_add_test(tc, test_c18g_wstring_without_codesets);
   suite_add_tcase(su, tc);
   return su;
 }

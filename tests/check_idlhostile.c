@@ -280,12 +280,14 @@ enum pmode {
   P_NEEDS_ADDR,      /* NEEDS_ADDRESSING_MODE, body a short 0 */
   P_FRAG_AFTER,      /* the reply, then a GIOP 1.2 Fragment of the same ID */
   P_SHORT_CLOSE,     /* a header announcing the whole body, half of it, a hang-up */
+  P_RAW,             /* status val, the body raw[0..arg) */
 };
 static struct {
   enum pmode mode;
   size_t arg;
   uint32_t val;
   const char *text;
+  const uint8_t *raw;
   int record;        /* keep what passes in recs[] */
 } pm;
 
@@ -428,6 +430,9 @@ static void proxy_answer(int cfd, uint32_t id, uint32_t status, const uint8_t *r
     len += 24;
     break;
   }
+  case P_RAW:
+    len = build_reply(&msg, id, pm.val, pm.raw, pm.arg);
+    break;
   case P_SHORT_CLOSE:
     len = build_reply(&msg, id, status, tmp, n);
     (void)nu_send_all(cfd, msg, len - n / 2 - 1);
@@ -1843,6 +1848,90 @@ START_TEST(test_c18g_wstring_without_codesets)
 }
 END_TEST
 
+/* An IOR into X: type_id ID, then one profile of TAG whose data is an
+ * encapsulation (little-endian) of BODY[0..N). */
+static void ior_one_profile(bb *x, const char *id, uint32_t tag, const uint8_t *body, size_t n)
+{
+  bb_str(x, id);
+  bb_ul(x, 1);
+  bb_ul(x, tag);
+  bb_ul(x, (uint32_t)n + 1);
+  bb_oct(x, 1);
+  bb_raw(x, body, n);
+}
+
+START_TEST(test_objref_unusable_profiles)
+{
+  world_up();
+  bb x, w;
+  outcome o;
+  /* op_obj(a: a reference whose only profile is TAG_MULTIPLE_COMPONENTS,
+   * b: nil): accepted (it was NO_IMPLEMENT, the request refused) and
+   * echoed octet for octet: a, a, then nil */
+  static const uint8_t mc[] = { 0, 0, 0, 0, 0, 0, 0 }; /* padding, 0 components */
+  memset(&x, 0, sizeof x);
+  ior_one_profile(&x, "IDL:zoo.example/Zoo/Animal:1.0", IIOP_TAG_MULTIPLE_COMPONENTS, mc, sizeof mc);
+  size_t one = x.n;
+  bb_str(&x, "");
+  bb_ul(&x, 0);
+  srv_expect("op_obj", &x, NULL, 0, &o);
+  memset(&w, 0, sizeof w);
+  bb_raw(&w, x.b, one);
+  bb_pad(&w, 4);
+  bb_raw(&w, x.b, one);
+  bb_str(&w, "");
+  bb_ul(&w, 0);
+  ck_assert_uint_eq(o.body_len, w.n);
+  ck_assert(!memcmp(o.body, w.b, w.n));
+  /* an IIOP profile of version 1.9: MARSHAL (omniORB: MARSHAL_InvalidIOR) */
+  static const uint8_t v19[] = { 1, 9, 0, 2, 0, 0, 0, 'h', 0, 0x10, 0x27, 1, 0, 0, 0, 'k' };
+  memset(&x, 0, sizeof x);
+  ior_one_profile(&x, "IDL:X:1.0", IIOP_TAG_INTERNET_IOP, v19, sizeof v19);
+  bb_str(&x, "");
+  bb_ul(&x, 0);
+  srv_expect("op_obj", &x, "MARSHAL", 0, NULL);
+
+  /* the stub: a result whose only profile is another protocol's is a
+   * reference, its calls TRANSIENT; the same reference in a string is
+   * refused (INV_OBJREF minor 9), as before */
+  memset(&w, 0, sizeof w);
+  ior_one_profile(&w, "IDL:zoo.example/Zoo/Keeper:1.7", 99, mc, sizeof mc);
+  one = w.n;
+  bb_pad(&w, 4);
+  bb_raw(&w, w.b, one);
+  bb_str(&w, "");
+  bb_ul(&w, 0);
+  pm.mode = P_RAW;
+  pm.val = GIOP_NO_EXCEPTION;
+  pm.raw = w.b;
+  pm.arg = w.n;
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_Object b = CORBA_OBJECT_NIL, c = CORBA_OBJECT_NIL;
+  CORBA_Object r = Zoo_Keeper_op_obj(via, real, &b, &c, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_ptr_nonnull(r);
+  ck_assert_ptr_nonnull(b);
+  ck_assert_ptr_null(c);
+  Zoo_Flag fa = { CORBA_FALSE, { 0 } }, fb = fa, fc;
+  (void)Zoo_Keeper_op_flag(r, &fa, &fb, &fc, &ev);
+  ck_assert(is_ex(&ev, ex_CORBA_TRANSIENT));
+  CORBA_exception_free(&ev);
+  CORBA_char *str = CORBA_ORB_object_to_string(orb, r, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  CORBA_Object again = CORBA_ORB_string_to_object(orb, str, &ev);
+  ck_assert_ptr_null(again);
+  ck_assert(is_ex(&ev, ex_CORBA_INV_OBJREF));
+  ck_assert_uint_eq(ex_minor(&ev), OMG(9));
+  CORBA_exception_free(&ev);
+  CORBA_free(str);
+  CORBA_Object_release(r, &ev);
+  CORBA_Object_release(b, &ev);
+  pm.mode = P_PASS;
+  world_down();
+}
+END_TEST
+
 static Suite *idlhostile_suite(void)
 {
   Suite *su = suite_create("idlhostile");
@@ -1862,6 +1951,7 @@ static Suite *idlhostile_suite(void)
   tcase_add_test(tc, test_c09_typecodes);
   tcase_add_test(tc, test_c18_wstrings);
   tcase_add_test(tc, test_c18g_wstring_without_codesets);
+  tcase_add_test(tc, test_objref_unusable_profiles);
   suite_add_tcase(su, tc);
   return su;
 }

@@ -263,9 +263,9 @@ static V_Named *z_pass(PortableServer_Servant s, const V_Named *n, V_Named **io,
     return NULL;
   }
   if (*io)
-    (*io)->secret += 100;
+    (*io)->secret = (CORBA_long)((uint32_t)(*io)->secret + 100u);
   *o = (V_Named *)(uintptr_t)n;
-  return new_named(n && n->name ? n->name : "-", n ? n->secret + 1 : -1);
+  return new_named(n && n->name ? n->name : "-", n ? (CORBA_long)((uint32_t)n->secret + 1u) : -1);
 }
 static V_Named *z_get_current(PortableServer_Servant s, CORBA_Environment *ev)
 {
@@ -318,7 +318,8 @@ static CORBA_any *z_wrap(PortableServer_Servant s, const CORBA_any *a, CORBA_Env
     r->_type = TC_V_Named;
     r->_value = corbaorb_alloc(TC_V_Named, 1);
     r->_release = CORBA_TRUE;
-    *(V_Named **)r->_value = new_named(n->name ? n->name : "-", n->secret * 2);
+    *(V_Named **)r->_value = new_named(n->name ? n->name : "-",
+                                       (CORBA_long)((uint32_t)n->secret * 2u));
   }
   return r;
 }
@@ -2433,6 +2434,133 @@ START_TEST(test_orders_and_versions)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- values: the fixed faults */
+
+/* An any into X whose TypeCode is tk_value "IDL:V/Named:1.0" "Named" {
+ * public string name; private long secret; } (no concrete base: Shape is
+ * abstract), or when HOSTILE the same ID with name a long; then the value:
+ * a tag with one repository ID, "nm" (or the long 8), secret 21. */
+static void named_any(bb *x, int hostile)
+{
+  bb_ul(x, 29); /* tk_value */
+  size_t e = bb_encap(x);
+  bb_str(x, "IDL:V/Named:1.0");
+  bb_str(x, "Named");
+  bb_pad(x, 2);
+  x->b[x->n++] = 0; /* type_modifier VM_NONE (a short) */
+  x->b[x->n++] = 0;
+  bb_ul(x, 0); /* concrete base: tk_null */
+  bb_ul(x, 2);
+  bb_str(x, "name");
+  bb_ul(x, hostile ? 3 : 18); /* long where the program has a string */
+  if (!hostile)
+    bb_ul(x, 0);                /* the string's bound */
+  bb_pad(x, 2);
+  x->b[x->n++] = 1; /* PUBLIC_MEMBER */
+  x->b[x->n++] = 0;
+  bb_str(x, "secret");
+  bb_ul(x, 3);
+  bb_pad(x, 2);
+  x->b[x->n++] = 0; /* PRIVATE_MEMBER */
+  x->b[x->n++] = 0;
+  bb_end(x, e);
+  bb_ul(x, 0x7FFFFF02u); /* a value tag with one repository ID */
+  bb_str(x, "IDL:V/Named:1.0");
+  if (hostile)
+    bb_ul(x, 8); /* "name" as a long: a pointer 8 if read as V_Named */
+  else
+    bb_str(x, "nm");
+  bb_ul(x, 21);
+}
+
+START_TEST(test_any_same_id_other_layout)
+{
+  world_up();
+  bb x;
+  outcome o;
+  /* the real layout: wrap() doubles the secret */
+  memset(&x, 0, sizeof x);
+  named_any(&x, 0);
+  cur_key = vz_key;
+  cur_key_len = &vz_key_len;
+  srv_expect("wrap", &x, NULL, 0, &o);
+  ck_assert_uint_gt(o.body_len, 4);
+  /* the same repository ID, "name" a long: the servant's
+   * CORBA_TypeCode_equivalent(a->_type, TC_V_Named) is false (it was
+   * true, and reading the value as a V_Named crashed the server), so
+   * wrap() answers an empty any: tk_null, no value */
+  memset(&x, 0, sizeof x);
+  named_any(&x, 1);
+  srv_expect("wrap", &x, NULL, 0, &o);
+  ck_assert_uint_eq(o.body_len, 4);
+  ck_assert(!memcmp(o.body, "\0\0\0\0", 4));
+  cur_key = srv_key;
+  cur_key_len = &srv_key_len;
+
+  /* the same in the process: libcdr's equivalent (by ID, as CORBA says)
+   * is true, the mapping's false; the real layout's true */
+  for (int h = 0; h < 2; h++) {
+    memset(&x, 0, sizeof x);
+    named_any(&x, h);
+    cdr_opts op;
+    cdr_opts_default(&op);
+    op.giop_minor = 2;
+    cdr_in i;
+    cdr_arena ar;
+    cdr_arena_init(&ar, NULL);
+    ck_assert_int_eq(cdr_in_init(&i, x.b, x.n, CDR_HOST_ORDER, &op), CDR_OK);
+    cdr_in_set_arena(&i, &ar);
+    cdr_typecode t = NULL;
+    ck_assert_int_eq(cdr_get_typecode(&i, &t), CDR_OK);
+    CORBA_Environment ev;
+    CORBA_exception_init(&ev);
+    ck_assert_int_eq(cdr_tc_equivalent(t, TC_V_Named), 1);
+    ck_assert_int_eq(CORBA_TypeCode_equivalent(t, TC_V_Named, &ev), h ? CORBA_FALSE : CORBA_TRUE);
+    ck_assert_int_eq(CORBA_TypeCode_equivalent(TC_V_Named, t, &ev), h ? CORBA_FALSE : CORBA_TRUE);
+    ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+    cdr_tc_release(t);
+    cdr_in_close(&i);
+    cdr_arena_free(&ar);
+  }
+  world_down();
+}
+END_TEST
+
+START_TEST(test_value_reply_cut_after_result)
+{
+  world_up();
+  record_all();
+  /* pass()'s reply (result, inout, out: three values of one graph) cut
+   * at every offset: MARSHAL, COMPLETED_YES; a cut inside the inout or
+   * out value came after the result was read into the graph (giving the
+   * result back freed the graph, which was then read and freed again) */
+  const rec *r = rec_find("pass");
+  ck_assert_ptr_nonnull(r);
+  const opcall *pass = NULL;
+  for (size_t k = 0; k < NCALLS; k++)
+    if (!strcmp(calls[k].op, "pass"))
+      pass = &calls[k];
+  for (size_t cut = 0; cut < r->rep_len; cut++) {
+    pm.mode = P_TRUNC;
+    pm.arg = cut;
+    CORBA_Environment ev;
+    CORBA_exception_init(&ev);
+    exact = 0;
+    ck_assert(!pass->fn(via, &ev));
+    exact = 1;
+    ck_assert_msg(is_ex(&ev, MARSHAL), "cut %zu: %s", cut, CORBA_exception_id(&ev));
+    ck_assert_uint_eq(((CORBA_SystemException *)CORBA_exception_value(&ev))->completed,
+                      CORBA_COMPLETED_YES);
+    CORBA_exception_free(&ev);
+  }
+  pm.mode = P_PASS;
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  ck_assert(pass->fn(via, &ev));
+  world_down();
+}
+END_TEST
+
 static Suite *idlhostile_suite(void)
 {
   Suite *su = suite_create("idlhostile");
@@ -2454,6 +2582,8 @@ static Suite *idlhostile_suite(void)
   tcase_add_test(tc, test_c18_wstrings);
   tcase_add_test(tc, test_c18g_wstring_without_codesets);
   tcase_add_test(tc, test_objref_unusable_profiles);
+  tcase_add_test(tc, test_any_same_id_other_layout);
+  tcase_add_test(tc, test_value_reply_cut_after_result);
   suite_add_tcase(su, tc);
   return su;
 }

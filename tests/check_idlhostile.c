@@ -406,6 +406,7 @@ enum pmode {
   P_FRAG_AFTER,      /* the reply, then a GIOP 1.2 Fragment of the same ID */
   P_SHORT_CLOSE,     /* a header announcing the whole body, half of it, a hang-up */
   P_RAW,             /* status val, the body raw[0..arg) */
+  P_RAWMSG,          /* the whole message raw[0..arg), its request ID (at 12) patched */
   P_FORWARD_SELF,    /* LOCATION_FORWARD to the proxy's own reference, every time */
   P_CLOSE_ONCE,      /* a CloseConnection instead of the reply, then P_PASS */
   P_MSGERR,          /* a MessageError instead of the reply */
@@ -563,6 +564,11 @@ static void proxy_answer(int cfd, uint32_t id, uint32_t status, const uint8_t *r
   }
   case P_RAW:
     len = build_reply(&msg, id, pm.val, pm.raw, pm.arg);
+    break;
+  case P_RAWMSG:
+    msg = malloc(pm.arg);
+    memcpy(msg, pm.raw, len = pm.arg);
+    memcpy(msg + 12, &id, 4);
     break;
   case P_FORWARD_SELF:
     len = build_reply(&msg, id, GIOP_LOCATION_FORWARD, proxy_ior, proxy_ior_len);
@@ -2561,6 +2567,198 @@ START_TEST(test_value_reply_cut_after_result)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- C08, C14, C17 */
+
+/* An IOR (LE, the request's order) whose IIOP profile body is a
+ * big-endian encapsulation holding a TAG_CODE_SETS component that is a
+ * little-endian one; PBO the profile's byte-order octet, OVER: the
+ * component's length 64 past the profile's end. */
+static void ior_mixed(bb *x, uint8_t pbo, int over)
+{
+  bb_str(x, "IDL:zoo.example/Zoo/Animal:1.0");
+  bb_ul(x, 1);
+  bb_ul(x, IIOP_TAG_INTERNET_IOP);
+  size_t pl = bb_ul(x, 0);
+  size_t p0 = x->n;
+  bb_oct(x, pbo);                                /* big-endian from here */
+  static const uint8_t head[] = { 1, 2, 0, 0, 0, 0, 10, '1', '2', '7', '.', '0', '.', '0', '.',
+                                  '1', 0, 0x27, 0x10, 0, 0, 0, 2, 'k', 'y' };
+  bb_raw(x, head, sizeof head);                  /* 1.2, host (aligned on the encapsulation),
+                                                  * port 10000, key "ky" */
+  while ((x->n - p0) % 4)
+    bb_oct(x, 0);
+  static const uint8_t comps[] = { 0, 0, 0, 1, 0, 0, 0, 1 }; /* 1 component, TAG_CODE_SETS */
+  bb_raw(x, comps, sizeof comps);
+  uint8_t cl[4] = { 0, 0, 0, (uint8_t)(over ? 64 + 20 : 20) };
+  bb_raw(x, cl, 4);
+  /* the component: little-endian; char native UTF-8, no conversion,
+   * wchar native UTF-16, no conversion */
+  static const uint8_t cs[] = { 1, 0, 0, 0, 0x01, 0x00, 0x01, 0x05, 0, 0, 0, 0,
+                                0x09, 0x01, 0x01, 0x00, 0, 0, 0, 0 };
+  bb_raw(x, cs, sizeof cs);
+  uint32_t plen = (uint32_t)(x->n - p0);
+  memcpy(x->b + pl, &plen, 4);
+}
+
+START_TEST(test_c08_nested_byte_orders)
+{
+  world_up();
+  bb x, w;
+  outcome o;
+  memset(&x, 0, sizeof x);
+  ior_mixed(&x, 0, 0);
+  size_t one = x.n;
+  bb_str(&x, "");
+  bb_ul(&x, 0);
+  srv_expect("op_obj", &x, NULL, 0, &o);
+  memset(&w, 0, sizeof w);
+  bb_raw(&w, x.b, one);
+  bb_pad(&w, 4);
+  bb_raw(&w, x.b, one);
+  bb_str(&w, "");
+  bb_ul(&w, 0);
+  ck_assert_uint_eq(o.body_len, w.n);
+  ck_assert(!memcmp(o.body, w.b, w.n)); /* kept octet for octet */
+  /* a byte-order octet of 2; a component running past the profile */
+  memset(&x, 0, sizeof x);
+  ior_mixed(&x, 2, 0);
+  bb_str(&x, "");
+  bb_ul(&x, 0);
+  srv_expect("op_obj", &x, "MARSHAL", 0, NULL);
+  memset(&x, 0, sizeof x);
+  ior_mixed(&x, 0, 1);
+  bb_str(&x, "");
+  bb_ul(&x, 0);
+  srv_expect("op_obj", &x, "MARSHAL", 0, NULL);
+  world_down();
+}
+END_TEST
+
+/* A V::Named value into X, little-endian, chunked: tag 0x7FFFFF0A, its
+ * ID, one chunk of LEN (STATE: "nm", secret 21, 12 octets), end tag -1. */
+static void named_chunked(bb *x, uint32_t len)
+{
+  bb_ul(x, 0x7FFFFF0Au);
+  bb_str(x, "IDL:V/Named:1.0");
+  bb_ul(x, len);
+  if (len) {
+    bb_str(x, "nm");
+    bb_ul(x, 21);
+  }
+  bb_ul(x, 0xFFFFFFFFu);
+}
+
+START_TEST(test_c14_chunked_values)
+{
+  world_up();
+  bb x;
+  outcome o;
+  cur_key = vz_key;
+  cur_key_len = &vz_key_len;
+  /* (b) a chunk of 12 (its length in the stream's order), the end tag:
+   * pass() gets name "nm", secret 21 and answers { "nm", 22 } */
+  memset(&x, 0, sizeof x);
+  named_chunked(&x, 12);
+  bb_ul(&x, 0); /* io: null */
+  srv_expect("pass", &x, NULL, 0, &o);
+  {
+    cdr_opts op;
+    cdr_opts_default(&op);
+    op.giop_minor = 2;
+    cdr_in i;
+    cdr_arena ar;
+    cdr_arena_init(&ar, NULL);
+    ck_assert_int_eq(cdr_in_init(&i, o.body, o.body_len, CDR_HOST_ORDER, &op), CDR_OK);
+    cdr_in_set_arena(&i, &ar);
+    V_Named *r = NULL;
+    ck_assert_int_eq(cdr_read(&i, TC_V_Named, &r), CDR_OK);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(r->name, "nm");
+    ck_assert_int_eq(r->secret, 22);
+    cdr_in_close(&i);
+    cdr_arena_free(&ar);
+  }
+  /* (c) a chunk length of 0 where one is expected; a chunk length past
+   * the body; byte-swapped (0x0C000000) */
+  static const uint32_t bad[] = { 0, 0x7FFFFF00u - 1, 0x0C000000u };
+  for (int k = 0; k < 3; k++) {
+    memset(&x, 0, sizeof x);
+    named_chunked(&x, 12);
+    memcpy(x.b + 24, &bad[k], 4); /* the chunk length (after the tag and the 20-octet ID) */
+    bb_ul(&x, 0);
+    srv_expect("pass", &x, "MARSHAL", 0, NULL);
+  }
+  cur_key = srv_key;
+  cur_key_len = &srv_key_len;
+  world_down();
+}
+END_TEST
+
+/* A GIOP 1.2 USER_EXCEPTION Reply (LE) with one service context of 12
+ * octets, so that the context list ends at offset 44: then PAD (4: to 48)
+ * padding octets, Common::NotFound's ID and { "nf", 404, ["x", "y"] };
+ * ID_LEN 0: the ID's own length, else that. */
+static size_t userex_reply(uint8_t *m, size_t pad, uint32_t id_len)
+{
+  bb x;
+  memset(&x, 0, sizeof x);
+  x.n = 12;
+  bb_ul(&x, 0);                         /* request ID, patched */
+  bb_ul(&x, GIOP_USER_EXCEPTION);
+  bb_ul(&x, 1);
+  bb_ul(&x, 0x41545400u);               /* a context of omniORB's range */
+  bb_ul(&x, 12);
+  bb_raw(&x, "\1\0\0\0abcdefgh", 12);
+  ck_assert_uint_eq(x.n, 44);
+  x.n += pad;
+  bb_ul(&x, id_len ? id_len : (uint32_t)strlen(ex_Zoo_Common_NotFound) + 1);
+  bb_raw(&x, ex_Zoo_Common_NotFound, strlen(ex_Zoo_Common_NotFound) + 1);
+  bb_str(&x, "nf");
+  bb_ul(&x, 404);
+  bb_ul(&x, 2);
+  bb_str(&x, "x");
+  bb_str(&x, "y");
+  nu_header(x.b, 2, 1, 0, GIOP_REPLY, (uint32_t)(x.n - 12));
+  memcpy(m, x.b, x.n);
+  return x.n;
+}
+
+START_TEST(test_c17_user_exception_alignment)
+{
+  world_up();
+  uint8_t m[512];
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  pm.mode = P_RAWMSG;
+  pm.raw = m;
+  /* (a) padded to 48: find() raises NotFound { "nf", 404, [x, y] } */
+  pm.arg = userex_reply(m, 4, 0);
+  Zoo_Keeper_find(via, "nf", &ev);
+  ck_assert_int_eq(ev._major, CORBA_USER_EXCEPTION);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_Zoo_Common_NotFound);
+  Zoo_Common_NotFound *nf = CORBA_exception_value(&ev);
+  ck_assert_str_eq(nf->what, "nf");
+  ck_assert_int_eq(nf->code, 404);
+  ck_assert_uint_eq(nf->near._length, 2);
+  ck_assert_str_eq(nf->near._buffer[1], "y");
+  CORBA_exception_free(&ev);
+  /* (b) the ID at 44, unpadded: the reader aligns to 48, a bogus length:
+   * MARSHAL; (c) an ID length past the message: MARSHAL */
+  pm.arg = userex_reply(m, 0, 0);
+  Zoo_Keeper_find(via, "nf", &ev);
+  ck_assert(is_ex(&ev, MARSHAL));
+  CORBA_exception_free(&ev);
+  pm.arg = userex_reply(m, 4, 4000);
+  Zoo_Keeper_find(via, "nf", &ev);
+  ck_assert(is_ex(&ev, MARSHAL));
+  CORBA_exception_free(&ev);
+  pm.mode = P_PASS;
+  Zoo_Keeper_find(via, "other", &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  world_down();
+}
+END_TEST
+
 static Suite *idlhostile_suite(void)
 {
   Suite *su = suite_create("idlhostile");
@@ -2584,6 +2782,9 @@ static Suite *idlhostile_suite(void)
   tcase_add_test(tc, test_objref_unusable_profiles);
   tcase_add_test(tc, test_any_same_id_other_layout);
   tcase_add_test(tc, test_value_reply_cut_after_result);
+  tcase_add_test(tc, test_c08_nested_byte_orders);
+  tcase_add_test(tc, test_c14_chunked_values);
+  tcase_add_test(tc, test_c17_user_exception_alignment);
   suite_add_tcase(su, tc);
   return su;
 }

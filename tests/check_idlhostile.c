@@ -2759,6 +2759,46 @@ START_TEST(test_c17_user_exception_alignment)
 }
 END_TEST
 
+START_TEST(test_nesting_past_the_limit)
+{
+  world_up();
+  bb x;
+  outcome o;
+  /* Expr nested through its sequence 20 times (41 constructed levels:
+   * decodes) and 200 times (past max_depth 64: IMP_LIMIT, no stack
+   * overflow) */
+  static const int depths[] = { 20, 200 };
+  for (int d = 0; d < 2; d++) {
+    memset(&x, 0, sizeof x);
+    for (int k = 0; k < depths[d]; k++) {
+      bb_ul(&x, 1);
+      bb_ul(&x, 1);
+    }
+    bb_ul(&x, 0);
+    bb_pad(&x, 8);
+    x.n += 8; /* num 0 */
+    bb_ul(&x, 0); /* b: { 0: num } */
+    bb_pad(&x, 8);
+    x.n += 8;
+    if (d == 0) {
+      srv_expect("op_expr", &x, NULL, 0, &o);
+    } else {
+      srv_expect("op_expr", &x, "IMP_LIMIT", 0, NULL);
+    }
+  }
+  /* an any holding an any holding an any ... 200 deep: IMP_LIMIT */
+  memset(&x, 0, sizeof x);
+  for (int k = 0; k < 200; k++)
+    bb_ul(&x, 11); /* tk_any, then the value: an any */
+  bb_ul(&x, 3);
+  bb_ul(&x, 7);
+  bb_ul(&x, 3);
+  bb_ul(&x, 7);
+  srv_expect("op_any", &x, "IMP_LIMIT", 0, NULL);
+  world_down();
+}
+END_TEST
+
 static Suite *idlhostile_suite(void)
 {
   Suite *su = suite_create("idlhostile");
@@ -2785,6 +2825,7 @@ static Suite *idlhostile_suite(void)
   tcase_add_test(tc, test_c08_nested_byte_orders);
   tcase_add_test(tc, test_c14_chunked_values);
   tcase_add_test(tc, test_c17_user_exception_alignment);
+  tcase_add_test(tc, test_nesting_past_the_limit);
   suite_add_tcase(su, tc);
   return su;
 }

@@ -1,39 +1,50 @@
 /* check_idlhostile.c - bad input through idl2c's generated skeletons and
- * stubs (tests/idlzoo/zoo.idl's Zoo::Keeper, generated into
- * tests/zoo-gen/ at build time), both ways:
+ * stubs: tests/idlzoo/zoo.idl's Zoo::Keeper (generated into tests/zoo-gen/
+ * at build time) and tests/values/values.idl's V::Zoo (valuetypes:
+ * tests/values-gen/), both ways, in one process:
  *
  * - the server: a Keeper servant (every op_X(a, inout b, out c) returns a,
- *   sets c to the old b and b to a, as tests/idlzoo/zoo-peer.c's) in this
- *   process; the generated stubs call it through a recording proxy (a
- *   thread between the two) once per operation, which keeps each valid
+ *   sets c to the old b and b to a, as tests/idlzoo/zoo-peer.c's) and a
+ *   V::Zoo one; the generated stubs call them through a recording proxy
+ *   (a thread between the two) once per operation, which keeps each valid
  *   request body and its reply body; then every body is sent again on raw
  *   sockets mutated -- truncated at every offset, each aligned ulong set
  *   to huge counts and lengths, just past the end, -4 and +4 (indirection
- *   offsets), 2 and 5 (discriminators, enums, booleans), each octet set to
- *   0x02, 0x80 and 0xFF, random octets from a fixed seed -- and each must
- *   come back within the socket's receive timeout as a Reply of the same
- *   request ID (NO_EXCEPTION, or a system exception of the allowed kinds:
- *   a truncation exactly MARSHAL, COMPLETED_NO) or a MessageError/close;
- *   after each operation's campaign a valid request on a fresh connection
- *   gets the recorded reply octet for octet; the process's RSS grows by
- *   less than 64 MiB over it all (unchecked under AddressSanitizer, whose
- *   quarantine holds freed memory);
+ *   offsets), 0, 2 and 5 (discriminators, enums), each octet set to 0x02,
+ *   0x80 and 0xFF (booleans, byte-order octets), random octets from a
+ *   fixed seed -- and each must come back within the socket's receive
+ *   timeout as a Reply of the same request ID: NO_EXCEPTION, or a system
+ *   exception of the kinds a decoder may raise (MARSHAL, DATA_CONVERSION,
+ *   IMP_LIMIT...; a truncation exactly MARSHAL, COMPLETED_NO); after each
+ *   operation's campaign a valid request on a fresh connection gets the
+ *   recorded reply octet for octet; RSS grows by less than 64 MiB over it
+ *   all (unchecked under AddressSanitizer, whose quarantine holds freed
+ *   memory).  The Keeper's bodies again re-encoded in GIOP 1.0, 1.1 and
+ *   1.2, both byte orders: the answers decoded, every truncation MARSHAL;
  * - the stubs: the proxy answers a stub's call with the recorded reply
- *   mutated -- truncated at every offset, huge counts, a bad reply status,
- *   a user exception unknown to the operation (UNKNOWN, minor OMG 1) or
- *   with a bogus ID length, LOCATION_FORWARD to a garbage IOR,
- *   NEEDS_ADDRESSING_MODE, a Fragment after a complete reply, a short body
- *   then a hang-up -- and the call ends with the exact system exception
- *   (MARSHAL, COMM_FAILURE, UNKNOWN...), never a crash; a valid call right
- *   after gets the right answer;
- * - tests/../CASES kinds through the generated code: huge string and
- *   sequence lengths, high-bit lengths, string terminators, boolean
- *   octets, union discriminators and enums out of range, nested
- *   encapsulations' byte orders, TypeCode indirections, wstrings (UTF-16,
- *   odd lengths, surrogates), each with its exact exception.
+ *   mutated -- truncated at every offset (MARSHAL), huge counts, octets
+ *   0xFF, a bad reply status, a user exception unknown to the operation
+ *   (UNKNOWN, minor OMG 1) or with a bogus ID length, LOCATION_FORWARD to
+ *   a garbage IOR (MARSHAL) or to itself (IMP_LIMIT), NEEDS_ADDRESSING_MODE
+ *   (NO_IMPLEMENT), CloseConnection (retried), MessageError and a short
+ *   body then a hang-up (COMM_FAILURE), a Fragment after a complete reply
+ *   (ignored) -- never a crash; valid calls right after get the right
+ *   answers;
+ * - the kinds of the bug-report cases through the generated code, each
+ *   with its exact exception: huge string and sequence lengths (C01-C03),
+ *   string terminators (C05), boolean octets (C06), union discriminators
+ *   and enums out of range, bad fixed nibbles (C07), an IOR's nested
+ *   encapsulations of both byte orders (C08), TypeCode indirections, kinds
+ *   out of range and nesting (C09), chunked values (C14), a user
+ *   exception's alignment after a service context (C17), wstrings
+ *   (UTF-16, BOMs, odd lengths, surrogates; none without CodeSets: C18);
+ *   and the faults found here: an IOR with no IIOP profile, an any of a
+ *   known repository ID with another layout, a value reply cut after its
+ *   result.
  *
- * Deterministic (fixed seeds); CHECK_IDLHOSTILE_QUICK=1 runs fewer random
- * mutations (valgrind). */
+ * Deterministic (fixed seeds); CHECK_IDLHOSTILE_QUICK=1 runs a few
+ * operations' campaigns only (valgrind); IDLHOSTILE_DEBUG=1 prints every
+ * exception other than MARSHAL and BAD_PARAM a campaign saw. */
 #include <check.h>
 #include <poll.h>
 #include <pthread.h>

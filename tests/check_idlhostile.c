@@ -233,6 +233,14 @@ static void s_find(PortableServer_Servant s, const CORBA_char *what, CORBA_Envir
   }
 }
 
+static int notes; /* note() calls that decoded */
+static void s_note(PortableServer_Servant s, const Zoo_Cage *c, const Zoo_Common_Tags *t,
+                   const CORBA_any *a, CORBA_Environment *ev)
+{
+  (void)s; (void)c; (void)t; (void)a; (void)ev;
+  __atomic_add_fetch(&notes, 1, __ATOMIC_SEQ_CST);
+}
+
 static PortableServer_ServantBase__epv base_epv = { NULL, NULL, NULL };
 static POA_Zoo_Common_Named__epv named_epv = { ._get_labels = s_get_labels,
                                                ._set_labels = s_set_labels };
@@ -243,7 +251,7 @@ static POA_Zoo_Keeper__epv keeper_epv = {
   .op_kind = s_kind, .op_flag = s_flag, .op_row = s_row, .op_kinds3 = s_kinds3,
   .op_digests = s_digests, .op_bools = s_bools, .op_fee = s_fee, .op_tag = s_tag,
   .op_when = s_when, .op_any = s_any, .op_tc = s_tc, .op_obj = s_obj, .op_herd = s_herd,
-  .op_info = s_info, .find = s_find,
+  .op_info = s_info, .find = s_find, .note = s_note,
 };
 static POA_Zoo_Keeper__vepv keeper_vepv = { &base_epv, &named_epv, &visitor_epv, &worker_epv,
                                             &keeper_epv };
@@ -1127,6 +1135,15 @@ static int c_labels(Zoo_Keeper k, CORBA_Environment *ev)
   return ok;
 }
 
+static int c_isa(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  CORBA_boolean r = CORBA_Object_is_a(k, "IDL:base.zoo/Zoo/Common/Named:1.0", ev);
+  if (ev->_major != CORBA_NO_EXCEPTION)
+    return 0;
+  EXACT(r == CORBA_TRUE);
+  return 1;
+}
+
 static int c_find(Zoo_Keeper k, CORBA_Environment *ev)
 {
   Zoo_Keeper_find(k, "nf", ev);
@@ -1223,7 +1240,7 @@ static const opcall calls[] = {
   { "op_kinds3", c_kinds3 }, { "op_flag", c_flag }, { "op_fee", c_fee }, { "op_info", c_info },
   { "op_tag", c_tag }, { "op_tc", c_tc }, { "op_obj", c_obj }, { "_set_labels", c_labels },
   { "pass", c_vpass }, { "hold", c_vhold }, { "box", c_vbox }, { "wrap", c_vwrap },
-  { "find", c_find },
+  { "_is_a", c_isa }, { "find", c_find },
 };
 #define NCALLS (sizeof calls / sizeof calls[0])
 
@@ -2810,6 +2827,116 @@ START_TEST(test_nesting_past_the_limit)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- oneways, pipelines */
+
+START_TEST(test_oneway_and_pipelined)
+{
+  world_up();
+  record_all();
+  /* note(Cage, Tags, any): a oneway, so no answer to a bad one; each
+   * mutation then a valid op_flag on the same connection, which must be
+   * answered (the connection neither stuck nor closed by the oneway) */
+  cdr_opts op;
+  cdr_opts_default(&op);
+  op.giop_minor = 2;
+  cdr_out out;
+  ck_assert_int_eq(cdr_out_init(&out, &op), CDR_OK);
+  Zoo_Cage cg;
+  cage(&cg, "note", 1, "a", "b", "1.00");
+  Zoo_Common_Tags tg;
+  memset(&tg, 0, sizeof tg);
+  strs(&tg, 2, (const char *const[]){ "t1", "t2" });
+  CORBA_long seven = 7;
+  CORBA_any an = { ._type = TC_CORBA_long, ._value = &seven, ._release = CORBA_FALSE };
+  ck_assert_int_eq(cdr_write(&out, TC_Zoo_Cage, &cg), CDR_OK);
+  ck_assert_int_eq(cdr_write(&out, TC_Zoo_Common_Tags, &tg), CDR_OK);
+  ck_assert_int_eq(cdr_write(&out, TC_CORBA_any, &an), CDR_OK);
+  uint8_t body[512];
+  size_t n = cdr_out_size(&out);
+  ck_assert_uint_le(n, sizeof body);
+  memcpy(body, cdr_out_data(&out), n);
+  cdr_out_close(&out);
+  corbaorb_free_contents(TC_Zoo_Cage, &cg);
+  corbaorb_free_contents(TC_Zoo_Common_Tags, &tg);
+  const rec *flag = rec_find("op_flag");
+  ck_assert_ptr_nonnull(flag);
+  __atomic_store_n(&notes, 0, __ATOMIC_SEQ_CST);
+  int valid = 0;
+  outcome o;
+  for (size_t k = 0; k <= n + n / 4; k++) {
+    uint8_t b[512];
+    memcpy(b, body, n);
+    size_t len = n;
+    if (k < n)
+      len = k;                            /* truncated */
+    else if (k == n)
+      valid = 1;                          /* whole */
+    else
+      memset(b + 4 * (k - n - 1), 0xFF, 4); /* a ulong ~0 */
+    uint8_t *msg;
+    size_t mlen = build_request(&msg, raw_id++, "note", b, len, GIOP_RESPONSE_NONE);
+    if (raw_fd < 0)
+      raw_fd = nu_connect(NULL, srv_port, 20, NU_NODELAY);
+    ck_assert(nu_send_all(raw_fd, msg, mlen));
+    free(msg);
+    raw_call("op_flag", flag->req, flag->req_len, &o);
+    ck_assert_msg(o.kind == O_REPLY && o.status == GIOP_NO_EXCEPTION, "after note %zu: %d", k,
+                  o.kind);
+  }
+  ck_assert_int_ge(__atomic_load_n(&notes, __ATOMIC_SEQ_CST), valid);
+
+  /* 64 requests in one write, every other one truncated: 64 replies,
+   * each ID once, the truncated ones MARSHAL */
+  const rec *kind = rec_find("op_kind");
+  ck_assert_ptr_nonnull(kind);
+  uint8_t *all = NULL;
+  size_t all_len = 0;
+  uint32_t id0 = raw_id;
+  for (int k = 0; k < 64; k++) {
+    uint8_t *msg;
+    size_t mlen = build_request(&msg, raw_id++, "op_kind", kind->req,
+                                k % 2 ? kind->req_len / 2 : kind->req_len, GIOP_RESPONSE_EXPECTED);
+    all = realloc(all, all_len + mlen);
+    memcpy(all + all_len, msg, mlen);
+    all_len += mlen;
+    free(msg);
+  }
+  if (raw_fd >= 0)
+    close(raw_fd);
+  raw_fd = nu_connect(NULL, srv_port, 20, NU_NODELAY);
+  ck_assert(nu_send_all(raw_fd, all, all_len));
+  free(all);
+  uint64_t seen = 0;
+  for (int k = 0; k < 64; k++) {
+    size_t rlen;
+    uint8_t *r = nu_recv_msg(raw_fd, 1 << 20, &rlen);
+    ck_assert_ptr_nonnull(r);
+    cdr_arena a;
+    cdr_arena_init(&a, NULL);
+    giop_message m;
+    ck_assert_int_eq(giop_parse(&m, r, rlen, NULL, &a), CDR_OK);
+    ck_assert_int_eq(m.hdr.type, GIOP_REPLY);
+    uint32_t i = m.u.reply.request_id - id0;
+    ck_assert_uint_lt(i, 64);
+    ck_assert(!(seen & (1ull << i)));
+    seen |= 1ull << i;
+    ck_assert_uint_eq(m.u.reply.reply_status, i % 2 ? GIOP_SYSTEM_EXCEPTION : GIOP_NO_EXCEPTION);
+    if (i % 2) {
+      giop_system_exception e;
+      ck_assert_int_eq(giop_get_system_exception(&m.body, &e), CDR_OK);
+      ck_assert_str_eq(e.repo_id, ex_CORBA_MARSHAL);
+    } else {
+      ck_assert_uint_eq(rlen - cdr_in_pos(&m.body), kind->rep_len);
+      ck_assert(!memcmp(r + cdr_in_pos(&m.body), kind->rep, kind->rep_len));
+    }
+    cdr_arena_free(&a);
+    free(r);
+  }
+  ck_assert(seen == ~0ull);
+  world_down();
+}
+END_TEST
+
 static Suite *idlhostile_suite(void)
 {
   Suite *su = suite_create("idlhostile");
@@ -2817,6 +2944,7 @@ static Suite *idlhostile_suite(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_server_campaigns);
   tcase_add_test(tc, test_orders_and_versions);
+  tcase_add_test(tc, test_oneway_and_pipelined);
   suite_add_tcase(su, tc);
   tc = tcase_create("stubs");
   tcase_set_timeout(tc, 120);

@@ -393,6 +393,7 @@ static uint16_t proxy_port;
 /* What the proxy recorded of one operation's call. */
 #define MAXREC 64
 typedef struct rec {
+  char label[32];             /* the call's (calls[].op): the operation, or op/what */
   char op[32];
   int vz;                     /* a V::Zoo operation */
   uint8_t req[8192];          /* the request body */
@@ -404,13 +405,15 @@ typedef struct rec {
 static rec recs[MAXREC];
 static int nrecs;
 
-static rec *rec_find(const char *op)
+static rec *rec_find(const char *label)
 {
   for (int k = 0; k < nrecs; k++)
-    if (!strcmp(recs[k].op, op))
+    if (!strcmp(recs[k].label, label))
       return &recs[k];
   return NULL;
 }
+
+static const char *rec_label; /* the label the proxy records the next call under */
 
 /* How the proxy answers the stub (set before each call). */
 enum pmode {
@@ -672,8 +675,9 @@ static void *proxy_main(void *ud)
       giop_message rm;
       ck_assert_int_eq(giop_parse(&rm, r, rlen, NULL, &ra), CDR_OK);
       size_t roff = cdr_in_pos(&rm.body);
-      if (pm.record && nrecs < MAXREC && !rec_find(rh->operation)) {
+      if (pm.record && nrecs < MAXREC && !rec_find(rec_label)) {
         rec *q = &recs[nrecs++];
+        snprintf(q->label, sizeof q->label, "%s", rec_label);
         snprintf(q->op, sizeof q->op, "%s", rh->operation);
         q->vz = vz;
         ck_assert_uint_le(len - off, sizeof q->req);
@@ -1135,6 +1139,56 @@ static int c_labels(Zoo_Keeper k, CORBA_Environment *ev)
   return ok;
 }
 
+/* pass() with a negative secret: V::Bad, a user exception holding a value */
+static int c_vbad(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  (void)k;
+  V_Named *n = new_named("neg", -4), *io = NULL, *o = NULL;
+  V_Named *r = V_Zoo_pass(vvia, n, &io, &o, ev);
+  CORBA_free(n);
+  CORBA_free(r);
+  CORBA_free(o);
+  CORBA_free(io);
+  if (ev->_major != CORBA_USER_EXCEPTION)
+    return 0;
+  ck_assert_str_eq(CORBA_exception_id(ev), ex_V_Bad);
+  V_Bad *b = CORBA_exception_value(ev);
+  ck_assert_ptr_nonnull(b);
+  EXACT(b->why && !strcmp(b->why->name, "negative") && b->why->secret == -4);
+  CORBA_exception_free(ev);
+  return 1;
+}
+
+/* op_any with an object reference and a TypeCode in the anys */
+static int c_anyobj(Zoo_Keeper k, CORBA_Environment *ev)
+{
+  CORBA_Environment e2;
+  CORBA_exception_init(&e2);
+  CORBA_Object *ref = corbaorb_alloc(TC_CORBA_Object, 1);
+  *ref = CORBA_Object_duplicate(real, &e2);
+  CORBA_any a = { ._type = TC_CORBA_Object, ._value = ref, ._release = CORBA_TRUE };
+  CORBA_TypeCode *tc = corbaorb_alloc(TC_CORBA_TypeCode, 1);
+  *tc = TC_Zoo_ByUS;
+  CORBA_any b = { ._type = TC_CORBA_TypeCode, ._value = tc, ._release = CORBA_TRUE };
+  CORBA_any b2, *c = NULL;
+  ck_assert_int_eq(corbaorb_copy(TC_CORBA_any, &b2, &b), CDR_OK);
+  CORBA_any *r = Zoo_Keeper_op_any(k, &a, &b2, &c, ev);
+  int ok = ev->_major == CORBA_NO_EXCEPTION;
+  if (ok) {
+    ck_assert(r && c);
+    EXACT(CORBA_TypeCode_equivalent(r->_type, TC_CORBA_Object, &e2) &&
+          CORBA_Object_is_equivalent(*(CORBA_Object *)r->_value, real, &e2) &&
+          CORBA_TypeCode_equivalent(c->_type, TC_CORBA_TypeCode, &e2) &&
+          CORBA_TypeCode_equal(*(CORBA_TypeCode *)c->_value, TC_Zoo_ByUS, &e2));
+  }
+  CORBA_free(r);
+  CORBA_free(c);
+  corbaorb_free_contents(TC_CORBA_any, &b2);
+  corbaorb_free_contents(TC_CORBA_any, &a);
+  corbaorb_free_contents(TC_CORBA_any, &b);
+  return ok;
+}
+
 static int c_isa(Zoo_Keeper k, CORBA_Environment *ev)
 {
   CORBA_boolean r = CORBA_Object_is_a(k, "IDL:base.zoo/Zoo/Common/Named:1.0", ev);
@@ -1240,7 +1294,8 @@ static const opcall calls[] = {
   { "op_kinds3", c_kinds3 }, { "op_flag", c_flag }, { "op_fee", c_fee }, { "op_info", c_info },
   { "op_tag", c_tag }, { "op_tc", c_tc }, { "op_obj", c_obj }, { "_set_labels", c_labels },
   { "pass", c_vpass }, { "hold", c_vhold }, { "box", c_vbox }, { "wrap", c_vwrap },
-  { "_is_a", c_isa }, { "find", c_find },
+  { "_is_a", c_isa }, { "op_any/refs", c_anyobj }, { "pass/raises", c_vbad },
+  { "find", c_find },
 };
 #define NCALLS (sizeof calls / sizeof calls[0])
 
@@ -1252,6 +1307,7 @@ static void record_all(void)
   pm.mode = P_PASS;
   pm.record = 1;
   for (size_t k = 0; k < NCALLS; k++) {
+    rec_label = calls[k].op;
     int ok = calls[k].fn(via, &ev);
     if (!ok)
       ck_abort_msg("%s through the proxy: %s", calls[k].op, CORBA_exception_id(&ev));

@@ -1665,6 +1665,20 @@ START_TEST(test_stub_bad_replies)
    * asks for KeyAddr): NO_IMPLEMENT, as libiiop documents */
   pm.mode = P_NEEDS_ADDR;
   stub_call(kind, ex_CORBA_NO_IMPLEMENT, "needs addressing mode", 0);
+  /* C01 at the stub: op_obj's result IOR with a type_id length of
+   * 0x7FFFFFF0: MARSHAL, COMPLETED_YES */
+  {
+    const opcall *obj = NULL;
+    for (size_t k = 0; k < NCALLS; k++)
+      if (!strcmp(calls[k].op, "op_obj"))
+        obj = &calls[k];
+    pm.mode = P_WORD;
+    pm.arg = 0;
+    pm.val = 0x7FFFFFF0u;
+    stub_call(obj, MARSHAL, "type_id length", 0);
+    pm.val = (uint32_t)rec_find("op_obj")->rep_len; /* what remains plus one */
+    stub_call(obj, MARSHAL, "type_id length", 1);
+  }
   /* a short body, then a hang-up: COMM_FAILURE */
   pm.mode = P_SHORT_CLOSE;
   stub_call(kind, ex_CORBA_COMM_FAILURE, "short body, hang-up", 0);
@@ -2993,6 +3007,77 @@ START_TEST(test_oneway_and_pipelined)
 }
 END_TEST
 
+START_TEST(test_c11_c20_messages_and_strings)
+{
+  world_up();
+  record_all();
+  const rec *flag = rec_find("op_flag");
+  outcome o;
+  /* C11 (a): a header announcing 0xFFFFFFF0 octets, then a hang-up; (c)
+   * a Fragment of a request ID never opened: MessageError; then a valid
+   * request on a fresh connection is answered */
+  int fd = nu_connect(NULL, srv_port, 20, NU_NODELAY);
+  uint8_t h[12];
+  nu_header(h, 2, CDR_HOST_ORDER == CDR_LITTLE_ENDIAN, 0, GIOP_REQUEST, 0xFFFFFFF0u);
+  ck_assert(nu_send_all(fd, h, 12));
+  close(fd);
+  fd = nu_connect(NULL, srv_port, 20, NU_NODELAY);
+  uint8_t f[16];
+  nu_header(f, 2, CDR_HOST_ORDER == CDR_LITTLE_ENDIAN, 0, GIOP_FRAGMENT, 4);
+  uint32_t never = 0xABCDEF;
+  memcpy(f + 12, &never, 4);
+  ck_assert(nu_send_all(fd, f, 16));
+  size_t rlen;
+  uint8_t *r = nu_recv_msg(fd, 1 << 20, &rlen);
+  ck_assert_ptr_nonnull(r);
+  giop_header gh;
+  ck_assert_int_eq(giop_header_parse(r, rlen, &gh), CDR_OK);
+  ck_assert_int_eq(gh.type, GIOP_MESSAGE_ERROR);
+  free(r);
+  close(fd);
+  raw_call("op_flag", flag->req, flag->req_len, &o);
+  ck_assert(o.kind == O_REPLY && o.status == GIOP_NO_EXCEPTION);
+  ck_assert(o.body_len == flag->rep_len && !memcmp(o.body, flag->rep, flag->rep_len));
+
+  /* C20: object strings the stubs would be given: a bad port or an empty
+   * host BAD_PARAM, an IOR string that ends too soon or has a non-hex
+   * digit MARSHAL, with omniORB's minors (corba.h) */
+  static const struct {
+    const char *s;
+    const char *ex;
+    uint32_t minor;
+  } bad[] = {
+    { "corbaloc:iiop:1.2@127.0.0.1:70000/x", ex_CORBA_BAD_PARAM, OMG(8) }, /* BadAddress */
+    { "corbaloc:iiop:1.2@:2809/x", ex_CORBA_BAD_PARAM, OMG(9) }, /* BadSchemeSpecificPart */
+    { "IOR:0", ex_CORBA_MARSHAL, CORBAORB_MINOR_PASS_END_OF_MESSAGE }, /* ends too soon */
+    { "IOR:0100000x", ex_CORBA_MARSHAL, CORBAORB_MINOR_INVALID_IOR }, /* not a hex digit */
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    CORBA_Environment ev;
+    CORBA_exception_init(&ev);
+    CORBA_Object x = CORBA_ORB_string_to_object(orb, bad[k].s, &ev);
+    ck_assert_ptr_null(x);
+    ck_assert_msg(is_ex(&ev, bad[k].ex), "%s: %s", bad[k].s, CORBA_exception_id(&ev));
+    ck_assert_msg(ex_minor(&ev) == bad[k].minor, "%s: minor %#x", bad[k].s, ex_minor(&ev));
+    CORBA_exception_free(&ev);
+  }
+  /* the long numeric host component is a host name (no overflow); the
+   * bracketed IPv6 literal an address: both references, unreachable ones
+   * only when called */
+  static const char *const good[] = { "corbaloc:iiop:1.2@1234567890123.1.1.1:2809/NameService",
+                                      "corbaloc:iiop:[::1]:2809/x" };
+  for (size_t k = 0; k < 2; k++) {
+    CORBA_Environment ev;
+    CORBA_exception_init(&ev);
+    CORBA_Object x = CORBA_ORB_string_to_object(orb, good[k], &ev);
+    ck_assert_msg(x && ev._major == CORBA_NO_EXCEPTION, "%s: %s", good[k],
+                  CORBA_exception_id(&ev));
+    CORBA_Object_release(x, &ev);
+  }
+  world_down();
+}
+END_TEST
+
 static Suite *idlhostile_suite(void)
 {
   Suite *su = suite_create("idlhostile");
@@ -3021,6 +3106,7 @@ static Suite *idlhostile_suite(void)
   tcase_add_test(tc, test_c14_chunked_values);
   tcase_add_test(tc, test_c17_user_exception_alignment);
   tcase_add_test(tc, test_nesting_past_the_limit);
+  tcase_add_test(tc, test_c11_c20_messages_and_strings);
   suite_add_tcase(su, tc);
   return su;
 }

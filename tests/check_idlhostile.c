@@ -445,9 +445,11 @@ static struct {
 static uint8_t proxy_ior[1024]; /* the proxy's reference as CDR (host order) */
 static size_t proxy_ior_len;
 
+static uint32_t req_tcs_c = CDR_CS_UTF8; /* the char code set the raw requests ask for */
+
 static void codeset_sc(giop_sc_list *l, giop_service_context *c, uint8_t data[12])
 {
-  giop_codeset_context cs = { CDR_CS_UTF8, CDR_CS_UTF16 };
+  giop_codeset_context cs = { req_tcs_c, CDR_CS_UTF16 };
   giop_codeset_context_encode(&cs, data);
   c->id = GIOP_SC_CODE_SETS;
   c->len = 12;
@@ -3078,6 +3080,33 @@ START_TEST(test_c11_c20_messages_and_strings)
 }
 END_TEST
 
+START_TEST(test_latin1_campaigns)
+{
+  world_up();
+  record_all();
+  /* the string-carrying operations again on connections whose char code
+   * set is ISO-8859-1 (the server converts: its in strings are no longer
+   * views into the request, octets 0x80-0xFF are characters) */
+  static const char *const ops[] = { "op_tag", "find", "_set_labels", "op_ll", "op_when",
+                                     "op_cages", "op_any", "op_tc", "_is_a" };
+  req_tcs_c = CDR_CS_ISO8859_1;
+  memset(&tally, 0, sizeof tally);
+  for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+    if (raw_fd >= 0)
+      close(raw_fd);
+    raw_fd = -1;
+    const rec *r = rec_find(ops[k]);
+    ck_assert_ptr_nonnull(r);
+    campaign(r);
+  }
+  req_tcs_c = CDR_CS_UTF8;
+  fprintf(stderr, "ISO-8859-1 campaigns: %ld requests, %ld answered, %ld MARSHAL, %ld other\n",
+          tally.sent, tally.ok, tally.marshal, tally.other_ex);
+  ck_assert_int_gt(tally.marshal, 0);
+  world_down();
+}
+END_TEST
+
 static Suite *idlhostile_suite(void)
 {
   Suite *su = suite_create("idlhostile");
@@ -3086,6 +3115,7 @@ static Suite *idlhostile_suite(void)
   tcase_add_test(tc, test_server_campaigns);
   tcase_add_test(tc, test_orders_and_versions);
   tcase_add_test(tc, test_oneway_and_pipelined);
+  tcase_add_test(tc, test_latin1_campaigns);
   suite_add_tcase(su, tc);
   tc = tcase_create("stubs");
   tcase_set_timeout(tc, 120);

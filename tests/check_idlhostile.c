@@ -442,6 +442,9 @@ static struct {
   int record;        /* keep what passes in recs[] */
 } pm;
 
+#define RNG_SEED 0x9E3779B97F4A7C15ull
+static uint64_t rng = RNG_SEED; /* reset by world_up(): each test the same, forked or not */
+
 static uint8_t proxy_ior[1024]; /* the proxy's reference as CDR (host order) */
 static size_t proxy_ior_len;
 
@@ -783,6 +786,7 @@ static void world_up(void)
   ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
   nrecs = 0;
   srv_fd = -1;
+  rng = RNG_SEED;
   memset(&pm, 0, sizeof pm);
   ck_assert_int_eq(pthread_create(&proxy_thread, NULL, proxy_main, NULL), 0);
 }
@@ -1438,7 +1442,7 @@ static void expect_sane(const char *op, const outcome *o, const char *what, size
   ck_assert_msg(allowed_ex(o->ex), "%s %s@%zu: %s minor %#x", op, what, at, o->ex, o->minor);
 }
 
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
+
 static uint32_t rnd(void)
 {
   rng ^= rng << 13;

@@ -573,6 +573,9 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
       rc = read_out(obj->orb, res, p->tc, f, args[done], 0, &graph);
     }
   }
+  /* freed unless a value was handed out; before the drops below, whose
+   * last reference frees the graph itself */
+  corbaorb_graph_done(graph);
   if (rc != CDR_OK) {
     /* a reply that does not decode: give back what was read */
     if (have_ret)
@@ -582,7 +585,6 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
         drop_out(op->params[k].tc, flags_of(op->params[k].tc, op->params[k].flags), args[k], 0);
     corbaorb_env_status(ev, rc, CORBA_COMPLETED_YES);
   }
-  corbaorb_graph_done(graph); /* freed unless a value was handed out */
   iiop_call_end(call);
 }
 

@@ -825,7 +825,14 @@ static void refuse_string(CORBA_Environment *ev, const iiop_url_error *why)
   corbaorb_exception_set_system_minor(ev, id, minor, CORBA_COMPLETED_NO);
 }
 
-CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environment *ev)
+/* corbaorb_object_new; KEEP_UNUSABLE (a reference read off the wire): an
+ * IOR that parses but has no profile this ORB can call (no IIOP profile:
+ * another protocol's, TAG_MULTIPLE_COMPONENTS...) is a reference all the
+ * same, unreachable (ref NULL: its calls raise TRANSIENT), as omniORB
+ * keeps it (TRANSIENT_NoUsableProfile when called) -- a servant may store
+ * it or pass it on. */
+static CORBA_Object object_make(CORBA_ORB orb, const char *str, int keep_unusable,
+                                CORBA_Environment *ev)
 {
   if (!orb || !str) {
     SET_SYS(ev, ex_CORBA_BAD_PARAM, CORBA_COMPLETED_NO);
@@ -902,6 +909,10 @@ CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environme
         why.stage = IIOP_URL_DECODE;
         why.code = CDR_E_VALUE;
       }
+    if (keep_unusable && why.stage == IIOP_URL_OK && o->str) {
+      o->ref = NULL;
+      rc = CDR_OK;
+    }
   }
   if (rc != CDR_OK) {
     cdr_arena_free(&o->arena);
@@ -917,6 +928,11 @@ CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environme
     return NULL;
   }
   return o;
+}
+
+CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environment *ev)
+{
+  return object_make(orb, str, 0, ev);
 }
 
 /* A TypeCode passed as a CORBA_Object (the mapping releases TypeCodes
@@ -976,9 +992,12 @@ int corbaorb_object_read(CORBA_ORB orb, cdr_in *i, CORBA_Object *out)
     return rc;
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
-  *out = corbaorb_object_new(orb, s, &ev);
+  *out = object_make(orb, s, 1, &ev);
   if (!*out && ev._major != CORBA_NO_EXCEPTION) {
-    rc = strcmp(ev._id, ex_CORBA_NO_MEMORY) ? CDR_E_UNSUPPORTED : CDR_E_NOMEM;
+    /* an IIOP profile of a version this ORB cannot read: MARSHAL, as
+     * omniORB's MARSHAL_InvalidIOR (never NO_IMPLEMENT: the reference is
+     * the peer's input, not an operation this ORB lacks) */
+    rc = strcmp(ev._id, ex_CORBA_NO_MEMORY) ? CDR_E_VALUE : CDR_E_NOMEM;
     CORBA_exception_free(&ev);
   }
   return rc;

@@ -144,7 +144,9 @@ void corbaorb_object_release(CORBA_Object obj);
 /* A new reference from a stringified IOR or corbaloc URL; NULL with EV set. */
 CORBA_Object corbaorb_object_new(CORBA_ORB orb, const char *str, CORBA_Environment *ev);
 /* Read an object reference (an IOR) from I into *OUT (a new reference, or
- * NIL); Write OBJ as an IOR.  Status values. */
+ * NIL; one with no profile this ORB can call is kept, unreachable: its
+ * calls raise TRANSIENT; an IIOP profile of an unknown version is
+ * CDR_E_VALUE, MARSHAL); Write OBJ as an IOR.  Status values. */
 int corbaorb_object_read(CORBA_ORB orb, cdr_in *i, CORBA_Object *out);
 int corbaorb_object_write(cdr_out *o, CORBA_Object obj);
 

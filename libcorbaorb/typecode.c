@@ -75,7 +75,25 @@ CORBA_boolean CORBA_TypeCode_equivalent(CORBA_TypeCode tc, CORBA_TypeCode other,
 {
   if (bad(tc, ev) || bad(other, ev))
     return 0;
-  return cmp(cdr_tc_equivalent(tc, other), ev);
+  int r = cdr_tc_equivalent(tc, other);
+  if (r == 1 && tc != other) {
+    /* Equivalent by repository ID, yet maybe of another C layout: a
+     * TypeCode off the wire that names the program's type with other
+     * members (another version of it, or a hostile peer).  Not
+     * equivalent then, so that the mapping's way to read an any --
+     * compare its TypeCode, cast _value (docs/c-mapping.md) -- never reads
+     * one layout as another (cdr_any_get()'s check). */
+    cdr_any t;
+    cdr_any_init(&t);
+    t._type = (cdr_typecode)tc;
+    const void *v;
+    int g = cdr_any_get(&t, other, &v);
+    if (g == CDR_E_TYPE)
+      r = 0;
+    else if (g < 0)
+      r = g;
+  }
+  return cmp(r, ev);
 }
 
 CORBA_TypeCode CORBA_TypeCode_get_compact_typecode(CORBA_TypeCode tc, CORBA_Environment *ev)

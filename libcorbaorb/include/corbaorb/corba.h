@@ -624,6 +624,12 @@ typedef enum CORBA_TCKind {
 CORBAORB_API CORBA_TCKind CORBA_TypeCode_kind(CORBA_TypeCode tc, CORBA_Environment *ev);
 CORBAORB_API CORBA_boolean CORBA_TypeCode_equal(CORBA_TypeCode tc, CORBA_TypeCode other,
                                                 CORBA_Environment *ev);
+/* TypeCode::equivalent (cdr_tc_equivalent()), with one more rule: two
+ * TypeCodes equivalent by repository ID that give their type different C
+ * layouts (one off the wire naming the program's type with other members:
+ * another version of it, or a hostile peer) are not equivalent, so that
+ * comparing an any's TypeCode with TC_X and then casting _value to X is
+ * safe whatever the peer sent (cdr_any_get()'s check). */
 CORBAORB_API CORBA_boolean CORBA_TypeCode_equivalent(CORBA_TypeCode tc, CORBA_TypeCode other,
                                                      CORBA_Environment *ev);
 CORBAORB_API CORBA_TypeCode CORBA_TypeCode_get_compact_typecode(CORBA_TypeCode tc,

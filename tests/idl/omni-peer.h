@@ -16,7 +16,7 @@ static CORBA::ORB_var orb; // the peer's ORB: peer_main makes and destroys it
 // ---------------------------------------------------------------- server
 
 // O's IOR on a line of stdout.
-static void print_ref(CORBA::Object_ptr o)
+static inline void print_ref(CORBA::Object_ptr o)
 {
   CORBA::String_var ior = orb->object_to_string(o);
   std::printf("%s\n", (const char *)ior);
@@ -25,7 +25,7 @@ static void print_ref(CORBA::Object_ptr o)
 // The server, its IORs printed: stdout flushed (the test reads the IORs
 // off it), POA's manager activated and the ORB run until a client's
 // shutdown ends it.
-static void peer_run(PortableServer::POA_ptr poa)
+static inline void peer_run(PortableServer::POA_ptr poa)
 {
   std::fflush(stdout);
   PortableServer::POAManager_var pm = poa->the_POAManager();
@@ -39,7 +39,7 @@ static int nchecks, nfailed;
 
 // One check: "ok N - WHAT" when COND holds, else "not ok N - WHAT" (and
 // counted as failed); flushed.
-static void ok(bool cond, const char *what)
+static inline void ok(bool cond, const char *what)
 {
   nchecks++;
   if (!cond)
@@ -50,7 +50,7 @@ static void ok(bool cond, const char *what)
 
 // The client's last line, "N checks, M failed"; its exit status: 1 when a
 // check failed, else 0.
-static int peer_summary()
+static inline int peer_summary()
 {
   std::printf("%d checks, %d failed\n", nchecks, nfailed);
   return nfailed ? 1 : 0;
@@ -65,7 +65,7 @@ static int peer_summary()
 // stderr and 2.  The ORB is destroyed after; a CORBA exception out of any
 // of it: "PEER_NAME: exception NAME" (a system exception's minor too) on
 // stderr and 1.
-static int peer_main(int argc, char **argv, int (*server)(), int nrefs,
+static inline int peer_main(int argc, char **argv, int (*server)(), int nrefs,
                      int (*client)(char **refs, bool shutdown), const char *usage)
 {
   orb = CORBA::ORB_init(argc, argv);

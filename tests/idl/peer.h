@@ -19,7 +19,7 @@
 static CORBA_ORB orb; /* the peer's ORB: peer_main makes and destroys it */
 
 /* EV raised something: say what (WHAT, the exception's ID) and exit 1. */
-static void check(CORBA_Environment *ev, const char *what)
+static inline void check(CORBA_Environment *ev, const char *what)
 {
   if (ev->_major == CORBA_NO_EXCEPTION)
     return;
@@ -28,7 +28,7 @@ static void check(CORBA_Environment *ev, const char *what)
 }
 
 /* a new CORBA_free block holding a deep copy of the value at SRC of type TC */
-static void *dupv(CORBA_TypeCode tc, const void *src)
+static inline void *dupv(CORBA_TypeCode tc, const void *src)
 {
   void *p = corbaorb_alloc(tc, 1);
   if (!p || corbaorb_copy(tc, p, src) != CDR_OK) {
@@ -39,7 +39,7 @@ static void *dupv(CORBA_TypeCode tc, const void *src)
 }
 
 /* the rule for a variable-length T: *c = old b, b = a, return a */
-static void *rotate(CORBA_TypeCode tc, const void *a, void *b, void **c)
+static inline void *rotate(CORBA_TypeCode tc, const void *a, void *b, void **c)
 {
   *c = dupv(tc, b);
   corbaorb_free_contents(tc, b);
@@ -51,7 +51,7 @@ static void *rotate(CORBA_TypeCode tc, const void *a, void *b, void **c)
 /* ---------------------------------------------------------------- server */
 
 /* O's IOR on a line of stdout; exits 1 when the ORB does not stringify it. */
-static void print_ref(CORBA_Object o, CORBA_Environment *ev)
+static inline void print_ref(CORBA_Object o, CORBA_Environment *ev)
 {
   CORBA_char *ior = CORBA_ORB_object_to_string(orb, o, ev);
   check(ev, "object_to_string");
@@ -62,7 +62,7 @@ static void print_ref(CORBA_Object o, CORBA_Environment *ev)
 /* The server, its IORs printed: stdout flushed (the test reads the IORs
  * off it), POA's manager activated and the ORB run until a client's
  * shutdown ends it.  Exits 1 on an exception. */
-static void peer_run(PortableServer_POA poa, CORBA_Environment *ev)
+static inline void peer_run(PortableServer_POA poa, CORBA_Environment *ev)
 {
   fflush(stdout);
   PortableServer_POAManager_activate(PortableServer_POA__get_the_POAManager(poa, ev), ev);
@@ -77,7 +77,7 @@ static int nchecks, nfailed;
 
 /* One check: "ok N - WHAT" when COND holds, else "not ok N - WHAT" (and
  * counted as failed). */
-static void ok(int cond, const char *what)
+static inline void ok(int cond, const char *what)
 {
   nchecks++;
   if (!cond)
@@ -87,7 +87,7 @@ static void ok(int cond, const char *what)
 
 /* 1 when EV holds no exception; else a failed check "WHAT: exception ID",
  * EV freed, and 0. */
-static int no_ex(CORBA_Environment *ev, const char *what)
+static inline int no_ex(CORBA_Environment *ev, const char *what)
 {
   if (ev->_major == CORBA_NO_EXCEPTION)
     return 1;
@@ -98,13 +98,13 @@ static int no_ex(CORBA_Environment *ev, const char *what)
   return 0;
 }
 
-static int eq(CORBA_TypeCode tc, const void *a, const void *b)
+static inline int eq(CORBA_TypeCode tc, const void *a, const void *b)
 {
   return cdr_value_equal(tc, a, b) == 1;
 }
 
 /* check a rotated call: RET == A, B == A, C == OLD_B; frees RET and C and B's contents */
-static void rot_check(CORBA_TypeCode tc, const char *what, const void *a, void *b,
+static inline void rot_check(CORBA_TypeCode tc, const char *what, const void *a, void *b,
                       const void *old_b, void *ret, void *c)
 {
   char m[200];
@@ -117,7 +117,7 @@ static void rot_check(CORBA_TypeCode tc, const char *what, const void *a, void *
 
 /* The client's last line, "N checks, M failed"; its exit status: 1 when a
  * check failed, else 0. */
-static int peer_summary(void)
+static inline int peer_summary(void)
 {
   printf("%d checks, %d failed\n", nchecks, nfailed);
   return nfailed ? 1 : 0;
@@ -131,7 +131,7 @@ static int peer_summary(void)
  * --shutdown follows them)'s status, the ORB destroyed after; anything
  * else: "usage: PEER_NAME server | client USAGE [--shutdown]" on stderr
  * and 2. */
-static int peer_main(int argc, char **argv, int (*server)(void), int nrefs,
+static inline int peer_main(int argc, char **argv, int (*server)(void), int nrefs,
                      int (*client)(char **refs, int shutdown), const char *usage)
 {
   CORBA_Environment ev;

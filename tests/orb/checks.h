@@ -12,7 +12,7 @@ static int n_checks, n_failed;
 
 /* One check: passed when COND holds; DETAIL (NULL: none) says what came
  * instead. */
-static void ok(int cond, const char *what, const char *detail)
+static inline void ok(int cond, const char *what, const char *detail)
 {
   n_checks++;
   if (cond) {
@@ -25,7 +25,7 @@ static void ok(int cond, const char *what, const char *detail)
 
 /* 1 when EV holds no exception; else a failed check WHAT ("exception
  * ID"), EV freed, and 0. */
-static int no_exc(CORBA_Environment *ev, const char *what)
+static inline int no_exc(CORBA_Environment *ev, const char *what)
 {
   if (ev->_major == CORBA_NO_EXCEPTION)
     return 1;

@@ -8,7 +8,7 @@
 
 /* CENTS hundredths as a fixed<6,2> (six digits, the sign apart; a value
  * of more than six digits keeps its last six). */
-static Rich_Money money(long cents)
+static inline Rich_Money money(long cents)
 {
   Rich_Money m;
   memset(&m, 0, sizeof m);
@@ -22,7 +22,7 @@ static Rich_Money money(long cents)
 }
 
 /* M (of scale 2 at most) as a count of hundredths. */
-static long money_cents(const Rich_Money *m)
+static inline long money_cents(const Rich_Money *m)
 {
   long v = 0;
   for (int i = 0; i < m->digits; i++)

@@ -30,8 +30,10 @@
  * max_message) so that a long run of Fragments costs linear copying.
  * Buffers carry their bookkeeping in front of the data, so a message handed
  * out by giop_reasm_next() is found again in O(1) by giop_reasm_release().
- * A few released buffers are kept for reuse, so a steady stream of messages
- * read through giop_reasm_buffer() allocates nothing.
+ * Released buffers are kept for reuse (8 of up to 256 KiB, 64 in all of up
+ * to 16 KiB: rb_drop()), so a steady stream of messages read through
+ * giop_reasm_buffer() allocates nothing, even with the replies of up to 64
+ * callers of one connection out at once.
  *
  * GIOP 1.1 fragments are concatenated as they are.  A sender that aligns each
  * 1.1 Fragment on its own start and puts splits at other positions than ours
@@ -339,7 +341,10 @@ int giop_fragmenter_nextv_batch(giop_fragmenter *f, uint8_t (*hdr)[16], int nh,
                                        * messages (several arriving in one read) reuse
                                        * cached buffers instead of allocating each */
 #define CACHE_N 8                     /* released buffers kept for reuse ... */
-#define CACHE_MAX ((size_t)262144)    /* ... when no larger than this */
+#define CACHE_MAX ((size_t)262144)    /* ... when no larger than this, ... */
+#define CACHE_SMALL_N 64              /* ... and up to this many when no larger than */
+#define CACHE_SMALL ((size_t)16384)   /* this (SPARE_CAP): the replies of that many
+                                       * callers of one connection, out at once */
 
 enum { K_NONE, K_MSG, K_PEND12, K_PEND11, K_DONE, K_TAKEN };
 enum { ST_HDR, ST_BODY };
@@ -389,7 +394,8 @@ struct giop_reasm {
   rbuf *p11;                 /* the GIOP 1.1 fragmented message in progress */
   rbuf *done_head, *done_tail;
   rbuf *taken;               /* handed out, not released */
-  rbuf *cache[CACHE_N];
+  rbuf *cache[CACHE_SMALL_N]; /* released buffers: at most CACHE_N larger than
+                              * CACHE_SMALL, CACHE_SMALL_N in all */
   unsigned ncache;
   int (*charge)(void *ud, size_t n);    /* the memory budget (NULL: none) */
   void (*uncharge)(void *ud, size_t n);
@@ -429,18 +435,26 @@ static void rb_free(giop_reasm *r, rbuf *b)
   }
 }
 
-/* A buffer with room for CAP octets: a cached one if one is big enough. */
+/* A buffer with room for CAP octets: the smallest cached one that is big
+ * enough (so that small messages leave the spare's size to the spare), or
+ * a new one. */
 static rbuf *rb_new(giop_reasm *r, size_t cap)
 {
+  unsigned best = r->ncache;
   for (unsigned k = 0; k < r->ncache; k++)
-    if (r->cache[k]->cap >= cap) {
-      rbuf *b = r->cache[k];
-      r->cache[k] = r->cache[--r->ncache];
-      b->len = 0;
-      b->kind = K_NONE;
-      b->drop = 0;
-      return b;
+    if (r->cache[k]->cap >= cap && (best == r->ncache || r->cache[k]->cap < r->cache[best]->cap)) {
+      best = k;
+      if (r->cache[k]->cap == cap)
+        break;
     }
+  if (best < r->ncache) {
+    rbuf *b = r->cache[best];
+    r->cache[best] = r->cache[--r->ncache];
+    b->len = 0;
+    b->kind = K_NONE;
+    b->drop = 0;
+    return b;
+  }
   if (cap > SIZE_MAX - RB_HDR)
     return NULL;
   rbuf *b = r->a->malloc(RB_HDR + cap, r->a->ud);
@@ -451,10 +465,16 @@ static rbuf *rb_new(giop_reasm *r, size_t cap)
   return b;
 }
 
-/* Done with B: keep it for reuse or free it. */
+/* Done with B: keep it for reuse or free it.  The cache only ever holds
+ * buffers that were out at once (a buffer is allocated only when none
+ * cached fits), so it holds no more than the most messages that were out
+ * at once -- e.g. the replies of a connection's callers that one read
+ * brought -- and at most CACHE_N buffers of up to CACHE_MAX octets plus
+ * CACHE_SMALL_N - CACHE_N of up to CACHE_SMALL (2.9 MiB in all). */
 static void rb_drop(giop_reasm *r, rbuf *b)
 {
-  if (!r->err && b->cap >= SMALL_CAP && b->cap <= CACHE_MAX && r->ncache < CACHE_N) {
+  if (!r->err && b->cap >= SMALL_CAP && b->cap <= CACHE_MAX &&
+      (r->ncache < CACHE_N || (b->cap <= CACHE_SMALL && r->ncache < CACHE_SMALL_N))) {
     b->kind = K_NONE;
     r->cache[r->ncache++] = b;
   } else {

@@ -1550,6 +1550,73 @@ START_TEST(test_zero_copy_in_place)
 }
 END_TEST
 
+/* Replies of N callers of one connection in each read, all N out at once
+ * (taken, not released) before any is released, as a client's leader
+ * hands them out, each such read followed by one that brings a reply
+ * alone (the spare's buffer becomes that message): after the first rounds
+ * the reassembler allocates nothing for N up to 64, and what it keeps
+ * stays bounded (64 buffers and the spare) for more. */
+static void reads_of_n(giop_reasm *r, const uint8_t *wire, size_t n, const uint8_t *m, size_t len,
+                       unsigned nmsg)
+{
+  size_t off = 0;
+  while (off < n) {
+    uint8_t *b;
+    size_t room;
+    HOT(giop_reasm_buffer(r, &b, &room) == CDR_OK);
+    size_t k = room < n - off ? room : n - off;
+    memcpy(b, wire + off, k);
+    HOT(giop_reasm_commit(r, k) == CDR_OK);
+    off += k;
+  }
+  uint8_t *out[100];
+  size_t xl;
+  for (unsigned k = 0; k < nmsg; k++) {
+    HOT(giop_reasm_next(r, &out[k], &xl) == 1);
+    HOT(xl == len && memcmp(out[k], m, len) == 0);
+  }
+  HOT(giop_reasm_next(r, &out[0], &xl) == 0);
+  for (unsigned k = 0; k < nmsg; k++)
+    giop_reasm_release(r, out[k]);
+}
+
+START_TEST(test_many_out_at_once_no_alloc)
+{
+  static const unsigned ns[] = { 1, 8, 9, 16, 32, 64, 100 };
+  size_t len;
+  uint8_t *m = make_msg(2, 1, GIOP_REPLY, 88, 7, 3, &len);
+  ck_assert_uint_eq(len, 100);
+  uint8_t *wire = malloc(100 * len);
+  for (unsigned k = 0; k < 100; k++)
+    memcpy(wire + k * len, m, len);
+  for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+    unsigned n = ns[i];
+    cdr_mem_counter mc;
+    cdr_mem_counter_init(&mc, NULL);
+    giop_reasm *r = reasm_new(&mc.alloc, 0, 0);
+    int64_t own = mc.live;   /* the reassembler's own */
+    for (int round = 0; round < 3; round++) {
+      reads_of_n(r, wire, n * len, m, len, n);
+      reads_of_n(r, wire, len, m, len, 1);
+    }
+    uint64_t before = mc.attempts;
+    for (int round = 0; round < 200; round++) {
+      reads_of_n(r, wire, n * len, m, len, n);
+      reads_of_n(r, wire, len, m, len, 1);   /* one alone: read in place */
+    }
+    if (n <= 64)
+      ck_assert_msg(mc.attempts == before, "%u out at once: %llu allocations in 200 rounds", n,
+                    (unsigned long long)(mc.attempts - before));
+    else
+      ck_assert_int_eq(mc.live - own, 64 + 1);   /* the cache full, and the spare */
+    giop_reasm_free(r);
+    ck_assert_int_eq(mc.live, 0);
+  }
+  free(wire);
+  free(m);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- the memory budget */
 
 /* A budget of MAX octets (giop_reasm_opts.charge). */
@@ -1854,6 +1921,7 @@ static Suite *frag_suite(void)
   tcase_add_test(tc, test_cancel);
   tcase_add_test(tc, test_cancel_with_reservation);
   tcase_add_test(tc, test_zero_copy_in_place);
+  tcase_add_test(tc, test_many_out_at_once_no_alloc);
   tcase_add_test(tc, test_alloc_failures);
   tcase_add_test(tc, test_budget_refusals_not_sticky);
   tcase_add_test(tc, test_budget_skip_current);

@@ -451,10 +451,14 @@ static rbuf *rb_new(giop_reasm *r, size_t cap)
   return b;
 }
 
-/* Done with B: keep it for reuse or free it. */
+/* Done with B: keep it for reuse or free it.  A buffer charged to the
+ * budget is freed (and uncharged): kept, its charge would stay held by a
+ * connection that may send nothing more, which no waiter for the budget
+ * could ever get back (docs/hostile-input.md, the budget). */
 static void rb_drop(giop_reasm *r, rbuf *b)
 {
-  if (!r->err && b->cap >= SMALL_CAP && b->cap <= CACHE_MAX && r->ncache < CACHE_N) {
+  if (!r->err && !b->charged && b->cap >= SMALL_CAP && b->cap <= CACHE_MAX
+      && r->ncache < CACHE_N) {
     b->kind = K_NONE;
     r->cache[r->ncache++] = b;
   } else {

@@ -84,7 +84,9 @@ struct iiop_conn {
   int send_timeout_ms;               /* < 0: none */
   int (*charge)(void *ud, size_t n); /* the budget (opts.charge, .uncharge) */
   void (*uncharge)(void *ud, size_t n);
+  int (*stuck)(void *ud, int waiting);
   void *charge_ud;
+  int waiting;                       /* under rmu: stuck() was told of a wait not ended */
   int refused;                       /* under rmu: the budget refused the last charge */
   int held;                          /* under rmu: a refused commit left octets held back */
   int budget_wait_ms;
@@ -169,6 +171,7 @@ int iiop__conn_new(iiop_transport *t, const iiop_conn_opts *o, iiop_conn **out)
   if (o && o->charge && o->uncharge) {
     c->charge = o->charge;
     c->uncharge = o->uncharge;
+    c->stuck = o->stuck;
     c->charge_ud = o->charge_ud;
     c->budget_wait_ms = o->budget_wait_ms > 0 ? o->budget_wait_ms : 0;
   }
@@ -531,17 +534,34 @@ int iiop__conn_send_out(iiop_conn *c, const cdr_out *o, uint32_t request_id)
   return iiop__conn_sendv(c, v, n, cdr_out_total(o), request_id);
 }
 
+/* The wait for the budget is over (rmu held, or the connection being
+ * freed): stuck() is told. */
+static void wait_end(iiop_conn *c)
+{
+  if (c->waiting) {
+    c->waiting = 0;
+    (void)c->stuck(c->charge_ud, 0);
+  }
+}
+
 /* The budget refused to let the message being received grow (rmu held):
  * wait a little (rmu released) and let the caller retry, CDR_OK; or, once
- * budget_wait_ms have passed since the first refusal, IIOP__RECV_REFUSED
- * with what has arrived of the message. */
+ * budget_wait_ms have passed since the first refusal or stuck() says no
+ * octet can be given back, IIOP__RECV_REFUSED with what has arrived of the
+ * message. */
 static int budget_wait(iiop_conn *c, uint8_t **msg, size_t *len)
 {
   c->refused = 0;
   int64_t now = iiop__now_ms();
   if (c->budget_deadline < 0)
     c->budget_deadline = now + c->budget_wait_ms;
-  if (now >= c->budget_deadline) {
+  int give_way = 0;
+  if (c->stuck) {
+    c->waiting = 1;
+    give_way = c->stuck(c->charge_ud, 1);
+  }
+  if (give_way || now >= c->budget_deadline) {
+    wait_end(c);
     c->budget_deadline = -1;
     const uint8_t *p = NULL;
     size_t n = 0;
@@ -650,6 +670,8 @@ int iiop__conn_recv_next(iiop_conn *c, uint8_t *done, int timeout_ms, uint8_t **
       break;
     }
     c->budget_deadline = -1;        /* granted (a wait, if there was one, is over) */
+    if (__builtin_expect(c->waiting, 0))
+      wait_end(c);
     if (c->held) {
       /* giop_reasm_buffer() processed the octets a refusal held back: they
        * may have completed a message, which is handed out before reading
@@ -775,6 +797,7 @@ void iiop__conn_free(iiop_conn *c)
   if (!c)
     return;
   iiop__conn_shutdown(c);
+  wait_end(c);
   giop_reasm_free(c->r);
   c->t->ops->free(c->t);
   iiop__wlock_destroy(&c->wl);

@@ -30,9 +30,14 @@ typedef struct iiop_conn_opts {
   const cdr_allocator *alloc;/* the connection and its reassembler (NULL: global) */
   /* A memory budget for message buffers (giop_reasm_opts.charge; NULL:
    * none).  A refused charge is retried (every few milliseconds) for up to
-   * budget_wait_ms; then iiop__conn_recv() returns IIOP__RECV_REFUSED. */
+   * budget_wait_ms; then iiop__conn_recv() returns IIOP__RECV_REFUSED.
+   * stuck (NULL: none) is told of the wait, with charge_ud: WAITING 1 at
+   * each retry (the first begins the wait), 0 when the wait ends (granted,
+   * refused, or the connection freed); nonzero from a retry refuses at
+   * once, as past budget_wait_ms (the budget cannot be given back). */
   int (*charge)(void *ud, size_t n);
   void (*uncharge)(void *ud, size_t n);
+  int (*stuck)(void *ud, int waiting);
   void *charge_ud;
   int budget_wait_ms;
 } iiop_conn_opts;

@@ -465,15 +465,18 @@ static rbuf *rb_new(giop_reasm *r, size_t cap)
   return b;
 }
 
-/* Done with B: keep it for reuse or free it.  The cache only ever holds
- * buffers that were out at once (a buffer is allocated only when none
- * cached fits), so it holds no more than the most messages that were out
- * at once -- e.g. the replies of a connection's callers that one read
- * brought -- and at most CACHE_N buffers of up to CACHE_MAX octets plus
- * CACHE_SMALL_N - CACHE_N of up to CACHE_SMALL (2.9 MiB in all). */
+/* Done with B: keep it for reuse or free it.  A buffer charged to the
+ * budget is freed (and uncharged): kept, its charge would stay held by a
+ * connection that may send nothing more, which no waiter for the budget
+ * could ever get back (docs/hostile-input.md, the budget).  The cache only
+ * ever holds buffers that were out at once (a buffer is allocated only
+ * when none cached fits), so it holds no more than the most messages that
+ * were out at once -- e.g. the replies of a connection's callers that one
+ * read brought -- and at most CACHE_N buffers of up to CACHE_MAX octets
+ * plus CACHE_SMALL_N - CACHE_N of up to CACHE_SMALL (2.9 MiB in all). */
 static void rb_drop(giop_reasm *r, rbuf *b)
 {
-  if (!r->err && b->cap >= SMALL_CAP && b->cap <= CACHE_MAX &&
+  if (!r->err && !b->charged && b->cap >= SMALL_CAP && b->cap <= CACHE_MAX &&
       (r->ncache < CACHE_N || (b->cap <= CACHE_SMALL && r->ncache < CACHE_SMALL_N))) {
     b->kind = K_NONE;
     r->cache[r->ncache++] = b;

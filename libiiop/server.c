@@ -149,16 +149,31 @@ typedef struct budget_stripe {
   char pad[64 - sizeof(int64_t)];
 } budget_stripe;
 
+typedef struct budget_ref budget_ref;
+
 typedef struct budget {
   budget_stripe st[BUDGET_STRIPES];
   int64_t max;
   int64_t peak;              /* atomic: the largest sum a granted charge saw */
+  /* The connections waiting for the budget (budget_stuck(); only a wait
+   * takes the lock, never a charge): */
+  pthread_mutex_t wmu;
+  budget_ref *waiters;       /* under wmu: a list */
+  int64_t wheld;             /* under wmu: what the waiters held as they began */
+  uint64_t wseq;             /* under wmu: waits begun */
+  int nvictim;               /* under wmu: waiters told to give way, not yet gone */
 } budget;
 
-typedef struct budget_ref {
+struct budget_ref {
   budget *b;
   budget_stripe *st;
-} budget_ref;
+  int64_t held;              /* atomic: octets this connection holds charged */
+  int64_t need;              /* its last refused charge (its reader's only) */
+  budget_ref *wnext;         /* under wmu: the next waiter */
+  int64_t wheld;             /* under wmu: held when its wait began */
+  uint64_t wseq;             /* under wmu: when its wait began (larger: newer) */
+  bool waiting, victim;      /* under wmu */
+};
 
 static int64_t budget_used(budget *b)
 {
@@ -178,8 +193,10 @@ static int budget_charge(void *ud, size_t n)
   int64_t sum = budget_used(b);
   if (sum > b->max) {
     __atomic_sub_fetch(&r->st->used, (int64_t)n, __ATOMIC_ACQ_REL);
+    __atomic_store_n(&r->need, (int64_t)n, __ATOMIC_RELAXED);
     return CDR_E_LIMIT;
   }
+  __atomic_add_fetch(&r->held, (int64_t)n, __ATOMIC_RELAXED);
   int64_t pk = __atomic_load_n(&b->peak, __ATOMIC_RELAXED);
   while (sum > pk && !__atomic_compare_exchange_n(&b->peak, &pk, sum, true, __ATOMIC_RELAXED,
                                                   __ATOMIC_RELAXED))
@@ -190,7 +207,77 @@ static int budget_charge(void *ud, size_t n)
 static void budget_uncharge(void *ud, size_t n)
 {
   budget_ref *r = ud;
+  __atomic_sub_fetch(&r->held, (int64_t)n, __ATOMIC_RELAXED);
   __atomic_sub_fetch(&r->st->used, (int64_t)n, __ATOMIC_ACQ_REL);
+}
+
+static void waiter_unlink(budget *b, budget_ref *r)
+{
+  budget_ref **p = &b->waiters;
+  while (*p != r)
+    p = &(*p)->wnext;
+  *p = r->wnext;
+  b->wheld -= r->wheld;
+  if (r->victim)
+    b->nvictim--;
+  r->waiting = r->victim = false;
+}
+
+/* The connection of R waits for the budget (WAITING 1: at each retry) or
+ * no longer does (0); iiop_conn_opts.stuck.  Nonzero: give way, refuse the
+ * message now.
+ *
+ * No charge can be given back when every octet charged is held by a
+ * waiting connection (the others hold none: nothing is being dispatched or
+ * still arriving, which would end and uncharge) and no waiter's last
+ * refused charge fits in what is left: each waits for another, and all
+ * would wait out message_timeout_ms.  Then one waiter is told to give way:
+ * the one holding the most (of equals, the newest), as refusing it frees
+ * the most, so the fewest are refused before the rest can go on.  One at a
+ * time: the next is chosen, if still needed, only after it has gone (and
+ * its message's charge with it, iiop__conn_skip()).  A waiter whose charge
+ * fits is never told: it is granted at its next retry. */
+static int budget_stuck(void *ud, int waiting)
+{
+  budget_ref *r = ud;
+  budget *b = r->b;
+  int give_way = 0;
+  pthread_mutex_lock(&b->wmu);
+  if (!waiting) {
+    if (r->waiting)
+      waiter_unlink(b, r);
+    pthread_mutex_unlock(&b->wmu);
+    return 0;
+  }
+  if (!r->waiting) {
+    r->waiting = true;
+    r->wheld = __atomic_load_n(&r->held, __ATOMIC_RELAXED);
+    r->wseq = ++b->wseq;
+    r->wnext = b->waiters;
+    b->waiters = r;
+    b->wheld += r->wheld;
+  }
+  int64_t used = budget_used(b);
+  if (b->nvictim == 0 && used > 0 && used <= b->wheld) {
+    budget_ref *v = NULL;
+    bool fits = false;
+    for (budget_ref *q = b->waiters; q; q = q->wnext) {
+      if (__atomic_load_n(&q->need, __ATOMIC_RELAXED) <= b->max - used)
+        fits = true;
+      if (!v || q->wheld > v->wheld || (q->wheld == v->wheld && q->wseq > v->wseq))
+        v = q;
+    }
+    if (!fits && v->wheld > 0) {
+      v->victim = true;
+      b->nvictim++;
+    }
+  }
+  if (r->victim) {
+    give_way = 1;
+    waiter_unlink(b, r);
+  }
+  pthread_mutex_unlock(&b->wmu);
+  return give_way;
 }
 
 /* ---------------------------------------------------------------- server state */
@@ -380,6 +467,7 @@ static void conn_opts(iiop_server *s, srv_conn *sc, iiop_conn_opts *co)
   co->alloc = s->alloc;
   co->charge = budget_charge;
   co->uncharge = budget_uncharge;
+  co->stuck = budget_stuck;
   co->charge_ud = &sc->bref;
   co->budget_wait_ms = s->lim.message_timeout_ms;
 }
@@ -566,6 +654,7 @@ int iiop_server_new(const iiop_server_opts *opts, iiop_server **out)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->tls_err_mu, NULL);
+    pthread_mutex_init(&s->bud.wmu, NULL);
     pthread_cond_init(&s->cv, &ca);
     pthread_condattr_destroy(&ca);
     iiop__adapter_init(&s->ad, al);
@@ -1697,6 +1786,7 @@ void iiop_server_free(iiop_server *s)
   close(s->reap_fd);
   pthread_cond_destroy(&s->cv);
   pthread_mutex_destroy(&s->mu);
+  pthread_mutex_destroy(&s->bud.wmu);
   if (s->ior_host != s->host)
     iiop__free(s->alloc, s->ior_host);
   iiop__free(s->alloc, s->host);

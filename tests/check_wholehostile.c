@@ -704,6 +704,155 @@ START_TEST(test_client_bad_reply_sizes)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- budget deadlock */
+
+/* One client's fragmented echoString request: its messages, sent from
+ * FROM on by a thread of its own (the server may not read them until the
+ * budget allows). */
+typedef struct frag_client {
+  int fd;
+  uint8_t *m[128];
+  size_t l[128];
+  int k, from, to;
+  pthread_t th;
+} frag_client;
+
+static void *frag_send(void *arg)
+{
+  frag_client *f = arg;
+  for (int i = f->from; i < f->to; i++)
+    if (!nu_send_all(f->fd, f->m[i], f->l[i]))
+      break;                     /* the server may close a refused one: fine */
+  return NULL;
+}
+
+/* The in_flight the stats show, once it has stopped changing (5 s at most). */
+static uint64_t settled_in_flight(iiop_server *s)
+{
+  uint64_t last = nu_stats(s).in_flight;
+  for (int i = 0; i < 250; i++) {
+    tu_sleep_ms(20);
+    uint64_t now = nu_stats(s).in_flight;
+    if (now == last && i >= 5)
+      break;
+    last = now;
+  }
+  return last;
+}
+
+/* Partial messages that wait on one another for the budget (the trial's
+ * 8 x 60 MiB against 256 MiB, scaled to 4.5 MiB): A has 1.5 MiB of a 3 MiB
+ * request buffered (its buffer, 2 MiB, charged), B and C 700 KiB of
+ * 1.5 MiB ones (1 MiB each): 4 MiB charged.  Then all three send the rest:
+ * each buffer's next doubling (A +2 MiB, B and C +1 MiB) passes the
+ * 0.5 MiB left, all three wait, and nothing else holds a charge that could
+ * be given back.  The waiter holding the most, A, is answered NO_RESOURCES
+ * at once (not after message_timeout_ms, 60 s); B and C then fit and are
+ * served, and so is a small request from a fourth client sent meanwhile. */
+START_TEST(test_budget_deadlock_refuses_largest)
+{
+  iiop_limits l;
+  iiop_limits_default(&l);                  /* message_timeout_ms 60 s */
+  l.max_in_flight = (size_t)9 << 19;        /* 4.5 MiB */
+  iiop_server *s = start_server(&l);
+  const size_t len[3] = { (size_t)3 << 20, (size_t)3 << 19, (size_t)3 << 19 };
+  const size_t prefix[3] = { (size_t)3 << 19, (size_t)700 << 10, (size_t)700 << 10 };
+  const uint64_t charged[3] = { (uint64_t)2 << 20, (uint64_t)3 << 20, (uint64_t)4 << 20 };
+  char *str[3];
+  uint8_t *req[3];
+  frag_client fc[3];
+  int64_t t0 = 0;
+  for (int c = 0; c < 3; c++) {
+    str[c] = malloc(len[c] + 1);
+    ck_assert_ptr_nonnull(str[c]);
+    memset(str[c], 'a' + c, len[c]);
+    str[c][len[c]] = 0;
+    size_t n;
+    req[c] = build_request(10 + (uint32_t)c, "echoString", nu_arg_string, str[c], len[c] + 256,
+                           &n);
+    frag_client *f = &fc[c];
+    f->k = cut(req[c], n, 10 + (uint32_t)c, 65532, 65536, f->m, f->l, 128);
+    f->fd = nu_connect(NULL, iiop_server_port(s), 10, NU_NODELAY);
+    /* the first messages up to PREFIX octets, then what they charged */
+    size_t sent = 0;
+    f->from = 0;
+    while (sent < prefix[c]) {
+      ck_assert(nu_send_all(f->fd, f->m[f->from], f->l[f->from]));
+      sent += f->l[f->from++];
+    }
+    f->to = f->k;
+    ck_assert_uint_eq(settled_in_flight(s), charged[c]);
+  }
+  t0 = tu_now_ms();
+  for (int c = 0; c < 3; c++)
+    ck_assert_int_eq(pthread_create(&fc[c].th, NULL, frag_send, &fc[c]), 0);
+  /* a small request (200 KiB, whole) from another client meanwhile */
+  char *small = malloc(200 << 10);
+  ck_assert_ptr_nonnull(small);
+  memset(small, 'd', (200 << 10) - 1);
+  small[(200 << 10) - 1] = 0;
+  size_t sn;
+  uint8_t *sreq = build_request(20, "echoString", nu_arg_string, small, (200 << 10) + 256, &sn);
+  int dfd = nu_connect(NULL, iiop_server_port(s), 10, NU_NODELAY);
+  ck_assert(nu_send_all(dfd, sreq, sn));
+  cdr_arena *a = cdr_arena_get();
+  giop_message m;
+  uint8_t *msg = recv_reply(dfd, &m, a);
+  ck_assert_uint_eq(m.u.reply.request_id, 20);
+  ck_assert_uint_eq(m.u.reply.reply_status, GIOP_NO_EXCEPTION);
+  uint32_t bn;
+  const char *back = cdr_get_string(&m.body, &bn);
+  ck_assert_ptr_nonnull(back);
+  ck_assert_str_eq(back, small);
+  cdr_in_close(&m.body);
+  free(msg);
+  for (int c = 0; c < 3; c++) {
+    msg = recv_reply(fc[c].fd, &m, a);
+    ck_assert_uint_eq(m.u.reply.request_id, 10 + (uint32_t)c);
+    if (c == 0) {
+      ck_assert_uint_eq(m.u.reply.reply_status, GIOP_SYSTEM_EXCEPTION);
+      back = cdr_get_string(&m.body, &bn);
+      ck_assert_ptr_nonnull(back);
+      ck_assert_str_eq(back, "IDL:omg.org/CORBA/NO_RESOURCES:1.0");
+      ck_assert_uint_eq(cdr_get_ulong(&m.body), 0);                  /* minor */
+      ck_assert_uint_eq(cdr_get_ulong(&m.body), GIOP_COMPLETED_NO);
+    } else {
+      ck_assert_uint_eq(m.u.reply.reply_status, GIOP_NO_EXCEPTION);
+      back = cdr_get_string(&m.body, &bn);
+      ck_assert_ptr_nonnull(back);
+      ck_assert_uint_eq(bn, len[c]);
+      ck_assert(memcmp(back, str[c], len[c]) == 0);
+    }
+    ck_assert_int_eq(cdr_in_status(&m.body), CDR_OK);
+    cdr_in_close(&m.body);
+    free(msg);
+  }
+  cdr_arena_put(a);
+  int64_t ms = tu_now_ms() - t0;
+  /* well under message_timeout_ms (60 s), however loaded the machine */
+  ck_assert_msg(ms < 30000, "answered after %lld ms", (long long)ms);
+  for (int c = 0; c < 3; c++) {
+    pthread_join(fc[c].th, NULL);
+    raw_ping(fc[c].fd, 30 + (uint32_t)c, 5 + c);   /* every connection goes on */
+    close(fc[c].fd);
+    for (int i = 0; i < fc[c].k; i++)
+      free(fc[c].m[i]);
+    free(req[c]);
+    free(str[c]);
+  }
+  close(dfd);
+  free(sreq);
+  free(small);
+  iiop_server_stats st = nu_settled(s, 3000);
+  ck_assert_uint_eq(st.limit_budget, 1);
+  ck_assert_uint_eq(st.limit_budget_closed, 0);
+  ck_assert_uint_eq(st.timeout_message, 0);
+  ck_assert_uint_eq(st.in_flight, 0);
+  ck_assert_uint_le(st.in_flight_peak, l.max_in_flight);
+  iiop_server_free(s);
+}
+END_TEST
+
 static Suite *wholehostile_suite(void)
 {
   Suite *su = suite_create("wholehostile");
@@ -720,6 +869,7 @@ static Suite *wholehostile_suite(void)
   tcase_add_test(tc, test_many_announce_2m);
   tcase_add_test(tc, test_client_bad_reply_sizes);
   tcase_add_test(tc, test_pending_fragments_charged);
+  tcase_add_test(tc, test_budget_deadlock_refuses_largest);
   suite_add_tcase(su, tc);
   return su;
 }

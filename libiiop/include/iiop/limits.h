@@ -33,10 +33,18 @@
  *   message buffer larger than 64 KiB (GIOP_REASM_CHARGE_ABOVE) is charged
  *   to it as it grows, and so is, from its first octet, the buffer of a
  *   fragmented message begun while another one is in progress on the
- *   connection (a refusal of that charge closes the connection); a request the budget cannot take waits up to
- *   message_timeout_ms for memory to be given back, then is answered
- *   NO_RESOURCES (completed NO) and the rest of it (a fragmented request's
- *   later Fragments too) is read and discarded; the connection goes on.
+ *   connection (a refusal of that charge closes the connection); a
+ *   request the budget cannot take waits up to message_timeout_ms for
+ *   memory to be given back, then is answered NO_RESOURCES (completed NO)
+ *   and the rest of it (a fragmented request's later Fragments too) is read
+ *   and discarded; the connection goes on.  When no memory can be given
+ *   back (every octet charged is held by a waiting request, and no waiter's
+ *   next charge fits in what is left), the waiting request holding the
+ *   most (of equals, the last to begin waiting) gets that answer at once
+ *   instead, one at a time until the rest can go on: refusing it frees the
+ *   most, so the fewest are refused.  A request whose charge fits is never
+ *   refused.  A charged buffer is freed once its message is done (not
+ *   cached), so an idle connection holds no charge.
  *   A request whose own header has not arrived by then closes its
  *   connection.  A header whose message_size is over max_in_flight can
  *   never be afforded: MessageError and close, as max_message.  Waiting

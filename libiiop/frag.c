@@ -362,7 +362,36 @@ typedef struct rbuf {
   uint8_t order;             /* fragmented: the first message's byte-order flag */
   uint8_t drop;              /* fragmented: dropped (giop_reasm_skip_current): its later
                               * Fragments are skipped, and it has no data */
+  uint8_t quota;             /* cached uncharged after a charge: CAP counted in
+                              * uncharged_cached */
 } rbuf;
+
+/* Octets of buffers that were charged to a memory budget and now wait
+ * uncharged in a reassembler's cache, over every reassembler of the
+ * process: at most UNCHARGED_CACHE_MAX.  A charged buffer kept charged
+ * would hold budget that a connection which sends nothing more never
+ * gives back (no budget waiter could get it: docs/hostile-input.md);
+ * freed, a steady stream of large messages (a 64 KiB string echo) would
+ * allocate per call.  Past the bound such buffers are freed. */
+#define UNCHARGED_CACHE_MAX ((size_t)8 << 20)
+static size_t uncharged_cached; /* atomic */
+
+static bool quota_take(size_t n)
+{
+  size_t was = __atomic_fetch_add(&uncharged_cached, n, __ATOMIC_RELAXED);
+  if (was + n <= UNCHARGED_CACHE_MAX)
+    return true;
+  __atomic_fetch_sub(&uncharged_cached, n, __ATOMIC_RELAXED);
+  return false;
+}
+
+static void quota_give(rbuf *b)
+{
+  if (b->quota) {
+    __atomic_fetch_sub(&uncharged_cached, b->cap, __ATOMIC_RELAXED);
+    b->quota = 0;
+  }
+}
 
 #define RB_HDR ((sizeof(rbuf) + 15) & ~(size_t)15)
 static inline uint8_t *rb_data(rbuf *b) { return (uint8_t *)b + RB_HDR; }
@@ -431,14 +460,16 @@ static void rb_free(giop_reasm *r, rbuf *b)
   if (b) {
     if (b->charged)
       r->uncharge(r->charge_ud, b->charged);
+    quota_give(b);
     r->a->free(b, r->a->ud);
   }
 }
 
 /* A buffer with room for CAP octets: the smallest cached one that is big
  * enough (so that small messages leave the spare's size to the spare), or
- * a new one. */
-static rbuf *rb_new(giop_reasm *r, size_t cap)
+ * a new one.  A cached one taken keeps its place in uncharged_cached when
+ * KEEP_QUOTA (the spare: uncharged while it waits for a read). */
+static rbuf *rb_take(giop_reasm *r, size_t cap, bool keep_quota)
 {
   unsigned best = r->ncache;
   for (unsigned k = 0; k < r->ncache; k++)
@@ -450,6 +481,8 @@ static rbuf *rb_new(giop_reasm *r, size_t cap)
   if (best < r->ncache) {
     rbuf *b = r->cache[best];
     r->cache[best] = r->cache[--r->ncache];
+    if (!keep_quota)
+      quota_give(b);
     b->len = 0;
     b->kind = K_NONE;
     b->drop = 0;
@@ -465,10 +498,27 @@ static rbuf *rb_new(giop_reasm *r, size_t cap)
   return b;
 }
 
+static rbuf *rb_new(giop_reasm *r, size_t cap)
+{
+  return rb_take(r, cap, false);
+}
+
+/* The spare S becomes a message: a large buffer reused as the spare is
+ * charged as the message it now is; refused, it stays counted in
+ * uncharged_cached (bounded) and is charged if it grows. */
+static inline void spare_charge(giop_reasm *r, rbuf *s)
+{
+  if (s->quota && r->charge && r->charge(r->charge_ud, s->cap) == CDR_OK) {
+    quota_give(s);
+    s->charged = s->cap;
+  }
+}
+
 /* Done with B: keep it for reuse or free it.  A buffer charged to the
- * budget is freed (and uncharged): kept, its charge would stay held by a
- * connection that may send nothing more, which no waiter for the budget
- * could ever get back (docs/hostile-input.md, the budget).  The cache only
+ * budget is kept only uncharged, within UNCHARGED_CACHE_MAX (else freed):
+ * kept charged, its charge would stay held by a connection that may send
+ * nothing more, which no waiter for the budget could ever get back
+ * (docs/hostile-input.md, the budget).  The cache only
  * ever holds buffers that were out at once (a buffer is allocated only
  * when none cached fits), so it holds no more than the most messages that
  * were out at once -- e.g. the replies of a connection's callers that one
@@ -476,8 +526,14 @@ static rbuf *rb_new(giop_reasm *r, size_t cap)
  * plus CACHE_SMALL_N - CACHE_N of up to CACHE_SMALL (2.9 MiB in all). */
 static void rb_drop(giop_reasm *r, rbuf *b)
 {
-  if (!r->err && !b->charged && b->cap >= SMALL_CAP && b->cap <= CACHE_MAX &&
-      (r->ncache < CACHE_N || (b->cap <= CACHE_SMALL && r->ncache < CACHE_SMALL_N))) {
+  if (!r->err && b->cap >= SMALL_CAP && b->cap <= CACHE_MAX &&
+      (r->ncache < CACHE_N || (b->cap <= CACHE_SMALL && r->ncache < CACHE_SMALL_N)) &&
+      (!b->charged || quota_take(b->cap))) {
+    if (b->charged) {
+      r->uncharge(r->charge_ud, b->charged);
+      b->charged = 0;
+      b->quota = 1;
+    }
     b->kind = K_NONE;
     r->cache[r->ncache++] = b;
   } else {
@@ -641,6 +697,7 @@ static int grow(giop_reasm *r, size_t need)
     int rc = r->charge(r->charge_ud, add);
     if (rc != CDR_OK)
       return rc;
+    quota_give(t);   /* counted at its old size; charged now */
   }
   rbuf *nb = r->a->realloc(t, RB_HDR + nc, r->a->ud);
   if (!nb) {
@@ -787,6 +844,7 @@ static int begin(giop_reasm *r, const giop_header *gh, const uint8_t *h, size_t 
     r->spare = NULL;
     t->len = spare_n;
     *consumed = spare_n;
+    spare_charge(r, t);
   } else {
     size_t cap = avail > INIT_CAP ? avail : INIT_CAP;
     if (cap > total)
@@ -985,7 +1043,7 @@ int giop_reasm_feed(giop_reasm *r, const void *data, size_t len)
 static int get_spare(giop_reasm *r)
 {
   if (!r->spare) {
-    r->spare = rb_new(r, SPARE_CAP);
+    r->spare = rb_take(r, SPARE_CAP, true);
     if (!r->spare)
       return fail(r, CDR_E_NOMEM);
     r->spare->len = 0;
@@ -1396,6 +1454,7 @@ int giop_reasm_commit(giop_reasm *r, size_t n)
           && !(gh.minor >= 1 && (gh.flags & GIOP_FLAG_MORE_FRAGMENTS))
           && (size_t)gh.size + GIOP_HEADER_SIZE == n) {
         r->spare = NULL;
+        spare_charge(r, s);
         r->last_part = n;
         s->len = n;
         s->total = n;
@@ -1489,6 +1548,7 @@ int iiop__reasm_take(giop_reasm *r, size_t n, uint8_t **msg, size_t *len)
     return 0;
   r->room = 0;                        /* the reservation ends (no zombie: RM_SPARE) */
   r->spare = NULL;
+  spare_charge(r, s);
   r->last_part = n;
   r->tgt = NULL;
   r->rem = 0;

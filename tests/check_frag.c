@@ -1737,6 +1737,71 @@ START_TEST(test_budget_refusals_not_sticky)
 }
 END_TEST
 
+/* Read the octets O (one or more messages) through giop_reasm_buffer()/
+ * commit() until a message is out; assert it is M (LEN octets) and that
+ * the budget B holds at least LEN for it while it is out; release it. */
+static void read_charged(giop_reasm *r, const obuf *o, const uint8_t *m, size_t len, tbudget *b)
+{
+  size_t off = 0;
+  for (;;) {
+    uint8_t *x, *buf;
+    size_t xl, room;
+    if (giop_reasm_next(r, &x, &xl)) {
+      ck_assert_uint_eq(off, o->n);
+      TU_ASSERT_BYTES(x, xl, m, len);
+      ck_assert_msg(b->used >= len, "used %zu len %zu off %zu", b->used, len, off);   /* charged while it is out */
+      giop_reasm_release(r, x);
+      return;
+    }
+    ck_assert_int_eq(giop_reasm_buffer(r, &buf, &room), CDR_OK);
+    ck_assert_uint_lt(off, o->n);
+    size_t k = room < o->n - off ? room : o->n - off;
+    memcpy(buf, o->b + off, k);
+    off += k;
+    ck_assert_int_eq(giop_reasm_commit(r, k), CDR_OK);
+  }
+}
+
+/* Large messages one after another (70,000 octets, over the 64 KiB that
+ * are charged: whole, and in 1 KiB Fragments): each is charged while it
+ * is out, the budget is all given back once it is released (a buffer kept
+ * for reuse holds no charge: a connection that sends nothing more holds
+ * none of the budget), and after warm-up no message allocates. */
+START_TEST(test_budget_released_cached_uncharged)
+{
+  for (int frag = 0; frag < 2; frag++) {
+    cdr_mem_counter mc;
+    cdr_mem_counter_init(&mc, NULL);
+    tbudget bud = { 0, SIZE_MAX, 0 };
+    giop_reasm *r = reasm_budget(&mc.alloc, &bud);
+    size_t len;
+    uint8_t *m = make_msg(2, 1, GIOP_REQUEST, 70000, 5, 70000, &len);
+    obuf o = { 0 };
+    fraglist fl = { .n = 0 };
+    if (frag)
+      fragment_into(&o, m, len, 1024, 5, &fl);
+    else
+      ob_put(&o, m, len);
+    for (int k = 0; k < 3; k++) {
+      read_charged(r, &o, m, len, &bud);
+      ck_assert_uint_eq(bud.used, 0);
+    }
+    uint64_t before = mc.attempts;
+    for (int k = 0; k < 50; k++) {
+      read_charged(r, &o, m, len, &bud);
+      ck_assert_uint_eq(bud.used, 0);
+    }
+    ck_assert_msg(mc.attempts == before, "fragmented %d: %llu allocations in 50 messages", frag,
+                  (unsigned long long)(mc.attempts - before));
+    ck_assert_uint_eq(bud.refusals, 0);
+    giop_reasm_free(r);
+    ck_assert_int_eq(mc.live, 0);
+    free(o.b);
+    free(m);
+  }
+}
+END_TEST
+
 /* A message the budget refuses is dropped with giop_reasm_skip_current():
  * giop_reasm_current() shows what arrived of it (its header first), its
  * charge is given back at once, the rest of it -- its later Fragments too
@@ -1925,6 +1990,7 @@ static Suite *frag_suite(void)
   tcase_add_test(tc, test_alloc_failures);
   tcase_add_test(tc, test_budget_refusals_not_sticky);
   tcase_add_test(tc, test_budget_skip_current);
+  tcase_add_test(tc, test_budget_released_cached_uncharged);
   tcase_add_test(tc, test_reasm_error_minor);
   suite_add_tcase(s, tc);
   return s;

@@ -43,8 +43,10 @@
  *   most (of equals, the last to begin waiting) gets that answer at once
  *   instead, one at a time until the rest can go on: refusing it frees the
  *   most, so the fewest are refused.  A request whose charge fits is never
- *   refused.  A charged buffer is freed once its message is done (not
- *   cached), so an idle connection holds no charge.
+ *   refused.  A charged buffer gives its charge back once its message is
+ *   done, so an idle connection holds no charge; it is kept for reuse
+ *   uncharged within 8 MiB for the whole process (else freed) and charged
+ *   again when it next holds a message.
  *   A request whose own header has not arrived by then closes its
  *   connection.  A header whose message_size is over max_in_flight can
  *   never be afforded: MessageError and close, as max_message.  Waiting

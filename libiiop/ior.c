@@ -189,7 +189,11 @@ static int iiop_body_get(cdr_in *i, cdr_arena *a, iiop_profile *p)
   p->minor = cdr_get_octet(i);
   if (cdr_in_status(i) != CDR_OK)
     return cdr_in_status(i);
-  if (p->major != 1 || p->minor > 2) /* a version we cannot read: kept raw */
+  /* Every IIOP 1.x profile from 1.1 on has 1.1's layout (CORBA 3.0
+   * 15.7.2): a later minor (1.3 and up) is read as 1.1, octets after the
+   * components skipped, as omniORB reads it; a client speaks GIOP 1.2 to
+   * it.  Another major is a layout we cannot know: kept raw. */
+  if (p->major != 1)
     return cdr_in_end_encap(i);
   if (cdr_get_string_view(i, &p->host, NULL) != CDR_OK)
     return cdr_in_status(i);
@@ -265,7 +269,7 @@ static void octets_put(cdr_out *o, const uint8_t *p, uint32_t n)
 
 static int iiop_body_put(cdr_out *o, const iiop_profile *p)
 {
-  if (p->major != 1 || p->minor > 2 || !p->host || (!p->key && p->key_len)
+  if (p->major != 1 || !p->host || (!p->key && p->key_len)
       || (!p->components && p->ncomponents) || (p->minor == 0 && p->ncomponents))
     return cdr_out_fail(o, CDR_E_INVALID, "IIOP profile invalid (version, host, key or components)");
   for (uint32_t k = 0; k < p->ncomponents; k++)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cdr/cdr.h>
+#include <iiop/ior.h>
 #include <iiop/orb.h>
 #include "netutil.h"
 #include "testutil.h"
@@ -30,6 +31,7 @@ typedef struct servant {
   int calls;                 /* atomic: pings answered */
   int oneways;               /* atomic: oneway "set" requests executed */
   int32_t value;             /* atomic: the last "set" */
+  int minor;                 /* atomic: GIOP minor of the last ping answered */
 } servant;
 
 static int forwarded(servant *sv, iiop_request *req)
@@ -52,6 +54,10 @@ static int op_ping(void *s, iiop_request *req, cdr_in *args, cdr_out *result)
     cdr_put_long(result, -1); /* dropped: the reply is the forward */
     return CDR_OK;
   }
+  uint8_t major = 0, minor = 0;
+  ck_assert_int_eq(iiop_request_giop_version(req, &major, &minor), CDR_OK);
+  ck_assert_uint_eq(major, 1);
+  __atomic_store_n(&sv->minor, minor, __ATOMIC_SEQ_CST);
   __atomic_add_fetch(&sv->calls, 1, __ATOMIC_SEQ_CST);
   cdr_put_long(result, x + 1);
   return CDR_OK;
@@ -195,6 +201,65 @@ START_TEST(test_forward_cached_giop10)
   ck_assert_int_eq(load(&sa.forwards), 1);
   ck_assert_int_eq(load(&sb.calls), 3);
   iiop_ref_free(r);
+}
+END_TEST
+
+/* IOR, its IIOP profile re-encoded at IIOP 1.MINOR (as a newer ORB
+ * publishes it: same layout as 1.1), into OUT. */
+static void ior_at_minor(const char *ior, uint8_t minor, char *out, size_t n)
+{
+  cdr_arena a;
+  cdr_arena_init(&a, NULL);
+  iiop_ior v;
+  ck_assert_int_eq(iiop_ior_from_string(ior, &a, &v), CDR_OK);
+  int found = 0;
+  for (uint32_t k = 0; k < v.nprofiles; k++)
+    if (v.profiles[k].tag == IIOP_TAG_INTERNET_IOP && v.profiles[k].iiop_ok) {
+      v.profiles[k].minor = minor;
+      v.profiles[k].data = NULL; /* encoded from its fields */
+      found = 1;
+    }
+  ck_assert(found);
+  char *s = NULL;
+  ck_assert_int_eq(iiop_ior_to_string(&v, CDR_BIG_ENDIAN, &a, &s), CDR_OK);
+  ck_assert_uint_lt(strlen(s), n);
+  strcpy(out, s);
+  cdr_arena_free(&a);
+  cdr_arena_init(&a, NULL);
+  ck_assert_int_eq(iiop_ior_from_string(out, &a, &v), CDR_OK);
+  ck_assert_uint_eq(iiop_ior_iiop_profile(&v)->minor, minor);
+  cdr_arena_free(&a);
+}
+
+/* A reference whose IIOP profile is 1.3 or later (a newer ORB's) is called
+ * in GIOP 1.2, the latest the client speaks; directly and as the target of
+ * a forward. */
+START_TEST(test_iiop13_profile_spoken_as_12)
+{
+  static char ior13[1024], ior9[1024];
+  ior_at_minor(ior_b, 3, ior13, sizeof ior13);
+  ior_at_minor(ior_b, 9, ior9, sizeof ior9);
+  iiop_ref *r13 = resolve(ior13), *r9 = resolve(ior9);
+  int32_t v = 0;
+  ck_assert_int_eq(ping(r13, 41, &v, NULL), CDR_OK);
+  ck_assert_int_eq(v, 42);
+  ck_assert_int_eq(load(&sb.minor), 2);
+  __atomic_store_n(&sb.minor, -1, __ATOMIC_SEQ_CST);
+  ck_assert_int_eq(ping(r9, 1, &v, NULL), CDR_OK);
+  ck_assert_int_eq(v, 2);
+  ck_assert_int_eq(load(&sb.minor), 2);
+  ck_assert_int_eq(load(&sb.calls), 2);
+  iiop_ref_free(r13);
+  iiop_ref_free(r9);
+
+  sa.fwd_ior = ior13;
+  iiop_ref *ra = resolve(ior_a);
+  ck_assert_int_eq(ping(ra, 7, &v, NULL), CDR_OK);
+  ck_assert_int_eq(v, 8);
+  ck_assert_int_eq(load(&sa.forwards), 1);
+  ck_assert_int_eq(load(&sb.calls), 3);
+  ck_assert_int_eq(load(&sb.minor), 2);
+  iiop_ref_free(ra);
 }
 END_TEST
 
@@ -393,6 +458,7 @@ static Suite *forward_suite(void)
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_forward_cached);
   tcase_add_test(tc, test_forward_cached_giop10);
+  tcase_add_test(tc, test_iiop13_profile_spoken_as_12);
   tcase_add_test(tc, test_oneway_after_forward);
   tcase_add_test(tc, test_target_stopped_back_to_original);
   tcase_add_test(tc, test_perm_remembered);

@@ -494,19 +494,55 @@ START_TEST(test_versions_and_nil)
   ck_assert_ptr_null(back.profiles[0].components);
   ck_assert_str_eq(back.profiles[0].host, "old.example");
 
-  /* IIOP 1.3 (unknown minor): kept raw, not iiop_ok, re-encoded as is. */
+  /* IIOP 1.3 and a later minor: 1.1's layout (CORBA 3.0 15.7.2), decoded
+   * as omniORB decodes them, components and all; octets after the
+   * components (a later minor's own) skipped; re-encoded as they came. */
   static const uint8_t junk[4] = { 9, 9, 9, 9 };
-  enc_iiop_body(&body, 1, 1, 3, "new.example", 1, junk, 4, NULL, 0);
-  tpart tp2[] = { { IIOP_TAG_INTERNET_IOP, body.b, body.n } };
+  static const uint8_t orbtype[] = { 1, 0, 0, 0, 0x49, 0x4f, 0x4e, 0x41 }; /* LE "IONA" */
+  tpart comp[] = { { 0 /* TAG_ORB_TYPE */, orbtype, sizeof orbtype } };
+  for (int minor = 3; minor <= 9; minor += 6) {
+    enc_iiop_body(&body, 1, 1, (uint8_t)minor, "new.example", 1, junk, 4, comp, 1);
+    if (minor == 9) {
+      tu_u8(&body, 0x77); /* a later minor's field */
+      tu_u8(&body, 0x78);
+    }
+    tpart tp2[] = { { IIOP_TAG_INTERNET_IOP, body.b, body.n } };
+    t.n = 0;
+    tu_u8(&t, 1);
+    enc_ior(&t, 1, "IDL:New:1.0", tp2, 1);
+    want = hex_ior(t.b, t.n);
+    ck_assert_int_eq(iiop_ior_from_string(want, &a, &back), CDR_OK);
+    ck_assert_uint_eq(back.nprofiles, 1);
+    const iiop_profile *p = iiop_ior_iiop_profile(&back);
+    ck_assert_ptr_eq(p, &back.profiles[0]);
+    ck_assert_uint_eq(p->iiop_ok, 1);
+    ck_assert_uint_eq(p->major, 1);
+    ck_assert_uint_eq(p->minor, (unsigned)minor);
+    ck_assert_str_eq(p->host, "new.example");
+    ck_assert_uint_eq(p->port, 1);
+    ck_assert_uint_eq(p->key_len, 4);
+    ck_assert_mem_eq(p->key, junk, 4);
+    ck_assert_uint_eq(p->ncomponents, 1);
+    ck_assert_uint_eq(p->components[0].tag, 0);
+    ck_assert_uint_eq(p->components[0].len, sizeof orbtype);
+    ck_assert_mem_eq(p->components[0].data, orbtype, sizeof orbtype);
+    assert_reencodes(want, &a);
+    free(want);
+  }
+
+  /* IIOP 2.0 (another major: a layout we cannot know): kept raw, not
+   * iiop_ok, re-encoded as is. */
+  enc_iiop_body(&body, 1, 2, 0, "new.example", 1, junk, 4, NULL, 0);
+  tpart tp3[] = { { IIOP_TAG_INTERNET_IOP, body.b, body.n } };
   t.n = 0;
   tu_u8(&t, 1);
-  enc_ior(&t, 1, "IDL:New:1.0", tp2, 1);
+  enc_ior(&t, 1, "IDL:New:1.0", tp3, 1);
   want = hex_ior(t.b, t.n);
   ck_assert_int_eq(iiop_ior_from_string(want, &a, &back), CDR_OK);
   ck_assert_uint_eq(back.nprofiles, 1);
   ck_assert_uint_eq(back.profiles[0].iiop_ok, 0);
-  ck_assert_uint_eq(back.profiles[0].major, 1);
-  ck_assert_uint_eq(back.profiles[0].minor, 3);
+  ck_assert_uint_eq(back.profiles[0].major, 2);
+  ck_assert_uint_eq(back.profiles[0].minor, 0);
   ck_assert_ptr_null(iiop_ior_iiop_profile(&back));
   assert_reencodes(want, &a);
   free(want);

@@ -41,7 +41,9 @@ typedef struct iiop_profile {
   uint32_t len;              /* profile_data octets */
   const uint8_t *data;       /* the raw profile_data (encapsulation) */
   /* Decoded when tag == IIOP_TAG_INTERNET_IOP: */
-  uint8_t major, minor;      /* IIOP version 1.0..1.2 (others kept raw, iiop_ok 0) */
+  uint8_t major, minor;      /* IIOP version: major 1 is decoded (1.3 and later as 1.1,
+                              * whose layout they share); another major is kept
+                              * raw, iiop_ok 0 */
   uint8_t iiop_ok;
   const char *host;          /* NUL-terminated, exactly as in the profile: an IPv6
                               * address may come bracketed ("[fe80::1]", as omniORB
@@ -76,7 +78,9 @@ typedef struct iiop_codeset_info {
 
 /* Read an IOR (type_id string, then the profile sequence) from I.  An IIOP
  * profile body is decoded (its own encapsulation byte order honoured,
- * components of 1.1+ included); others are kept raw.  The standard
+ * components of 1.1+ included; 1.3 and later minors have 1.1's layout and
+ * are decoded as 1.1, what follows the components skipped); a major other
+ * than 1, and other profiles, are kept raw.  The standard
  * components this header decodes (ORB type, code sets, SSL, alternate
  * address) are checked too, each in its own encapsulation's byte order, so
  * a malformed one fails the read as omniORB's does.  Every count is checked
@@ -93,7 +97,7 @@ IIOP_API int iiop_ior_read(cdr_in *i, iiop_ior *ior) IIOP_WUR;
  * is UTF-8, converted to the transmission code set (cdr_put_string_utf8());
  * a NULL one is written as "".  Errors: the stream's; CDR_E_INVALID (also recorded in
  * O) for a profile that cannot be encoded: no data and not iiop_ok with
- * len > 0, an IIOP version other than 1.0-1.2, components in 1.0, a NULL
+ * len > 0, an IIOP major other than 1, components in 1.0, a NULL
  * host, key or component array with a non-zero length. */
 IIOP_API int iiop_ior_write(cdr_out *o, const iiop_ior *ior);
 

@@ -1727,7 +1727,7 @@ int iiop_call_begin(iiop_ref *r, const char *operation, int oneway, iiop_call **
 
 /* ---------------------------------------------------------------- local exceptions */
 
-enum { PH_CONNECT, PH_SEND, PH_WAIT };
+enum { PH_CONNECT, PH_SEND, PH_WAIT, PH_FORWARD /* told to go elsewhere */ };
 
 /* Record the system exception a local failure RC maps to. */
 static void set_local_ex(iiop_call *call, int rc, int phase, int completed_no)
@@ -1764,6 +1764,16 @@ static void set_local_ex(iiop_call *call, int rc, int phase, int completed_no)
     break;
   case CDR_E_UNSUPPORTED:
     name = phase == PH_CONNECT ? "INV_OBJREF" : "NO_IMPLEMENT";
+    break;
+  case CDR_E_LIMIT:
+    /* A reply (or a message read with it) over max_message or
+     * max_fragmented: omniORB's MARSHAL_MessageSizeExceedLimitOnClient.
+     * Elsewhere (too many forwards, the request's own limits) IMP_LIMIT. */
+    name = phase == PH_WAIT ? "MARSHAL" : "IMP_LIMIT";
+    if (phase == PH_WAIT)
+      minor = IIOP_MINOR_MESSAGE_SIZE;
+    if (phase == PH_CONNECT)
+      completed = GIOP_COMPLETED_NO;
     break;
   default:
     name = cdr_status_exception(rc);
@@ -2742,6 +2752,10 @@ static inline __attribute__((always_inline)) int invoke_n(iiop_call *call, cdr_i
                       &no);
     }
     if (rc != CDR_OK) {
+      char refused[GIOP_REASM_TEXT_MAX]; /* what the reader refused, in words */
+      refused[0] = 0;
+      if (rc == CDR_E_LIMIT || rc == CDR_E_PROTOCOL)
+        iiop__conn_error_text(cc->conn, refused, sizeof refused);
       cconn_unref(cl, cc);
       /* A connection taken from the cache that the server had closed (or
        * closes now, saying so) processed nothing: try again on a new one.
@@ -2774,6 +2788,16 @@ static inline __attribute__((always_inline)) int invoke_n(iiop_call *call, cdr_i
         client_why(cl, "GIOP %s %s:%u: %s %s", phase == PH_SEND ? "to" : "from", ep->host,
                    (unsigned)ep->port, cdr_strerror(rc),
                    phase == PH_SEND ? "while the request was written" : "before the reply");
+      else if (rc == CDR_E_TIMEOUT)
+        client_why(cl, "GIOP %s %s:%u: the call's timeout (%d ms) passed %s",
+                   phase == PH_SEND ? "to" : "from", ep->host, (unsigned)ep->port, ms,
+                   phase == PH_SEND ? "while the request was written" : "before the reply");
+      else if ((rc == CDR_E_LIMIT || rc == CDR_E_PROTOCOL) && phase == PH_WAIT)
+        client_why(cl, "GIOP from %s:%u: %s (MessageError sent, connection closed)", ep->host,
+                   (unsigned)ep->port,
+                   refused[0] ? refused
+                   : rc == CDR_E_LIMIT ? "a message over the client's limits"
+                                       : "a message that is no reply to a request sent");
       set_local_ex(call, rc, phase, no);  /* PH_SEND: 1 but for a combined write */
       return rc;
     }
@@ -2790,6 +2814,8 @@ static inline __attribute__((always_inline)) int invoke_n(iiop_call *call, cdr_i
                  (uint8_t)iiop__answer_minor(call->pmsg, call->plen, call->out_opts.giop_minor));
       conn_fail(cc, CDR_E_PROTOCOL, 0);
       ccount(cl, CST_PROTOCOL);
+      client_why(cl, "GIOP from %s:%u: a reply that cannot be parsed (MessageError sent, "
+                 "connection closed)", ep->host, (unsigned)ep->port);
       set_local_ex(call, CDR_E_PROTOCOL, PH_WAIT, 0);
       return CDR_E_PROTOCOL;
     }
@@ -2825,7 +2851,7 @@ static inline __attribute__((always_inline)) int invoke_n(iiop_call *call, cdr_i
       }
       drop_reply(call);
       if (rc != CDR_OK) {
-        set_local_ex(call, rc, PH_WAIT, 1);   /* too many forwards: IMP_LIMIT */
+        set_local_ex(call, rc, PH_FORWARD, 1); /* too many forwards: IMP_LIMIT */
         return rc;
       }
       continue;

@@ -486,6 +486,11 @@ int iiop__conn_error_minor(const iiop_conn *c)
   return giop_reasm_error_minor(c->r);
 }
 
+size_t iiop__conn_error_text(const iiop_conn *c, char *buf, size_t cap)
+{
+  return giop_reasm_error_text(c->r, buf, cap);
+}
+
 size_t iiop__conn_whole_max(const iiop_conn *c)
 {
   return c->whole_max;

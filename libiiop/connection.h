@@ -99,6 +99,10 @@ IIOP_HIDDEN int iiop__conn_sendv_maybe(iiop_conn *c, const struct iovec *v, int 
 /* giop_reasm_error_minor() of C's reassembler: the GIOP minor version to
  * answer the header iiop__conn_recv() refused (CDR_E_PROTOCOL) in, or -1. */
 IIOP_HIDDEN int iiop__conn_error_minor(const iiop_conn *c);
+/* What C's reader refused, in words (giop_reasm_error_text: after
+ * iiop__conn_recv() failed with CDR_E_PROTOCOL or CDR_E_LIMIT; "" when it
+ * refused nothing).  Returns the text's length. */
+IIOP_HIDDEN size_t iiop__conn_error_text(const iiop_conn *c, char *buf, size_t cap);
 /* The largest message C sends unfragmented. */
 IIOP_HIDDEN size_t iiop__conn_whole_max(const iiop_conn *c);
 IIOP_HIDDEN int iiop__conn_sendv_msgs(iiop_conn *c, const struct iovec *v, int nv,

@@ -43,7 +43,10 @@
  * problem.
  */
 #include "config.h"
+#include <ctype.h>
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <iiop/frag.h>
 #include "internal.h"
@@ -403,6 +406,8 @@ struct giop_reasm {
   uint32_t max_pending;
   int err;                   /* sticky */
   int err_minor;             /* the version to answer ERR in (giop_reasm_error_minor) */
+  uint8_t err_hdr[GIOP_HEADER_SIZE]; /* the refused header's first octets (giop_reasm_error_text) */
+  uint8_t err_hdr_n;         /* how many */
   int st;                    /* ST_HDR: expecting a header; ST_BODY: a part's octets */
   rbuf *tgt;                 /* ST_BODY: where they go (NULL: cancelled, skip them) */
   size_t rem;                /* ST_BODY: octets of the current part still to come */
@@ -609,8 +614,12 @@ static int fail(giop_reasm *r, int err)
  * protocol error records the version to answer it in. */
 static int fail_hdr(giop_reasm *r, int err, const uint8_t *h, size_t have)
 {
-  if (!r->err && err == CDR_E_PROTOCOL)
-    r->err_minor = iiop__answer_minor(h, have, -1);
+  if (!r->err) {
+    if (err == CDR_E_PROTOCOL)
+      r->err_minor = iiop__answer_minor(h, have, -1);
+    r->err_hdr_n = (uint8_t)(have < GIOP_HEADER_SIZE ? have : GIOP_HEADER_SIZE);
+    memcpy(r->err_hdr, h, r->err_hdr_n);
+  }
   return fail(r, err);
 }
 
@@ -1645,6 +1654,47 @@ size_t giop_reasm_pending_bytes(const giop_reasm *r)
 int giop_reasm_error_minor(const giop_reasm *r)
 {
   return r && r->err == CDR_E_PROTOCOL ? r->err_minor : -1;
+}
+
+size_t giop_reasm_error_text(const giop_reasm *r, char *buf, size_t cap)
+{
+  char t[GIOP_REASM_TEXT_MAX];
+  const uint8_t *h = r ? r->err_hdr : NULL;
+  size_t n = r ? r->err_hdr_n : 0;
+  t[0] = 0;
+  if (!r || !r->err) {
+    /* nothing refused */
+  } else if (r->err == CDR_E_LIMIT && n == GIOP_HEADER_SIZE) {
+    uint64_t total = (uint64_t)iiop__load32(h + 8, h[6] & GIOP_FLAG_LITTLE_ENDIAN)
+                     + GIOP_HEADER_SIZE;
+    snprintf(t, sizeof t, "a GIOP message of %" PRIu64 " octets, over the limit of %zu",
+             total, r->max_message);
+  } else if (r->err == CDR_E_LIMIT) {
+    snprintf(t, sizeof t, "a fragmented GIOP message over the limit of %zu octets",
+             r->max_total);
+  } else if (r->err == CDR_E_PROTOCOL && n && memcmp(h, "GIOP", n < 4 ? n : 4) != 0) {
+    /* the first octets as hex, and as text where all of them are printable */
+    size_t k = n < 4 ? n : 4, at;
+    bool text = true;
+    at = (size_t)snprintf(t, sizeof t, "not GIOP: the stream begins");
+    for (size_t i = 0; i < k; i++) {
+      at += (size_t)snprintf(t + at, sizeof t - at, " %02x", h[i]);
+      text = text && isprint(h[i]);
+    }
+    if (text)
+      snprintf(t + at, sizeof t - at, " (\"%.*s\")", (int)k, (const char *)h);
+  } else if (r->err == CDR_E_PROTOCOL && n >= 6 && (h[4] != 1 || h[5] > 2)) {
+    snprintf(t, sizeof t, "GIOP %u.%u, a version this ORB does not speak", h[4], h[5]);
+  } else if (r->err == CDR_E_PROTOCOL && n >= 8) {
+    snprintf(t, sizeof t, "a malformed GIOP %u.%u message (type %u, flags 0x%02x)", h[4],
+             h[5], h[7], h[6]);
+  } else {
+    snprintf(t, sizeof t, "%s", r->err == CDR_E_PROTOCOL ? "a malformed GIOP message"
+                                                         : cdr_strerror(r->err));
+  }
+  if (buf && cap)
+    snprintf(buf, cap, "%s", t);
+  return strlen(t);
 }
 
 int giop_reasm_phase(const giop_reasm *r)

@@ -1,7 +1,10 @@
 /* check_corba_fail.c - the C mapping's view of local failures and of
  * interceptors that raise: a refused port is TRANSIENT with omniORB's
  * TRANSIENT_ConnectFailed (CORBAORB_MINOR_CONNECT_FAILED), a peer that
- * closes after reading the request is COMM_FAILURE_WaitingForReply; an
+ * closes after reading the request is COMM_FAILURE_WaitingForReply, one
+ * that answers a Reply header of 2 GiB MARSHAL with
+ * MARSHAL_MessageSizeExceedLimitOnClient and its reason in
+ * corbaorb_ORB_last_error(); an
  * ORB-level client interceptor (corbaorb_orb_add_client_interceptor())
  * raising with iiop_call_set_exception() from send_request or
  * receive_reply gives the caller's CORBA_Environment that exception
@@ -130,6 +133,48 @@ START_TEST(test_closed_minor)
 }
 END_TEST
 
+static void *huge_after_request(void *arg)
+{
+  int lfd = *(int *)arg;
+  int fd = accept(lfd, NULL, NULL);
+  if (fd < 0)
+    return NULL;
+  char buf[512];
+  ssize_t n = read(fd, buf, sizeof buf); /* the request (one small message) */
+  *(int *)arg = (int)n;
+  static const uint8_t huge[12] = { 'G', 'I', 'O', 'P', 1, 2, 1, GIOP_REPLY, 0xff, 0xff, 0xff,
+                                    0x7f }; /* little-endian, message_size 2^31 - 1 */
+  ck_assert_int_eq(write(fd, huge, sizeof huge), (ssize_t)sizeof huge);
+  usleep(50 * 1000);
+  close(fd);
+  return NULL;
+}
+
+START_TEST(test_oversize_reply_minor)
+{
+  uint16_t port;
+  int lfd = nu_listen(4, &port), arg = lfd;
+  pthread_t t;
+  ck_assert_int_eq(pthread_create(&t, NULL, huge_after_request, &arg), 0);
+  CORBA_ORB orb = new_orb();
+  CORBA_Object obj = object_at(orb, port);
+  check_is_a_raises(obj, ex_CORBA_MARSHAL, CORBAORB_MINOR_MESSAGE_SIZE, CORBA_COMPLETED_MAYBE);
+  ck_assert_uint_eq(CORBAORB_MINOR_MESSAGE_SIZE, 0x4154000bu);
+  pthread_join(t, NULL);
+  ck_assert_int_gt(arg, 12);
+  char why[CORBAORB_ERROR_MAX], want[CORBAORB_ERROR_MAX];
+  corbaorb_ORB_last_error(orb, why, sizeof why);
+  snprintf(want, sizeof want, "GIOP from 127.0.0.1:%u: a GIOP message of 2147483659 octets, "
+           "over the limit of 67108864 (MessageError sent, connection closed)", (unsigned)port);
+  ck_assert_str_eq(why, want);
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  CORBA_Object_release(obj, &ev);
+  free_orb(orb);
+  close(lfd);
+}
+END_TEST
+
 static int mode;                    /* 1: send_request raises, 2: receive_reply raises */
 static int sends, recvs;
 
@@ -199,6 +244,7 @@ static Suite *corba_fail_suite(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_refused_minor);
   tcase_add_test(tc, test_closed_minor);
+  tcase_add_test(tc, test_oversize_reply_minor);
   tcase_add_test(tc, test_interceptor_raises);
   suite_add_tcase(s, tc);
   return s;

@@ -8,7 +8,12 @@
  * reads the request and closes, or resets, or is killed (SIGKILL) is
  * COMM_FAILURE_WaitingForReply (MAYBE); a CloseConnection instead of the
  * reply is TRANSIENT_ConnectionClosed (NO); garbage instead of a reply is
- * COMM_FAILURE_UnMarshalResults.  The connect phase under a call timeout: a
+ * COMM_FAILURE_UnMarshalResults, a reply header over the client's
+ * max_message MARSHAL_MessageSizeExceedLimitOnClient (MAYBE), a peer that
+ * reads the request and never answers TIMEOUT_CallTimedOutOnClient (MAYBE);
+ * each with its exact reason (iiop_client_last_error(): "not GIOP: the
+ * stream begins ...", the refused version or type, the size and the limit,
+ * the timeout).  The connect phase under a call timeout: a
  * listener whose accept queue is full (SYNs dropped: the TCP handshake
  * never completes) and a TCP peer that accepts a TLS connection and never
  * answers its ClientHello both end the call with CDR_E_TIMEOUT, TIMEOUT
@@ -103,7 +108,12 @@ static iiop_client *new_client(const char *ca)
 
 /* ---------------------------------------------------------------- raw peers */
 
-enum { PEER_CLOSE, PEER_RESET, PEER_CLOSE_CONNECTION, PEER_GARBAGE, PEER_SILENT };
+enum { PEER_CLOSE, PEER_RESET, PEER_CLOSE_CONNECTION, PEER_GARBAGE, PEER_SILENT, PEER_HTTP,
+       PEER_HUGE, PEER_V99, PEER_TYPE9, PEER_MUTE };
+
+/* What the last ping_peer() left: the client's last error, the peer's port. */
+static char peer_why[IIOP_CLIENT_ERROR_MAX];
+static unsigned peer_port;
 
 typedef struct peer {
   int lfd, mode;
@@ -151,6 +161,36 @@ static void *peer_main(void *arg)
   static const uint8_t close_conn[12] = { 'G', 'I', 'O', 'P', 1, 2, 0, GIOP_CLOSE_CONNECTION,
                                           0, 0, 0, 0 };
   static const uint8_t garbage[12] = { 'G', 'A', 'R', 'B', 'A', 'G', 'E', '!', 0, 0, 0, 0 };
+  static const char http[] = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
+  /* a Reply (big-endian) whose message_size is 2^31 - 1 */
+  static const uint8_t huge[12] = { 'G', 'I', 'O', 'P', 1, 2, 0, GIOP_REPLY, 0x7f, 0xff, 0xff,
+                                    0xff };
+  static const uint8_t v99[12] = { 'G', 'I', 'O', 'P', 9, 9, 0, GIOP_REPLY, 0, 0, 0, 0 };
+  static const uint8_t type9[12] = { 'G', 'I', 'O', 'P', 1, 2, 0, 9, 0, 0, 0, 0 };
+  const void *answer = NULL;
+  size_t answer_len = 0;
+  switch (p->mode) {
+  case PEER_HTTP:
+    answer = http;
+    answer_len = sizeof http - 1;
+    break;
+  case PEER_HUGE:
+    answer = huge;
+    answer_len = sizeof huge;
+    break;
+  case PEER_V99:
+    answer = v99;
+    answer_len = sizeof v99;
+    break;
+  case PEER_TYPE9:
+    answer = type9;
+    answer_len = sizeof type9;
+    break;
+  default:
+    break;
+  }
+  if (answer)
+    ck_assert_int_eq(write(fd, answer, answer_len), (ssize_t)answer_len);
   switch (p->mode) {
   case PEER_RESET: {
     struct linger lg = { 1, 0 };    /* close() sends RST */
@@ -166,13 +206,15 @@ static void *peer_main(void *arg)
   default:
     break;
   }
-  usleep(100 * 1000);               /* the client reads what was written first */
+  /* the client reads what was written first (PEER_MUTE: its call times out) */
+  usleep((p->mode == PEER_MUTE ? 900 : 100) * 1000);
   close(fd);
   return NULL;
 }
 
-/* A ping to a raw peer of MODE: what it ended with. */
-static outcome ping_peer(int mode)
+/* A ping to a raw peer of MODE with a call timeout of CALL_MS: what it ended
+ * with (the client's last error in peer_why, the port in peer_port). */
+static outcome ping_peer_ms(int mode, int call_ms)
 {
   peer p = { 0, mode, -1, 0 };
   uint16_t port;
@@ -181,7 +223,9 @@ static outcome ping_peer(int mode)
   ck_assert_int_eq(pthread_create(&t, NULL, peer_main, &p), 0);
   iiop_client *c = new_client(NULL);
   iiop_ref *r = resolve_port(c, port);
-  outcome o = call_ping(r, 5, 10000);
+  outcome o = call_ping(r, 5, call_ms);
+  iiop_client_last_error(c, peer_why, sizeof peer_why);
+  peer_port = port;
   pthread_join(t, NULL);
   ck_assert_uint_gt(p.got, 12);     /* the whole request was read */
   iiop_ref_free(r);
@@ -189,6 +233,19 @@ static outcome ping_peer(int mode)
   iiop_client_free(c);
   close(p.lfd);
   return o;
+}
+
+static outcome ping_peer(int mode)
+{
+  return ping_peer_ms(mode, 10000);
+}
+
+/* The last ping_peer()'s reason is "GIOP from 127.0.0.1:PORT: " WHAT. */
+static void check_why(const char *what)
+{
+  char want[IIOP_CLIENT_ERROR_MAX];
+  snprintf(want, sizeof want, "GIOP from 127.0.0.1:%u: %s", peer_port, what);
+  ck_assert_str_eq(peer_why, want);
 }
 
 /* ---------------------------------------------------------------- tests */
@@ -247,6 +304,57 @@ START_TEST(test_garbage_reply)
   check_ex(&o, CDR_E_PROTOCOL, "COMM_FAILURE", IIOP_MINOR_UNMARSHAL_RESULTS,
            GIOP_COMPLETED_MAYBE);
   ck_assert_uint_eq(IIOP_MINOR_UNMARSHAL_RESULTS, 0x41540006u); /* COMM_FAILURE_UnMarshalResults */
+  check_why("not GIOP: the stream begins 47 41 52 42 (\"GARB\") (MessageError sent, "
+            "connection closed)");
+}
+END_TEST
+
+/* A web server's answer: the same, and the reason says what came. */
+START_TEST(test_http_reply)
+{
+  outcome o = ping_peer(PEER_HTTP);
+  check_ex(&o, CDR_E_PROTOCOL, "COMM_FAILURE", IIOP_MINOR_UNMARSHAL_RESULTS,
+           GIOP_COMPLETED_MAYBE);
+  check_why("not GIOP: the stream begins 48 54 54 50 (\"HTTP\") (MessageError sent, "
+            "connection closed)");
+}
+END_TEST
+
+/* A GIOP version the client does not speak, and a message type GIOP 1.2 lacks. */
+START_TEST(test_bad_version_and_type)
+{
+  outcome o = ping_peer(PEER_V99);
+  check_ex(&o, CDR_E_PROTOCOL, "COMM_FAILURE", IIOP_MINOR_UNMARSHAL_RESULTS,
+           GIOP_COMPLETED_MAYBE);
+  check_why("GIOP 9.9, a version this ORB does not speak (MessageError sent, connection closed)");
+  o = ping_peer(PEER_TYPE9);
+  check_ex(&o, CDR_E_PROTOCOL, "COMM_FAILURE", IIOP_MINOR_UNMARSHAL_RESULTS,
+           GIOP_COMPLETED_MAYBE);
+  check_why("a malformed GIOP 1.2 message (type 9, flags 0x00) (MessageError sent, connection "
+            "closed)");
+}
+END_TEST
+
+/* A reply header announcing 2 GiB: refused before anything is allocated,
+ * MARSHAL_MessageSizeExceedLimitOnClient as omniORB, with size and limit. */
+START_TEST(test_oversize_reply)
+{
+  outcome o = ping_peer(PEER_HUGE);
+  check_ex(&o, CDR_E_LIMIT, "MARSHAL", IIOP_MINOR_MESSAGE_SIZE, GIOP_COMPLETED_MAYBE);
+  ck_assert_uint_eq(IIOP_MINOR_MESSAGE_SIZE, 0x4154000bu); /* MARSHAL_MessageSizeExceedLimitOnClient */
+  check_why("a GIOP message of 2147483659 octets, over the limit of 67108864 (MessageError sent, "
+            "connection closed)");
+}
+END_TEST
+
+/* A peer that reads the request and never answers: the call's timeout. */
+START_TEST(test_reply_timeout)
+{
+  outcome o = ping_peer_ms(PEER_MUTE, 300);
+  check_ex(&o, CDR_E_TIMEOUT, "TIMEOUT", IIOP_MINOR_CALL_TIMED_OUT, GIOP_COMPLETED_MAYBE);
+  ck_assert_int_ge(o.ms, 295);
+  ck_assert_int_le(o.ms, 300 + SLACK_MS);
+  check_why("the call's timeout (300 ms) passed before the reply");
 }
 END_TEST
 
@@ -417,6 +525,10 @@ static Suite *failmodes_suite(void)
   tcase_add_test(tc, test_reset_after_request);
   tcase_add_test(tc, test_close_connection_instead_of_reply);
   tcase_add_test(tc, test_garbage_reply);
+  tcase_add_test(tc, test_http_reply);
+  tcase_add_test(tc, test_bad_version_and_type);
+  tcase_add_test(tc, test_oversize_reply);
+  tcase_add_test(tc, test_reply_timeout);
   tcase_add_test(tc, test_server_killed);
   if (can_fill_queue)
     tcase_add_test(tc, test_connect_timeout);

@@ -457,31 +457,48 @@ END_TEST
 /* giop_reasm_error_minor(): the version to answer a refused header in, fed
  * whole, in two pieces (6 octets, then the rest) and through
  * giop_reasm_buffer()/commit(); -1 before any error, for a body-level or
- * limit error, and where the octets give no version. */
+ * limit error, and where the octets give no version.  giop_reasm_error_text()
+ * of each: the same words whichever way the octets came. */
 START_TEST(test_reasm_error_minor)
 {
   static const struct {
     uint8_t h[16];
     size_t n;
     int rc, minor;
+    const char *text;
   } c[] = {
-    { { 'G', 'I', 'O', 'P', 1, 0, 1, GIOP_FRAGMENT, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 0 },
-    { { 'G', 'I', 'O', 'P', 1, 0, 1, 8, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 0 },
-    { { 'G', 'I', 'O', 'P', 1, 0, 2, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 0 },
-    { { 'G', 'I', 'O', 'P', 1, 1, 3, GIOP_LOCATE_REQUEST, 8, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 1 },
-    { { 'G', 'I', 'O', 'P', 1, 1, 1, GIOP_FRAGMENT, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 1 },
+    { { 'G', 'I', 'O', 'P', 1, 0, 1, GIOP_FRAGMENT, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 0,
+      "a malformed GIOP 1.0 message (type 7, flags 0x01)" },
+    { { 'G', 'I', 'O', 'P', 1, 0, 1, 8, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 0,
+      "a malformed GIOP 1.0 message (type 8, flags 0x01)" },
+    { { 'G', 'I', 'O', 'P', 1, 0, 2, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 0,
+      "a malformed GIOP 1.0 message (type 0, flags 0x02)" },
+    { { 'G', 'I', 'O', 'P', 1, 1, 3, GIOP_LOCATE_REQUEST, 8, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 1,
+      "a malformed GIOP 1.1 message (type 3, flags 0x03)" },
+    { { 'G', 'I', 'O', 'P', 1, 1, 1, GIOP_FRAGMENT, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 1,
+      "a malformed GIOP 1.1 message (type 7, flags 0x01)" },
     /* a 1.2 Fragment for no pending message (refused past the header) */
-    { { 'G', 'I', 'O', 'P', 1, 2, 1, GIOP_FRAGMENT, 4, 0, 0, 0, 9, 0, 0, 0 }, 16, CDR_E_PROTOCOL, 2 },
-    { { 'G', 'I', 'O', 'P', 1, 2, 1, 8, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 2 },
-    { { 'G', 'I', 'O', 'P', 1, 3, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 2 },
-    { { 'G', 'I', 'O', 'P', 1, 255, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 2 },
-    { { 'G', 'I', 'O', 'P', 2, 0, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 2 },
-    { { 'G', 'I', 'O', 'P', 0, 9, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, -1 },
-    { { 'G', 'I', 'O', 'X', 1, 0, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, -1 },
+    { { 'G', 'I', 'O', 'P', 1, 2, 1, GIOP_FRAGMENT, 4, 0, 0, 0, 9, 0, 0, 0 }, 16, CDR_E_PROTOCOL, 2,
+      "a malformed GIOP 1.2 message (type 7, flags 0x01)" },
+    { { 'G', 'I', 'O', 'P', 1, 2, 1, 8, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 2,
+      "a malformed GIOP 1.2 message (type 8, flags 0x01)" },
+    { { 'G', 'I', 'O', 'P', 1, 3, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 2,
+      "GIOP 1.3, a version this ORB does not speak" },
+    { { 'G', 'I', 'O', 'P', 1, 255, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 2,
+      "GIOP 1.255, a version this ORB does not speak" },
+    { { 'G', 'I', 'O', 'P', 2, 0, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, 2,
+      "GIOP 2.0, a version this ORB does not speak" },
+    { { 'G', 'I', 'O', 'P', 0, 9, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, -1,
+      "GIOP 0.9, a version this ORB does not speak" },
+    { { 'G', 'I', 'O', 'X', 1, 0, 1, GIOP_REQUEST, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, -1,
+      "not GIOP: the stream begins 47 49 4f 58 (\"GIOX\")" },
+    { { 0x16, 0x03, 0x01, 0x02, 0, 1, 0, 0, 0, 0, 0, 0 }, 12, CDR_E_PROTOCOL, -1,
+      "not GIOP: the stream begins 16 03 01 02" }, /* a TLS ClientHello: no text shown */
     /* over max_message: a limit, not a malformed header */
-    { { 'G', 'I', 'O', 'P', 1, 0, 1, GIOP_REQUEST, 0, 0, 0, 0x7f }, 12, CDR_E_LIMIT, -1 },
+    { { 'G', 'I', 'O', 'P', 1, 0, 1, GIOP_REQUEST, 0, 0, 0, 0x7f }, 12, CDR_E_LIMIT, -1,
+      "a GIOP message of 2130706444 octets, over the limit of 67108864" },
     /* a good header: no error */
-    { { 'G', 'I', 'O', 'P', 1, 0, 1, GIOP_REQUEST, 4, 0, 0, 0 }, 12, CDR_OK, -1 },
+    { { 'G', 'I', 'O', 'P', 1, 0, 1, GIOP_REQUEST, 4, 0, 0, 0 }, 12, CDR_OK, -1, "" },
   };
   for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
     for (int way = 0; way < 3; way++) {
@@ -506,10 +523,45 @@ START_TEST(test_reasm_error_minor)
       ck_assert_msg(rc == c[k].rc && giop_reasm_error_minor(r) == c[k].minor,
                     "case %zu way %d: rc %d minor %d, want %d %d", k, way, rc,
                     giop_reasm_error_minor(r), c[k].rc, c[k].minor);
+      char t[GIOP_REASM_TEXT_MAX];
+      ck_assert_uint_eq(giop_reasm_error_text(r, t, sizeof t), strlen(c[k].text));
+      ck_assert_msg(!strcmp(t, c[k].text), "case %zu way %d: \"%s\", want \"%s\"", k, way, t,
+                    c[k].text);
       giop_reasm_free(r);
     }
   }
   ck_assert_int_eq(giop_reasm_error_minor(NULL), -1);
+  ck_assert_uint_eq(giop_reasm_error_text(NULL, NULL, 0), 0);
+
+  /* fewer than 4 octets that cannot begin "GIOP"; a text cut to CAP */
+  giop_reasm *r = giop_reasm_new(NULL);
+  ck_assert_int_eq(giop_reasm_feed(r, "GX", 2), CDR_E_PROTOCOL);
+  char t[GIOP_REASM_TEXT_MAX];
+  ck_assert_uint_eq(giop_reasm_error_text(r, t, sizeof t), 40);
+  ck_assert_str_eq(t, "not GIOP: the stream begins 47 58 (\"GX\")");
+  ck_assert_uint_eq(giop_reasm_error_text(r, t, 9), 40);
+  ck_assert_str_eq(t, "not GIOP");
+  giop_reasm_free(r);
+
+  /* a fragmented message over max_fragmented: a 1.2 Request of 1016 octets
+   * that says more come, then a Fragment of 112 past the 1024 allowed */
+  giop_reasm_opts o;
+  giop_reasm_opts_default(&o);
+  o.max_fragmented = 1024;
+  r = giop_reasm_new(&o);
+  uint8_t m[1016 + 112];
+  memset(m, 0, sizeof m);
+  static const uint8_t first[12] = { 'G', 'I', 'O', 'P', 1, 2, 3, GIOP_REQUEST, 0xec, 3, 0, 0 };
+  static const uint8_t frag[12] = { 'G', 'I', 'O', 'P', 1, 2, 1, GIOP_FRAGMENT, 100, 0, 0, 0 };
+  memcpy(m, first, 12);
+  m[12] = 5;                           /* request ID 5, in both */
+  memcpy(m + 1016, frag, 12);
+  m[1016 + 12] = 5;
+  ck_assert_int_eq(giop_reasm_feed(r, m, 1016), CDR_OK);
+  ck_assert_int_eq(giop_reasm_feed(r, m + 1016, 112), CDR_E_LIMIT);
+  ck_assert_uint_eq(giop_reasm_error_text(r, t, sizeof t), 55);
+  ck_assert_str_eq(t, "a fragmented GIOP message over the limit of 1024 octets");
+  giop_reasm_free(r);
 }
 END_TEST
 

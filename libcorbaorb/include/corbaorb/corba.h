@@ -425,11 +425,15 @@ CORBAORB_API size_t corbaorb_ORB_last_error(CORBA_ORB orb, char *buf, size_t cap
  * connection was lost before the request was sent or processed),
  * COMM_FAILURE_WaitingForReply (COMM_FAILURE, MAYBE: lost after the
  * request was sent, e.g. the server died), COMM_FAILURE_UnMarshalResults
- * (COMM_FAILURE: the reply could not be parsed). */
+ * (COMM_FAILURE: the reply could not be parsed),
+ * MARSHAL_MessageSizeExceedLimitOnClient (MARSHAL, MAYBE: a message over
+ * the client's size limit came instead of the reply).  Each of these
+ * failures leaves its reason in words for corbaorb_ORB_last_error(). */
 #define CORBAORB_MINOR_CONNECT_FAILED 0x41540002u
 #define CORBAORB_MINOR_CONNECTION_CLOSED 0x41540011u
 #define CORBAORB_MINOR_WAITING_FOR_REPLY 0x41540007u
 #define CORBAORB_MINOR_UNMARSHAL_RESULTS 0x41540006u
+#define CORBAORB_MINOR_MESSAGE_SIZE 0x4154000bu
 /* Set OBJ's call timeout to MS (for OBJ and its duplicates: one reference;
  * any thread, calls already in progress keep theirs).  Errors in EV:
  * INV_OBJREF (OBJ nil or not a remote reference), BAD_PARAM (MS < -1). */

@@ -241,6 +241,23 @@ IIOP_API size_t giop_reasm_pending_bytes(const giop_reasm *r);
  * of the last good message).  Reads nothing else, changes nothing. */
 IIOP_API int giop_reasm_error_minor(const giop_reasm *r);
 
+/* After giop_reasm_feed() (or a commit) failed with CDR_E_PROTOCOL or
+ * CDR_E_LIMIT: what was refused, in words, for a log or an exception's
+ * reason: "not GIOP: the stream begins 48 54 54 50 ("HTTP")" (octets that
+ * cannot begin a GIOP header: no "GIOP" magic), "GIOP 9.9, a version this
+ * ORB does not speak", "a malformed GIOP 1.2 message (type 9, flags
+ * 0x00)" (an unknown message type, or flags or a size the type cannot
+ * have), "a GIOP message of 2147483659 octets, over the limit of 67108864"
+ * (max_message; the header's message_size plus its 12 octets), "a
+ * fragmented GIOP message over the limit of N octets" (max_fragmented), "a
+ * malformed GIOP message" (a fault found in a Fragment's body); the empty
+ * string when nothing was refused (a charge refusal is not sticky and not
+ * told here).  Copies at most CAP - 1 characters and a NUL into BUF (BUF
+ * may be NULL with CAP 0); returns the text's whole length (less than
+ * GIOP_REASM_TEXT_MAX).  Reads nothing else, changes nothing. */
+#define GIOP_REASM_TEXT_MAX 96
+IIOP_API size_t giop_reasm_error_text(const giop_reasm *r, char *buf, size_t cap);
+
 /* Where the reader stands (a server times each phase):
  * GIOP_REASM_EMPTY: no octet of an incomplete message is buffered (between
  * messages); GIOP_REASM_HEADER: part of a 12-octet header (or of a GIOP 1.2

@@ -310,12 +310,17 @@ IIOP_API void iiop_ref_free(iiop_ref *r);
  * MAYBE: the connection was lost (closed or reset, the server killed)
  * after the request was sent, before its reply.
  * IIOP_MINOR_UNMARSHAL_RESULTS: COMM_FAILURE_UnMarshalResults: the reply
- * could not be parsed (CDR_E_PROTOCOL). */
+ * could not be parsed (CDR_E_PROTOCOL).
+ * IIOP_MINOR_MESSAGE_SIZE: MARSHAL_MessageSizeExceedLimitOnClient,
+ * completion MAYBE: a message read while waiting for the reply was over
+ * max_message (or a fragmented one over max_fragmented; CDR_E_LIMIT): the
+ * connection is closed after a MessageError. */
 #define IIOP_MINOR_CALL_TIMED_OUT 0x41540008u
 #define IIOP_MINOR_CONNECT_FAILED 0x41540002u
 #define IIOP_MINOR_CONNECTION_CLOSED 0x41540011u
 #define IIOP_MINOR_WAITING_FOR_REPLY 0x41540007u
 #define IIOP_MINOR_UNMARSHAL_RESULTS 0x41540006u
+#define IIOP_MINOR_MESSAGE_SIZE 0x4154000bu
 /* Set R's call timeout to MS (see above): for calls invoked from then on,
  * by any thread (a relaxed atomic store; calls read it with one load, no
  * lock).  Errors: CDR_E_INVALID (R NULL, MS < IIOP_TIMEOUT_INHERIT). */

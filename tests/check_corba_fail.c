@@ -99,15 +99,24 @@ START_TEST(test_refused_minor)
 }
 END_TEST
 
-static void *close_after_request(void *arg)
+/* A raw peer: accepts on LFD, reads the request (one small message: its
+ * size into GOT), writes ANSWER (LEN octets; none when NULL), closes. */
+typedef struct raw_peer {
+  int lfd, got;
+  const uint8_t *answer;
+  size_t len;
+} raw_peer;
+
+static void *answer_request(void *arg)
 {
-  int lfd = *(int *)arg;
-  int fd = accept(lfd, NULL, NULL);
+  raw_peer *p = arg;
+  int fd = accept(p->lfd, NULL, NULL);
   if (fd < 0)
     return NULL;
   char buf[512];
-  ssize_t n = read(fd, buf, sizeof buf); /* the request (one small message) */
-  *(int *)arg = (int)n;
+  p->got = (int)read(fd, buf, sizeof buf);
+  if (p->answer)
+    ck_assert_int_eq(write(fd, p->answer, p->len), (ssize_t)p->len);
   usleep(50 * 1000);
   close(fd);
   return NULL;
@@ -116,52 +125,37 @@ static void *close_after_request(void *arg)
 START_TEST(test_closed_minor)
 {
   uint16_t port;
-  int lfd = nu_listen(4, &port), arg = lfd;
+  raw_peer p = { nu_listen(4, &port), 0, NULL, 0 };
   pthread_t t;
-  ck_assert_int_eq(pthread_create(&t, NULL, close_after_request, &arg), 0);
+  ck_assert_int_eq(pthread_create(&t, NULL, answer_request, &p), 0);
   CORBA_ORB orb = new_orb();
   CORBA_Object obj = object_at(orb, port);
   check_is_a_raises(obj, ex_CORBA_COMM_FAILURE, CORBAORB_MINOR_WAITING_FOR_REPLY,
                     CORBA_COMPLETED_MAYBE);
   pthread_join(t, NULL);
-  ck_assert_int_gt(arg, 12);        /* a whole request was read */
+  ck_assert_int_gt(p.got, 12);      /* a whole request was read */
   CORBA_Environment ev;
   CORBA_exception_init(&ev);
   CORBA_Object_release(obj, &ev);
   free_orb(orb);
-  close(lfd);
+  close(p.lfd);
 }
 END_TEST
 
-static void *huge_after_request(void *arg)
-{
-  int lfd = *(int *)arg;
-  int fd = accept(lfd, NULL, NULL);
-  if (fd < 0)
-    return NULL;
-  char buf[512];
-  ssize_t n = read(fd, buf, sizeof buf); /* the request (one small message) */
-  *(int *)arg = (int)n;
-  static const uint8_t huge[12] = { 'G', 'I', 'O', 'P', 1, 2, 1, GIOP_REPLY, 0xff, 0xff, 0xff,
-                                    0x7f }; /* little-endian, message_size 2^31 - 1 */
-  ck_assert_int_eq(write(fd, huge, sizeof huge), (ssize_t)sizeof huge);
-  usleep(50 * 1000);
-  close(fd);
-  return NULL;
-}
-
 START_TEST(test_oversize_reply_minor)
 {
+  static const uint8_t huge[12] = { 'G', 'I', 'O', 'P', 1, 2, 1, GIOP_REPLY, 0xff, 0xff, 0xff,
+                                    0x7f }; /* little-endian, message_size 2^31 - 1 */
   uint16_t port;
-  int lfd = nu_listen(4, &port), arg = lfd;
+  raw_peer p = { nu_listen(4, &port), 0, huge, sizeof huge };
   pthread_t t;
-  ck_assert_int_eq(pthread_create(&t, NULL, huge_after_request, &arg), 0);
+  ck_assert_int_eq(pthread_create(&t, NULL, answer_request, &p), 0);
   CORBA_ORB orb = new_orb();
   CORBA_Object obj = object_at(orb, port);
   check_is_a_raises(obj, ex_CORBA_MARSHAL, CORBAORB_MINOR_MESSAGE_SIZE, CORBA_COMPLETED_MAYBE);
   ck_assert_uint_eq(CORBAORB_MINOR_MESSAGE_SIZE, 0x4154000bu);
   pthread_join(t, NULL);
-  ck_assert_int_gt(arg, 12);
+  ck_assert_int_gt(p.got, 12);
   char why[CORBAORB_ERROR_MAX], want[CORBAORB_ERROR_MAX];
   corbaorb_ORB_last_error(orb, why, sizeof why);
   snprintf(want, sizeof want, "GIOP from 127.0.0.1:%u: a GIOP message of 2147483659 octets, "
@@ -171,7 +165,7 @@ START_TEST(test_oversize_reply_minor)
   CORBA_exception_init(&ev);
   CORBA_Object_release(obj, &ev);
   free_orb(orb);
-  close(lfd);
+  close(p.lfd);
 }
 END_TEST
 

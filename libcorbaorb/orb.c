@@ -792,8 +792,39 @@ size_t corbaorb_ORB_last_error(CORBA_ORB orb, char *buf, size_t cap)
 
 /* A refused object string: omniORB's exception and minor code for the
  * step that refused it (iiop_url_stage in iiop/ior.h). */
-static void refuse_string(CORBA_Environment *ev, const iiop_url_error *why)
+static void orb_set_why(CORBA_ORB orb, const char *t);
+
+/* STR refused: "string_to_object: \"STR\": WHAT" as ORB's last error (STR
+ * cut at 64 characters). */
+static void string_why(CORBA_ORB orb, const char *str, const char *what, const char *more)
 {
+  char t[CORBAORB_ERROR_MAX];
+  size_t n = strlen(str);
+  snprintf(t, sizeof t, "string_to_object: \"%.64s%s\": %s%s", str, n > 64 ? "..." : "", what,
+           more);
+  orb_set_why(orb, t);
+}
+
+static void refuse_string(CORBA_ORB orb, const char *str, CORBA_Environment *ev,
+                          const iiop_url_error *why)
+{
+  /* the step that refused it, in words (iiop_url_stage) */
+  static const char *const words[] = {
+    [IIOP_URL_SCHEME] = "no scheme known (IOR:, corbaloc:, corbaname:) or no address protocol "
+                        "known (iiop:, ssliop:, rir:, or empty)",
+    [IIOP_URL_ADDRESS] = "a bad address (a port past 65535, a malformed IPv6 literal or a "
+                         "character no host name has)",
+    [IIOP_URL_SYNTAX] = "malformed (a version, no host, a '#' in the key, or a name that is "
+                        "not a string name)",
+    [IIOP_URL_KEY] = "a bad object key (no '/' after the addresses, a character that must be "
+                     "%-escaped, a bad %-escape, or rir: beside another address)",
+    [IIOP_URL_VERSION] = "an IIOP version whose major is not 1",
+    [IIOP_URL_HEX] = "not an even count of hex digits after IOR:",
+    [IIOP_URL_DECODE] = "its octets are no encapsulated IOR: ",
+  };
+  if (why->stage > IIOP_URL_OK && why->stage <= IIOP_URL_DECODE)
+    string_why(orb, str, words[why->stage],
+               why->stage == IIOP_URL_DECODE ? cdr_strerror(why->code) : "");
   const char *id = ex_CORBA_BAD_PARAM;
   uint32_t minor;
   switch (why->stage) {
@@ -920,11 +951,14 @@ static CORBA_Object object_make(CORBA_ORB orb, const char *str, int keep_unusabl
     if (rc == CDR_E_NOMEM)
       SET_SYS(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_NO);
     else if (why.stage != IIOP_URL_OK) /* a malformed string: as omniORB refuses it */
-      refuse_string(ev, &why);
-    else /* a reference this ORB cannot use (no IIOP profile it can call) */
+      refuse_string(orb, str, ev, &why);
+    else { /* a reference this ORB cannot use (no IIOP profile it can call) */
+      string_why(orb, str, rc == CDR_E_UNSUPPORTED ? "no IIOP profile this ORB can call"
+                                                   : cdr_strerror(rc), "");
       corbaorb_exception_set_system_minor(ev, rc == CDR_E_UNSUPPORTED ? ex_CORBA_INV_OBJREF
                                                                        : ex_CORBA_BAD_PARAM,
                                           0x4f4d0000u | 9, CORBA_COMPLETED_NO);
+    }
     return NULL;
   }
   return o;
@@ -1036,7 +1070,7 @@ static CORBA_Object corbaname_resolve(CORBA_ORB orb, const char *str, int depth,
     if (rc == CDR_E_NOMEM)
       SET_SYS(ev, ex_CORBA_NO_MEMORY, CORBA_COMPLETED_NO);
     else
-      refuse_string(ev, &why);
+      refuse_string(orb, str, ev, &why);
     return NULL;
   }
   CORBA_Object ctx = object_from_string(orb, cn.base, depth + 1, ev);

@@ -895,6 +895,35 @@ START_TEST(test_object_strings)
     ck_assert_int_eq(se->completed, CORBA_COMPLETED_NO);
     CORBA_exception_free(&ev);
   }
+  /* the ORB's last error says which step refused the string */
+  static const struct {
+    const char *s, *why;
+  } said[] = {
+    { "bogus", "string_to_object: \"bogus\": no scheme known (IOR:, corbaloc:, corbaname:) or "
+               "no address protocol known (iiop:, ssliop:, rir:, or empty)" },
+    { "corbaloc::h:65536/k", "string_to_object: \"corbaloc::h:65536/k\": a bad address (a port "
+                             "past 65535, a malformed IPv6 literal or a character no host name "
+                             "has)" },
+    { "corbaloc::h", "string_to_object: \"corbaloc::h\": a bad object key (no '/' after the "
+                     "addresses, a character that must be %-escaped, a bad %-escape, or rir: "
+                     "beside another address)" },
+    { "corbaloc::2.0@h/k", "string_to_object: \"corbaloc::2.0@h/k\": an IIOP version whose "
+                           "major is not 1" },
+    { "IOR:0g", "string_to_object: \"IOR:0g\": not an even count of hex digits after IOR:" },
+    { "IOR:01000000", "string_to_object: \"IOR:01000000\": its octets are no encapsulated IOR: "
+                      "input ends before the item is complete" },
+    { "IOR:0000000000000001000000000000000100000000000000000000000000000000000000000000000000000000",
+      "string_to_object: \"IOR:000000000000000100000000000000010000000000000000000000000000...\""
+      ": its octets are no encapsulated IOR: length or count exceeds the bytes that remain" },
+  };
+  for (size_t i = 0; i < sizeof said / sizeof said[0]; i++) {
+    o = CORBA_ORB_string_to_object(orb, said[i].s, &ev);
+    ck_assert_msg(!o && ev._major == CORBA_SYSTEM_EXCEPTION, "%s", said[i].s);
+    CORBA_exception_free(&ev);
+    char why[CORBAORB_ERROR_MAX];
+    corbaorb_ORB_last_error(orb, why, sizeof why);
+    ck_assert_str_eq(why, said[i].why);
+  }
 
   /* accepted, and the IOR made of it, byte for byte omniORB 4.2.5's
    * (measured): an empty address is localhost, an empty port 2809, ssliop an

@@ -495,7 +495,10 @@ CORBAORB_API CORBA_long corbaorb_set_thread_call_timeout(CORBA_long ms);
  *   INV_OBJREF minor 9: an IOR that decodes but has no IIOP profile this
  *     ORB can call;
  * and the system exceptions of reaching the naming service (TRANSIENT,
- * COMM_FAILURE, ...), NO_MEMORY. */
+ * COMM_FAILURE, ...), NO_MEMORY.  For a string that does not parse, or an
+ * IOR with no profile to call, corbaorb_ORB_last_error(ORB) names the step in words with
+ * the string's first 64 characters: "string_to_object: \"IOR:0g\": not an
+ * even count of hex digits after IOR:". */
 CORBAORB_API CORBA_Object CORBA_ORB_string_to_object(CORBA_ORB orb, const CORBA_char *str,
                                                      CORBA_Environment *ev);
 /* omniORB's MARSHAL minor codes of CORBA_ORB_string_to_object:

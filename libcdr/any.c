@@ -155,6 +155,8 @@ int cdr__any_write(cdr_out *o, const cdr_any *a, unsigned depth)
   }
   if (depth >= o->opts.max_depth)
     return cdr_out_fail(o, CDR_E_LIMIT, "anys nested deeper than opts.max_depth");
+  if (!a->_type && a->_value) /* a value of no type: a mistake, not an empty any */
+    return cdr_out_fail(o, CDR_E_INVALID, "an any with a value and no TypeCode");
   cdr_typecode tc = a->_type ? a->_type : cdr_tc_null;
   const void *v = a->_value;
   if (!v) {

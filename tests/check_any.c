@@ -170,6 +170,30 @@ START_TEST(test_nesting_limit)
 }
 END_TEST
 
+/* The empty any (no TypeCode, no value) is tk_null; half of one is a
+ * mistake, refused before anything is written: a value with no TypeCode,
+ * a TypeCode with a value and no value. */
+START_TEST(test_half_anys)
+{
+  int32_t x = 7;
+  const cdr_any empty = { ._type = NULL, ._value = NULL };
+  const cdr_any no_type = { ._type = NULL, ._value = &x };
+  const cdr_any no_value = { ._type = cdr_tc_long, ._value = NULL };
+  cdr_out o;
+  cdr_out_init(&o, NULL);
+  ck_assert_int_eq(cdr_put_any(&o, &empty), CDR_OK);
+  ck_assert_uint_eq(cdr_out_size(&o), 4);
+  ck_assert_mem_eq(cdr_out_data(&o), "\0\0\0\0", 4); /* TCKind tk_null */
+  cdr_out_reset(&o);
+  ck_assert_int_eq(cdr_put_any(&o, &no_type), CDR_E_INVALID);
+  ck_assert_str_eq(cdr_out_error_message(&o), "an any with a value and no TypeCode");
+  ck_assert_uint_eq(cdr_out_size(&o), 0);
+  cdr_out_reset(&o);
+  ck_assert_int_eq(cdr_put_any(&o, &no_value), CDR_E_INVALID);
+  ck_assert_uint_eq(cdr_out_size(&o), 0);
+  cdr_out_close(&o);
+}
+END_TEST
 
 /* ---------------------------------------------------------------- every basic kind */
 
@@ -1459,6 +1483,7 @@ static Suite *any_suite(void)
   tcase_add_test(tc, test_basic_octets);
   tcase_add_test(tc, test_struct_roundtrip);
   tcase_add_test(tc, test_nesting_limit);
+  tcase_add_test(tc, test_half_anys);
   tcase_add_test(tc, test_every_basic_kind);
   tcase_add_test(tc, test_unknown_type);
   tcase_add_test(tc, test_more_kinds);

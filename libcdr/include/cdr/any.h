@@ -137,7 +137,8 @@ CDR_API int cdr_set_objref_hooks(const cdr_objref_hooks *hooks);
  * then its value by that TypeCode (cdr_write()), or its original octets
  * (see "Original octets").  Returns the stream's status.  Errors: those of
  * cdr_put_typecode() and cdr_write(); CDR_E_INVALID (a NULL _value for a
- * type with a value); CDR_E_LIMIT (nesting, opts.max_depth). */
+ * type with a value, or a _value with a NULL _type: only an any with
+ * neither is the empty any); CDR_E_LIMIT (nesting, opts.max_depth). */
 CDR_API int cdr_put_any(cdr_out *o, const cdr_any *a) CDR_NONNULL(1, 2);
 
 /* Read an any into *A: the TypeCode (cdr_get_typecode()) and the value

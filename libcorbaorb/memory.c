@@ -797,9 +797,64 @@ static int copy_value(CORBA_TypeCode tc, void *dst, const void *src, int depth,
   }
 }
 
+/* corbaorb_copy()'s way for values that are no references (a request's in
+ * values, a value on the stack): SRC written as CDR and read back into a
+ * graph of its own (sharing and cycles as they were), which the copy in
+ * DST holds references to.  On error DST holds nothing to free. */
+static int copy_through_cdr(CORBA_TypeCode tc, void *dst, const void *src)
+{
+  cdr_out o;
+  cdr_out_init(&o, NULL);
+  int rc = cdr_write(&o, tc, src);
+  if (rc == CDR_OK)
+    rc = cdr_out_flatten(&o);
+  corbaorb_graph *g = NULL;
+  if (rc == CDR_OK && !(g = corbaorb_graph_new()))
+    rc = CDR_E_NOMEM;
+  memset(dst, 0, tc->size);
+  if (rc == CDR_OK) {
+    cdr_in i;
+    cdr_in_init(&i, cdr_out_data(&o), cdr_out_size(&o), cdr_out_byte_order(&o), NULL);
+    cdr_in_set_arena(&i, corbaorb_graph_arena(g));
+    void *tmp = cdr_arena_alloc(corbaorb_graph_arena(g), tc->size ? tc->size : 1,
+                                tc->align ? tc->align : 1);
+    if (!tmp) {
+      rc = CDR_E_NOMEM;
+    } else {
+      memset(tmp, 0, tc->size);
+      rc = cdr_read(&i, tc, tmp);
+      if (rc == CDR_OK)
+        rc = corbaorb_copy_graph(tc, dst, tmp, g);
+      if (corbaorb_tc_has_refs(tc, 0)) /* the copy holds references of its own */
+        corbaorb_release_refs(tc, tmp);
+      if (rc != CDR_OK) {
+        corbaorb_free_contents(tc, dst);
+        memset(dst, 0, tc->size);
+      }
+    }
+    cdr_in_close(&i);
+  }
+  corbaorb_graph_done(g);
+  cdr_out_close(&o);
+  return rc;
+}
+
+/* copy_value(), and where SRC holds a value that is no reference, the
+ * copy through CDR. */
+static int copy_deep(CORBA_TypeCode tc, void *dst, const void *src)
+{
+  int rc = copy_value(tc, dst, src, 0, NULL);
+  CORBA_TypeCode t = corbaorb_tc_unalias(tc);
+  if (rc == CDR_E_UNSUPPORTED && t && corbaorb_tc_has_values(t, 0)) {
+    corbaorb_free_contents(t, dst);
+    rc = copy_through_cdr(t, dst, src);
+  }
+  return rc;
+}
+
 int corbaorb_copy(CORBA_TypeCode tc, void *dst, const void *src)
 {
-  return copy_value(tc, dst, src, 0, NULL);
+  return copy_deep(tc, dst, src);
 }
 
 int corbaorb_copy_graph(CORBA_TypeCode tc, void *dst, const void *src, corbaorb_graph *g)
@@ -811,7 +866,7 @@ void CORBA_any__copy(CORBA_any *dst, const CORBA_any *src)
 {
   if (!dst)
     return;
-  if (!src || copy_value(TC_CORBA_any, dst, src, 0, NULL) != CDR_OK) {
+  if (!src || copy_deep(TC_CORBA_any, dst, src) != CDR_OK) {
     if (src)
       free_contents(TC_CORBA_any, dst, 0);
     dst->_type = TC_null;

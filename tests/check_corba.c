@@ -909,7 +909,10 @@ START_TEST(test_object_strings)
                      "beside another address)" },
     { "corbaloc::2.0@h/k", "string_to_object: \"corbaloc::2.0@h/k\": an IIOP version whose "
                            "major is not 1" },
-    { "IOR:0g", "string_to_object: \"IOR:0g\": not an even count of hex digits after IOR:" },
+    { "IOR:0g", "string_to_object: \"IOR:0g\": a character that is not a hex digit, or an odd "
+                "digit, after IOR:" },
+    { "IOR:nonsense", "string_to_object: \"IOR:nonsense\": a character that is not a hex digit, "
+                      "or an odd digit, after IOR:" },
     { "IOR:01000000", "string_to_object: \"IOR:01000000\": its octets are no encapsulated IOR: "
                       "input ends before the item is complete" },
     { "IOR:0000000000000001000000000000000100000000000000000000000000000000000000000000000000000000",

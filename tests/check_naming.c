@@ -712,6 +712,19 @@ START_TEST(test_native_corbaname)
   snprintf(want, sizeof want, "%s: resolve raised IDL:omg.org/CORBA/OBJECT_NOT_EXIST:1.0", url);
   ck_assert_int_eq(strncmp(why(c), want, strlen(want)), 0);
   iiop_client_free(c);
+  /* the C mapping's corbaname: of a name not bound: BAD_PARAM, and the
+   * ORB's last error names the exception, why and the rest of the name */
+  snprintf(url, sizeof url, "corbaname::127.0.0.1:%u#native/Tw%%5C.ice.svc/x", ns_port);
+  ck_assert_ptr_null(CORBA_ORB_string_to_object(orb, url, &ev));
+  ck_assert_int_eq(ev._major, CORBA_SYSTEM_EXCEPTION);
+  ck_assert_uint_eq(((CORBA_SystemException *)CORBA_exception_value(&ev))->minor, 0x4f4d000au);
+  want_sys(&ev, ex_CORBA_BAD_PARAM);
+  char got[CORBAORB_ERROR_MAX];
+  corbaorb_ORB_last_error(orb, got, sizeof got);
+  snprintf(want, sizeof want, "string_to_object: \"%s\": the naming service raised "
+           "IDL:omg.org/CosNaming/NamingContext/NotFound:1.0 (not_context, rest of name "
+           "Tw\\.ice.svc/x)", url);
+  ck_assert_str_eq(got, want);
 
   corbaorb_naming_unbind(root, "native/Tw\\.ice.svc", &ev);
   ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);

@@ -222,7 +222,9 @@ CORBAORB_API CORBA_wchar *CORBA_wstring_dup(const CORBA_wchar *str);
 CORBAORB_API CORBA_unsigned_long CORBA_wstring_len(const CORBA_wchar *str);
 /* An empty any (tk_null), freed with CORBA_free. */
 CORBAORB_API CORBA_any *CORBA_any__alloc(void);
-/* Deep copy of the any SRC into the empty any DST (_release set); a
+/* Deep copy of the any SRC into the empty any DST (_release set), as
+ * corbaorb_copy() copies (values that are no references, such as a
+ * request's in values, copied into a graph of the copy's own); a
  * CORBA_any__copy failing on memory leaves DST tk_null. */
 CORBAORB_API void CORBA_any__copy(CORBA_any *dst, const CORBA_any *src);
 
@@ -238,9 +240,15 @@ CORBAORB_API void *corbaorb_allocbuf(CORBA_TypeCode tc, CORBA_unsigned_long len)
  * CORBA_free does for each element of a block. */
 CORBAORB_API void corbaorb_free_contents(CORBA_TypeCode tc, void *p);
 /* Deep-copy the value at SRC of type TC into DST (tc->size octets, their
- * old contents overwritten, not freed), every string, buffer and value
- * newly allocated as CORBA_free expects.  CDR_OK or CDR_E_NOMEM (DST then
- * holds a valid, partial copy: free it with corbaorb_free_contents). */
+ * old contents overwritten, not freed), every string and buffer newly
+ * allocated as CORBA_free expects.  Values (valuetypes) that are references
+ * get one more reference each; where SRC holds one that is not (a
+ * request's in value, a value on the stack), SRC is copied whole through
+ * CDR (written, then read back into a graph of the copy's own: sharing and
+ * cycles kept).  CDR_OK, CDR_E_NOMEM (DST then holds a valid, partial copy:
+ * free it with corbaorb_free_contents), or, for the copy through CDR, the
+ * error writing or reading SRC gave (e.g. CDR_E_UNSUPPORTED: a custom value
+ * without its marshaller; DST then holds nothing to free). */
 CORBAORB_API int corbaorb_copy(CORBA_TypeCode tc, void *dst, const void *src);
 /* ---- Values (our extension: the OMG C mapping defines none; docs/c-mapping.md
  * "Values").  A value is a pointer to a C struct whose first member is a
@@ -480,7 +488,8 @@ CORBAORB_API CORBA_long corbaorb_set_thread_call_timeout(CORBA_long ms);
  *     KEY no initial reference has, a NAME the service does not have
  *     (NotFound, CannotProceed, InvalidName);
  *   MARSHAL CORBAORB_MINOR_INVALID_IOR (MARSHAL_InvalidIOR): a version whose
- *     major is not 1 or a minor past 2 (omniORB takes 1.3 and later), an
+ *     major is not 1 (1.3 and later are taken, as omniORB takes them, and
+ *     spoken as 1.2), an
  *     "IOR:" string with a character other than a hex digit in one of its
  *     pairs of digits, or an odd digit after pairs that decode (omniORB
  *     ignores it), or octets that fail to decode otherwise (an IIOP profile
@@ -497,8 +506,8 @@ CORBAORB_API CORBA_long corbaorb_set_thread_call_timeout(CORBA_long ms);
  * and the system exceptions of reaching the naming service (TRANSIENT,
  * COMM_FAILURE, ...), NO_MEMORY.  For a string that does not parse, or an
  * IOR with no profile to call, corbaorb_ORB_last_error(ORB) names the step in words with
- * the string's first 64 characters: "string_to_object: \"IOR:0g\": not an
- * even count of hex digits after IOR:". */
+ * the string's first 64 characters: "string_to_object: \"IOR:0g\": a
+ * character that is not a hex digit, or an odd digit, after IOR:". */
 CORBAORB_API CORBA_Object CORBA_ORB_string_to_object(CORBA_ORB orb, const CORBA_char *str,
                                                      CORBA_Environment *ev);
 /* omniORB's MARSHAL minor codes of CORBA_ORB_string_to_object:

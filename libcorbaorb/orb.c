@@ -1117,6 +1117,7 @@ static CORBA_Object object_from_string(CORBA_ORB orb, const char *str, int depth
 {
   if (orb && str && !strncasecmp(str, "corbaname:", 10)) {
     if (depth >= MAX_RIR_DEPTH) {
+      string_why(orb, str, "more than 8 rir: and corbaname: indirections", "");
       bad_url(ev, 10); /* omniORB's recursion limit: BAD_PARAM_BadURIOther */
       return NULL;
     }
@@ -1134,11 +1135,15 @@ static CORBA_Object object_from_string(CORBA_ORB orb, const char *str, int depth
     if (iiop_rir_key(str + 13, key, sizeof key) != CDR_OK || depth >= MAX_RIR_DEPTH) {
       /* a malformed key, another address beside rir:, a loop: omniORB's
        * BAD_PARAM_BadURIOther, as for a key no initial reference has */
+      string_why(orb, str, depth >= MAX_RIR_DEPTH
+                             ? "more than 8 rir: and corbaname: indirections"
+                             : "a malformed rir: key (or another address beside rir:)", "");
       bad_url(ev, 10);
       return NULL;
     }
     CORBA_Object o = resolve_ref(orb, key, depth + 1, ev);
     if (ev && ev->_major == CORBA_USER_EXCEPTION) { /* InvalidName: no such reference */
+      string_why(orb, str, "no initial reference ", key);
       CORBA_exception_free(ev); /* omniORB: BAD_PARAM_BadURIOther, OMG minor 10 */
       corbaorb_exception_set_system_minor(ev, ex_CORBA_BAD_PARAM, 0x4f4d0000u | 10,
                                           CORBA_COMPLETED_NO);

@@ -700,6 +700,10 @@ START_TEST(test_corbaloc_rir)
   ck_assert_uint_eq(((CORBA_SystemException *)CORBA_exception_value(&ev))->minor,
                     0x4f4d0000u | 10);
   CORBA_exception_free(&ev);
+  char said[CORBAORB_ERROR_MAX];
+  corbaorb_ORB_last_error(orb, said, sizeof said);
+  ck_assert_str_eq(said, "string_to_object: \"corbaloc:rir:/Unknown\": no initial reference "
+                         "Unknown");
   /* malformed, or rir URLs more than 8 deep: minor 10 (BadURIOther, as
    * omniORB's recursion limit and its rir: key parsing) */
   const char *bad[] = { "corbaloc:rir:/Loop", "corbaloc:rir:,:h:1/k",
@@ -714,6 +718,13 @@ START_TEST(test_corbaloc_rir)
     ck_assert_uint_eq(se->minor, 0x4f4d0000u | 10);
     ck_assert_int_eq(se->completed, CORBA_COMPLETED_NO);
     CORBA_exception_free(&ev);
+    /* and why: the loop at its ninth level, the others' keys */
+    char want[CORBAORB_ERROR_MAX];
+    snprintf(want, sizeof want, "string_to_object: \"%s\": %s", bad[i],
+             i == 0 ? "more than 8 rir: and corbaname: indirections"
+                    : "a malformed rir: key (or another address beside rir:)");
+    corbaorb_ORB_last_error(orb, said, sizeof said);
+    ck_assert_str_eq(said, want);
   }
 
 #ifdef CORBAORB_TEST_COSNAMING

@@ -19,6 +19,7 @@
  * and replies by reference".
  */
 #include "orb_impl.h"
+#include <stdio.h>
 #include <string.h>
 
 CORBA_unsigned_long corbaorb_tc_flags(CORBA_TypeCode tc)
@@ -520,6 +521,19 @@ void corbaorb_invoke(CORBA_Object obj, const corbaorb_operation *op, void *ret,
     } else if (write_value(o, p->tc, f, args[k]) != CDR_OK) {
       break; /* the stream's status fails the invoke: nothing is sent */
     }
+  }
+  /* -ORBgiopMaxMsgSize: a larger request is not sent, as omniORB refuses
+   * it (MARSHAL_MessageSizeExceedLimitOnClient, completion NO) */
+  size_t max_msg = obj->orb->max_msg;
+  if (max_msg && cdr_out_status(o) == CDR_OK && cdr_out_total(o) > max_msg) {
+    char t[CORBAORB_ERROR_MAX];
+    snprintf(t, sizeof t, "%s: a request of %zu octets, over -ORBgiopMaxMsgSize %zu", op->name,
+             cdr_out_total(o), max_msg);
+    corbaorb_set_why(obj->orb, t);
+    corbaorb_exception_set_system_minor(ev, ex_CORBA_MARSHAL, CORBAORB_MINOR_MESSAGE_SIZE,
+                                        CORBA_COMPLETED_NO);
+    iiop_call_end(call);
+    return;
   }
   cdr_in *res = NULL;
   rc = iiop_call_invoke(call, &res);

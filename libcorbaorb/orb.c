@@ -274,6 +274,8 @@ static const char *option_form(const char *opt)
     return "not a number of milliseconds n >= 0";
   if (!strcmp(opt, "maxGIOPConnectionPerServer"))
     return "not a number of connections n >= 1";
+  if (!strcmp(opt, "giopMaxMsgSize"))
+    return "not a number n >= 8192";
   return "not 0 or 1";
 }
 
@@ -346,7 +348,6 @@ static const struct ign_option {
   { "endPointNoPublish", IGN_STRING, 0 },
   { "endPointPublish", IGN_STRING, 0 },
   { "endPointPublishAllIFs", IGN_BOOL, 0 },
-  { "giopMaxMsgSize", IGN_ULONG, 8192 },
   { "giopTargetAddressMode", IGN_MAX2, 0 },
   { "help", IGN_NONE, 0 },
   { "id", IGN_ID, 0 },
@@ -599,7 +600,7 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
                 !strcmp(opt, "sslVerifyMode") || !strcmp(opt, "clientTransportRule") ||
                 !strcmp(opt, "serverTransportRule") || !strcmp(opt, "offerBiDirectionalGIOP") ||
                 !strcmp(opt, "acceptBiDirectionalGIOP") ||
-                !strcmp(opt, "maxGIOPConnectionPerServer");
+                !strcmp(opt, "maxGIOPConnectionPerServer") || !strcmp(opt, "giopMaxMsgSize");
     if (!known) {
       const struct ign_option *io = ign_find(opt);
       if (!io) {
@@ -682,6 +683,15 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
         rc = -1;
       else
         orb->max_conns = n > IIOP_CLIENT_CONNECTIONS_MAX ? IIOP_CLIENT_CONNECTIONS_MAX : (int)n;
+    } else if (!strcmp(opt, "giopMaxMsgSize")) {
+      /* omniORB's (default 2 MiB there; here 64 MiB, libiiop's): the most
+       * octets of a GIOP message, fragments together, that the client
+       * sends or accepts and the server accepts */
+      uint32_t n;
+      if (omni_ulong(v, &n) || n < 8192)
+        rc = -1;
+      else
+        orb->max_msg = n;
     } else if (!strcmp(opt, "throwTransientOnTimeOut")) {
       rc = omni_bool(v, &orb->transient_on_timeout);
     } else {
@@ -715,6 +725,8 @@ CORBA_ORB CORBA_ORB_init(int *argc, char **argv, const CORBA_char *orb_identifie
     co.timeout_ms = orb->timeout_ms;
   if (orb->max_conns > 0)
     co.max_connections = (uint32_t)orb->max_conns;
+  if (orb->max_msg)
+    co.limits.max_message = orb->max_msg; /* replies (requests: corbaorb_invoke) */
   co.tls_ca_file = orb->ssl_ca_file;
   if (orb->ssl_verify_mode == 0) /* "none": the server's certificate is not checked */
     co.tls_verify = 0;
@@ -795,8 +807,6 @@ size_t corbaorb_ORB_last_error(CORBA_ORB orb, char *buf, size_t cap)
 
 /* A refused object string: omniORB's exception and minor code for the
  * step that refused it (iiop_url_stage in iiop/ior.h). */
-static void orb_set_why(CORBA_ORB orb, const char *t);
-
 /* STR refused: "string_to_object: \"STR\": WHAT" as ORB's last error (STR
  * cut at 64 characters). */
 static void string_why(CORBA_ORB orb, const char *str, const char *what, const char *more)
@@ -805,7 +815,7 @@ static void string_why(CORBA_ORB orb, const char *str, const char *what, const c
   size_t n = strlen(str);
   snprintf(t, sizeof t, "string_to_object: \"%.64s%s\": %s%s", str, n > 64 ? "..." : "", what,
            more);
-  orb_set_why(orb, t);
+  corbaorb_set_why(orb, t);
 }
 
 static void refuse_string(CORBA_ORB orb, const char *str, CORBA_Environment *ev,
@@ -1363,7 +1373,7 @@ static PortableServer_POA poa_new(CORBA_ORB orb, const char *name, const uint8_t
 }
 
 /* T (the ORB's last error) as the ORB's own, until the client's differs. */
-static void orb_set_why(CORBA_ORB orb, const char *t)
+void corbaorb_set_why(CORBA_ORB orb, const char *t)
 {
   pthread_mutex_lock(&orb->why_mu);
   snprintf(orb->why, sizeof orb->why, "%s", t);
@@ -1386,7 +1396,7 @@ static void server_failed(CORBA_ORB orb, int rc, const char *why)
              why[0] ? why : "failed");
   else
     snprintf(t, sizeof t, "the ORB's server: %s", why[0] ? why : cdr_strerror(rc));
-  orb_set_why(orb, t);
+  corbaorb_set_why(orb, t);
 }
 
 void corbaorb_unreachable_why(CORBA_Object obj)
@@ -1418,7 +1428,7 @@ void corbaorb_unreachable_why(CORBA_Object obj)
     snprintf(rest, sizeof rest, "%s", at + strlen(words[k][0]));
     snprintf(at, sizeof t - (size_t)(at - t), "%s%s", words[k][1], rest);
   }
-  orb_set_why(orb, t);
+  corbaorb_set_why(orb, t);
 }
 
 /* The ORB's server, made on first use (ORB lock held); a failure's reason
@@ -1434,6 +1444,8 @@ static int ensure_server(CORBA_ORB orb)
   so.why_cap = sizeof why;
   so.host = orb->host;
   so.port = orb->port;
+  if (orb->max_msg)
+    so.limits.max_message = orb->max_msg;
   /* giop:ssl: TLS (and, with giop:tcp too, plain IIOP); none: plain only */
   so.tls_policy = !orb->ep_ssl ? IIOP_TLS_OFF : orb->ep_tcp ? IIOP_TLS_ALLOWED : IIOP_TLS_REQUIRED;
   if (orb->ep_ssl) {

@@ -71,6 +71,8 @@ struct CORBA_ORB_type {
   int timeout_ms;
   int transient_on_timeout;  /* -ORBthrowTransientOnTimeOut 1 */
   int max_conns;             /* -ORBmaxGIOPConnectionPerServer (0: not given) */
+  size_t max_msg;            /* -ORBgiopMaxMsgSize (0: not given): the most octets a GIOP
+                              * message may have, sent or received, client and server */
   /* TLS (omniORB's SSL options, orb.c): -ORBendPoint giop:tcp / giop:ssl
    * given (neither: plain TCP only), the giop:ssl endpoint's port (its host
    * is host above), -ORBsslCAFile, -ORBsslKeyFile (certificate and key in
@@ -155,6 +157,9 @@ void corbaorb_env_status(CORBA_Environment *ev, int st, CORBA_completion_status 
 /* OBJ's ORB cannot reach it (obj->ref NULL, corbaorb_object_new): libiiop's
  * reason, in the ORB's option names, becomes the ORB's last error (orb.c). */
 void corbaorb_unreachable_why(CORBA_Object obj);
+/* T as ORB's last error (corbaorb_ORB_last_error), until its client
+ * records a failure of its own. */
+void corbaorb_set_why(CORBA_ORB orb, const char *t);
 /* Finalize a servant let go by its POA (after its last request). */
 void corbaorb_servant_finalize(PortableServer_Servant servant);
 /* This thread's upcall state, in one thread-local block so that a function

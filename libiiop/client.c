@@ -152,6 +152,7 @@ struct cconn {
   pthread_cond_t cs_cv;      /* cs_state left CS_SENDING */
   int dead_no;               /* pending calls failed with completion NO (CloseConnection) */
   int leader;                /* a caller is reading */
+  int peer_refused;          /* under mu: the server sent MessageError (it refused ours) */
   unsigned fx;               /* atomic: the futex word its callers sleep on (Linux):
                               * one more each time some are woken (cc_wake()) */
   int lheld;                 /* the leader reads with its own request held (parked 1) */
@@ -2144,6 +2145,7 @@ static int dispatch(iiop_client *cl, cconn *cc, uint8_t *m, size_t len, wakes *w
     return CDR_OK;
   case GIOP_MESSAGE_ERROR:
     iiop__conn_release(cc->conn, m);
+    cc->peer_refused = 1;
     conn_fail_locked(cc, CDR_E_PROTOCOL, 0);
     return CDR_OK;
   default:                              /* Request, LocateRequest, CancelRequest */
@@ -2756,6 +2758,7 @@ static inline __attribute__((always_inline)) int invoke_n(iiop_call *call, cdr_i
       refused[0] = 0;
       if (rc == CDR_E_LIMIT || rc == CDR_E_PROTOCOL)
         iiop__conn_error_text(cc->conn, refused, sizeof refused);
+      int peer_refused = rc == CDR_E_PROTOCOL && __atomic_load_n(&cc->peer_refused, __ATOMIC_RELAXED);
       cconn_unref(cl, cc);
       /* A connection taken from the cache that the server had closed (or
        * closes now, saying so) processed nothing: try again on a new one.
@@ -2792,6 +2795,10 @@ static inline __attribute__((always_inline)) int invoke_n(iiop_call *call, cdr_i
         client_why(cl, "GIOP %s %s:%u: the call's timeout (%d ms) passed %s",
                    phase == PH_SEND ? "to" : "from", ep->host, (unsigned)ep->port, ms,
                    phase == PH_SEND ? "while the request was written" : "before the reply");
+      else if (peer_refused && phase == PH_WAIT)
+        client_why(cl, "GIOP from %s:%u: MessageError: the server refused a message of this "
+                   "client's (too large for it, or one it cannot read); connection closed",
+                   ep->host, (unsigned)ep->port);
       else if ((rc == CDR_E_LIMIT || rc == CDR_E_PROTOCOL) && phase == PH_WAIT)
         client_why(cl, "GIOP from %s:%u: %s (MessageError sent, connection closed)", ep->host,
                    (unsigned)ep->port,

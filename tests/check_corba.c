@@ -1355,6 +1355,54 @@ START_TEST(test_steady_state)
 }
 END_TEST
 
+/* -ORBgiopMaxMsgSize on the server's side: a request over it is refused
+ * (MessageError, the connection closed) before the servant sees it; a
+ * smaller one on the next connection is served. */
+START_TEST(test_server_max_msg_size)
+{
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  char a0[] = "t", a1[] = "-ORBendPoint", a2[] = "giop:tcp:127.0.0.1:0",
+       a3[] = "-ORBgiopMaxMsgSize", a4[] = "16384";
+  char *argv[] = { a0, a1, a2, a3, a4, NULL };
+  int argc = 5;
+  CORBA_ORB orb = CORBA_ORB_init(&argc, argv, "", &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  PortableServer_POA root = ou_root_poa(orb, &ev);
+  Impl a;
+  impl_init(&a, &ev);
+  Shop_Store ref = PortableServer_POA_servant_to_reference(root, &a, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  CORBA_char *ior = CORBA_ORB_object_to_string(orb, ref, &ev);
+  CORBA_ORB corb = ou_orb_local(&ev); /* a client with the default limit */
+  CORBA_Object o = CORBA_ORB_string_to_object(corb, ior, &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  static char id[20001];
+  memset(id, 'x', sizeof id - 1);
+  ck_assert(!CORBA_Object_is_a(o, id, &ev));
+  ck_assert_int_eq(ev._major, CORBA_SYSTEM_EXCEPTION);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_COMM_FAILURE);
+  CORBA_SystemException *se = CORBA_exception_value(&ev);
+  ck_assert_uint_eq(se->minor, CORBAORB_MINOR_UNMARSHAL_RESULTS);
+  ck_assert_int_eq(se->completed, CORBA_COMPLETED_MAYBE);
+  CORBA_exception_free(&ev);
+  char why[CORBAORB_ERROR_MAX];
+  corbaorb_ORB_last_error(corb, why, sizeof why);
+  static const char said[] = ": MessageError: the server refused a message of this client's "
+                             "(too large for it, or one it cannot read); connection closed";
+  ck_assert_msg(!strncmp(why, "GIOP from 127.0.0.1:", 20) && strlen(why) > sizeof said &&
+                  !strcmp(why + strlen(why) - (sizeof said - 1), said), "%s", why);
+  ck_assert(CORBA_Object_is_a(o, "IDL:Shop/Store:1.0", &ev));
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  CORBA_Object_release(o, &ev);
+  CORBA_ORB_destroy(corb, &ev);
+  CORBA_free(ior);
+  CORBA_Object_release(ref, &ev);
+  CORBA_ORB_destroy(orb, &ev);
+  POA_Shop_Store__fini(&a, &ev);
+}
+END_TEST
+
 /* Exceptions a servant raises that the operation cannot: UNKNOWN; a
  * servant's own system exception with its minor and completion; a NULL
  * string result: BAD_PARAM, the connection still good. */
@@ -1976,6 +2024,7 @@ static Suite *corba_suite(void)
   tcase_add_test(tc, test_corbaloc_rir);
   tcase_add_test(tc, test_poa);
   tcase_add_test(tc, test_steady_state);
+  tcase_add_test(tc, test_server_max_msg_size);
   tcase_add_test(tc, test_servant_exceptions);
   tcase_add_test(tc, test_service_contexts);
   tcase_add_test(tc, test_forward_request);

@@ -169,6 +169,53 @@ START_TEST(test_oversize_reply_minor)
 }
 END_TEST
 
+/* -ORBgiopMaxMsgSize 16384, omniORB's option: a reply header over it is
+ * refused as soon as it comes (without the option the client would wait
+ * for its 20,000 octets), a request over it is not sent at all */
+START_TEST(test_giop_max_msg_size)
+{
+  static const uint8_t big[12] = { 'G', 'I', 'O', 'P', 1, 2, 0, GIOP_REPLY, 0, 0, 0x4e, 0x20 };
+  uint16_t port;
+  raw_peer p = { nu_listen(4, &port), 0, big, sizeof big }; /* message_size 20,000 */
+  pthread_t t;
+  ck_assert_int_eq(pthread_create(&t, NULL, answer_request, &p), 0);
+  CORBA_Environment ev;
+  CORBA_exception_init(&ev);
+  char a0[] = "t", a1[] = "-ORBgiopMaxMsgSize", a2[] = "16384";
+  char *argv[] = { a0, a1, a2, NULL };
+  int argc = 3;
+  CORBA_ORB orb = CORBA_ORB_init(&argc, argv, "", &ev);
+  ck_assert_int_eq(ev._major, CORBA_NO_EXCEPTION);
+  ck_assert_int_eq(argc, 1);
+  CORBA_Object obj = object_at(orb, port);
+  check_is_a_raises(obj, ex_CORBA_MARSHAL, CORBAORB_MINOR_MESSAGE_SIZE, CORBA_COMPLETED_MAYBE);
+  pthread_join(t, NULL);
+  ck_assert_int_gt(p.got, 12);
+  char why[CORBAORB_ERROR_MAX], want[CORBAORB_ERROR_MAX];
+  corbaorb_ORB_last_error(orb, why, sizeof why);
+  snprintf(want, sizeof want, "GIOP from 127.0.0.1:%u: a GIOP message of 20012 octets, over the "
+           "limit of 16384 (MessageError sent, connection closed)", (unsigned)port);
+  ck_assert_str_eq(why, want);
+  /* a request of more than 16,384 octets (a 20,000-character type ID for
+   * _is_a: 12 + 36 of headers + 4 + 20,001 of body = 20,053): refused
+   * before it is written, completion NO */
+  static char id[20001];
+  memset(id, 'x', sizeof id - 1);
+  CORBA_Object_is_a(obj, id, &ev);
+  ck_assert_int_eq(ev._major, CORBA_SYSTEM_EXCEPTION);
+  ck_assert_str_eq(CORBA_exception_id(&ev), ex_CORBA_MARSHAL);
+  CORBA_SystemException *se = CORBA_exception_value(&ev);
+  ck_assert_uint_eq(se->minor, CORBAORB_MINOR_MESSAGE_SIZE);
+  ck_assert_int_eq(se->completed, CORBA_COMPLETED_NO);
+  CORBA_exception_free(&ev);
+  corbaorb_ORB_last_error(orb, why, sizeof why);
+  ck_assert_str_eq(why, "_is_a: a request of 20053 octets, over -ORBgiopMaxMsgSize 16384");
+  CORBA_Object_release(obj, &ev);
+  free_orb(orb);
+  close(p.lfd);
+}
+END_TEST
+
 static int mode;                    /* 1: send_request raises, 2: receive_reply raises */
 static int sends, recvs;
 
@@ -239,6 +286,7 @@ static Suite *corba_fail_suite(void)
   tcase_add_test(tc, test_refused_minor);
   tcase_add_test(tc, test_closed_minor);
   tcase_add_test(tc, test_oversize_reply_minor);
+  tcase_add_test(tc, test_giop_max_msg_size);
   tcase_add_test(tc, test_interceptor_raises);
   suite_add_tcase(s, tc);
   return s;

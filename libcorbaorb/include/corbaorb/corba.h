@@ -342,9 +342,15 @@ typedef CORBA_char *CORBA_ORBid;
  * iiop_client_offer_bidir()), -ORBacceptBiDirectionalGIOP 0|1 (1: the
  * POAs' server accepts it, and the ORB's client calls references whose
  * host:port is a listen point a client sent over that client's
- * connection; iiop_client_use_bidir()); default 0.  Every other option
+ * connection; iiop_client_use_bidir()); default 0.
+ * -ORBgiopMaxMsgSize N (N >= 8192 octets; default here 64 MiB, libiiop's,
+ * where omniORB's is 2 MiB): the largest GIOP message, fragments
+ * together, that the ORB's client sends (a larger request is not sent:
+ * MARSHAL, CORBAORB_MINOR_MESSAGE_SIZE, COMPLETED_NO) or accepts as a
+ * reply (MARSHAL, the same minor, COMPLETED_MAYBE), and that its server
+ * accepts (MessageError, the connection closed).  Every other option
  * omniORB 4.2 knows (its -ORBhelp list and its SSL transport's:
- * -ORBtraceLevel, -ORBgiopMaxMsgSize, -ORBnativeCharCodeSet, -ORBid,
+ * -ORBtraceLevel, -ORBnativeCharCodeSet, -ORBid,
  * -ORBsslCAPath, ... docs/c-mapping.md, "ORB options omniORB has and this
  * ORB ignores") is taken from ARGV with its value (-ORBhelp: none) and
  * ignored: this ORB has no equivalent; its value is checked first as

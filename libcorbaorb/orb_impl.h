@@ -160,6 +160,12 @@ void corbaorb_unreachable_why(CORBA_Object obj);
 /* T as ORB's last error (corbaorb_ORB_last_error), until its client
  * records a failure of its own. */
 void corbaorb_set_why(CORBA_ORB orb, const char *t);
+#ifdef CORBAORB_HAVE_COSNAMING /* the library's own build: CosNaming.h generated */
+#include "CosNaming.h"
+/* The string name of N (NamingContextExt::to_string's form: '/', '.' and
+ * '\\' escaped), a CORBA_free block, or NULL (naming.c). */
+CORBA_char *corbaorb_name_to_string(const CosNaming_Name *n);
+#endif
 /* Finalize a servant let go by its POA (after its last request). */
 void corbaorb_servant_finalize(PortableServer_Servant servant);
 /* This thread's upcall state, in one thread-local block so that a function
